@@ -1,0 +1,155 @@
+/**
+ * Data shapes that cross the API edge (IPC, HTTP/WebSocket, CLI): plain JSON, no classes.
+ * Everything the renderer knows about sessions arrives in one of these.
+ */
+import type { AgentMessage, LlmMessage, SessionEntry, SessionHeader } from "../session/entries.ts";
+
+/** Expected failures travel as data (DESIGN §3). */
+export type ApiErrorCode =
+  | "not_found"
+  | "invalid_input"
+  | "not_a_session"
+  | "io_error"
+  | "conflict"
+  | "unsupported"
+  | "internal";
+
+export interface ApiError {
+  code: ApiErrorCode;
+  message: string;
+}
+
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+export type Dialect = "pi" | "omp";
+
+/** One row of the library list (SPEC §10.3 plus Canopy's own figures). */
+export interface SessionSummary {
+  id: string;
+  title: string | null;
+  firstMessage: string;
+  cwd: string;
+  created: string;
+  /** Source file's modification time (ISO), or the import time when there is no file. */
+  modified: string;
+  sourcePath: string | null;
+  dialect: Dialect;
+  originalVersion: number;
+  entryCount: number;
+  messageCount: number;
+  compactionCount: number;
+  branchSummaryCount: number;
+  malformedCount: number;
+  problemCount: number;
+  fileSize: number;
+  viewLeafId: string | null;
+  fileLeafId: string | null;
+  isDemo: boolean;
+}
+
+/** A problem found while reading or validating a session (D2, D3). */
+export interface SessionProblem {
+  kind:
+    | "malformed_line"
+    | "duplicate_id"
+    | "cycle"
+    | "orphan"
+    | "missing_id"
+    | "unknown_type"
+    | "not_a_session"
+    | "file_rewritten";
+  message: string;
+  line?: number;
+  entryId?: string;
+}
+
+export interface ImportedFileReport {
+  path: string;
+  sessionId: string | null;
+  status: "imported" | "updated" | "unchanged" | "skipped" | "failed";
+  entriesAdded: number;
+  malformedLines: number;
+  problems: SessionProblem[];
+  /** Why a file was skipped or failed, in one line. */
+  reason?: string;
+}
+
+export interface ImportReport {
+  files: ImportedFileReport[];
+  imported: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  entriesAdded: number;
+  bytesRead: number;
+  durationMs: number;
+}
+
+export interface StoredEntry {
+  entry: SessionEntry;
+  /** 1-based line in the source file (or after it, for entries Canopy added). */
+  line: number;
+  /** Heuristic token estimate of the message the entry produces (0 for metadata). */
+  tokens: number;
+}
+
+export interface MalformedLineDto {
+  line: number;
+  raw: string;
+  error: string;
+}
+
+/** A whole session as the renderer and CLI see it. */
+export interface SessionDetail {
+  summary: SessionSummary;
+  header: SessionHeader;
+  entries: StoredEntry[];
+  malformed: MalformedLineDto[];
+  problems: SessionProblem[];
+  labels: Record<string, string>;
+}
+
+export interface ContextView {
+  sessionId: string;
+  /** The leaf the view was built for (null: empty context). */
+  leafId: string | null;
+  thinkingLevel: string;
+  models: Record<string, string>;
+  /** What the agent holds in memory (SPEC §3.1) … */
+  agentMessages: AgentMessage[];
+  /** … and exactly what the provider receives (SPEC §3.4, D4). */
+  messages: LlmMessage[];
+  /** For each LLM message, the id of the entry it came from (same order as `messages`). */
+  messageEntryIds: (string | null)[];
+  /** For each LLM message, its heuristic token estimate. */
+  messageTokens: number[];
+  estimatedTokens: number;
+  /** Context tokens of the last assistant usage on the path, when known (SPEC §4.2). */
+  measuredTokens: number | null;
+  /** The compaction in effect on the path, if any. */
+  compactionId: string | null;
+  firstKeptEntryId: string | null;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  entryId: string;
+  sessionTitle: string | null;
+  role: string | null;
+  snippet: string;
+}
+
+export interface ExportResult {
+  /** The JSONL text (when no output path was given) … */
+  text?: string;
+  /** … or where it was written. */
+  path?: string;
+  lines: number;
+  /** Id of the invisible resume-marker entry appended for a chosen leaf (D14), if any. */
+  resumeEntryId?: string;
+}
+
+export interface LibraryFolders {
+  folders: string[];
+}
