@@ -1,0 +1,16 @@
+/**
+ * The shape of `window.canopy` that the Electron preload builds from the contract, and that the
+ * browser-mode client imitates over HTTP/WebSocket. The renderer's api.ts only talks to this.
+ */
+import type { Channel, EventName, Events, RequestInput, RequestOutput } from "./contract.ts";
+import type { ApiResult } from "./dto.ts";
+
+export type RequestFunctions = {
+  [C in Channel]: (input: RequestInput<C>) => Promise<ApiResult<RequestOutput<C>>>;
+};
+
+export interface CanopyBridge {
+  readonly transport: "electron" | "browser";
+  readonly request: RequestFunctions;
+  on<E extends EventName>(name: E, listener: (payload: Events[E]) => void): () => void;
+}

@@ -1,0 +1,37 @@
+/**
+ * Input validation for every request channel (zod), checked at the edge before a handler runs.
+ * The `satisfies` clause makes a missing channel, or a schema that disagrees with the contract,
+ * a compile error.
+ */
+import { z } from "zod";
+import type { Channel, RequestInput } from "./contract.ts";
+
+const nonEmpty = z.string().trim().min(1);
+const empty = z.object({}).strict();
+const sessionId = nonEmpty.max(512);
+const entryId = nonEmpty.max(512);
+
+type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
+
+export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
+  "library:list": empty as SchemaFor<"library:list">,
+  "library:import": z.object({ path: nonEmpty }).strict(),
+  "library:import-default-folders": empty as SchemaFor<"library:import-default-folders">,
+  "library:get-folders": empty as SchemaFor<"library:get-folders">,
+  "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
+  "library:search": z.object({ query: z.string().max(1000), limit: z.number().int().min(1).max(1000).optional() }).strict(),
+  "session:get": z.object({ sessionId }).strict(),
+  "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
+  "session:export": z
+    .object({ sessionId, leafId: entryId.optional(), outPath: nonEmpty.optional() })
+    .strict(),
+  "context:get": z.object({ sessionId, leafId: entryId.nullable().optional() }).strict(),
+};
+
+/** One line saying what is wrong with an input, for error messages. */
+export function describeInputError(error: z.ZodError): string {
+  const first = error.issues[0];
+  if (!first) return "invalid input";
+  const where = first.path.length > 0 ? `${first.path.join(".")}: ` : "";
+  return `${where}${first.message}`;
+}

@@ -1,0 +1,244 @@
+/**
+ * JSONL codec for agent session files (SPEC §1.2, §1.8, D2): lenient line parsing that never
+ * loses a line (malformed lines are returned verbatim with their line number), header
+ * detection, and v1→v2→v3 migration with deterministic ids so re-importing gives the same ids.
+ */
+import { CURRENT_SESSION_VERSION, type EntryBase, type SessionEntry, type SessionHeader } from "./entries.ts";
+
+export interface ParsedEntryLine {
+  /** 1-based physical line number in the file. */
+  line: number;
+  entry: SessionEntry;
+}
+
+/** A line that could not be used as an entry, kept verbatim (D2). */
+export interface MalformedLine {
+  line: number;
+  raw: string;
+  error: string;
+}
+
+export interface ParsedSessionFile {
+  /** null → not a session (the caller reports and skips the file). */
+  header: SessionHeader | null;
+  headerLine: number | null;
+  /** One-line human reason when header is null. */
+  notASessionReason: string | null;
+  /** After migration to v3, in file order. */
+  entries: ParsedEntryLine[];
+  /** Unparseable lines and lines that are JSON but not objects with a string `type`. */
+  malformed: MalformedLine[];
+  /** Header version before migration (absent → 1). */
+  originalVersion: number;
+  migrated: boolean;
+}
+
+type JsonObject = { [key: string]: unknown };
+
+type LineResult =
+  | { kind: "object"; line: number; raw: string; value: JsonObject & { type: string } }
+  | { kind: "invalid"; malformed: MalformedLine }
+  | { kind: "malformed"; malformed: MalformedLine };
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Splits text into physical lines and calls `visit` for every non-blank one (a trailing "\r"
+ * is stripped). `visit` returns false to stop early.
+ */
+function forEachLine(text: string, firstLine: number, visit: (raw: string, line: number) => boolean): void {
+  let start = 0;
+  let line = firstLine;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    let raw = text.slice(start, end);
+    if (raw.endsWith("\r")) raw = raw.slice(0, -1);
+    // A regex test stops at the first non-blank char: no copy of a huge line.
+    if (/\S/.test(raw) && !visit(raw, line)) return;
+    start = end + 1;
+    line++;
+  }
+}
+
+function parseLine(raw: string, line: number): LineResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { kind: "invalid", malformed: { line, raw, error: `invalid JSON: ${errorText(error)}` } };
+  }
+  if (!isJsonObject(value)) {
+    const what = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
+    return { kind: "malformed", malformed: { line, raw, error: `not a JSON object (${what})` } };
+  }
+  if (typeof value.type !== "string") {
+    return { kind: "malformed", malformed: { line, raw, error: 'object has no string "type"' } };
+  }
+  return { kind: "object", line, raw, value: value as JsonObject & { type: string } };
+}
+
+function isHeader(value: JsonObject): boolean {
+  return value.type === "session" && typeof value.id === "string";
+}
+
+function versionOf(header: SessionHeader): number {
+  return typeof header.version === "number" ? header.version : 1;
+}
+
+function notASession(reason: string): ParsedSessionFile {
+  return {
+    header: null,
+    headerLine: null,
+    notASessionReason: reason,
+    entries: [],
+    malformed: [],
+    originalVersion: 1,
+    migrated: false,
+  };
+}
+
+/**
+ * Parse a whole session file. Never throws, whatever the input. The first line that is valid
+ * JSON must be a header (`type: "session"`, string `id`); invalid-JSON lines before it are kept
+ * as malformed lines (the anchor skips them too).
+ */
+export function parseSessionText(text: string): ParsedSessionFile {
+  let header: SessionHeader | null = null;
+  let headerLine: number | null = null;
+  let reason: string | null = null;
+  let sawLine = false;
+  const entries: ParsedEntryLine[] = [];
+  const malformed: MalformedLine[] = [];
+
+  forEachLine(text, 1, (raw, line) => {
+    sawLine = true;
+    const result = parseLine(raw, line);
+    if (header === null) {
+      if (result.kind === "invalid") {
+        malformed.push(result.malformed);
+        return true;
+      }
+      if (result.kind === "malformed" || !isHeader(result.value)) {
+        reason = `line ${line} is not a session header`;
+        return false;
+      }
+      header = result.value as SessionHeader;
+      headerLine = line;
+      return true;
+    }
+    if (result.kind !== "object") malformed.push(result.malformed);
+    else if (result.value.type === "session") {
+      malformed.push({ line, raw, error: "unexpected second session header" });
+    } else entries.push({ line, entry: result.value as unknown as SessionEntry });
+    return true;
+  });
+
+  if (!sawLine) return notASession("empty file");
+  if (header === null) return notASession(reason ?? "no line of the file is valid JSON");
+  const found: SessionHeader = header;
+  const originalVersion = versionOf(found);
+  const base = { headerLine, notASessionReason: null, malformed, originalVersion };
+  if (originalVersion >= CURRENT_SESSION_VERSION) {
+    return { ...base, header: found, entries, migrated: false };
+  }
+  const migrated = migrateToV3(found, entries);
+  return { ...base, header: migrated.header, entries: migrated.entries, migrated: true };
+}
+
+/** Parse appended lines of an already-imported v3 file (no header expected). */
+export function parseEntryLines(
+  text: string,
+  firstLine: number,
+): { entries: ParsedEntryLine[]; malformed: MalformedLine[] } {
+  const entries: ParsedEntryLine[] = [];
+  const malformed: MalformedLine[] = [];
+  forEachLine(text, firstLine, (raw, line) => {
+    const result = parseLine(raw, line);
+    if (result.kind !== "object") malformed.push(result.malformed);
+    else if (result.value.type === "session") {
+      malformed.push({ line, raw, error: "unexpected session header in appended lines" });
+    } else entries.push({ line, entry: result.value as unknown as SessionEntry });
+    return true;
+  });
+  return { entries, malformed };
+}
+
+// ── migration ────────────────────────────────────────────────────────────────
+
+/** 32-bit FNV-1a over UTF-16 code units, as 8 lowercase hex chars. */
+function fnv1a(input: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < input.length; i++) {
+    hash ^= input.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/** Deterministic 8-hex id for the entry at `line` of session `sessionId`, unique within `used`. */
+export function deterministicEntryId(sessionId: string, line: number, used: Set<string>): string {
+  for (let salt = 0; ; salt++) {
+    const id = fnv1a(salt === 0 ? `${sessionId}:${line}` : `${sessionId}:${line}:${salt}`);
+    if (!used.has(id)) {
+      used.add(id);
+      return id;
+    }
+  }
+}
+
+/**
+ * v1→v2 (ids, linear chain, firstKeptEntryIndex → firstKeptEntryId) and v2→v3 (role
+ * hookMessage → custom). Returns new objects; the inputs are not modified. A v3 header is
+ * returned untouched together with the same entries.
+ */
+export function migrateToV3(
+  header: SessionHeader,
+  entries: ParsedEntryLine[],
+): { header: SessionHeader; entries: ParsedEntryLine[] } {
+  const version = versionOf(header);
+  if (version >= CURRENT_SESSION_VERSION) return { header, entries };
+  let out = entries;
+  if (version < 2) out = migrateV1ToV2(header, out);
+  out = out.map((item) => ({ line: item.line, entry: migrateV2EntryToV3(item.entry) }));
+  return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries: out };
+}
+
+function migrateV1ToV2(header: SessionHeader, entries: ParsedEntryLine[]): ParsedEntryLine[] {
+  const used = new Set<string>();
+  const ids = entries.map((item) => deterministicEntryId(header.id, item.line, used));
+  return entries.map((item, index) => {
+    const source = item.entry as EntryBase & { type: string; firstKeptEntryIndex?: unknown };
+    const next: JsonObject = { ...source, id: ids[index], parentId: index === 0 ? null : ids[index - 1] };
+    if (source.type === "compaction" && "firstKeptEntryIndex" in source) {
+      const target = source.firstKeptEntryIndex;
+      // The index counts the header as element 0 (SPEC §1.8); the header itself is no target.
+      if (typeof target === "number" && Number.isInteger(target) && target >= 1) {
+        const targetId = ids[target - 1];
+        if (targetId !== undefined) next.firstKeptEntryId = targetId;
+      }
+      delete next.firstKeptEntryIndex;
+    }
+    return { line: item.line, entry: next as unknown as SessionEntry };
+  });
+}
+
+function migrateV2EntryToV3(entry: SessionEntry): SessionEntry {
+  if (entry.type !== "message") return entry;
+  const message = (entry as { message?: unknown }).message;
+  if (!isJsonObject(message) || message.role !== "hookMessage") return entry;
+  return { ...entry, message: { ...message, role: "custom" } } as SessionEntry;
+}
+
+/** JSONL text of a header and its entries (one object per line, trailing newline). */
+export function serializeSession(header: SessionHeader, entries: readonly SessionEntry[]): string {
+  const lines = [JSON.stringify(header)];
+  for (const entry of entries) lines.push(JSON.stringify(entry));
+  return `${lines.join("\n")}\n`;
+}

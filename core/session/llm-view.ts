@@ -1,0 +1,37 @@
+/**
+ * The "what the model sees" view of one leaf (D4): buildSessionContext + convertToLlm, with the
+ * source entry id and the heuristic token estimate of every provider message. This is what the
+ * API's ContextView is made from.
+ */
+import { estimateTokens } from "../compaction/tokens.ts";
+import { buildSessionContext, type SessionContext } from "./context.ts";
+import type { LlmMessage, SessionEntry } from "./entries.ts";
+import { type ContextTemplates, convertToLlmWithSources } from "./llm-messages.ts";
+import type { TreeIndex } from "./tree.ts";
+
+export interface LlmView {
+  context: SessionContext;
+  messages: LlmMessage[];
+  /** Entry each provider message came from (parallel to `messages`). */
+  messageEntryIds: (string | null)[];
+  /** Heuristic estimate of the agent message each provider message came from (SPEC §4.1). */
+  messageTokens: number[];
+  estimatedTokens: number;
+}
+
+export function buildLlmView(
+  entries: readonly SessionEntry[],
+  leafId: string | null | undefined,
+  templates: ContextTemplates,
+  index?: TreeIndex,
+): LlmView {
+  const context = buildSessionContext(entries, leafId, index);
+  const { messages, sources } = convertToLlmWithSources(context.messages, templates);
+  const messageEntryIds = sources.map((i) => context.messageEntryIds[i] ?? null);
+  const messageTokens = sources.map((i) => {
+    const source = context.messages[i];
+    return source ? estimateTokens(source) : 0;
+  });
+  const estimatedTokens = messageTokens.reduce((sum, t) => sum + t, 0);
+  return { context, messages, messageEntryIds, messageTokens, estimatedTokens };
+}

@@ -1,0 +1,130 @@
+/**
+ * Typed loader for Canopy's prompt templates (*.md next to this module, `{{variable}}`
+ * placeholders). A file with the same name in a user override folder wins when it keeps every
+ * variable. Values are inserted verbatim (D8); only the template text itself is trimmed.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ContextTemplates } from "../core/session/llm-messages.ts";
+
+/** Every template and the variables it needs; render() requires exactly these. */
+export const TEMPLATE_VARIABLES = {
+  "compaction-summary-context": ["summary"],
+  "branch-summary-context": ["summary"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TemplateName = keyof typeof TEMPLATE_VARIABLES;
+export type TemplateVariables<N extends TemplateName> = Record<
+  (typeof TEMPLATE_VARIABLES)[N][number],
+  string
+>;
+
+export const TEMPLATE_NAMES = Object.keys(TEMPLATE_VARIABLES) as TemplateName[];
+
+/** The folder holding the default templates (this module's folder). */
+export const DEFAULT_PROMPTS_DIR = fileURLToPath(new URL(".", import.meta.url));
+
+export interface LoadedTemplate {
+  name: TemplateName;
+  /** Template text, line endings normalized and trimmed. */
+  text: string;
+  /** Which file is in effect. */
+  source: "default" | "override";
+  path: string;
+  /** Why an override file was present but not used. */
+  warning?: string;
+}
+
+export interface PromptTemplates {
+  readonly templates: { readonly [N in TemplateName]: LoadedTemplate };
+  render<N extends TemplateName>(name: N, variables: TemplateVariables<N>): string;
+}
+
+/** Alias used by the main side's application context. */
+export type LoadedPrompts = PromptTemplates;
+
+export interface PromptLocations {
+  /** Folder of the default templates (default: this module's folder). */
+  defaultsDir?: string;
+  /** Folder whose same-named files override the defaults. */
+  overrideDir?: string;
+}
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+function normalize(text: string): string {
+  return text.replace(/\r\n?/g, "\n").trim();
+}
+
+/** Replaces `{{name}}` with the value, verbatim, in one pass; unknown names stay as written. */
+export function renderTemplate(text: string, variables: Readonly<Record<string, string>>): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(variables, name) ? (variables[name] ?? whole) : whole,
+  );
+}
+
+function missingVariables(name: TemplateName, text: string): string[] {
+  const present = new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]));
+  return TEMPLATE_VARIABLES[name].filter((variable) => !present.has(variable));
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+function loadOne(name: TemplateName, defaultsDir: string, overrideDir: string | undefined): LoadedTemplate {
+  const defaultPath = join(defaultsDir, `${name}.md`);
+  const fallback = (warning?: string): LoadedTemplate => {
+    const loaded: LoadedTemplate = {
+      name,
+      text: normalize(readFileSync(defaultPath, "utf8")),
+      source: "default",
+      path: defaultPath,
+    };
+    if (warning !== undefined) loaded.warning = warning;
+    return loaded;
+  };
+  if (overrideDir === undefined) return fallback();
+  const overridePath = join(overrideDir, `${name}.md`);
+  let text: string;
+  try {
+    text = normalize(readFileSync(overridePath, "utf8"));
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return fallback();
+    return fallback(
+      `could not read ${overridePath}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const missing = missingVariables(name, text);
+  if (missing.length > 0) {
+    const list = missing.map((v) => `{{${v}}}`).join(", ");
+    return fallback(`${overridePath} lacks ${list}; using the default template`);
+  }
+  return { name, text, source: "override", path: overridePath };
+}
+
+/**
+ * Reads every template (an override folder path, or both locations). Same-named files in the
+ * override folder win. Throws if a default template is missing.
+ */
+export function loadPromptTemplates(locations?: string | PromptLocations): PromptTemplates {
+  const where: PromptLocations =
+    typeof locations === "string" ? { overrideDir: locations } : (locations ?? {});
+  const defaultsDir = where.defaultsDir ?? DEFAULT_PROMPTS_DIR;
+  const templates = Object.fromEntries(
+    TEMPLATE_NAMES.map((name) => [name, loadOne(name, defaultsDir, where.overrideDir)]),
+  ) as { [N in TemplateName]: LoadedTemplate };
+  return {
+    templates,
+    render: (name, variables) => renderTemplate(templates[name].text, variables),
+  };
+}
+
+/** The two summary framings core's convertToLlm needs. */
+export function contextTemplatesFrom(loaded: PromptTemplates): ContextTemplates {
+  return {
+    compactionSummary: (summary) => loaded.render("compaction-summary-context", { summary }),
+    branchSummary: (summary) => loaded.render("branch-summary-context", { summary }),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Locates the shared session fixtures for tests: env CANOPY_FIXTURES, else ../shared/fixtures
+ * next to the repository root. Also reads fixture files and the expected LLM views.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Repository root: two levels above this file (test/helpers/). */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export function fixturesDir(): string {
+  const dir = process.env.CANOPY_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures");
+  if (!existsSync(dir)) {
+    throw new Error(
+      `Session fixtures not found at ${dir}. Set CANOPY_FIXTURES to the folder holding tree-00.jsonl … and expected/.`,
+    );
+  }
+  return dir;
+}
+
+export function fixturePath(name: string): string {
+  return path.join(fixturesDir(), name);
+}
+
+export function readFixture(name: string): string {
+  return readFileSync(fixturePath(name), "utf8");
+}
+
+/** One leaf's expected result in expected/tree-NN.contexts.json. */
+export interface ExpectedContext {
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+  messages: unknown[];
+}
+
+export interface ExpectedContexts {
+  leaf: string;
+  contexts: Record<string, ExpectedContext>;
+}
+
+export function readExpectedContexts(tree: string): ExpectedContexts {
+  return JSON.parse(readFixture(`expected/${tree}.contexts.json`)) as ExpectedContexts;
+}
