@@ -7,28 +7,9 @@ import { parseSessionText } from "../../core/session/jsonl.ts";
 import { convertToLlm } from "../../core/session/llm-messages.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, loadPromptTemplates } from "../../prompts/index.ts";
-import { fixturesDir, readExpectedContexts, readFixture } from "../helpers/fixtures.ts";
+import { fixturesDir, readExpectedContexts, readFixture, withoutSummaryFraming } from "../helpers/fixtures.ts";
 
 const templates = contextTemplatesFrom(loadPromptTemplates());
-
-/** Keeps only the summary between the tags (framing text is Canopy's own, SPEC D4). */
-function withoutSummaryFraming(message: unknown): unknown {
-  const m = message as { role?: string; content?: unknown };
-  if (m.role !== "user" || !Array.isArray(m.content)) return message;
-  const content = m.content.map((block: { type?: string; text?: string }) => {
-    if (block.type !== "text" || typeof block.text !== "string") return block;
-    const open = block.text.indexOf("<summary>");
-    const close = block.text.lastIndexOf("</summary>");
-    if (open < 0 || close < open) return block;
-    // Tags on their own lines in Canopy's templates; pi glues the branch closing tag to the text.
-    const inner = block.text
-      .slice(open + "<summary>".length, close)
-      .replace(/^\n/, "")
-      .replace(/\n$/, "");
-    return { ...block, text: `<summary>${inner}</summary>` };
-  });
-  return { ...m, content };
-}
 
 function load(name: string) {
   const parsed = parseSessionText(readFixture(name));

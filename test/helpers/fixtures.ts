@@ -42,3 +42,22 @@ export interface ExpectedContexts {
 export function readExpectedContexts(tree: string): ExpectedContexts {
   return JSON.parse(readFixture(`expected/${tree}.contexts.json`)) as ExpectedContexts;
 }
+
+/** Keeps only the summary between the tags (framing text is Canopy's own, SPEC D4). */
+export function withoutSummaryFraming(message: unknown): unknown {
+  const m = message as { role?: string; content?: unknown };
+  if (m.role !== "user" || !Array.isArray(m.content)) return message;
+  const content = m.content.map((block: { type?: string; text?: string }) => {
+    if (block.type !== "text" || typeof block.text !== "string") return block;
+    const open = block.text.indexOf("<summary>");
+    const close = block.text.lastIndexOf("</summary>");
+    if (open < 0 || close < open) return block;
+    // Tags on their own lines in Canopy's templates; pi glues the branch closing tag to the text.
+    const inner = block.text
+      .slice(open + "<summary>".length, close)
+      .replace(/^\n/, "")
+      .replace(/\n$/, "");
+    return { ...block, text: `<summary>${inner}</summary>` };
+  });
+  return { ...m, content };
+}

@@ -1,0 +1,53 @@
+/**
+ * The in-process API: validates input against the channel's schema, runs the handler, and turns
+ * every outcome into an ApiResult. All transports (IPC, HTTP, CLI, tests) go through `call`.
+ */
+import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { ApiResult } from "../../core/api/dto.ts";
+import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
+import { toApiError } from "./errors.ts";
+import { handlers } from "./handlers/index.ts";
+import type { AppContext } from "./types.ts";
+
+export interface Api {
+  call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<ApiResult<RequestOutput<C>>>;
+  /** For transports that receive untyped input (HTTP, IPC): validated like any other call. */
+  callUnknown(channel: string, input: unknown): Promise<ApiResult<unknown>>;
+  readonly ctx: AppContext;
+}
+
+function isChannel(name: string): name is Channel {
+  return Object.hasOwn(inputSchemas, name);
+}
+
+export function createApi(ctx: AppContext): Api {
+  async function run<C extends Channel>(channel: C, input: unknown): Promise<ApiResult<RequestOutput<C>>> {
+    const parsed = inputSchemas[channel].safeParse(input ?? {});
+    if (!parsed.success) {
+      return {
+        ok: false,
+        error: { code: "invalid_input", message: `${channel}: ${describeInputError(parsed.error)}` },
+      };
+    }
+    try {
+      const handler = handlers[channel];
+      const value = await handler(parsed.data, ctx);
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, error: toApiError(error) };
+    }
+  }
+  return {
+    ctx,
+    call: (channel, input) => run(channel, input),
+    callUnknown: (channel, input) => {
+      if (!isChannel(channel)) {
+        return Promise.resolve({
+          ok: false,
+          error: { code: "not_found", message: `unknown channel: ${channel}` },
+        });
+      }
+      return run(channel, input);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Expected failures of handlers: thrown as ApiFailure inside main, turned into
+ * `{ok:false, error:{code, message}}` data by the dispatcher before they cross any transport.
+ */
+import type { ApiError, ApiErrorCode } from "../../core/api/dto.ts";
+import { StoreError, type StoreErrorCode } from "../store/errors.ts";
+
+const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
+  not_found: "not_found",
+  invalid_input: "invalid_input",
+  db_too_new: "unsupported",
+  migration_failed: "internal",
+};
+
+export class ApiFailure extends Error {
+  readonly code: ApiErrorCode;
+  constructor(code: ApiErrorCode, message: string) {
+    super(message);
+    this.name = "ApiFailure";
+    this.code = code;
+  }
+}
+
+export function notFound(message: string): ApiFailure {
+  return new ApiFailure("not_found", message);
+}
+
+export function invalidInput(message: string): ApiFailure {
+  return new ApiFailure("invalid_input", message);
+}
+
+/** Any thrown value as a one-line ApiError (never a stack trace). */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiFailure) return { code: error.code, message: error.message };
+  if (error instanceof StoreError) return { code: STORE_CODES[error.code], message: oneLine(error.message) };
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EPERM"].includes(code)) {
+    return { code: "io_error", message: oneLine(error instanceof Error ? error.message : String(error)) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "internal", message: oneLine(message) };
+}
+
+function oneLine(text: string): string {
+  const first = text.split("\n")[0] ?? "";
+  return first.length > 500 ? `${first.slice(0, 497)}...` : first;
+}

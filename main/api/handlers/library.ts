@@ -1,0 +1,82 @@
+/**
+ * Handlers of the `library:` channels: listing, importing (one path or the agent folders),
+ * the folders setting, and full-text search.
+ */
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ImportReport } from "../../../core/api/dto.ts";
+import { defaultAgentFolders, importPath } from "../../library/import.ts";
+import { listSessions, searchMessages } from "../../library/load.ts";
+import { getSetting, setSetting } from "../../store/repos/settings.ts";
+import { ApiFailure } from "../errors.ts";
+import type { AppContext, AreaHandlers } from "../types.ts";
+
+const FOLDERS_KEY = "library.folders";
+
+/** `~` and relative paths as a user means them. */
+export function expandPath(input: string): string {
+  const trimmed = input.trim();
+  if (trimmed === "~") return os.homedir();
+  if (trimmed.startsWith("~/")) return path.join(os.homedir(), trimmed.slice(2));
+  return path.resolve(trimmed);
+}
+
+function configuredFolders(ctx: AppContext): string[] {
+  const stored = getSetting(ctx.db, FOLDERS_KEY);
+  if (Array.isArray(stored) && stored.every((folder) => typeof folder === "string")) return stored;
+  return defaultAgentFolders();
+}
+
+function runImport(ctx: AppContext, target: string, jobId: string): ImportReport {
+  const report = importPath(ctx.db, target, {
+    onProgress: (done, total, file) =>
+      ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total }),
+  });
+  const changed = report.files
+    .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
+    .map((file) => file.sessionId as string);
+  if (changed.length > 0) ctx.events.emit("library:changed", { sessionIds: changed });
+  return report;
+}
+
+function mergeReports(reports: ImportReport[]): ImportReport {
+  const sum = (pick: (r: ImportReport) => number) => reports.reduce((total, r) => total + pick(r), 0);
+  return {
+    files: reports.flatMap((r) => r.files),
+    imported: sum((r) => r.imported),
+    updated: sum((r) => r.updated),
+    unchanged: sum((r) => r.unchanged),
+    skipped: sum((r) => r.skipped),
+    failed: sum((r) => r.failed),
+    entriesAdded: sum((r) => r.entriesAdded),
+    bytesRead: sum((r) => r.bytesRead),
+    durationMs: sum((r) => r.durationMs),
+  };
+}
+
+export const libraryHandlers: AreaHandlers<"library"> = {
+  "library:list": (_input, ctx) => listSessions(ctx.db),
+  "library:import": (input, ctx) => {
+    const target = expandPath(input.path);
+    if (!existsSync(target)) throw new ApiFailure("not_found", `No such file or folder: ${target}`);
+    return runImport(ctx, target, `import:${target}`);
+  },
+  "library:import-default-folders": (_input, ctx) => {
+    const existing = configuredFolders(ctx).filter((folder) => existsSync(folder));
+    if (existing.length === 0) {
+      throw new ApiFailure(
+        "not_found",
+        `None of the agent session folders exist: ${configuredFolders(ctx).join(", ")}`,
+      );
+    }
+    return mergeReports(existing.map((folder) => runImport(ctx, folder, `import:${folder}`)));
+  },
+  "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx) }),
+  "library:set-folders": (input, ctx) => {
+    const folders = [...new Set(input.folders.map(expandPath))];
+    setSetting(ctx.db, FOLDERS_KEY, folders);
+    return { folders };
+  },
+  "library:search": (input, ctx) => searchMessages(ctx.db, input.query, input.limit ?? 50),
+};

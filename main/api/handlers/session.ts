@@ -1,0 +1,21 @@
+/**
+ * Handlers of the `session:` channels: a whole session, the view leaf (D14), and export.
+ */
+import { exportSession, exportSessionToFile } from "../../library/export.ts";
+import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
+import type { AreaHandlers } from "../types.ts";
+
+export const sessionHandlers: AreaHandlers<"session"> = {
+  "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
+  "session:set-view-leaf": (input, ctx) => {
+    const summary = setViewLeaf(ctx.db, input.sessionId, input.leafId);
+    ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: summary.viewLeafId });
+    return summary;
+  },
+  "session:export": (input, ctx) => {
+    const options = input.leafId === undefined ? {} : { leafId: input.leafId };
+    return input.outPath === undefined
+      ? exportSession(ctx.db, input.sessionId, options)
+      : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
+  },
+};

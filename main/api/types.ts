@@ -1,0 +1,29 @@
+/**
+ * What a handler gets (the application context) and the handler-table type that makes a missing
+ * or extra handler a compile error.
+ */
+import type Database from "better-sqlite3";
+import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { LoadedPrompts } from "../../prompts/index.ts";
+import type { EventBus } from "./events.ts";
+
+export interface AppContext {
+  db: Database.Database;
+  dbPath: string;
+  /** Folder for user overrides and other per-user files (next to the database). */
+  dataDir: string;
+  prompts: LoadedPrompts;
+  events: EventBus;
+}
+
+export type Handler<C extends Channel> = (
+  input: RequestInput<C>,
+  ctx: AppContext,
+) => RequestOutput<C> | Promise<RequestOutput<C>>;
+
+/** Handlers of one area: exactly the channels whose name starts with `<area>:`. */
+export type AreaHandlers<A extends string> = {
+  [C in Channel as C extends `${A}:${string}` ? C : never]: Handler<C>;
+};
+
+export type HandlerTable = { [C in Channel]: Handler<C> };

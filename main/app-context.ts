@@ -1,0 +1,38 @@
+/**
+ * Builds the application context every transport shares: the SQLite library (seeded with the
+ * bundled demo sessions on first open), the prompt templates in effect, and the event bus.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadPromptTemplates } from "../prompts/index.ts";
+import { EventBus } from "./api/events.ts";
+import type { AppContext } from "./api/types.ts";
+import { seedDemoSessions } from "./library/demo.ts";
+import { defaultDatabasePath, openDatabase } from "./store/open.ts";
+
+/** The folder holding prompts/ and main/demo/ (the repository, or the packaged app). */
+export const defaultAppDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface AppContextOptions {
+  /** Database file; default `CANOPY_DB` or the user's data folder. */
+  dbPath?: string | undefined;
+  appDir?: string;
+  /** Seed the bundled demo sessions into an empty, never-seeded library (default: unless CANOPY_NO_DEMO=1). */
+  seedDemo?: boolean;
+}
+
+export function createAppContext(options: AppContextOptions = {}): AppContext {
+  const appDir = options.appDir ?? defaultAppDir;
+  const dbPath = path.resolve(options.dbPath ?? defaultDatabasePath());
+  const dataDir = path.dirname(dbPath);
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true });
+  const db = openDatabase(dbPath);
+  const seedDemo = options.seedDemo ?? process.env.CANOPY_NO_DEMO !== "1";
+  if (seedDemo) seedDemoSessions(db, path.join(appDir, "main", "demo"));
+  const prompts = loadPromptTemplates({
+    defaultsDir: path.join(appDir, "prompts"),
+    overrideDir: path.join(dataDir, "prompts"),
+  });
+  return { db, dbPath, dataDir, prompts, events: new EventBus() };
+}

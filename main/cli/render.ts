@@ -1,0 +1,63 @@
+/**
+ * Text output of the CLI commands other than `show`: import reports, the session list,
+ * the LLM view and search hits.
+ */
+import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
+import { flatten as truncate } from "../../core/session/describe.ts";
+import { messageHeading, messageText } from "../../core/session/message-text.ts";
+
+export function renderImportReport(report: ImportReport): string {
+  const lines = [
+    `${report.files.length} file(s): ${report.imported} imported, ${report.updated} updated, ` +
+      `${report.unchanged} unchanged, ${report.skipped} skipped, ${report.failed} failed; ` +
+      `${report.entriesAdded} entries added (${(report.bytesRead / 1e6).toFixed(1)} MB in ${Math.round(report.durationMs)} ms)`,
+  ];
+  for (const file of report.files) {
+    const id = file.sessionId ? ` ${file.sessionId}` : "";
+    const reason = file.reason ? ` — ${file.reason}` : "";
+    lines.push(`  ${file.status.padEnd(9)}${id} ${file.path}${reason}`);
+    for (const problem of file.problems.slice(0, 20)) {
+      const where = problem.line === undefined ? "" : `line ${problem.line}: `;
+      lines.push(`      ! ${where}${problem.message}`);
+    }
+    if (file.problems.length > 20) lines.push(`      ! … and ${file.problems.length - 20} more problems`);
+  }
+  return lines.join("\n");
+}
+
+export function renderSessionList(sessions: SessionSummary[]): string {
+  if (sessions.length === 0) return "The library is empty. Import sessions with `canopy import <file|dir>`.";
+  return sessions
+    .map((session) => {
+      const name = truncate(session.title ?? session.firstMessage, 60);
+      const figures = `${session.entryCount} entries, ${session.compactionCount} compactions`;
+      return `${session.id}  ${session.modified.slice(0, 19).replace("T", " ")}  ${figures}  ${session.cwd}\n    ${name}`;
+    })
+    .join("\n");
+}
+
+export function renderContext(view: ContextView): string {
+  const header = [
+    `leaf ${view.leafId ?? "(none)"} · ${view.messages.length} messages · ~${view.estimatedTokens} tokens estimated` +
+      (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`),
+  ];
+  if (view.compactionId) {
+    header.push(`compaction ${view.compactionId} · first kept ${view.firstKeptEntryId ?? "(not on this path)"}`);
+  }
+  const blocks = view.messages.map((message, index) => {
+    const entry = view.messageEntryIds[index] ?? "?";
+    const tokens = view.messageTokens[index] ?? 0;
+    return `── [${index + 1}] ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${messageText(message)}`;
+  });
+  return [...header, "", ...blocks].join("\n");
+}
+
+export function renderSearchHits(hits: SearchHit[]): string {
+  if (hits.length === 0) return "No matches.";
+  return hits
+    .map(
+      (hit) =>
+        `${hit.sessionId} ${hit.entryId} ${hit.role ?? ""}  ${truncate(hit.sessionTitle ?? "", 40)}\n    ${truncate(hit.snippet, 120)}`,
+    )
+    .join("\n");
+}

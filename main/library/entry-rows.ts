@@ -1,0 +1,120 @@
+/**
+ * Turns parsed entries into database rows: the indexed columns, the token estimate of the
+ * message the entry produces, the text the search index gets, and dialect detection (D1).
+ */
+import { estimateTokens } from "../../core/compaction/tokens.ts";
+import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
+import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
+
+type Loose = { [key: string]: unknown };
+
+function isObject(value: unknown): value is Loose {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** Text blocks (or a plain string) of a content field, joined by newlines. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join("\n");
+}
+
+/** What full-text search indexes for an entry: words a user would look for, not metadata. */
+export function searchTextOf(entry: SessionEntry): string {
+  const e = entry as Loose;
+  switch (entry.type) {
+    case "message": {
+      const m = e.message;
+      if (!isObject(m)) return "";
+      switch (m.role) {
+        case "bashExecution":
+          return `${str(m.command) ?? ""}\n${str(m.output) ?? ""}`;
+        case "pythonExecution":
+          return `${str(m.code) ?? ""}\n${str(m.output) ?? ""}`;
+        case "fileMention":
+          return Array.isArray(m.files)
+            ? m.files.map((f) => (isObject(f) ? (str(f.path) ?? "") : "")).join("\n")
+            : "";
+        default:
+          // user, assistant (text blocks only: thinking and tool arguments are noise), toolResult, custom
+          return contentText(m.content);
+      }
+    }
+    case "custom_message":
+      return contentText(e.content);
+    case "compaction":
+      return [str(e.shortSummary), str(e.summary)].filter((s) => s).join("\n");
+    case "branch_summary":
+      return str(e.summary) ?? "";
+    default:
+      return "";
+  }
+}
+
+/** Heuristic tokens of the message the entry contributes to a context (0 for metadata). */
+export function entryTokens(entry: SessionEntry): number {
+  try {
+    if (entry.type === "compaction") {
+      return typeof (entry as Loose).summary === "string"
+        ? estimateTokens(compactionToMessage(entry as CompactionEntry))
+        : 0;
+    }
+    const message = entryToMessage(entry);
+    return message ? estimateTokens(message) : 0;
+  } catch (error) {
+    // A structurally odd entry (kept verbatim, D1) must not stop an import; it just counts 0.
+    void error;
+    return 0;
+  }
+}
+
+/** The row for one entry; `json` is the original line for v3 files, re-serialised after migration. */
+export function toEntryRow(entry: SessionEntry, seq: number, json: string, origin: EntryOrigin): NewEntryRow {
+  const e = entry as Loose;
+  const m = entry.type === "message" && isObject(e.message) ? e.message : null;
+  const role = m ? str(m.role) : null;
+  const model =
+    m && role === "assistant" && typeof m.provider === "string"
+      ? `${m.provider}/${str(m.model) ?? ""}`
+      : null;
+  const text = searchTextOf(entry);
+  let searchRole = role;
+  if (!searchRole && text) searchRole = entry.type;
+  return {
+    seq,
+    id: str(e.id),
+    parentId: str(e.parentId),
+    type: entry.type,
+    role,
+    model,
+    timestamp: str(e.timestamp),
+    tokens: entryTokens(entry),
+    json,
+    origin,
+    text,
+    searchRole,
+  };
+}
+
+const OMP_ONLY_TYPES = new Set(["ttsr_injection", "session_init", "mode_change"]);
+
+/** True when an entry can only have been written by oh-my-pi (D1). */
+export function isOmpEntry(entry: SessionEntry): boolean {
+  const e = entry as Loose;
+  if (OMP_ONLY_TYPES.has(entry.type)) return true;
+  if ("fromExtension" in e) return true;
+  return entry.type === "model_change" && typeof e.model === "string";
+}
+
+export function isOmpHeader(header: SessionHeader): boolean {
+  return typeof header.title === "string";
+}

@@ -1,0 +1,114 @@
+/**
+ * File-system side of the library: the default agent session folders, the recursive `*.jsonl`
+ * walk (symlinks followed once, loops cut by real path), and byte-level helpers that the
+ * append-only re-import relies on (prefix hashes, line counts).
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** pi and oh-my-pi session roots (SPEC §1.1); `library.folders` in settings overrides them. */
+export function defaultAgentFolders(home = os.homedir()): string[] {
+  return [path.join(home, ".pi", "agent", "sessions"), path.join(home, ".omp", "agent", "sessions")];
+}
+
+export interface SessionFileList {
+  files: string[];
+  /** Paths that could not be read while walking, with the reason. */
+  errors: { path: string; reason: string }[];
+}
+
+/**
+ * Every `*.jsonl` file under `root` (or `root` itself when it is a file), sorted. Symlinked
+ * folders are followed, but a folder whose real path was already visited is not entered again.
+ */
+export function listSessionFiles(root: string): SessionFileList {
+  const files: string[] = [];
+  const errors: { path: string; reason: string }[] = [];
+  const seenDirs = new Set<string>();
+  const seenFiles = new Set<string>();
+
+  const addFile = (file: string): void => {
+    const real = safeRealpath(file);
+    if (real === null || seenFiles.has(real)) return;
+    seenFiles.add(real);
+    files.push(file);
+  };
+
+  const top = path.resolve(root);
+  const stack = [top];
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(current);
+    } catch (error) {
+      errors.push({ path: current, reason: reasonOf(error) });
+      continue;
+    }
+    if (stat.isFile()) {
+      // A file named explicitly is imported whatever its name; inside folders only *.jsonl.
+      if (current === top || current.endsWith(".jsonl")) addFile(current);
+      continue;
+    }
+    if (!stat.isDirectory()) continue;
+    const real = safeRealpath(current);
+    if (real === null || seenDirs.has(real)) continue;
+    seenDirs.add(real);
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(current, { withFileTypes: true });
+    } catch (error) {
+      errors.push({ path: current, reason: reasonOf(error) });
+      continue;
+    }
+    for (const dirent of names) {
+      const child = path.join(current, dirent.name);
+      if (dirent.isDirectory() || dirent.isSymbolicLink()) stack.push(child);
+      else if (dirent.isFile() && dirent.name.endsWith(".jsonl")) addFile(child);
+    }
+  }
+  files.sort();
+  return { files, errors };
+}
+
+function safeRealpath(p: string): string | null {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    // A dangling symlink or a file removed while walking: simply not part of the library.
+    return null;
+  }
+}
+
+export function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}
+
+export function sha256Hex(data: Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Bytes up to and including the last `\n` (0 when there is none). */
+export function completeLinesEnd(buffer: Buffer): number {
+  return buffer.lastIndexOf(0x0a) + 1;
+}
+
+/** Number of `\n` bytes in `buffer[0, end)`. */
+export function countNewlines(buffer: Buffer, end = buffer.length): number {
+  let count = 0;
+  let at = buffer.indexOf(0x0a);
+  while (at !== -1 && at < end) {
+    count++;
+    at = buffer.indexOf(0x0a, at + 1);
+  }
+  return count;
+}
+
+/** UTF-8 text of `buffer[start, end)`, without a leading byte-order mark. */
+export function decodeUtf8(buffer: Buffer, start = 0, end = buffer.length): string {
+  const text = buffer.toString("utf8", start, end);
+  return start === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

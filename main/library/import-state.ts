@@ -1,0 +1,78 @@
+/**
+ * What an import remembers about a file so the next import can be incremental: sizes, hashes,
+ * the byte offset and line count of the complete lines, and the unterminated last line (an agent
+ * may be in the middle of writing it) which is stored provisionally and re-read next time.
+ */
+
+import type { SessionProblem } from "../../core/api/dto.ts";
+import type { MalformedLine } from "../../core/session/jsonl.ts";
+import type { SessionPatch } from "../store/repos/sessions.ts";
+import { completeLinesEnd, countNewlines, decodeUtf8, sha256Hex } from "./files.ts";
+
+export interface FileFacts {
+  /** The path as given (for reports). */
+  path: string;
+  /** Real path: the session's identity on disk. */
+  sourcePath: string;
+  buffer: Buffer;
+  mtimeMs: number;
+  /** sha256 of the whole buffer. */
+  hash: string;
+}
+
+export type FilePatch = Required<
+  Pick<
+    SessionPatch,
+    | "source_path"
+    | "file_size"
+    | "file_mtime_ms"
+    | "file_hash"
+    | "modified"
+    | "imported_bytes"
+    | "imported_hash"
+    | "imported_lines"
+  >
+>;
+
+export interface FileState {
+  patch: FilePatch;
+  /** 1-based line number of a non-blank unterminated last line, else null. */
+  provisionalLine: number | null;
+}
+
+export function fileState(file: FileFacts): FileState {
+  const { buffer } = file;
+  const end = completeLinesEnd(buffer);
+  const lines = countNewlines(buffer, end);
+  const rest = end < buffer.length ? decodeUtf8(buffer, end) : "";
+  return {
+    patch: {
+      source_path: file.sourcePath,
+      file_size: buffer.length,
+      file_mtime_ms: file.mtimeMs,
+      file_hash: file.hash,
+      modified: new Date(file.mtimeMs).toISOString(),
+      imported_bytes: end,
+      imported_hash: end === buffer.length ? file.hash : sha256Hex(buffer.subarray(0, end)),
+      imported_lines: lines,
+    },
+    provisionalLine: rest.trim() === "" ? null : lines + 1,
+  };
+}
+
+/** Raw text of a physical line of `text` whose first line is `firstLine` ("\r" stripped). */
+export function lineReader(text: string, firstLine: number): (line: number) => string {
+  const lines = text.split("\n");
+  return (line) => {
+    const raw = lines[line - firstLine] ?? "";
+    return raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  };
+}
+
+export function malformedProblems(malformed: readonly MalformedLine[]): SessionProblem[] {
+  return malformed.map((m) => ({
+    kind: "malformed_line",
+    message: `line ${m.line}: ${m.error}`,
+    line: m.line,
+  }));
+}

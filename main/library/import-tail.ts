@@ -1,0 +1,70 @@
+/**
+ * Append-only re-import of a v3 file whose imported prefix is byte-identical (the agent only
+ * appended lines): parse just the tail. A provisional unterminated last line from the previous
+ * import is dropped first and read again, now complete.
+ */
+import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
+import { parseEntryLines } from "../../core/session/jsonl.ts";
+import type { Database } from "../store/open.ts";
+import {
+  deleteEntryAtSeq,
+  deleteMalformedAtSeq,
+  insertEntries,
+  insertMalformed,
+  maxSeq,
+} from "../store/repos/entries.ts";
+import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
+import { decodeUtf8 } from "./files.ts";
+import { type FileFacts, fileState, lineReader, malformedProblems } from "./import-state.ts";
+import { refreshSessionStats } from "./stats.ts";
+
+export function appendTail(db: Database, row: SessionRow, file: FileFacts): ImportedFileReport {
+  const firstLine = row.imported_lines + 1;
+  const tail = decodeUtf8(file.buffer, row.imported_bytes);
+  const parsed = parseEntryLines(tail, firstLine);
+  const raw = lineReader(tail, firstLine);
+  const state = fileState(file);
+  let added = 0;
+  let problems: SessionProblem[] = [];
+  db.transaction(() => {
+    let removed = 0;
+    if (row.provisional_seq !== null) {
+      if (deleteEntryAtSeq(db, row.id, row.provisional_seq)) removed++;
+      deleteMalformedAtSeq(db, row.id, row.provisional_seq);
+    }
+    // seq = line + shift; the shift only grows when Canopy's own entries or a merged rewrite
+    // already occupy the positions right after the file's last line.
+    const shift = Math.max(row.line_shift, Math.max(maxSeq(db, row.id), row.header_line) + 1 - firstLine);
+    const rows = parsed.entries.map((e) => toEntryRow(e.entry, e.line + shift, raw(e.line), "file"));
+    insertEntries(db, row.id, rows);
+    insertMalformed(
+      db,
+      row.id,
+      parsed.malformed.map((m) => ({ seq: m.line + shift, raw: m.raw, error: m.error })),
+    );
+    const provisional = state.provisionalLine;
+    const hasProvisionalRow =
+      provisional !== null &&
+      (parsed.entries.some((e) => e.line === provisional) ||
+        parsed.malformed.some((m) => m.line === provisional));
+    updateSession(db, row.id, {
+      ...state.patch,
+      line_shift: shift,
+      provisional_seq: hasProvisionalRow ? provisional + shift : null,
+      ...(row.dialect === "pi" && parsed.entries.some((e) => isOmpEntry(e.entry))
+        ? { dialect: "omp" as const }
+        : {}),
+    });
+    added = Math.max(0, rows.length - removed);
+    problems = refreshSessionStats(db, row.id);
+  })();
+  return {
+    path: file.path,
+    sessionId: row.id,
+    status: "updated",
+    entriesAdded: added,
+    malformedLines: parsed.malformed.length,
+    problems: [...malformedProblems(parsed.malformed), ...problems],
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Imports agent session files into the library (SPEC §1, D1–D3). A file already imported is
+ * re-read cheaply: unchanged → nothing; grown (prefix hash still matches) → only the new tail
+ * is parsed; rewritten → fully re-parsed and merged by entry id, nothing stored is ever lost.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ImportedFileReport, ImportReport, SessionProblem } from "../../core/api/dto.ts";
+import { parseSessionText } from "../../core/session/jsonl.ts";
+import type { Database } from "../store/open.ts";
+import {
+  findSessionsByHeaderId,
+  findSessionsByPath,
+  type SessionRow,
+  updateSession,
+} from "../store/repos/sessions.ts";
+import { decodeUtf8, listSessionFiles, reasonOf, sha256Hex } from "./files.ts";
+import { type FileFacts, mergeParsed, newSession } from "./import-full.ts";
+import { appendTail } from "./import-tail.ts";
+
+export { defaultAgentFolders } from "./files.ts";
+
+export interface ImportOptions {
+  /** Called after each file: files done, files in total, the file just handled. */
+  onProgress?: (done: number, total: number, path: string) => void;
+  /** Mark new sessions as demo content (the lead's sample library). */
+  isDemo?: boolean;
+}
+
+/** Imports one `.jsonl` file or every `*.jsonl` below a folder. Never throws for bad files. */
+export function importPath(db: Database, target: string, options: ImportOptions = {}): ImportReport {
+  const started = performance.now();
+  const { files, errors } = listSessionFiles(target);
+  const reports: ImportedFileReport[] = errors.map((e) => failed(e.path, e.reason));
+  let bytesRead = 0;
+  files.forEach((file, i) => {
+    const outcome = importFile(db, file, options);
+    bytesRead += outcome.bytesRead;
+    reports.push(outcome.report);
+    options.onProgress?.(i + 1, files.length, file);
+  });
+  const count = (status: ImportedFileReport["status"]): number =>
+    reports.filter((r) => r.status === status).length;
+  return {
+    files: reports,
+    imported: count("imported"),
+    updated: count("updated"),
+    unchanged: count("unchanged"),
+    skipped: count("skipped"),
+    failed: count("failed"),
+    entriesAdded: reports.reduce((sum, r) => sum + r.entriesAdded, 0),
+    bytesRead,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+function failed(file: string, reason: string): ImportedFileReport {
+  return {
+    path: file,
+    sessionId: null,
+    status: "failed",
+    entriesAdded: 0,
+    malformedLines: 0,
+    problems: [],
+    reason,
+  };
+}
+
+export interface FileOutcome {
+  report: ImportedFileReport;
+  bytesRead: number;
+}
+
+/** Imports one file; errors become a "failed" report. */
+export function importFile(db: Database, file: string, options: ImportOptions = {}): FileOutcome {
+  let stat: fs.Stats;
+  let sourcePath: string;
+  try {
+    stat = fs.statSync(file);
+    sourcePath = fs.realpathSync(file);
+  } catch (error) {
+    return { report: failed(file, reasonOf(error)), bytesRead: 0 };
+  }
+  const known = findSessionsByPath(db, sourcePath);
+  // Same size and modification time as last time: the file was not touched since.
+  const untouched = known.find((r) => r.file_size === stat.size && r.file_mtime_ms === stat.mtimeMs);
+  if (untouched) return { report: unchanged(file, untouched), bytesRead: 0 };
+
+  let buffer: Buffer;
+  try {
+    buffer = fs.readFileSync(file);
+  } catch (error) {
+    return { report: failed(file, reasonOf(error)), bytesRead: 0 };
+  }
+  try {
+    const report = importBuffer(
+      db,
+      { path: file, sourcePath, buffer, mtimeMs: stat.mtimeMs },
+      known,
+      options,
+    );
+    return { report, bytesRead: buffer.length };
+  } catch (error) {
+    return { report: failed(file, reasonOf(error)), bytesRead: buffer.length };
+  }
+}
+
+function unchanged(file: string, row: SessionRow): ImportedFileReport {
+  return {
+    path: file,
+    sessionId: row.id,
+    status: "unchanged",
+    entriesAdded: 0,
+    malformedLines: 0,
+    problems: [],
+  };
+}
+
+function importBuffer(
+  db: Database,
+  facts: Omit<FileFacts, "hash">,
+  known: SessionRow[],
+  options: ImportOptions,
+): ImportedFileReport {
+  const { buffer } = facts;
+  const file: FileFacts = { ...facts, hash: sha256Hex(buffer) };
+  const same = known.find((r) => r.file_hash === file.hash);
+  if (same) {
+    // Touched but identical (e.g. copied over itself): remember the new mtime, change nothing else.
+    updateSession(db, same.id, {
+      file_mtime_ms: file.mtimeMs,
+      modified: new Date(file.mtimeMs).toISOString(),
+    });
+    return unchanged(file.path, same);
+  }
+
+  const prefixMatches = (row: SessionRow): boolean =>
+    row.imported_hash !== null &&
+    row.imported_bytes <= buffer.length &&
+    sha256Hex(buffer.subarray(0, row.imported_bytes)) === row.imported_hash;
+
+  const grown = known.find(prefixMatches);
+  // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
+  if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
+
+  const text = decodeUtf8(buffer);
+  const parsed = parseSessionText(text);
+  if (parsed.header === null) {
+    return {
+      path: file.path,
+      sessionId: null,
+      status: "skipped",
+      entriesAdded: 0,
+      malformedLines: 0,
+      problems: [],
+      reason: parsed.notASessionReason ?? "not a session file",
+    };
+  }
+  const headerId = parsed.header.id;
+  const samePath = known.find((r) => r.header_id === headerId);
+  if (samePath) {
+    const problems: SessionProblem[] = [];
+    if (samePath !== grown) {
+      problems.push({
+        kind: "file_rewritten",
+        message: `${path.basename(file.path)} was rewritten since the last import; new entries were added, stored ones kept`,
+      });
+    }
+    return mergeParsed(db, samePath, { ...parsed, header: parsed.header }, text, file, {
+      grown: samePath === grown,
+      problems,
+    });
+  }
+  // A session whose file disappeared from its old place was moved (e.g. to another cwd folder).
+  const moved = findSessionsByHeaderId(db, headerId).find(
+    (r) => r.source_path === null || !fs.existsSync(r.source_path),
+  );
+  if (moved) {
+    const problems: SessionProblem[] = [];
+    if (moved.file_hash !== file.hash) {
+      problems.push({
+        kind: "file_rewritten",
+        message: `${path.basename(file.path)} was moved from ${moved.source_path ?? "(no file)"} and changed; new entries were added`,
+      });
+    }
+    return mergeParsed(db, moved, { ...parsed, header: parsed.header }, text, file, {
+      grown: false,
+      problems,
+    });
+  }
+  return newSession(db, { ...parsed, header: parsed.header }, text, file, options.isDemo === true);
+}

@@ -1,0 +1,137 @@
+/**
+ * Read side of the library for the API layer: session summaries (SPEC §10.3 plus Canopy's
+ * figures), a session's entries in line order, its detail view, and Canopy's own view leaf
+ * (D14), which lives only in the database and defaults to the file's last entry.
+ */
+import type {
+  MalformedLineDto,
+  SessionDetail,
+  SessionProblem,
+  SessionSummary,
+  StoredEntry,
+} from "../../core/api/dto.ts";
+import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts";
+import { StoreError } from "../store/errors.ts";
+import type { Database } from "../store/open.ts";
+import { entryIdExists, listEntryRows, listMalformed } from "../store/repos/entries.ts";
+import { getSessionRow, listSessionRows, type SessionRow, updateSession } from "../store/repos/sessions.ts";
+
+export { searchMessages } from "./search.ts";
+
+export function requireSession(db: Database, sessionId: string): SessionRow {
+  const row = getSessionRow(db, sessionId);
+  if (!row) throw new StoreError("not_found", `No session ${sessionId} in the library`);
+  return row;
+}
+
+/** The leaf Canopy shows: the one the user chose, else the file's last entry (the agent's leaf). */
+export function effectiveViewLeaf(row: SessionRow): string | null {
+  return row.view_leaf_set === 1 ? row.view_leaf_id : (row.file_leaf_id ?? row.last_leaf_id);
+}
+
+export function toSessionSummary(row: SessionRow): SessionSummary {
+  return {
+    id: row.id,
+    title: row.title ?? row.display_name ?? row.compaction_title,
+    firstMessage: row.first_message ?? "(no messages)",
+    cwd: row.cwd,
+    created: row.created,
+    modified: row.modified,
+    sourcePath: row.source_path,
+    dialect: row.dialect,
+    originalVersion: row.original_version,
+    entryCount: row.entry_count,
+    messageCount: row.message_count,
+    compactionCount: row.compaction_count,
+    branchSummaryCount: row.branch_summary_count,
+    malformedCount: row.malformed_count,
+    problemCount: row.problem_count,
+    fileSize: row.file_size,
+    viewLeafId: effectiveViewLeaf(row),
+    fileLeafId: row.file_leaf_id,
+    isDemo: row.is_demo === 1,
+  };
+}
+
+/** Every session, most recently modified first. */
+export function listSessions(db: Database): SessionSummary[] {
+  return listSessionRows(db).map(toSessionSummary);
+}
+
+export function getSessionSummary(db: Database, sessionId: string): SessionSummary {
+  return toSessionSummary(requireSession(db, sessionId));
+}
+
+export function getSessionHeader(db: Database, sessionId: string): SessionHeader {
+  return JSON.parse(requireSession(db, sessionId).header_json) as SessionHeader;
+}
+
+/** Parsed entries in line order (what buildTreeIndex / buildSessionContext take). */
+export function loadSessionEntries(db: Database, sessionId: string): SessionEntry[] {
+  requireSession(db, sessionId);
+  return listEntryRows(db, sessionId).map((r) => JSON.parse(r.json) as SessionEntry);
+}
+
+/** Entries with their line (seq) and token estimate, in line order. */
+export function loadStoredEntries(db: Database, sessionId: string): StoredEntry[] {
+  requireSession(db, sessionId);
+  return listEntryRows(db, sessionId).map((r) => ({
+    entry: JSON.parse(r.json) as SessionEntry,
+    line: r.seq,
+    tokens: r.tokens,
+  }));
+}
+
+export function loadMalformedLines(db: Database, sessionId: string): MalformedLineDto[] {
+  return listMalformed(db, sessionId).map((m) => ({ line: m.seq, raw: m.raw, error: m.error }));
+}
+
+/** Labels applied in line order: non-empty sets, absent/empty clears (SPEC §2.1, global). */
+function labelsOf(entries: readonly StoredEntry[]): Record<string, string> {
+  const labels = new Map<string, string>();
+  for (const { entry } of entries) {
+    if (entry.type !== "label") continue;
+    const target: unknown = entry.targetId;
+    const label: unknown = entry.label;
+    if (typeof target !== "string") continue;
+    if (typeof label === "string" && label !== "") labels.set(target, label);
+    else labels.delete(target);
+  }
+  return Object.fromEntries(labels);
+}
+
+export function getSessionDetail(db: Database, sessionId: string): SessionDetail {
+  const row = requireSession(db, sessionId);
+  const entries = loadStoredEntries(db, sessionId);
+  return {
+    summary: toSessionSummary(row),
+    header: JSON.parse(row.header_json) as SessionHeader,
+    entries,
+    malformed: loadMalformedLines(db, sessionId),
+    problems: JSON.parse(row.problems_json) as SessionProblem[],
+    labels: labelsOf(entries),
+  };
+}
+
+export function getViewLeaf(db: Database, sessionId: string): string | null {
+  return effectiveViewLeaf(requireSession(db, sessionId));
+}
+
+/**
+ * Moves Canopy's view leaf. `null` is an explicit empty view (before the first entry); use
+ * `resetViewLeaf` to follow the file's last entry again. Never touches the agent's file.
+ */
+export function setViewLeaf(db: Database, sessionId: string, leafId: string | null): SessionSummary {
+  requireSession(db, sessionId);
+  if (leafId !== null && !entryIdExists(db, sessionId, leafId)) {
+    throw new StoreError("not_found", `Session ${sessionId} has no entry ${leafId}`);
+  }
+  updateSession(db, sessionId, { view_leaf_id: leafId, view_leaf_set: 1 });
+  return getSessionSummary(db, sessionId);
+}
+
+export function resetViewLeaf(db: Database, sessionId: string): SessionSummary {
+  requireSession(db, sessionId);
+  updateSession(db, sessionId, { view_leaf_id: null, view_leaf_set: 0 });
+  return getSessionSummary(db, sessionId);
+}

@@ -1,0 +1,28 @@
+/**
+ * Entries Canopy itself adds to a session (compactions, branch summaries, labels …): stored with
+ * origin 'canopy' after every existing line, so a later append by the agent and a lossless
+ * export both keep a consistent order. Callers run this inside their own precondition check.
+ */
+import type { StoredEntry } from "../../core/api/dto.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import type { Database } from "../store/open.ts";
+import { insertEntries, maxSeq } from "../store/repos/entries.ts";
+import { toEntryRow } from "./entry-rows.ts";
+import { requireSession } from "./load.ts";
+import { refreshSessionStats } from "./stats.ts";
+
+/** Appends `entries` (in order) in one transaction; returns them as stored. */
+export function appendSessionEntries(
+  db: Database,
+  sessionId: string,
+  entries: readonly SessionEntry[],
+): StoredEntry[] {
+  return db.transaction(() => {
+    const row = requireSession(db, sessionId);
+    let seq = Math.max(maxSeq(db, sessionId), row.header_line);
+    const rows = entries.map((entry) => toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy"));
+    insertEntries(db, sessionId, rows);
+    refreshSessionStats(db, sessionId);
+    return rows.map((r, i) => ({ entry: entries[i] as SessionEntry, line: r.seq, tokens: r.tokens }));
+  })();
+}

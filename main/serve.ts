@@ -1,0 +1,41 @@
+/**
+ * Browser mode as a function: opens the library and serves the renderer and the contract on
+ * 127.0.0.1. Used by `npm run serve`, by `npm start` without Electron, and by the browser tests.
+ */
+import { createAppContext, defaultAppDir } from "./app-context.ts";
+import { createApi } from "./api/dispatch.ts";
+import { type BrowserServer, startBrowserServer } from "./server/index.ts";
+
+export interface BrowserModeOptions {
+  dbPath?: string | undefined;
+  port?: number | undefined;
+  rendererDir: string;
+  token?: string;
+  seedDemo?: boolean;
+}
+
+export interface BrowserMode extends BrowserServer {
+  stop(): Promise<void>;
+}
+
+export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
+  const ctx = createAppContext({
+    dbPath: options.dbPath,
+    appDir: defaultAppDir,
+    ...(options.seedDemo === undefined ? {} : { seedDemo: options.seedDemo }),
+  });
+  const api = createApi(ctx);
+  const server = await startBrowserServer({
+    api,
+    rendererDir: options.rendererDir,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  return {
+    ...server,
+    stop: async () => {
+      await server.close();
+      ctx.db.close();
+    },
+  };
+}

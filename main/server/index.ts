@@ -1,0 +1,125 @@
+/**
+ * Browser mode: the built renderer plus the whole contract over HTTP (POST /api/<channel>) and
+ * events over WebSocket (/events), bound to 127.0.0.1 and guarded by a random token that the
+ * printed URL carries. Requests without the token are refused.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
+import type { Api } from "../api/dispatch.ts";
+import { serveStatic } from "./static.ts";
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface BrowserServer {
+  url: string;
+  port: number;
+  token: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  api: Api;
+  rendererDir: string;
+  port?: number;
+  token?: string;
+}
+
+function tokenMatches(expected: string, given: string | null | undefined): boolean {
+  if (!given) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error("request body too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export async function startBrowserServer(options: ServeOptions): Promise<BrowserServer> {
+  const token = options.token ?? randomBytes(24).toString("hex");
+  const { api } = options;
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname.startsWith("/api/")) {
+      if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }));
+        return;
+      }
+      if (req.method !== "POST") {
+        res.writeHead(405).end();
+        return;
+      }
+      let input: unknown;
+      try {
+        const body = await readBody(req);
+        input = body.length > 0 ? JSON.parse(body) : {};
+      } catch (error) {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: String(error) } }));
+        return;
+      }
+      const channel = decodeURIComponent(url.pathname.slice("/api/".length));
+      const result = await api.callUnknown(channel, input);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(result));
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405).end();
+      return;
+    }
+    serveStatic(options.rendererDir, url.pathname, res);
+  });
+
+  const wss = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== "/events" || !tokenMatches(token, url.searchParams.get("token"))) {
+      socket.write("HTTP/1.1 401 Unauthorized\r\n\r\n");
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+  });
+  const unsubscribe = api.ctx.events.subscribe((name, payload) => {
+    const message = JSON.stringify({ event: name, payload });
+    for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(message);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    server,
+    close: async () => {
+      unsubscribe();
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Errors the store raises on purpose. Each carries a stable `code` so the API layer can turn it
+ * into `{ok:false, error}` data instead of matching on message text.
+ */
+
+export type StoreErrorCode = "db_too_new" | "migration_failed" | "not_found" | "invalid_input";
+
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreError";
+    this.code = code;
+  }
+}
+
+/** The database was written by a newer Canopy: opening it here could corrupt it. */
+export class DatabaseTooNewError extends StoreError {
+  readonly found: number;
+  readonly supported: number;
+
+  constructor(file: string, found: number, supported: number) {
+    super(
+      "db_too_new",
+      `The library database ${file} has schema version ${found}, but this Canopy only knows versions up to ${supported}. ` +
+        "Update Canopy, or point CANOPY_DB at another file.",
+    );
+    this.name = "DatabaseTooNewError";
+    this.found = found;
+    this.supported = supported;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Opens (or creates) Canopy's library database: pragmas, then migrations. The only place that
+ * constructs a connection; callers pass the handle on explicitly (no module-global db).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import BetterSqlite3, { type Database } from "better-sqlite3";
+import { runMigrations } from "./migrations/index.ts";
+
+export type { Database } from "better-sqlite3";
+
+export interface OpenOptions {
+  /** Skip migrations (tests of the runner itself). */
+  migrate?: boolean;
+}
+
+/** Opens `file` (":memory:" works too), sets the pragmas DESIGN §4 asks for, migrates. */
+export function openDatabase(file: string, options: OpenOptions = {}): Database {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 5000 });
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    // Entries carry whole tool outputs; a larger page cache keeps imports and path loads in memory.
+    db.pragma("cache_size = -65536");
+    db.pragma("temp_store = MEMORY");
+    if (options.migrate !== false) runMigrations(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** The platform's per-user data folder for Canopy (not created). */
+export function defaultDataFolder(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  const home = os.homedir();
+  if (platform === "darwin") return path.join(home, "Library", "Application Support", "Canopy");
+  if (platform === "win32") return path.join(env.APPDATA ?? path.join(home, "AppData", "Roaming"), "Canopy");
+  const xdg = env.XDG_DATA_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".local", "share"), "canopy");
+}
+
+/** `CANOPY_DB` if set, else `<data folder>/library.db`; the folder is created. */
+export function defaultDatabasePath(
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): string {
+  const file = env.CANOPY_DB
+    ? path.resolve(env.CANOPY_DB)
+    : path.join(defaultDataFolder(env, platform), "library.db");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  return file;
+}

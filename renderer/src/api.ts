@@ -1,0 +1,104 @@
+/**
+ * The renderer's only door to Canopy's main side: `window.canopy` in Electron (preload), else the
+ * browser-mode client (HTTP for requests, WebSocket for events, token from the page URL).
+ * Unwraps ApiResult so callers get values or an ApiCallError with the main side's message.
+ */
+import type { CanopyBridge, RequestFunctions } from "../../core/api/bridge.ts";
+import {
+  CHANNELS,
+  type Channel,
+  type EventName,
+  type Events,
+  type RequestInput,
+  type RequestOutput,
+} from "../../core/api/contract.ts";
+import type { ApiErrorCode, ApiResult } from "../../core/api/dto.ts";
+
+declare global {
+  interface Window {
+    canopy?: CanopyBridge;
+  }
+}
+
+export class ApiCallError extends Error {
+  readonly code: ApiErrorCode;
+  constructor(code: ApiErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function browserToken(): string {
+  const fromUrl = new URLSearchParams(window.location.search).get("token");
+  if (fromUrl) {
+    sessionStorage.setItem("canopy.token", fromUrl);
+    return fromUrl;
+  }
+  return sessionStorage.getItem("canopy.token") ?? "";
+}
+
+function createBrowserBridge(): CanopyBridge {
+  const token = browserToken();
+  const request = Object.fromEntries(
+    CHANNELS.map((channel) => [
+      channel,
+      async (input: unknown): Promise<ApiResult<unknown>> => {
+        try {
+          const response = await fetch(`/api/${encodeURIComponent(channel)}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-canopy-token": token },
+            body: JSON.stringify(input ?? {}),
+          });
+          return (await response.json()) as ApiResult<unknown>;
+        } catch (error) {
+          return { ok: false, error: { code: "io_error", message: `Canopy is not reachable: ${String(error)}` } };
+        }
+      },
+    ]),
+  ) as RequestFunctions;
+
+  type AnyListener = (payload: unknown) => void;
+  const listeners = new Map<string, Set<AnyListener>>();
+  let socket: WebSocket | null = null;
+  const connect = () => {
+    const url = new URL(`/events?token=${encodeURIComponent(token)}`, window.location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    socket = new WebSocket(url);
+    socket.onmessage = (message) => {
+      const { event, payload } = JSON.parse(String(message.data)) as { event: string; payload: unknown };
+      for (const listener of listeners.get(event) ?? []) listener(payload);
+    };
+    socket.onclose = () => {
+      socket = null;
+      setTimeout(connect, 2000);
+    };
+  };
+  connect();
+
+  return {
+    transport: "browser",
+    request,
+    on<E extends EventName>(name: E, listener: (payload: Events[E]) => void) {
+      const set = listeners.get(name) ?? new Set<AnyListener>();
+      listeners.set(name, set);
+      const wrapped = listener as AnyListener;
+      set.add(wrapped);
+      return () => set.delete(wrapped);
+    },
+  };
+}
+
+const bridge: CanopyBridge = window.canopy ?? createBrowserBridge();
+
+export async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
+  const fn = bridge.request[channel] as (input: RequestInput<C>) => Promise<ApiResult<RequestOutput<C>>>;
+  const result = await fn(input);
+  if (!result.ok) throw new ApiCallError(result.error.code, result.error.message);
+  return result.value;
+}
+
+export function onEvent<E extends EventName>(name: E, listener: (payload: Events[E]) => void): () => void {
+  return bridge.on(name, listener);
+}
+
+export const transport = bridge.transport;

@@ -1,0 +1,77 @@
+/**
+ * Builds what the app needs to run: the renderer (Vite) into dist/renderer, and the Electron
+ * main process (ESM) and preload (one CommonJS file, as sandboxed preloads require) into
+ * dist/electron. `ensureRendererBuilt` skips the work when the output is newer than the sources.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "vite";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const rendererDist = path.join(repoRoot, "dist", "renderer");
+
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  const stat = statSync(target);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const name of readdirSync(target)) newest = Math.max(newest, newestMtime(path.join(target, name)));
+  return newest;
+}
+
+export async function buildRenderer(): Promise<void> {
+  await build({ configFile: path.join(repoRoot, "vite.config.ts"), logLevel: "warn" });
+}
+
+/** Rebuilds the renderer only when its sources (or core) changed since the last build. */
+export async function ensureRendererBuilt(): Promise<void> {
+  const builtAt = newestMtime(path.join(rendererDist, "index.html"));
+  const sourcesAt = Math.max(newestMtime(path.join(repoRoot, "renderer")), newestMtime(path.join(repoRoot, "core")));
+  if (builtAt === 0 || sourcesAt > builtAt) await buildRenderer();
+}
+
+const nodeExternals = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+export async function buildElectron(): Promise<void> {
+  const pkg = (await import(path.join(repoRoot, "package.json"), { with: { type: "json" } })) as {
+    default: { dependencies: Record<string, string> };
+  };
+  const dependencies = Object.keys(pkg.default.dependencies);
+  const external = (id: string) =>
+    id === "electron" ||
+    nodeExternals.includes(id) ||
+    dependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+  await build({
+    configFile: false,
+    logLevel: "warn",
+    build: {
+      outDir: path.join(repoRoot, "dist", "electron"),
+      emptyOutDir: true,
+      ssr: path.join(repoRoot, "main", "index.ts"),
+      target: "node22",
+      minify: false,
+      rollupOptions: { external, output: { format: "es", entryFileNames: "main.js" } },
+    },
+  });
+  await build({
+    configFile: false,
+    logLevel: "warn",
+    build: {
+      outDir: path.join(repoRoot, "dist", "electron"),
+      emptyOutDir: false,
+      ssr: path.join(repoRoot, "preload", "index.ts"),
+      target: "node22",
+      minify: false,
+      rollupOptions: { external: ["electron"], output: { format: "cjs", entryFileNames: "preload.cjs" } },
+    },
+  });
+}
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  await buildRenderer();
+  await buildElectron();
+  console.log("built dist/renderer and dist/electron");
+}

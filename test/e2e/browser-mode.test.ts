@@ -1,0 +1,78 @@
+// Browser mode end to end in Debian's Chromium: a fresh library opens on the demo sessions, the
+// session list and the LLM view render, and the LLM view matches the contract's context:get.
+import { mkdirSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
+import { ensureRendererBuilt, rendererDist } from "../../scripts/build.ts";
+import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+const shots = path.join(artifactsDir(), "browser-mode");
+
+async function api<T>(channel: string, input: unknown): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${mode.port}/api/${channel}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-canopy-token": mode.token },
+    body: JSON.stringify(input),
+  });
+  const result = (await response.json()) as { ok: boolean; value: T; error?: { message: string } };
+  if (!result.ok) throw new Error(result.error?.message);
+  return result.value;
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  await ensureRendererBuilt();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-"));
+  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir: rendererDist });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+});
+
+describe("browser mode", () => {
+  it("refuses API calls without the token", async () => {
+    const response = await fetch(`http://127.0.0.1:${mode.port}/api/library:list`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(401);
+  });
+
+  it("opens on the bundled demo sessions and shows the LLM view of the selected session", async () => {
+    await page.goto(mode.url);
+    const sessions = await api<{ id: string; isDemo: boolean }[]>("library:list", {});
+    expect(sessions.length).toBeGreaterThanOrEqual(3);
+    expect(sessions.every((session) => session.isDemo)).toBe(true);
+    await expect.poll(() => page.locator("[data-session-id]").count()).toBe(sessions.length);
+    await page.screenshot({ path: path.join(shots, "01-first-screen.png") });
+
+    for (const session of sessions) {
+      await page.locator(`[data-session-id="${session.id}"]`).click();
+      const expected = await api<{ messages: { role: string }[]; messageEntryIds: (string | null)[] }>(
+        "context:get",
+        { sessionId: session.id },
+      );
+      const view = page.getByTestId("llm-view");
+      await expect.poll(() => view.getAttribute("data-message-count")).toBe(String(expected.messages.length));
+      const roles = await view.locator("[data-role]").evaluateAll((nodes) =>
+        nodes.map((node) => [node.getAttribute("data-role"), node.getAttribute("data-entry-id")]),
+      );
+      expect(roles).toEqual(expected.messages.map((message, i) => [message.role, expected.messageEntryIds[i] ?? ""]));
+    }
+    await page.screenshot({ path: path.join(shots, "02-llm-view.png") });
+  });
+
+  it("reports a bad import path in the page instead of failing silently", async () => {
+    await page.locator("#import-path").fill("/nonexistent/sessions.jsonl");
+    await page.getByRole("button", { name: "Import" }).click();
+    await expect.poll(() => page.getByRole("alert").first().textContent()).toContain("/nonexistent/sessions.jsonl");
+    await page.screenshot({ path: path.join(shots, "03-import-error.png") });
+  });
+});

@@ -1,0 +1,188 @@
+// The `canopy` CLI on the shared fixtures: the LLM view of every expected leaf through
+// `context --json`, `show`, `export`, `search`, and one-line errors with non-zero exits.
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../main/cli.ts";
+import { fixturePath, readExpectedContexts, repoRoot, withoutSummaryFraming } from "../helpers/fixtures.ts";
+
+process.env.CANOPY_NO_DEMO = "1";
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function cli(...args: string[]): Promise<Run> {
+  let out = "";
+  let err = "";
+  const code = await runCli(args, { out: (text) => (out += `${text}\n`), err: (text) => (err += `${text}\n`) });
+  return { code, out, err };
+}
+
+let dir: string;
+let db: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-"));
+  db = path.join(dir, "library.db");
+});
+
+describe("canopy context --json", () => {
+  for (const tree of ["tree-00", "tree-01", "tree-02", "tree-03"]) {
+    it(`${tree}: equals the agent's own message list at every expected leaf`, async () => {
+      const expected = readExpectedContexts(tree);
+      const file = fixturePath(`${tree}.jsonl`);
+      const leaves = Object.keys(expected.contexts);
+      expect(leaves.length).toBe(30);
+      for (const leaf of leaves) {
+        const run = await cli("context", file, "--leaf", leaf, "--json", "--db", db);
+        expect(run.err).toBe("");
+        expect(run.code).toBe(0);
+        const got = JSON.parse(run.out) as unknown[];
+        const want = expected.contexts[leaf]?.messages ?? [];
+        expect(got.map(withoutSummaryFraming), `${tree} leaf ${leaf}`).toEqual(want.map(withoutSummaryFraming));
+      }
+    });
+  }
+
+  it("tree-01.omp.jsonl gives the same LLM view as tree-01.jsonl", async () => {
+    const expected = readExpectedContexts("tree-01");
+    for (const leaf of Object.keys(expected.contexts)) {
+      const pi = await cli("context", fixturePath("tree-01.jsonl"), "--leaf", leaf, "--json", "--db", db);
+      const omp = await cli("context", fixturePath("tree-01.omp.jsonl"), "--leaf", leaf, "--json", "--db", db);
+      expect(omp.code).toBe(0);
+      expect(JSON.parse(omp.out)).toEqual(JSON.parse(pi.out));
+    }
+  });
+
+  it("defaults to the view leaf, which is the file's last entry after import", async () => {
+    const expected = readExpectedContexts("tree-00");
+    const run = await cli("context", fixturePath("tree-00.jsonl"), "--json", "--db", db);
+    const want = expected.contexts[expected.leaf]?.messages ?? [];
+    expect((JSON.parse(run.out) as unknown[]).map(withoutSummaryFraming)).toEqual(want.map(withoutSummaryFraming));
+  });
+
+  it("prints a readable LLM view without --json", async () => {
+    const run = await cli("context", fixturePath("tree-00.jsonl"), "--db", db);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^leaf \w+ · \d+ messages · ~\d+ tokens estimated/);
+    expect(run.out).toContain("── [1] user");
+    expect(run.out).toContain("<summary>");
+  });
+});
+
+describe("canopy show", () => {
+  it("marks the view leaf, the compactions and each compaction's first kept entry", async () => {
+    const run = await cli("show", fixturePath("tree-00.jsonl"), "--db", db);
+    expect(run.code).toBe(0);
+    const lines = run.out.split("\n");
+    const entryCount = readFileSync(fixturePath("tree-00.jsonl"), "utf8").trim().split("\n").length - 1;
+    expect(lines.filter((line) => /^[*> ] [ │├─]*[0-9a-f]{8} /.test(line))).toHaveLength(entryCount);
+    const leaf = readExpectedContexts("tree-00").leaf;
+    expect(lines.find((line) => line.startsWith("*"))).toContain(leaf);
+    const compaction = lines.find((line) => line.includes("[compaction: tokensBefore 93, first kept 8d6ed8e9]"));
+    expect(compaction).toBeDefined();
+    expect(lines.find((line) => line.includes("8d6ed8e9 model_change"))).toContain("[first kept by 6a0b3345]");
+  });
+});
+
+describe("canopy import, list, export, search", () => {
+  it("imports a folder, lists it, and re-import changes nothing", async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-folder-"));
+    copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
+    copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
+    writeFileSync(path.join(folder, "notes.jsonl"), "not json\n");
+    const ownDb = path.join(folder, "lib.db");
+    const first = await cli("import", folder, "--json", "--db", ownDb);
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.out) as { imported: number; skipped: number; unchanged: number };
+    expect(report.imported).toBe(2);
+    expect(report.skipped).toBe(1);
+    const again = JSON.parse((await cli("import", folder, "--json", "--db", ownDb)).out) as typeof report;
+    expect(again.imported).toBe(0);
+    expect(again.unchanged).toBe(2);
+    const list = JSON.parse((await cli("list", "--json", "--db", ownDb)).out) as { id: string }[];
+    expect(list).toHaveLength(2);
+  });
+
+  it("exports losslessly to a file and resumes at a chosen leaf", async () => {
+    const source = fixturePath("tree-02.jsonl");
+    const out = path.join(dir, "export.jsonl");
+    const run = await cli("export", source, "--out", out, "--db", db);
+    expect(run.code).toBe(0);
+    const original = readFileSync(source, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const exported = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(exported).toEqual(original);
+
+    const leaf = Object.keys(readExpectedContexts("tree-02").contexts)[5] as string;
+    const resumed = await cli("export", source, "--leaf", leaf, "--db", db);
+    const lines = resumed.out.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(original.length + 1);
+    expect(lines.at(-1)).toMatchObject({ type: "custom", customType: "canopy.resume", parentId: leaf });
+  });
+
+  it("finds message text across sessions", async () => {
+    await cli("import", fixturePath("tree-01.omp.jsonl"), "--db", db);
+    const run = await cli("search", "parser", "--json", "--db", db);
+    expect(run.code).toBe(0);
+    const hits = JSON.parse(run.out) as { sessionId: string; entryId: string; snippet: string }[];
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits[0]?.snippet.toLowerCase()).toContain("parser");
+  });
+});
+
+describe("bad input: one line on stderr, non-zero exit", () => {
+  const cases: [string, string[], RegExp][] = [
+    ["missing file", ["context", "/nonexistent/x.jsonl"], /^canopy: error: file not found: \/nonexistent\/x\.jsonl\n$/],
+    ["unknown session id", ["show", "deadbeef"], /^canopy: error: no session with id "deadbeef"/],
+    ["unknown command", ["frobnicate"], /^canopy: unknown command "frobnicate"/],
+    ["unknown option", ["list", "--frob"], /^canopy: Unknown option '--frob'/],
+  ];
+  for (const [name, args, pattern] of cases) {
+    it(name, async () => {
+      const run = await cli(...args, "--db", db);
+      expect(run.code).not.toBe(0);
+      expect(run.out).toBe("");
+      expect(run.err).toMatch(pattern);
+    });
+  }
+
+  it("not a session file", async () => {
+    const file = path.join(dir, "random.jsonl");
+    writeFileSync(file, Buffer.from([0xff, 0x00, 0x13, 0x37, 0x0a, 0x80]));
+    const run = await cli("context", file, "--db", db);
+    expect(run.code).toBe(1);
+    expect(run.err.trim().split("\n")).toHaveLength(1);
+    expect(run.err).toContain(file);
+  });
+
+  it("unknown leaf", async () => {
+    const run = await cli("context", fixturePath("tree-00.jsonl"), "--leaf", "nope1234", "--db", db);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/has no entry nope1234/);
+  });
+});
+
+describe("npm run --silent canopy", () => {
+  it("prints only the command's own output, so JSON stays parseable", () => {
+    const out = execFileSync("npm", ["run", "--silent", "canopy", "--", "context", fixturePath("tree-00.jsonl"), "--json", "--db", db], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    expect(Array.isArray(JSON.parse(out))).toBe(true);
+  });
+
+  it("exits non-zero with one line on stderr for bad input", () => {
+    const run = spawnSync("npm", ["run", "--silent", "canopy", "--", "show", "no-such-session", "--db", db], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual(['canopy: error: no session with id "no-such-session" in the library (see `canopy list`)']);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Library test helpers: a fresh database file in a temp folder, fixture copies, and line-wise
+ * JSON comparison of JSONL texts (blank lines are not content).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Database } from "better-sqlite3";
+import { openDatabase } from "../../../main/store/open.ts";
+import { fixturePath } from "../../helpers/fixtures.ts";
+import { makeTempDir } from "../store/helpers.ts";
+
+export interface Library {
+  dir: string;
+  db: Database;
+  dbFile: string;
+  reopen(): Database;
+  cleanup(): void;
+}
+
+export function makeLibrary(): Library {
+  const tmp = makeTempDir("canopy-lib-");
+  const dbFile = path.join(tmp.dir, "library.db");
+  const lib: Library = {
+    dir: tmp.dir,
+    dbFile,
+    db: openDatabase(dbFile),
+    reopen() {
+      lib.db.close();
+      lib.db = openDatabase(dbFile);
+      return lib.db;
+    },
+    cleanup() {
+      if (lib.db.open) lib.db.close();
+      tmp.cleanup();
+    },
+  };
+  return lib;
+}
+
+/** Copies a fixture into `dir` (tests never modify the shared fixtures). */
+export function copyFixture(name: string, dir: string, as = name): string {
+  const target = path.join(dir, as);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(fixturePath(name), target);
+  return target;
+}
+
+export function jsonLines(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as unknown);
+}
+
+export function nonBlankLines(text: string): string[] {
+  return text.split("\n").filter((l) => l.trim() !== "");
+}
+
+export function fixtureNames(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort();
+}

@@ -1,0 +1,182 @@
+// Hostile and odd inputs: random bytes, a 50 MB single-line entry, cycles, duplicate ids,
+// unknown entry types, a folder with non-session files and a symlink loop.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportSession } from "../../../main/library/export.ts";
+import { importPath } from "../../../main/library/import.ts";
+import { getSessionDetail, getSessionSummary, loadSessionEntries } from "../../../main/library/load.ts";
+import { searchMessages } from "../../../main/library/search.ts";
+import { copyFixture, jsonLines, type Library, makeLibrary } from "./helpers.ts";
+
+let lib: Library;
+beforeEach(() => {
+  lib = makeLibrary();
+});
+afterEach(() => lib.cleanup());
+
+const header = (id: string) => ({
+  type: "session",
+  version: 3,
+  id,
+  timestamp: "2026-12-01T00:00:00.000Z",
+  cwd: "/w",
+});
+const user = (id: string, parentId: string | null, text: string) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2026-12-01T00:00:01.000Z",
+  message: { role: "user", content: text, timestamp: 1 },
+});
+
+function writeJsonl(name: string, objects: unknown[]): string {
+  const file = path.join(lib.dir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${objects.map((o) => JSON.stringify(o)).join("\n")}\n`);
+  return file;
+}
+
+describe("hostile inputs", () => {
+  it("a file of random bytes is skipped with a one-line reason", () => {
+    const file = path.join(lib.dir, "noise.jsonl");
+    fs.writeFileSync(file, randomBytes(64 * 1024));
+    const report = importPath(lib.db, file);
+    expect(report.skipped).toBe(1);
+    expect(report.files[0]?.status).toBe("skipped");
+    expect(report.files[0]?.reason).toMatch(/\S/);
+    expect(report.files[0]?.reason).not.toContain("\n");
+    expect(lib.db.prepare("SELECT count(*) FROM sessions").pluck().get()).toBe(0);
+  });
+
+  it("empty files and JSON that is not a session are skipped", () => {
+    fs.writeFileSync(path.join(lib.dir, "empty.jsonl"), "");
+    writeJsonl("other.jsonl", [{ type: "message", id: "x" }]);
+    const report = importPath(lib.db, lib.dir);
+    expect(report.skipped).toBe(2);
+    expect(report.files.every((f) => f.reason && f.reason.length > 0)).toBe(true);
+  });
+
+  it("a 50 MB single-line entry is imported and exported intact", () => {
+    const big = "x".repeat(50 * 1024 * 1024);
+    const file = writeJsonl("big.jsonl", [
+      header("big"),
+      user("a0000001", null, "start"),
+      user("a0000002", "a0000001", big),
+    ]);
+    const report = importPath(lib.db, file);
+    expect(report.imported).toBe(1);
+    const entries = loadSessionEntries(lib.db, "big");
+    expect(entries).toHaveLength(2);
+    expect((entries[1]?.message as { content: string } | undefined)?.content.length).toBe(big.length);
+    expect(exportSession(lib.db, "big").text?.length).toBe(fs.statSync(file).size);
+  }, 60_000);
+
+  it("cycles and duplicate ids are stored, reported and exported unchanged", () => {
+    const objects = [
+      header("odd"),
+      user("a0000001", null, "root"),
+      user("a0000002", "a0000003", "cycle one"),
+      user("a0000003", "a0000002", "cycle two"),
+      user("a0000004", "a0000004", "self parent"),
+      user("a0000001", null, "duplicate of the root id"),
+      user("a0000005", "zzzzzzzz", "orphan"),
+      {
+        type: "future_thing",
+        id: "a0000006",
+        parentId: "a0000001",
+        timestamp: "t",
+        payload: { deep: [1, 2] },
+      },
+      {
+        type: "message",
+        parentId: "a0000001",
+        timestamp: "t",
+        message: { role: "user", content: "no id", timestamp: 1 },
+      },
+    ];
+    const file = writeJsonl("odd.jsonl", objects);
+    const report = importPath(lib.db, file);
+    expect(report.imported).toBe(1);
+    const kinds = report.files[0]?.problems.map((p) => p.kind) ?? [];
+    for (const kind of ["cycle", "duplicate_id", "orphan", "unknown_type", "missing_id"])
+      expect(kinds).toContain(kind);
+    expect(loadSessionEntries(lib.db, "odd")).toEqual(objects.slice(1));
+    expect(jsonLines(exportSession(lib.db, "odd").text ?? "")).toEqual(objects);
+    const detail = getSessionDetail(lib.db, "odd");
+    expect(detail.problems.length).toBe(getSessionSummary(lib.db, "odd").problemCount);
+    expect(detail.problems.length).toBeGreaterThanOrEqual(5);
+    // The unknown entry is kept verbatim, including fields Canopy does not know.
+    expect(detail.entries.find((e) => e.entry.type === "future_thing")?.entry).toEqual(objects[7]);
+  });
+
+  it("malformed lines in the middle are kept and written back in place", () => {
+    const file = path.join(lib.dir, "holes.jsonl");
+    const lines = [
+      JSON.stringify(header("holes")),
+      JSON.stringify(user("a0000001", null, "one")),
+      "{not json",
+      "[1,2,3]",
+      "",
+      JSON.stringify(user("a0000002", "a0000001", "two")),
+    ];
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    const report = importPath(lib.db, file);
+    expect(report.files[0]?.malformedLines).toBe(2);
+    expect(report.files[0]?.problems.filter((p) => p.kind === "malformed_line").map((p) => p.line)).toEqual([
+      3, 4,
+    ]);
+    const exported = (exportSession(lib.db, "holes").text ?? "").split("\n").filter((l) => l !== "");
+    expect(exported).toEqual(lines.filter((l) => l !== ""));
+  });
+});
+
+describe("folder import", () => {
+  it("walks folders recursively, only *.jsonl, skips non-sessions, survives a symlink loop", () => {
+    copyFixture("tree-00.jsonl", lib.dir, "sessions/--home-a--/one.jsonl");
+    copyFixture("tree-02.jsonl", lib.dir, "sessions/--home-b--/deeper/two.jsonl");
+    fs.writeFileSync(path.join(lib.dir, "sessions", "notes.txt"), "not a session");
+    fs.writeFileSync(path.join(lib.dir, "sessions", "--home-a--", "broken.jsonl"), '{"hello": "world"}\n');
+    fs.symlinkSync(path.join(lib.dir, "sessions"), path.join(lib.dir, "sessions", "--home-b--", "loop"));
+    const progress: [number, number][] = [];
+    const report = importPath(lib.db, path.join(lib.dir, "sessions"), {
+      onProgress: (d, t) => progress.push([d, t]),
+    });
+    expect(report.imported).toBe(2);
+    expect(report.skipped).toBe(1);
+    expect(report.failed).toBe(0);
+    expect(report.files.find((f) => f.status === "skipped")?.path).toMatch(/broken\.jsonl$/);
+    expect(report.files.some((f) => f.path.endsWith("notes.txt"))).toBe(false);
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(report.entriesAdded).toBe(46 + 350);
+    expect(report.bytesRead).toBeGreaterThan(0);
+  });
+
+  it("a missing path is reported as failed, not thrown", () => {
+    const report = importPath(lib.db, path.join(lib.dir, "nope"));
+    expect(report.failed).toBe(1);
+    expect(report.files[0]?.reason).toBeTruthy();
+  });
+});
+
+describe("search", () => {
+  it("finds words from the fixtures, with snippets, and never throws on odd input", () => {
+    importPath(lib.db, copyFixture("real-large-session.v1.jsonl", lib.dir));
+    importPath(lib.db, copyFixture("tree-01.omp.jsonl", lib.dir));
+    const hits = searchMessages(lib.db, "parser", 5);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits[0]?.snippet).toMatch(/\[parser/i);
+    expect(hits[0]?.sessionTitle).toBe("Refactor the parser (omp dialect copy of tree-01)");
+    const real = searchMessages(lib.db, "coding-agent", 5);
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.every((h) => h.sessionId === "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")).toBe(true);
+    for (const q of ['"unbalanced', "AND", "NOT x", "(", "a:b", "***", ""])
+      expect(() => searchMessages(lib.db, q)).not.toThrow();
+    expect(searchMessages(lib.db, "")).toEqual([]);
+  });
+});

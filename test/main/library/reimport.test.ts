@@ -1,0 +1,217 @@
+// Re-import: unchanged files change nothing; appended lines add only the new entries; a
+// truncated last line is replaced once complete; rewritten and moved files lose nothing.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportSession } from "../../../main/library/export.ts";
+import { importPath } from "../../../main/library/import.ts";
+import {
+  getSessionSummary,
+  loadMalformedLines,
+  loadSessionEntries,
+  loadStoredEntries,
+} from "../../../main/library/load.ts";
+import { appendSessionEntries } from "../../../main/library/write.ts";
+import { copyFixture, jsonLines, type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
+
+let lib: Library;
+beforeEach(() => {
+  lib = makeLibrary();
+});
+afterEach(() => lib.cleanup());
+
+function tableCounts(): number[] {
+  return ["entries", "malformed_lines", "entry_text", "sessions"].map(
+    (t) => lib.db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number,
+  );
+}
+
+/** Splits a fixture into its first `keep` lines (written) and the rest. */
+function splitFixture(name: string, keep: number): { file: string; head: string[]; rest: string[] } {
+  const file = copyFixture(name, lib.dir);
+  const lines = nonBlankLines(fs.readFileSync(file, "utf8"));
+  const head = lines.slice(0, keep);
+  fs.writeFileSync(file, `${head.join("\n")}\n`);
+  return { file, head, rest: lines.slice(keep) };
+}
+
+describe("re-import", () => {
+  it("an unchanged file changes nothing (also when touched)", () => {
+    const file = copyFixture("tree-02.jsonl", lib.dir);
+    const first = importPath(lib.db, file);
+    expect(first.imported).toBe(1);
+    const before = tableCounts();
+    const again = importPath(lib.db, file);
+    expect(again.unchanged).toBe(1);
+    expect(again.entriesAdded).toBe(0);
+    expect(again.files[0]?.status).toBe("unchanged");
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(file, later, later);
+    expect(importPath(lib.db, file).unchanged).toBe(1);
+    expect(tableCounts()).toEqual(before);
+  });
+
+  it("appended lines add only the new entries, parsed from the tail", () => {
+    const { file, head, rest } = splitFixture("tree-03.jsonl", 400);
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    expect(getSessionSummary(lib.db, id).entryCount).toBe(399);
+    const beforeRows = lib.db.prepare("SELECT pk, seq FROM entries ORDER BY seq").all();
+
+    fs.appendFileSync(file, `${rest.slice(0, 100).join("\n")}\n`);
+    const grown = importPath(lib.db, file);
+    expect(grown.files[0]?.status).toBe("updated");
+    expect(grown.files[0]?.entriesAdded).toBe(100);
+    expect(grown.files[0]?.problems.filter((p) => p.kind === "file_rewritten")).toEqual([]);
+    // The old rows were not rewritten.
+    expect(lib.db.prepare("SELECT pk, seq FROM entries ORDER BY seq LIMIT 399").all()).toEqual(beforeRows);
+
+    fs.appendFileSync(file, `${rest.slice(100).join("\n")}\n`);
+    expect(importPath(lib.db, file).entriesAdded).toBe(rest.length - 100);
+    const all = [...head, ...rest];
+    expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(all.map((l) => JSON.parse(l)));
+    expect(loadStoredEntries(lib.db, id).map((s) => s.line)).toEqual(all.slice(1).map((_, i) => i + 2));
+  });
+
+  it("a truncated last line is kept as malformed, then replaced when the agent completes it", () => {
+    const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
+    const next = rest[0] ?? "";
+    fs.appendFileSync(file, next.slice(0, 40));
+    const first = importPath(lib.db, file);
+    const id = first.files[0]?.sessionId ?? "";
+    expect(first.files[0]?.malformedLines).toBe(1);
+    expect(loadMalformedLines(lib.db, id)).toEqual([
+      expect.objectContaining({ line: 51, raw: next.slice(0, 40) }),
+    ]);
+    // The partial line is exported back verbatim at its position (D2).
+    expect(nonBlankLines(exportSession(lib.db, id).text ?? "").at(-1)).toBe(next.slice(0, 40));
+
+    fs.appendFileSync(file, `${next.slice(40)}\n${rest[1]}\n`);
+    const second = importPath(lib.db, file);
+    expect(second.files[0]?.status).toBe("updated");
+    expect(second.files[0]?.entriesAdded).toBe(2);
+    expect(loadMalformedLines(lib.db, id)).toEqual([]);
+    const stored = loadStoredEntries(lib.db, id);
+    expect(stored.at(-2)?.line).toBe(51);
+    expect(stored.at(-2)?.entry).toEqual(JSON.parse(next));
+    expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(
+      [...head, rest[0], rest[1]].map((l) => JSON.parse(l ?? "")),
+    );
+    expect(getSessionSummary(lib.db, id).malformedCount).toBe(0);
+  });
+
+  it("an unterminated but valid last line is re-read, not duplicated", () => {
+    const { file, rest } = splitFixture("tree-00.jsonl", 20);
+    fs.appendFileSync(file, rest[0] ?? "");
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    expect(getSessionSummary(lib.db, id).entryCount).toBe(20);
+    fs.appendFileSync(file, `\n${rest[1]}\n`);
+    const report = importPath(lib.db, file);
+    expect(report.entriesAdded).toBe(1);
+    expect(getSessionSummary(lib.db, id).entryCount).toBe(21);
+  });
+
+  it("a rewritten file is re-parsed and merged by id: nothing stored is lost", () => {
+    const file = copyFixture("tree-01.jsonl", lib.dir);
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const before = loadSessionEntries(lib.db, id);
+    const lines = nonBlankLines(fs.readFileSync(file, "utf8"));
+    // The agent renamed the session and dropped the last 10 lines, then appended 2 new entries.
+    const header = { ...(JSON.parse(lines[0] ?? "") as object), title: "Renamed" };
+    const parent = (JSON.parse(lines.at(-11) ?? "") as { id: string }).id;
+    const extra = [
+      {
+        type: "message",
+        id: "aaaa0001",
+        parentId: parent,
+        timestamp: "2026-12-03T00:00:00.000Z",
+        message: { role: "user", content: "a new question", timestamp: 1 },
+      },
+      {
+        type: "label",
+        id: "aaaa0002",
+        parentId: "aaaa0001",
+        timestamp: "2026-12-03T00:00:01.000Z",
+        targetId: "aaaa0001",
+        label: "new",
+      },
+    ];
+    const rewritten = [
+      JSON.stringify(header),
+      ...lines.slice(1, -10),
+      ...extra.map((e) => JSON.stringify(e)),
+    ];
+    fs.writeFileSync(file, `${rewritten.join("\n")}\n`);
+    const report = importPath(lib.db, file);
+    const f = report.files[0];
+    expect(f?.status).toBe("updated");
+    expect(f?.sessionId).toBe(id);
+    expect(f?.entriesAdded).toBe(2);
+    expect(f?.problems.map((p) => p.kind)).toContain("file_rewritten");
+    const after = loadSessionEntries(lib.db, id);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length)).toEqual(extra);
+    expect(getSessionSummary(lib.db, id).title).toBe("Renamed");
+
+    // Appending to the rewritten file is incremental again, and lands after the merged rows.
+    const more = { ...extra[1], id: "aaaa0003", parentId: "aaaa0002" };
+    fs.appendFileSync(file, `${JSON.stringify(more)}\n`);
+    const grown = importPath(lib.db, file);
+    expect(grown.files[0]?.problems.map((p) => p.kind)).not.toContain("file_rewritten");
+    expect(grown.entriesAdded).toBe(1);
+    const stored = loadStoredEntries(lib.db, id);
+    expect(stored.at(-1)?.entry).toEqual(more);
+    const seqs = stored.map((s) => s.line);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it("a moved file keeps its session (same id), even when it changed on the way", () => {
+    const file = copyFixture("tree-00.jsonl", lib.dir, "a/old.jsonl");
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const moved = path.join(lib.dir, "b", "new.jsonl");
+    fs.mkdirSync(path.dirname(moved));
+    fs.renameSync(file, moved);
+    const report = importPath(lib.db, moved);
+    expect(report.files[0]?.sessionId).toBe(id);
+    expect(report.imported).toBe(0);
+    expect(getSessionSummary(lib.db, id).sourcePath).toBe(fs.realpathSync(moved));
+    expect(lib.db.prepare("SELECT count(*) FROM sessions").pluck().get()).toBe(1);
+  });
+
+  it("Canopy's own entries survive an agent append and keep the order consistent", () => {
+    const { file, rest } = splitFixture("tree-00.jsonl", 30);
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const leaf = loadSessionEntries(lib.db, id).at(-1)?.id ?? null;
+    const mine = {
+      type: "label",
+      id: "cccc0001",
+      parentId: leaf,
+      timestamp: "2026-12-03T00:00:00.000Z",
+      targetId: leaf,
+      label: "mine",
+    };
+    const [stored] = appendSessionEntries(lib.db, id, [mine]);
+    expect(stored?.line).toBe(31);
+    fs.appendFileSync(file, `${rest[0]}\n`);
+    expect(importPath(lib.db, file).entriesAdded).toBe(1);
+    const entries = loadStoredEntries(lib.db, id);
+    expect(entries.at(-2)?.entry).toEqual(mine);
+    expect(entries.at(-1)?.entry).toEqual(JSON.parse(rest[0] ?? ""));
+    expect(entries.at(-1)?.line).toBe(32);
+    expect(getSessionSummary(lib.db, id).fileLeafId).toBe((JSON.parse(rest[0] ?? "") as { id: string }).id);
+  });
+
+  it("a v1 file that grew is re-migrated; existing entries keep their deterministic ids", () => {
+    const { file, rest } = splitFixture("real-large-session.v1.jsonl", 300);
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const before = loadSessionEntries(lib.db, id);
+    fs.appendFileSync(file, `${rest.slice(0, 50).join("\n")}\n`);
+    const report = importPath(lib.db, file);
+    expect(report.files[0]?.status).toBe("updated");
+    expect(report.files[0]?.problems.map((p) => p.kind)).not.toContain("file_rewritten");
+    expect(report.entriesAdded).toBe(50);
+    const after = loadSessionEntries(lib.db, id);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after[before.length]?.parentId).toBe(before.at(-1)?.id);
+  });
+});

@@ -1,0 +1,109 @@
+// Migration runner: fresh database, idempotent re-open, refusal of a newer schema, atomicity.
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DatabaseTooNewError, StoreError } from "../../../main/store/errors.ts";
+import {
+  LATEST_VERSION,
+  type Migration,
+  runMigrations,
+  schemaVersion,
+} from "../../../main/store/migrations/index.ts";
+import { openDatabase } from "../../../main/store/open.ts";
+import { makeTempDir } from "./helpers.ts";
+
+let tmp: ReturnType<typeof makeTempDir>;
+beforeEach(() => {
+  tmp = makeTempDir();
+});
+afterEach(() => tmp.cleanup());
+
+function tableNames(db: BetterSqlite3.Database): string[] {
+  return (
+    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all() as string[]
+  ).filter((n) => !n.startsWith("entry_text_"));
+}
+
+describe("openDatabase + migrations", () => {
+  it("creates the latest schema on a fresh file with the documented pragmas", () => {
+    const file = path.join(tmp.dir, "nested", "library.db");
+    const db = openDatabase(file);
+    expect(schemaVersion(db)).toBe(LATEST_VERSION);
+    expect(tableNames(db)).toEqual(["entries", "entry_text", "malformed_lines", "sessions", "settings"]);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(db.pragma("synchronous", { simple: true })).toBe(1);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    const strict = db
+      .prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table'")
+      .all() as {
+      name: string;
+      strict: number;
+    }[];
+    for (const t of strict.filter((t) =>
+      ["sessions", "entries", "malformed_lines", "settings"].includes(t.name),
+    )) {
+      expect(t.strict, t.name).toBe(1);
+    }
+    db.close();
+  });
+
+  it("re-opening is idempotent", () => {
+    const file = path.join(tmp.dir, "library.db");
+    openDatabase(file).close();
+    const db = openDatabase(file);
+    expect(schemaVersion(db)).toBe(LATEST_VERSION);
+    expect(runMigrations(db)).toEqual({ from: LATEST_VERSION, to: LATEST_VERSION, applied: [] });
+    db.close();
+  });
+
+  it("refuses a database written by a newer Canopy, with a clear coded error, and leaves it alone", () => {
+    const file = path.join(tmp.dir, "future.db");
+    const raw = new BetterSqlite3(file);
+    raw.pragma(`user_version = ${LATEST_VERSION + 5}`);
+    raw.close();
+    let caught: unknown;
+    try {
+      openDatabase(file);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(DatabaseTooNewError);
+    const err = caught as DatabaseTooNewError;
+    expect(err.code).toBe("db_too_new");
+    expect(err.found).toBe(LATEST_VERSION + 5);
+    expect(err.message).toMatch(/newer|only knows/);
+    const check = new BetterSqlite3(file);
+    expect(check.pragma("user_version", { simple: true })).toBe(LATEST_VERSION + 5);
+    check.close();
+  });
+
+  it("runs all pending steps in one transaction: a failing step rolls back the earlier ones", () => {
+    const db = new BetterSqlite3(path.join(tmp.dir, "atomic.db"));
+    const steps: Migration[] = [
+      { version: 1, name: "one", up: (d) => d.exec("CREATE TABLE a (x INTEGER) STRICT") },
+      { version: 2, name: "two", up: (d) => d.exec("CREATE TABLE b (x INTEGER) STRICT") },
+      {
+        version: 3,
+        name: "broken",
+        up: (d) => {
+          d.exec("CREATE TABLE c (x INTEGER) STRICT");
+          throw new Error("boom");
+        },
+      },
+    ];
+    expect(() => runMigrations(db, steps)).toThrow(StoreError);
+    expect(schemaVersion(db)).toBe(0);
+    expect(tableNames(db)).toEqual([]);
+    expect(runMigrations(db, steps, 2)).toEqual({ from: 0, to: 2, applied: ["one", "two"] });
+    expect(schemaVersion(db)).toBe(2);
+    db.close();
+  });
+
+  it("rejects a registry whose versions are not consecutive", () => {
+    const db = new BetterSqlite3(":memory:");
+    const steps: Migration[] = [{ version: 2, name: "gap", up: () => undefined }];
+    expect(() => runMigrations(db, steps)).toThrow(/out of order/);
+    db.close();
+  });
+});
