@@ -7,8 +7,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPromptTemplates } from "../prompts/index.ts";
 import { EventBus } from "./api/events.ts";
+import { loadHookModules } from "./hooks/loader.ts";
+import { HookRegistry } from "./hooks/registry.ts";
 import type { AppContext } from "./api/types.ts";
 import { seedDemoSessions } from "./library/demo.ts";
+import { JobRegistry } from "./pipelines/jobs.ts";
 import { defaultDatabasePath, openDatabase } from "./store/open.ts";
 
 /** The folder holding prompts/ and main/demo/ (the repository, or the packaged app). */
@@ -20,6 +23,9 @@ export interface AppContextOptions {
   appDir?: string;
   /** Seed the bundled demo sessions into an empty, never-seeded library (default: unless CANOPY_NO_DEMO=1). */
   seedDemo?: boolean;
+  /** Load user hook modules from `<data folder>/hooks` (default true). */
+  loadUserHooks?: boolean;
+  env?: NodeJS.ProcessEnv;
 }
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
@@ -34,5 +40,20 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     defaultsDir: path.join(appDir, "prompts"),
     overrideDir: path.join(dataDir, "prompts"),
   });
-  return { db, dbPath, dataDir, prompts, events: new EventBus() };
+  const hooks = new HookRegistry();
+  const hooksReady =
+    options.loadUserHooks === false
+      ? Promise.resolve()
+      : loadHookModules(hooks, path.join(dataDir, "hooks")).then(() => undefined);
+  return {
+    db,
+    dbPath,
+    dataDir,
+    prompts,
+    events: new EventBus(),
+    hooks,
+    hooksReady,
+    jobs: new JobRegistry(),
+    env: options.env ?? process.env,
+  };
 }

@@ -2,16 +2,26 @@
  * Typed loader for Canopy's prompt templates (*.md next to this module, `{{variable}}`
  * placeholders). A file with the same name in a user override folder wins when it keeps every
  * variable. Values are inserted verbatim (D8); only the template text itself is trimmed.
+ * Also adapts the loaded set to core's ContextTemplates and SummaryPrompts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { FileLists, SummaryPrompts } from "../core/compaction/types.ts";
 import type { ContextTemplates } from "../core/session/llm-messages.ts";
 
 /** Every template and the variables it needs; render() requires exactly these. */
 export const TEMPLATE_VARIABLES = {
   "compaction-summary-context": ["summary"],
   "branch-summary-context": ["summary"],
+  "summarization-system": [],
+  "compaction-summary": [],
+  "compaction-update-summary": [],
+  "compaction-turn-prefix": [],
+  "compaction-short-summary": [],
+  "branch-summary": [],
+  "branch-summary-preamble": [],
+  "file-operations": ["readFiles", "modifiedFiles"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_VARIABLES;
@@ -126,5 +136,38 @@ export function contextTemplatesFrom(loaded: PromptTemplates): ContextTemplates 
   return {
     compactionSummary: (summary) => loaded.render("compaction-summary-context", { summary }),
     branchSummary: (summary) => loaded.render("branch-summary-context", { summary }),
+  };
+}
+
+/**
+ * Renders the file tags appended to a summary (D8): a blank line, then the paragraphs of
+ * `file-operations.md` joined by a blank line. A paragraph whose placeholders all render empty
+ * is left out (so an empty list drops its block); "" when both lists are empty.
+ */
+export function renderFileOperations(template: string, lists: FileLists): string {
+  if (lists.readFiles.length === 0 && lists.modifiedFiles.length === 0) return "";
+  const variables: Record<string, string> = {
+    readFiles: lists.readFiles.join("\n"),
+    modifiedFiles: lists.modifiedFiles.join("\n"),
+  };
+  const kept = template.split(/\n[ \t]*\n/).filter((paragraph) => {
+    const names = [...paragraph.matchAll(PLACEHOLDER)].map((m) => m[1] ?? "");
+    return names.length === 0 || names.some((name) => (variables[name] ?? "") !== "");
+  });
+  return `\n\n${kept.map((paragraph) => renderTemplate(paragraph, variables)).join("\n\n")}`;
+}
+
+/** The prompt texts core's summary generation needs (SPEC §6.2), from the loaded set. */
+export function summaryPromptsFrom(loaded: PromptTemplates): SummaryPrompts {
+  const text = (name: TemplateName): string => loaded.templates[name].text;
+  return {
+    system: text("summarization-system"),
+    firstSummary: text("compaction-summary"),
+    updateSummary: text("compaction-update-summary"),
+    turnPrefix: text("compaction-turn-prefix"),
+    shortSummary: text("compaction-short-summary"),
+    branchSummary: text("branch-summary"),
+    branchPreamble: text("branch-summary-preamble"),
+    fileOperations: (lists) => renderFileOperations(text("file-operations"), lists),
   };
 }

@@ -3,11 +3,21 @@
  * tests). Each request is `area:action` → input → output; each event `area:past-tense` → payload.
  * Handlers in main/api implement exactly this map; transports loop over CHANNELS.
  */
+import type { Settings } from "../settings/schema.ts";
 import type {
+  CompactionPlanDto,
+  CompactionRunResult,
+  ConnectionTestDto,
   ContextView,
   ExportResult,
   ImportReport,
+  HooksDto,
   LibraryFolders,
+  NavigationPreviewDto,
+  NavigationResultDto,
+  PromptTemplateDto,
+  PrunePlanDto,
+  PruneResultDto,
   SearchHit,
   SessionDetail,
   SessionSummary,
@@ -37,6 +47,50 @@ export interface Requests {
   };
   /** What the model sees at a leaf (default: the view leaf). */
   "context:get": { input: { sessionId: string; leafId?: string | null }; output: ContextView };
+
+  /** The plan of a compaction at a leaf (default: the view leaf); no model call. */
+  "compaction:preview": {
+    input: { sessionId: string; leafId?: string; keepRecentTokens?: number };
+    output: CompactionPlanDto;
+  };
+  /** Runs a manual compaction (progress as job:progressed events); the view leaf moves to it. */
+  "compaction:run": {
+    input: { sessionId: string; leafId?: string; customInstructions?: string; keepRecentTokens?: number };
+    output: CompactionRunResult;
+  };
+  /** Cancels the session's running compaction; nothing is appended. */
+  "compaction:abort": { input: { sessionId: string }; output: { aborted: boolean } };
+  /** What navigating to an entry would do: the abandoned entries and the new view leaf. */
+  "navigation:preview": { input: { sessionId: string; targetId: string }; output: NavigationPreviewDto };
+  /** Moves the view leaf, optionally summarizing the abandoned branch at the destination. */
+  "navigation:navigate": {
+    input: {
+      sessionId: string;
+      targetId: string;
+      summarize?: boolean;
+      customInstructions?: string;
+      replacePrompt?: boolean;
+    };
+    output: NavigationResultDto;
+  };
+  /** Cancels the session's running branch summary; the session stays unchanged. */
+  "navigation:abort": { input: { sessionId: string }; output: { aborted: boolean } };
+  /** Which tool outputs pruning would replace by a notice on the active path. */
+  "pruning:preview": { input: { sessionId: string; leafId?: string }; output: PrunePlanDto };
+  /** Prunes them (the originals stay in the library). */
+  "pruning:apply": { input: { sessionId: string; leafId?: string }; output: PruneResultDto };
+  /** Puts every pruned tool output of the session back. */
+  "pruning:restore": { input: { sessionId: string }; output: PruneResultDto };
+  /** All settings with their current values. */
+  "settings:get": { input: Record<string, never>; output: Settings };
+  /** Sets one dotted key (e.g. compaction.reserveTokens); validated. */
+  "settings:set": { input: { key: string; value: unknown }; output: Settings };
+  /** The prompt templates and which file is in effect for each. */
+  "settings:prompts": { input: Record<string, never>; output: PromptTemplateDto[] };
+  /** Registered hook handlers and hook errors. */
+  "settings:hooks": { input: Record<string, never>; output: HooksDto };
+  /** Checks the configured model endpoint (or reports the offline summarizer). */
+  "settings:test-connection": { input: Record<string, never>; output: ConnectionTestDto };
 }
 
 export interface Events {
@@ -44,8 +98,15 @@ export interface Events {
   "library:changed": { sessionIds: string[] };
   /** A session's entries or view leaf changed. */
   "session:changed": { sessionId: string; viewLeafId: string | null };
-  /** Progress of a long job (imports, summaries). */
-  "job:progressed": { jobId: string; label: string; done: number; total: number | null };
+  /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
+  "job:progressed": {
+    jobId: string;
+    sessionId?: string;
+    label: string;
+    done: number;
+    total: number | null;
+    text?: string;
+  };
 }
 
 export type Channel = keyof Requests;
@@ -65,6 +126,20 @@ export const CHANNELS = [
   "session:set-view-leaf",
   "session:export",
   "context:get",
+  "compaction:preview",
+  "compaction:run",
+  "compaction:abort",
+  "navigation:preview",
+  "navigation:navigate",
+  "navigation:abort",
+  "pruning:preview",
+  "pruning:apply",
+  "pruning:restore",
+  "settings:get",
+  "settings:set",
+  "settings:prompts",
+  "settings:hooks",
+  "settings:test-connection",
 ] as const satisfies readonly Channel[];
 
 export const EVENT_NAMES = ["library:changed", "session:changed", "job:progressed"] as const satisfies readonly EventName[];

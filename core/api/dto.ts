@@ -12,6 +12,8 @@ export type ApiErrorCode =
   | "io_error"
   | "conflict"
   | "unsupported"
+  | "cancelled"
+  | "model_error"
   | "internal";
 
 export interface ApiError {
@@ -153,3 +155,104 @@ export interface ExportResult {
 export interface LibraryFolders {
   folders: string[];
 }
+
+// ── compaction, navigation, pruning (SPEC §5–§9) ────────────────────────────────
+
+/** The plan of a compaction, shown before anything runs (no model call). */
+export interface CompactionPlanDto {
+  sessionId: string;
+  leafId: string;
+  firstKeptEntryId: string;
+  isSplitTurn: boolean;
+  turnStartEntryId: string | null;
+  /** D10: measured when known, else estimated. */
+  tokensBefore: number;
+  tokensBeforeMeasured: number | null;
+  tokensBeforeEstimated: number;
+  /** After adaptation from measured usage (§5.1 step 5). */
+  keepRecentTokens: number;
+  summarizeEntryIds: string[];
+  turnPrefixEntryIds: string[];
+  keptEntryIds: string[];
+  previousSummary: boolean;
+  previousCompactionId: string | null;
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** Estimated tokens of the kept messages (what stays verbatim). */
+  keptTokens: number;
+  /** Upper bound of the new summary's size (the summary call's maxTokens). */
+  maxSummaryTokens: number;
+  /** Which summarizer would run: "offline", "openai: <model>", "remote: <url>". */
+  summarizer: string;
+  /** Things the user should know before running it (e.g. nothing new to summarize). */
+  notes: string[];
+}
+
+export interface CompactionRunResult {
+  sessionId: string;
+  /** Id of the appended compaction entry (D11). */
+  entryId: string;
+  summary: string;
+  shortSummary: string | null;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  fromExtension: boolean;
+  /** The view leaf after the run: the new compaction entry. */
+  viewLeafId: string;
+}
+
+export interface NavigationPreviewDto {
+  sessionId: string;
+  targetId: string;
+  oldLeafId: string | null;
+  commonAncestorId: string | null;
+  /** Entries a branch summary would cover (the abandoned path to the common ancestor). */
+  entriesToSummarize: string[];
+  /** Where the view leaf goes (a user/custom message target → its parent). */
+  newLeafId: string | null;
+  editorText: string | null;
+}
+
+export interface NavigationResultDto {
+  cancelled: boolean;
+  aborted: boolean;
+  newLeafId: string | null;
+  oldLeafId: string | null;
+  editorText: string | null;
+  summaryEntryId: string | null;
+  fromExtension: boolean;
+}
+
+export interface PrunePlanDto {
+  sessionId: string;
+  leafId: string | null;
+  candidates: { entryId: string; toolName: string; tokens: number }[];
+  tokensSaved: number;
+  willPrune: boolean;
+  /** Why nothing would be pruned, when nothing would. */
+  reason: string | null;
+}
+
+export interface PruneResultDto {
+  sessionId: string;
+  prunedCount: number;
+  tokensSaved: number;
+  prunedEntryIds: string[];
+}
+
+export interface PromptTemplateDto {
+  name: string;
+  source: "default" | "override";
+  path: string;
+  warning: string | null;
+}
+
+export interface HooksDto {
+  handlers: { extension: string; event: string }[];
+  errors: { extension: string; event: string; message: string }[];
+  folder: string;
+}
+
+export type ConnectionTestDto =
+  | { ok: true; model: string; latencyMs: number; summarizer: string }
+  | { ok: false; message: string; summarizer: string };

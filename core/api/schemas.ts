@@ -10,6 +10,7 @@ const nonEmpty = z.string().trim().min(1);
 const empty = z.object({}).strict();
 const sessionId = nonEmpty.max(512);
 const entryId = nonEmpty.max(512);
+const keepTokens = z.number().int().min(1).max(10_000_000);
 
 type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
@@ -26,6 +27,37 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
     .object({ sessionId, leafId: entryId.optional(), outPath: nonEmpty.optional() })
     .strict(),
   "context:get": z.object({ sessionId, leafId: entryId.nullable().optional() }).strict(),
+  "compaction:preview": z
+    .object({ sessionId, leafId: entryId.optional(), keepRecentTokens: keepTokens.optional() })
+    .strict(),
+  "compaction:run": z
+    .object({
+      sessionId,
+      leafId: entryId.optional(),
+      customInstructions: z.string().max(20_000).optional(),
+      keepRecentTokens: keepTokens.optional(),
+    })
+    .strict(),
+  "compaction:abort": z.object({ sessionId }).strict(),
+  "navigation:preview": z.object({ sessionId, targetId: entryId }).strict(),
+  "navigation:navigate": z
+    .object({
+      sessionId,
+      targetId: entryId,
+      summarize: z.boolean().optional(),
+      customInstructions: z.string().max(20_000).optional(),
+      replacePrompt: z.boolean().optional(),
+    })
+    .strict(),
+  "navigation:abort": z.object({ sessionId }).strict(),
+  "pruning:preview": z.object({ sessionId, leafId: entryId.optional() }).strict(),
+  "pruning:apply": z.object({ sessionId, leafId: entryId.optional() }).strict(),
+  "pruning:restore": z.object({ sessionId }).strict(),
+  "settings:get": empty as SchemaFor<"settings:get">,
+  "settings:set": z.object({ key: nonEmpty.max(100), value: z.unknown() }).strict() as SchemaFor<"settings:set">,
+  "settings:prompts": empty as SchemaFor<"settings:prompts">,
+  "settings:hooks": empty as SchemaFor<"settings:hooks">,
+  "settings:test-connection": empty as SchemaFor<"settings:test-connection">,
 };
 
 /** One line saying what is wrong with an input, for error messages. */

@@ -5,6 +5,8 @@
 import type Database from "better-sqlite3";
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { LoadedPrompts } from "../../prompts/index.ts";
+import type { HookRegistry } from "../hooks/registry.ts";
+import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { EventBus } from "./events.ts";
 
 export interface AppContext {
@@ -14,6 +16,12 @@ export interface AppContext {
   dataDir: string;
   prompts: LoadedPrompts;
   events: EventBus;
+  hooks: HookRegistry;
+  /** Resolves when the user's hook modules (data folder `hooks/`) have been loaded. */
+  hooksReady: Promise<void>;
+  jobs: JobRegistry;
+  /** Environment for API keys (process.env; tests may pass their own). */
+  env: NodeJS.ProcessEnv;
 }
 
 export type Handler<C extends Channel> = (

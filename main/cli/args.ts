@@ -15,6 +15,12 @@ export interface ParsedCommand {
     out?: string | undefined;
     json: boolean;
     limit?: number | undefined;
+    instructions?: string | undefined;
+    keepRecentTokens?: number | undefined;
+    dryRun: boolean;
+    summarize: boolean;
+    replacePrompt: boolean;
+    restore: boolean;
     help: boolean;
   };
 }
@@ -27,11 +33,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     throw new UsageError((error as Error).message.split("\n")[0] ?? "bad arguments");
   }
   const [command = "help", ...positionals] = parsed.positionals;
-  const limitText = parsed.values.limit;
-  const limit = limitText === undefined ? undefined : Number(limitText);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-    throw new UsageError(`--limit takes a whole number ≥ 1, not "${limitText}"`);
-  }
+  const limit = wholeNumber("--limit", parsed.values.limit);
+  const keepRecentTokens = wholeNumber("--keep-recent-tokens", parsed.values["keep-recent-tokens"]);
   return {
     command,
     positionals,
@@ -41,9 +44,22 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       out: parsed.values.out,
       json: parsed.values.json ?? false,
       limit,
+      instructions: parsed.values.instructions,
+      keepRecentTokens,
+      dryRun: parsed.values["dry-run"] ?? false,
+      summarize: parsed.values.summarize ?? false,
+      replacePrompt: parsed.values["replace-prompt"] ?? false,
+      restore: parsed.values.restore ?? false,
       help: parsed.values.help ?? false,
     },
   };
+}
+
+function wholeNumber(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number ≥ 1, not "${text}"`);
+  return value;
 }
 
 function parse(argv: readonly string[]) {
@@ -57,6 +73,12 @@ function parse(argv: readonly string[]) {
       out: { type: "string" },
       json: { type: "boolean" },
       limit: { type: "string" },
+      instructions: { type: "string" },
+      "keep-recent-tokens": { type: "string" },
+      "dry-run": { type: "boolean" },
+      summarize: { type: "boolean" },
+      "replace-prompt": { type: "boolean" },
+      restore: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -74,6 +96,17 @@ Commands:
   export <session> [--out <file>] [--leaf <id>]
                                           Lossless JSONL; --leaf makes the agent resume at that entry
   search <query> [--limit N] [--json]     Full-text search over all sessions' messages
+  compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N] [--dry-run] [--json]
+                                          Compact at a leaf (default: the view leaf); --dry-run
+                                          prints the plan without calling a model
+  navigate <session> <entryId> [--summarize] [--instructions "…"] [--replace-prompt]
+                                          Move the view leaf; --summarize writes a branch summary
+                                          of the abandoned branch at the destination
+  prune <session> [--leaf <id>] [--dry-run] [--restore] [--json]
+                                          Replace old tool outputs by a notice (reversible:
+                                          --restore puts every original back)
+  settings get [key] | settings set <key> <value>
+                                          Show or change a setting (value: JSON or plain text)
 
 <session> is a session id (or a unique prefix of one) or the path of a .jsonl file, which is
 imported first. --db <path> picks the library database (default: $CANOPY_DB, else the user's

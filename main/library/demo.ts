@@ -16,7 +16,9 @@ export function seedDemoSessions(db: Database, demoDir: string): void {
   if (listSessionRows(db).length === 0 && existsSync(demoDir)) {
     const report = importPath(db, demoDir, { isDemo: true });
     if (report.failed > 0) {
-      const reasons = report.files.filter((file) => file.reason).map((file) => `${file.path}: ${file.reason}`);
+      const reasons = report.files
+        .filter((file) => file.reason)
+        .map((file) => `${file.path}: ${file.reason}`);
       console.error(`canopy: some demo sessions could not be imported: ${reasons.join("; ")}`);
     }
   }

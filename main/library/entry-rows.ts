@@ -1,6 +1,6 @@
 /**
- * Turns parsed entries into database rows: the indexed columns, the token estimate of the
- * message the entry produces, the text the search index gets, and dialect detection (D1).
+ * Turns parsed entries into database rows (the indexed columns and the token estimate of the
+ * message the entry produces), says what text search indexes, and detects the dialect (D1).
  */
 import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
@@ -86,9 +86,6 @@ export function toEntryRow(entry: SessionEntry, seq: number, json: string, origi
     m && role === "assistant" && typeof m.provider === "string"
       ? `${m.provider}/${str(m.model) ?? ""}`
       : null;
-  const text = searchTextOf(entry);
-  let searchRole = role;
-  if (!searchRole && text) searchRole = entry.type;
   return {
     seq,
     id: str(e.id),
@@ -100,8 +97,6 @@ export function toEntryRow(entry: SessionEntry, seq: number, json: string, origi
     tokens: entryTokens(entry),
     json,
     origin,
-    text,
-    searchRole,
   };
 }
 

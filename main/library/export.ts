@@ -29,20 +29,20 @@ export interface ExportOptions {
 export function exportSession(db: Database, sessionId: string, options: ExportOptions = {}): ExportResult {
   const row = requireSession(db, sessionId);
   const lines: { at: number; text: string }[] = [{ at: row.header_line, text: row.header_json }];
-  for (const e of listEntryRows(db, sessionId)) {
+  for (const e of listEntryRows(db, row.sid)) {
     lines.push({ at: e.seq, text: options.originals && e.original_json !== null ? e.original_json : e.json });
   }
-  for (const m of listMalformed(db, sessionId)) lines.push({ at: m.seq, text: m.raw });
+  for (const m of listMalformed(db, row.sid)) lines.push({ at: m.seq, text: m.raw });
   // Stable sort: equal positions cannot happen, but if they did the header stays first.
   lines.sort((a, b) => a.at - b.at);
 
   const out = lines.map((l) => l.text);
   let resumeEntryId: string | undefined;
   if (options.leafId !== undefined) {
-    if (!entryIdExists(db, sessionId, options.leafId)) {
+    if (!entryIdExists(db, row.sid, options.leafId)) {
       throw new StoreError("not_found", `Session ${sessionId} has no entry ${options.leafId}`);
     }
-    const used = storedEntryIds(db, sessionId);
+    const used = storedEntryIds(db, row.sid);
     resumeEntryId = (options.generateId ?? randomEntryId)(used);
     const marker: CustomEntry = {
       type: "custom",

@@ -1,12 +1,11 @@
 /**
  * Full-parse import paths: a session seen for the first time, and a known session whose file
  * was rewritten, moved, or (v1/v2 files) grew. Merging adds what is not stored yet and never
- * deletes anything already stored (D2: nothing is lost).
+ * deletes anything already stored (D2: nothing is lost). Everything runs in one transaction.
  */
 import { createHash } from "node:crypto";
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
-import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts";
-import type { MalformedLine, ParsedEntryLine, ParsedSessionFile } from "../../core/session/jsonl.ts";
+import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { Database } from "../store/open.ts";
 import {
   deleteEntryAtSeq,
@@ -22,30 +21,21 @@ import {
 } from "../store/repos/entries.ts";
 import { insertSession, type SessionRow, sessionExists, updateSession } from "../store/repos/sessions.ts";
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
-import { type FileFacts, fileState, lineReader, malformedProblems } from "./import-state.ts";
+import type { SessionSource } from "./import-source.ts";
+import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
 
-export type { FileFacts } from "./import-state.ts";
-
-type Parsed = ParsedSessionFile & { header: SessionHeader };
-
-function headerColumns(parsed: Parsed, rawHeader: string, file: FileFacts) {
-  const h = parsed.header;
-  const omp = isOmpHeader(h) || parsed.entries.some((e) => isOmpEntry(e.entry));
+function headerColumns(source: SessionSource, omp: boolean, file: FileFacts) {
+  const h = source.header;
   return {
     header_id: h.id,
     dialect: omp ? ("omp" as const) : ("pi" as const),
-    original_version: parsed.originalVersion,
-    header_json: parsed.migrated ? JSON.stringify(h) : rawHeader,
+    original_version: source.originalVersion,
+    header_json: source.headerJson,
     cwd: typeof h.cwd === "string" ? h.cwd : "",
     title: typeof h.title === "string" ? h.title : null,
     created: typeof h.timestamp === "string" ? h.timestamp : new Date(file.mtimeMs).toISOString(),
   };
-}
-
-/** The entry's stored JSON: the original line for v3, the migrated object otherwise. */
-function jsonOf(parsed: Parsed, raw: (line: number) => string, item: ParsedEntryLine): string {
-  return parsed.migrated ? JSON.stringify(item.entry) : raw(item.line);
 }
 
 /** Header id when free, else a stable id derived from the path (a copy of another session's file). */
@@ -59,51 +49,61 @@ function chooseSessionId(db: Database, headerId: string, sourcePath: string): st
 
 export function newSession(
   db: Database,
-  parsed: Parsed,
-  text: string,
+  source: SessionSource,
   file: FileFacts,
   isDemo: boolean,
 ): ImportedFileReport {
-  const raw = lineReader(text, 1);
   const state = fileState(file);
-  const id = chooseSessionId(db, parsed.header.id, file.sourcePath);
-  const rows: NewEntryRow[] = parsed.entries.map((item) =>
-    toEntryRow(item.entry, item.line, jsonOf(parsed, raw, item), "file"),
-  );
-  const malformed: MalformedRow[] = parsed.malformed.map((m) => ({
-    seq: m.line,
-    raw: m.raw,
-    error: m.error,
-  }));
-  const headerLine = parsed.headerLine ?? 1;
+  const id = chooseSessionId(db, source.header.id, file.sourcePath);
   const provisional = state.provisionalLine;
-  const hasProvisionalRow =
-    provisional !== null &&
-    (parsed.entries.some((e) => e.line === provisional) ||
-      parsed.malformed.some((m) => m.line === provisional));
+  const malformedSeen: MalformedLine[] = [];
+  let added = 0;
   let problems: SessionProblem[] = [];
   db.transaction(() => {
-    insertSession(db, {
+    let omp = isOmpHeader(source.header);
+    let hasProvisionalRow = false;
+    const sid = insertSession(db, {
       id,
-      ...headerColumns(parsed, raw(headerLine), file),
+      ...headerColumns(source, omp, file),
       ...state.patch,
       // A header still being written cannot be re-read as a tail: force a full parse next time.
-      ...(provisional === headerLine ? { imported_hash: null } : {}),
-      header_line: headerLine,
-      provisional_seq: hasProvisionalRow ? provisional : null,
+      ...(provisional === source.headerLine ? { imported_hash: null } : {}),
+      header_line: source.headerLine,
       is_demo: isDemo ? 1 : 0,
     });
-    insertEntries(db, id, rows);
-    insertMalformed(db, id, malformed);
-    problems = refreshSessionStats(db, id);
+    for (const chunk of source.chunks()) {
+      const rows: NewEntryRow[] = new Array(chunk.entries.length);
+      for (let i = 0; i < rows.length; i++) {
+        const item = chunk.entries[i] as (typeof chunk.entries)[number];
+        if (!omp && isOmpEntry(item.entry)) omp = true;
+        if (item.line === provisional) hasProvisionalRow = true;
+        rows[i] = toEntryRow(item.entry, item.line, chunk.jsonOf(item), "file");
+      }
+      insertEntries(db, sid, rows);
+      insertMalformed(
+        db,
+        sid,
+        chunk.malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
+      );
+      for (const m of chunk.malformed) {
+        if (m.line === provisional) hasProvisionalRow = true;
+        malformedSeen.push(m);
+      }
+      added += rows.length;
+    }
+    updateSession(db, id, {
+      provisional_seq: hasProvisionalRow ? provisional : null,
+      ...(omp ? { dialect: "omp" as const } : {}),
+    });
+    problems = refreshSessionStats(db, { sid, id });
   })();
   return {
     path: file.path,
     sessionId: id,
     status: "imported",
-    entriesAdded: rows.length,
-    malformedLines: malformed.length,
-    problems: [...malformedProblems(parsed.malformed), ...problems],
+    entriesAdded: added,
+    malformedLines: malformedSeen.length,
+    problems: [...malformedProblems(malformedSeen), ...problems],
   };
 }
 
@@ -113,68 +113,70 @@ export interface MergeOptions {
   problems: SessionProblem[];
 }
 
-type Item = { line: number; entry: ParsedEntryLine } | { line: number; malformed: MalformedLine };
-
-export function mergeParsed(
+export function mergeSource(
   db: Database,
   row: SessionRow,
-  parsed: Parsed,
-  text: string,
+  source: SessionSource,
   file: FileFacts,
   options: MergeOptions,
 ): ImportedFileReport {
-  const raw = lineReader(text, 1);
   const state = fileState(file);
   let added = 0;
   const malformedAdded: MalformedLine[] = [];
   let problems: SessionProblem[] = [];
   db.transaction(() => {
+    const { sid } = row;
     let removed = 0;
     if (options.grown && row.provisional_seq !== null) {
-      if (deleteEntryAtSeq(db, row.id, row.provisional_seq)) removed++;
-      deleteMalformedAtSeq(db, row.id, row.provisional_seq);
+      if (deleteEntryAtSeq(db, sid, row.provisional_seq)) removed++;
+      deleteMalformedAtSeq(db, sid, row.provisional_seq);
     }
-    const ids = storedEntryIds(db, row.id);
-    const idless = storedIdlessJson(db, row.id);
-    const raws = storedMalformedRaw(db, row.id);
-    const items: Item[] = [
-      ...parsed.entries
-        .filter((e) => {
-          const id: unknown = (e.entry as SessionEntry).id;
-          return typeof id === "string" ? !ids.has(id) : !idless.has(jsonOf(parsed, raw, e));
-        })
-        .map((e) => ({ line: e.line, entry: e })),
-      ...parsed.malformed.filter((m) => !raws.has(m.raw)).map((m) => ({ line: m.line, malformed: m })),
-    ].sort((a, b) => a.line - b.line);
-
+    const ids = storedEntryIds(db, sid);
+    const idless = storedIdlessJson(db, sid);
+    const raws = storedMalformedRaw(db, sid);
+    let omp = row.dialect === "omp" || isOmpHeader(source.header);
     // New lines go after everything stored, in file order; a grown file keeps seq = line.
-    let last = Math.max(maxSeq(db, row.id), row.header_line);
+    let last = Math.max(maxSeq(db, sid), row.header_line);
     let provisionalSeq: number | null = null;
-    const rows: NewEntryRow[] = [];
-    const malformed: MalformedRow[] = [];
-    for (const item of items) {
-      const seq = Math.max(item.line + row.line_shift, last + 1);
+    const place = (line: number): number => {
+      const seq = Math.max(line + row.line_shift, last + 1);
       last = seq;
-      if (item.line === state.provisionalLine) provisionalSeq = seq;
-      if ("entry" in item)
-        rows.push(toEntryRow(item.entry.entry, seq, jsonOf(parsed, raw, item.entry), "file"));
-      else {
-        malformed.push({ seq, raw: item.malformed.raw, error: item.malformed.error });
-        malformedAdded.push(item.malformed);
+      if (line === state.provisionalLine) provisionalSeq = seq;
+      return seq;
+    };
+    for (const chunk of source.chunks()) {
+      type Item = { line: number; entry?: (typeof chunk.entries)[number]; malformed?: MalformedLine };
+      const items: Item[] = [];
+      for (const e of chunk.entries) {
+        if (!omp && isOmpEntry(e.entry)) omp = true;
+        const entryId: unknown = e.entry.id;
+        const stored = typeof entryId === "string" ? ids.has(entryId) : idless.has(chunk.jsonOf(e));
+        if (!stored) items.push({ line: e.line, entry: e });
       }
+      for (const m of chunk.malformed) if (!raws.has(m.raw)) items.push({ line: m.line, malformed: m });
+      items.sort((a, b) => a.line - b.line);
+      const rows: NewEntryRow[] = [];
+      const malformed: MalformedRow[] = [];
+      for (const item of items) {
+        const seq = place(item.line);
+        if (item.entry) rows.push(toEntryRow(item.entry.entry, seq, chunk.jsonOf(item.entry), "file"));
+        else if (item.malformed) {
+          malformed.push({ seq, raw: item.malformed.raw, error: item.malformed.error });
+          malformedAdded.push(item.malformed);
+        }
+      }
+      insertEntries(db, sid, rows);
+      insertMalformed(db, sid, malformed);
+      added += rows.length;
     }
-    insertEntries(db, row.id, rows);
-    insertMalformed(db, row.id, malformed);
-    const columns = headerColumns(parsed, raw(parsed.headerLine ?? 1), file);
     updateSession(db, row.id, {
-      ...columns,
-      dialect: row.dialect === "omp" ? "omp" : columns.dialect,
+      ...headerColumns(source, omp, file),
       ...state.patch,
-      ...(state.provisionalLine === parsed.headerLine ? { imported_hash: null } : {}),
+      ...(state.provisionalLine === source.headerLine ? { imported_hash: null } : {}),
       provisional_seq: provisionalSeq,
     });
-    added = Math.max(0, rows.length - removed);
-    problems = refreshSessionStats(db, row.id);
+    added = Math.max(0, added - removed);
+    problems = refreshSessionStats(db, row);
   })();
   return {
     path: file.path,

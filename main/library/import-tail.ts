@@ -28,19 +28,20 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
   let added = 0;
   let problems: SessionProblem[] = [];
   db.transaction(() => {
+    const { sid } = row;
     let removed = 0;
     if (row.provisional_seq !== null) {
-      if (deleteEntryAtSeq(db, row.id, row.provisional_seq)) removed++;
-      deleteMalformedAtSeq(db, row.id, row.provisional_seq);
+      if (deleteEntryAtSeq(db, sid, row.provisional_seq)) removed++;
+      deleteMalformedAtSeq(db, sid, row.provisional_seq);
     }
     // seq = line + shift; the shift only grows when Canopy's own entries or a merged rewrite
     // already occupy the positions right after the file's last line.
-    const shift = Math.max(row.line_shift, Math.max(maxSeq(db, row.id), row.header_line) + 1 - firstLine);
+    const shift = Math.max(row.line_shift, Math.max(maxSeq(db, sid), row.header_line) + 1 - firstLine);
     const rows = parsed.entries.map((e) => toEntryRow(e.entry, e.line + shift, raw(e.line), "file"));
-    insertEntries(db, row.id, rows);
+    insertEntries(db, sid, rows);
     insertMalformed(
       db,
-      row.id,
+      sid,
       parsed.malformed.map((m) => ({ seq: m.line + shift, raw: m.raw, error: m.error })),
     );
     const provisional = state.provisionalLine;
@@ -57,7 +58,7 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
         : {}),
     });
     added = Math.max(0, rows.length - removed);
-    problems = refreshSessionStats(db, row.id);
+    problems = refreshSessionStats(db, row);
   })();
   return {
     path: file.path,

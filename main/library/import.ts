@@ -6,7 +6,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ImportedFileReport, ImportReport, SessionProblem } from "../../core/api/dto.ts";
-import { parseSessionText } from "../../core/session/jsonl.ts";
 import type { Database } from "../store/open.ts";
 import {
   findSessionsByHeaderId,
@@ -15,7 +14,9 @@ import {
   updateSession,
 } from "../store/repos/sessions.ts";
 import { decodeUtf8, listSessionFiles, reasonOf, sha256Hex } from "./files.ts";
-import { type FileFacts, mergeParsed, newSession } from "./import-full.ts";
+import { mergeSource, newSession } from "./import-full.ts";
+import { openSource } from "./import-source.ts";
+import type { FileFacts } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
 
 export { defaultAgentFolders } from "./files.ts";
@@ -143,9 +144,8 @@ function importBuffer(
   // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
   if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
 
-  const text = decodeUtf8(buffer);
-  const parsed = parseSessionText(text);
-  if (parsed.header === null) {
+  const opened = openSource(decodeUtf8(buffer));
+  if (!opened.ok) {
     return {
       path: file.path,
       sessionId: null,
@@ -153,10 +153,11 @@ function importBuffer(
       entriesAdded: 0,
       malformedLines: 0,
       problems: [],
-      reason: parsed.notASessionReason ?? "not a session file",
+      reason: opened.reason,
     };
   }
-  const headerId = parsed.header.id;
+  const { source } = opened;
+  const headerId = source.header.id;
   const samePath = known.find((r) => r.header_id === headerId);
   if (samePath) {
     const problems: SessionProblem[] = [];
@@ -166,7 +167,7 @@ function importBuffer(
         message: `${path.basename(file.path)} was rewritten since the last import; new entries were added, stored ones kept`,
       });
     }
-    return mergeParsed(db, samePath, { ...parsed, header: parsed.header }, text, file, {
+    return mergeSource(db, samePath, source, file, {
       grown: samePath === grown,
       problems,
     });
@@ -183,10 +184,10 @@ function importBuffer(
         message: `${path.basename(file.path)} was moved from ${moved.source_path ?? "(no file)"} and changed; new entries were added`,
       });
     }
-    return mergeParsed(db, moved, { ...parsed, header: parsed.header }, text, file, {
+    return mergeSource(db, moved, source, file, {
       grown: false,
       problems,
     });
   }
-  return newSession(db, { ...parsed, header: parsed.header }, text, file, options.isDemo === true);
+  return newSession(db, source, file, options.isDemo === true);
 }

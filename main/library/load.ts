@@ -68,14 +68,14 @@ export function getSessionHeader(db: Database, sessionId: string): SessionHeader
 
 /** Parsed entries in line order (what buildTreeIndex / buildSessionContext take). */
 export function loadSessionEntries(db: Database, sessionId: string): SessionEntry[] {
-  requireSession(db, sessionId);
-  return listEntryRows(db, sessionId).map((r) => JSON.parse(r.json) as SessionEntry);
+  const { sid } = requireSession(db, sessionId);
+  return listEntryRows(db, sid).map((r) => JSON.parse(r.json) as SessionEntry);
 }
 
 /** Entries with their line (seq) and token estimate, in line order. */
 export function loadStoredEntries(db: Database, sessionId: string): StoredEntry[] {
-  requireSession(db, sessionId);
-  return listEntryRows(db, sessionId).map((r) => ({
+  const { sid } = requireSession(db, sessionId);
+  return listEntryRows(db, sid).map((r) => ({
     entry: JSON.parse(r.json) as SessionEntry,
     line: r.seq,
     tokens: r.tokens,
@@ -83,7 +83,8 @@ export function loadStoredEntries(db: Database, sessionId: string): StoredEntry[
 }
 
 export function loadMalformedLines(db: Database, sessionId: string): MalformedLineDto[] {
-  return listMalformed(db, sessionId).map((m) => ({ line: m.seq, raw: m.raw, error: m.error }));
+  const { sid } = requireSession(db, sessionId);
+  return listMalformed(db, sid).map((m) => ({ line: m.seq, raw: m.raw, error: m.error }));
 }
 
 /** Labels applied in line order: non-empty sets, absent/empty clears (SPEC §2.1, global). */
@@ -122,8 +123,8 @@ export function getViewLeaf(db: Database, sessionId: string): string | null {
  * `resetViewLeaf` to follow the file's last entry again. Never touches the agent's file.
  */
 export function setViewLeaf(db: Database, sessionId: string, leafId: string | null): SessionSummary {
-  requireSession(db, sessionId);
-  if (leafId !== null && !entryIdExists(db, sessionId, leafId)) {
+  const { sid } = requireSession(db, sessionId);
+  if (leafId !== null && !entryIdExists(db, sid, leafId)) {
     throw new StoreError("not_found", `Session ${sessionId} has no entry ${leafId}`);
   }
   updateSession(db, sessionId, { view_leaf_id: leafId, view_leaf_set: 1 });

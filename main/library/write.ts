@@ -19,10 +19,10 @@ export function appendSessionEntries(
 ): StoredEntry[] {
   return db.transaction(() => {
     const row = requireSession(db, sessionId);
-    let seq = Math.max(maxSeq(db, sessionId), row.header_line);
+    let seq = Math.max(maxSeq(db, row.sid), row.header_line);
     const rows = entries.map((entry) => toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy"));
-    insertEntries(db, sessionId, rows);
-    refreshSessionStats(db, sessionId);
+    insertEntries(db, row.sid, rows);
+    refreshSessionStats(db, row);
     return rows.map((r, i) => ({ entry: entries[i] as SessionEntry, line: r.seq, tokens: r.tokens }));
   })();
 }

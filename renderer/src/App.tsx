@@ -4,19 +4,36 @@
  */
 import { useEffect } from "react";
 import { onEvent } from "./api.ts";
+import { CompactionPanel } from "./features/compaction/CompactionPanel.tsx";
+import { JobMessage } from "./features/compaction/JobMessage.tsx";
 import { ImportForm } from "./features/library/ImportForm.tsx";
 import { SessionList } from "./features/library/SessionList.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
+import { BranchList } from "./features/navigation/BranchList.tsx";
 import { useCanopy } from "./store/index.ts";
 
 export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
   const error = useCanopy((state) => state.libraryError);
+  const jobText = useCanopy((state) => state.jobText);
+  const cancelRunning = useCanopy((state) => state.cancelRunning);
 
   useEffect(() => {
     void loadLibrary();
-    return onEvent("library:changed", () => void loadLibrary());
-  }, [loadLibrary]);
+    const offLibrary = onEvent("library:changed", () => void loadLibrary());
+    const offProgress = onEvent("job:progressed", (payload) => {
+      if (payload.text !== undefined) jobText(payload.text);
+    });
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") void cancelRunning();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => {
+      offLibrary();
+      offProgress();
+      window.removeEventListener("keydown", onKey);
+    };
+  }, [loadLibrary, jobText, cancelRunning]);
 
   return (
     <div className="app">
@@ -31,6 +48,11 @@ export function App() {
         <SessionList />
       </aside>
       <main className="content">
+        <div className="actions">
+          <CompactionPanel />
+          <JobMessage />
+          <BranchList />
+        </div>
         <LlmView />
       </main>
     </div>

@@ -8,13 +8,12 @@ import {
   DEFAULT_PROMPTS_DIR,
   loadPromptTemplates,
   renderTemplate,
-  TEMPLATE_NAMES,
 } from "../../prompts/index.ts";
 
 describe("context templates", () => {
   it("defaults: a framing paragraph, a blank line, then the summary in tags on their own lines", () => {
     const loaded = loadPromptTemplates();
-    for (const name of TEMPLATE_NAMES) {
+    for (const name of ["compaction-summary-context", "branch-summary-context"] as const) {
       const t = loaded.templates[name];
       expect(t.source).toBe("default");
       expect(t.path).toBe(path.join(DEFAULT_PROMPTS_DIR, `${name}.md`));

@@ -19,7 +19,12 @@ interface Run {
 async function cli(...args: string[]): Promise<Run> {
   let out = "";
   let err = "";
-  const code = await runCli(args, { out: (text) => (out += `${text}\n`), err: (text) => (err += `${text}\n`) });
+  const code = await runCli(args, {
+    out: (text) => (out += `${text}\n`),
+    err: (text) => (err += `${text}\n`),
+    progress: () => {},
+    isTerminal: false,
+  });
   return { code, out, err };
 }
 
@@ -44,7 +49,9 @@ describe("canopy context --json", () => {
         expect(run.code).toBe(0);
         const got = JSON.parse(run.out) as unknown[];
         const want = expected.contexts[leaf]?.messages ?? [];
-        expect(got.map(withoutSummaryFraming), `${tree} leaf ${leaf}`).toEqual(want.map(withoutSummaryFraming));
+        expect(got.map(withoutSummaryFraming), `${tree} leaf ${leaf}`).toEqual(
+          want.map(withoutSummaryFraming),
+        );
       }
     });
   }
@@ -53,7 +60,15 @@ describe("canopy context --json", () => {
     const expected = readExpectedContexts("tree-01");
     for (const leaf of Object.keys(expected.contexts)) {
       const pi = await cli("context", fixturePath("tree-01.jsonl"), "--leaf", leaf, "--json", "--db", db);
-      const omp = await cli("context", fixturePath("tree-01.omp.jsonl"), "--leaf", leaf, "--json", "--db", db);
+      const omp = await cli(
+        "context",
+        fixturePath("tree-01.omp.jsonl"),
+        "--leaf",
+        leaf,
+        "--json",
+        "--db",
+        db,
+      );
       expect(omp.code).toBe(0);
       expect(JSON.parse(omp.out)).toEqual(JSON.parse(pi.out));
     }
@@ -63,7 +78,9 @@ describe("canopy context --json", () => {
     const expected = readExpectedContexts("tree-00");
     const run = await cli("context", fixturePath("tree-00.jsonl"), "--json", "--db", db);
     const want = expected.contexts[expected.leaf]?.messages ?? [];
-    expect((JSON.parse(run.out) as unknown[]).map(withoutSummaryFraming)).toEqual(want.map(withoutSummaryFraming));
+    expect((JSON.parse(run.out) as unknown[]).map(withoutSummaryFraming)).toEqual(
+      want.map(withoutSummaryFraming),
+    );
   });
 
   it("prints a readable LLM view without --json", async () => {
@@ -84,9 +101,13 @@ describe("canopy show", () => {
     expect(lines.filter((line) => /^[*> ] [ │├─]*[0-9a-f]{8} /.test(line))).toHaveLength(entryCount);
     const leaf = readExpectedContexts("tree-00").leaf;
     expect(lines.find((line) => line.startsWith("*"))).toContain(leaf);
-    const compaction = lines.find((line) => line.includes("[compaction: tokensBefore 93, first kept 8d6ed8e9]"));
+    const compaction = lines.find((line) =>
+      line.includes("[compaction: tokensBefore 93, first kept 8d6ed8e9]"),
+    );
     expect(compaction).toBeDefined();
-    expect(lines.find((line) => line.includes("8d6ed8e9 model_change"))).toContain("[first kept by 6a0b3345]");
+    expect(lines.find((line) => line.includes("8d6ed8e9 model_change"))).toContain(
+      "[first kept by 6a0b3345]",
+    );
   });
 });
 
@@ -114,13 +135,22 @@ describe("canopy import, list, export, search", () => {
     const out = path.join(dir, "export.jsonl");
     const run = await cli("export", source, "--out", out, "--db", db);
     expect(run.code).toBe(0);
-    const original = readFileSync(source, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    const exported = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const original = readFileSync(source, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const exported = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(exported).toEqual(original);
 
     const leaf = Object.keys(readExpectedContexts("tree-02").contexts)[5] as string;
     const resumed = await cli("export", source, "--leaf", leaf, "--db", db);
-    const lines = resumed.out.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = resumed.out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(original.length + 1);
     expect(lines.at(-1)).toMatchObject({ type: "custom", customType: "canopy.resume", parentId: leaf });
   });
@@ -137,7 +167,11 @@ describe("canopy import, list, export, search", () => {
 
 describe("bad input: one line on stderr, non-zero exit", () => {
   const cases: [string, string[], RegExp][] = [
-    ["missing file", ["context", "/nonexistent/x.jsonl"], /^canopy: error: file not found: \/nonexistent\/x\.jsonl\n$/],
+    [
+      "missing file",
+      ["context", "/nonexistent/x.jsonl"],
+      /^canopy: error: file not found: \/nonexistent\/x\.jsonl\n$/,
+    ],
     ["unknown session id", ["show", "deadbeef"], /^canopy: error: no session with id "deadbeef"/],
     ["unknown command", ["frobnicate"], /^canopy: unknown command "frobnicate"/],
     ["unknown option", ["list", "--frob"], /^canopy: Unknown option '--frob'/],
@@ -169,10 +203,14 @@ describe("bad input: one line on stderr, non-zero exit", () => {
 
 describe("npm run --silent canopy", () => {
   it("prints only the command's own output, so JSON stays parseable", () => {
-    const out = execFileSync("npm", ["run", "--silent", "canopy", "--", "context", fixturePath("tree-00.jsonl"), "--json", "--db", db], {
-      cwd: repoRoot,
-      encoding: "utf8",
-    });
+    const out = execFileSync(
+      "npm",
+      ["run", "--silent", "canopy", "--", "context", fixturePath("tree-00.jsonl"), "--json", "--db", db],
+      {
+        cwd: repoRoot,
+        encoding: "utf8",
+      },
+    );
     expect(Array.isArray(JSON.parse(out))).toBe(true);
   });
 
@@ -183,6 +221,8 @@ describe("npm run --silent canopy", () => {
     });
     expect(run.status).not.toBe(0);
     expect(run.stdout).toBe("");
-    expect(run.stderr.trim().split("\n")).toEqual(['canopy: error: no session with id "no-such-session" in the library (see `canopy list`)']);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      'canopy: error: no session with id "no-such-session" in the library (see `canopy list`)',
+    ]);
   });
 });

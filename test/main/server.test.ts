@@ -17,7 +17,14 @@ async function post(channel: string, body: unknown, token: string | null = mode.
     headers: { "content-type": "application/json", ...(token === null ? {} : { "x-canopy-token": token }) },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    json: (await response.json()) as {
+      ok: boolean;
+      value?: unknown;
+      error?: { code: string; message: string };
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -26,7 +33,11 @@ beforeAll(async () => {
   mkdirSync(renderer);
   writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
   writeFileSync(path.join(dir, "secret.txt"), "do not serve");
-  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir: renderer, seedDemo: false });
+  mode = await startBrowserMode({
+    dbPath: path.join(dir, "library.db"),
+    rendererDir: renderer,
+    seedDemo: false,
+  });
   base = `http://127.0.0.1:${mode.port}`;
 });
 
@@ -52,7 +63,10 @@ describe("browser-mode server", () => {
     const missing = await post("session:get", { sessionId: "missing" });
     expect(missing.json).toMatchObject({ ok: false, error: { code: "not_found" } });
     const noFile = await post("library:import", { path: "/nonexistent/dir" });
-    expect(noFile.json).toMatchObject({ ok: false, error: { code: "not_found", message: "No such file or folder: /nonexistent/dir" } });
+    expect(noFile.json).toMatchObject({
+      ok: false,
+      error: { code: "not_found", message: "No such file or folder: /nonexistent/dir" },
+    });
   });
 
   it("serves the renderer and nothing outside it", async () => {

@@ -3,12 +3,19 @@
  * the contract (a missing or extra channel is an error).
  */
 import type { HandlerTable } from "../types.ts";
+import { compactionHandlers, navigationHandlers } from "./compaction.ts";
 import { contextHandlers } from "./context.ts";
 import { libraryHandlers } from "./library.ts";
+import { pruningHandlers } from "./pruning.ts";
 import { sessionHandlers } from "./session.ts";
+import { settingsHandlers } from "./settings.ts";
 
 export const handlers: HandlerTable = {
   ...libraryHandlers,
   ...sessionHandlers,
   ...contextHandlers,
+  ...compactionHandlers,
+  ...navigationHandlers,
+  ...pruningHandlers,
+  ...settingsHandlers,
 };

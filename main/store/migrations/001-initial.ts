@@ -1,6 +1,6 @@
 /**
- * Version 1: sessions, entries (original JSON verbatim + indexed columns), malformed lines,
- * settings and the FTS5 index over message text. See DESIGN §4 for the why of each column.
+ * Version 1: sessions, entries (indexed columns) + entry_json (original JSON verbatim),
+ * malformed lines, settings, and the FTS5 index over message text (filled behind a watermark).
  */
 import type { Migration } from "./types.ts";
 
@@ -10,7 +10,8 @@ export const initial: Migration = {
   up(db) {
     db.exec(`
       CREATE TABLE sessions (
-        id                   TEXT PRIMARY KEY,
+        sid                  INTEGER PRIMARY KEY,
+        id                   TEXT NOT NULL UNIQUE,
         header_id            TEXT NOT NULL,
         source_path          TEXT,
         dialect              TEXT NOT NULL CHECK (dialect IN ('pi', 'omp')),
@@ -51,32 +52,38 @@ export const initial: Migration = {
       CREATE INDEX sessions_by_header_id ON sessions (header_id);
       CREATE INDEX sessions_by_modified ON sessions (modified DESC);
 
+      -- Structural columns only: narrow rows make whole-session scans (tree shape, counts) cheap.
+      -- AUTOINCREMENT keeps pk monotonic, which the search-index watermark relies on.
       CREATE TABLE entries (
-        pk            INTEGER PRIMARY KEY,
-        session_id    TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq           INTEGER NOT NULL,
-        id            TEXT,
-        parent_id     TEXT,
-        type          TEXT NOT NULL,
-        role          TEXT,
-        model         TEXT,
-        timestamp     TEXT,
-        tokens        INTEGER NOT NULL DEFAULT 0,
-        json          TEXT NOT NULL,
-        original_json TEXT,
-        origin        TEXT NOT NULL DEFAULT 'file' CHECK (origin IN ('file', 'canopy')),
-        UNIQUE (session_id, seq)
+        pk        INTEGER PRIMARY KEY AUTOINCREMENT,
+        sid       INTEGER NOT NULL REFERENCES sessions (sid) ON DELETE CASCADE,
+        seq       INTEGER NOT NULL,
+        id        TEXT,
+        parent_id TEXT,
+        type      TEXT NOT NULL,
+        role      TEXT,
+        model     TEXT,
+        timestamp TEXT,
+        tokens    INTEGER NOT NULL DEFAULT 0,
+        origin    TEXT NOT NULL DEFAULT 'file' CHECK (origin IN ('file', 'canopy')),
+        UNIQUE (sid, seq)
       ) STRICT;
-      CREATE INDEX entries_by_id ON entries (session_id, id, seq);
-      CREATE INDEX entries_by_parent ON entries (session_id, parent_id, seq);
-      CREATE INDEX entries_by_type ON entries (session_id, type, role);
+      CREATE INDEX entries_by_id ON entries (sid, id, seq);
+
+      -- The entry's JSON text, verbatim as read (v3) or as migrated (v1/v2); original_json holds
+      -- the text before Canopy changed the entry (e.g. pruning, D9), for "export originals".
+      CREATE TABLE entry_json (
+        pk            INTEGER PRIMARY KEY REFERENCES entries (pk) ON DELETE CASCADE,
+        json          TEXT NOT NULL,
+        original_json TEXT
+      ) STRICT;
 
       CREATE TABLE malformed_lines (
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq        INTEGER NOT NULL,
-        raw        TEXT NOT NULL,
-        error      TEXT NOT NULL,
-        PRIMARY KEY (session_id, seq)
+        sid   INTEGER NOT NULL REFERENCES sessions (sid) ON DELETE CASCADE,
+        seq   INTEGER NOT NULL,
+        raw   TEXT NOT NULL,
+        error TEXT NOT NULL,
+        PRIMARY KEY (sid, seq)
       ) STRICT;
 
       CREATE TABLE settings (
@@ -85,15 +92,20 @@ export const initial: Migration = {
         updated_at TEXT NOT NULL
       ) STRICT;
 
+      -- Internal bookkeeping (not user settings), e.g. the search-index watermark.
+      CREATE TABLE store_meta (
+        key   TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) STRICT;
+
+      -- Contentless: the text is not stored twice (snippets are cut from entry_json). rowid is
+      -- the entry's pk; session and entry ids come from a join on entries.
       CREATE VIRTUAL TABLE entry_text USING fts5 (
         text,
-        session_id UNINDEXED,
-        entry_id UNINDEXED,
-        role UNINDEXED,
+        content = '',
+        contentless_delete = 1,
         tokenize = 'unicode61 remove_diacritics 2'
       );
-      -- The FTS row shares the entry's pk as rowid, so a deleted entry (directly or through the
-      -- session's ON DELETE CASCADE) takes its search text with it.
       CREATE TRIGGER entries_delete_text AFTER DELETE ON entries BEGIN
         DELETE FROM entry_text WHERE rowid = old.pk;
       END;

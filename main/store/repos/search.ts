@@ -1,76 +1,106 @@
 /**
- * Full-text search over message text (FTS5). User queries are turned into quoted tokens so any
- * input is a valid FTS query: punctuation and operators are searched for, never interpreted.
+ * Full-text search storage (FTS5, contentless, rowid = entry pk). Imports do not tokenize: a
+ * watermark (highest pk indexed) lets the library index new entries afterwards, in chunks.
+ * User queries become quoted tokens, so any input is a valid FTS query and never throws.
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
 
-/** Adds the searchable text of one entry; `pk` is the entry row's pk (shared FTS rowid). */
-export function indexEntryText(
-  db: Database,
-  pk: number,
-  sessionId: string,
-  entryId: string | null,
-  role: string | null,
-  text: string,
-): void {
-  stmt(db, "INSERT INTO entry_text (rowid, text, session_id, entry_id, role) VALUES (?, ?, ?, ?, ?)").run(
-    pk,
-    text,
-    sessionId,
-    entryId,
-    role,
-  );
+const WATERMARK = "search.indexed_upto_pk";
+
+/** Every entry with pk ≤ the watermark has been offered to the index. */
+export function searchWatermark(db: Database): number {
+  const value = stmt(db, "SELECT value FROM store_meta WHERE key = ?").pluck(true).get(WATERMARK) as
+    | number
+    | undefined;
+  return value ?? 0;
+}
+
+export function setSearchWatermark(db: Database, pk: number): void {
+  stmt(
+    db,
+    "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  ).run(WATERMARK, pk);
+}
+
+/** Entries above the watermark, oldest first: [pk, json]. */
+export function pendingTextRows(db: Database, afterPk: number, limit: number): [pk: number, json: string][] {
+  return stmt(db, "SELECT pk, json FROM entry_json WHERE pk > ? ORDER BY pk LIMIT ?")
+    .raw(true)
+    .all(afterPk, limit) as [number, string][];
+}
+
+export function countPendingText(db: Database): number {
+  return stmt(db, "SELECT count(*) FROM entry_json WHERE pk > ?")
+    .pluck(true)
+    .get(searchWatermark(db)) as number;
+}
+
+/** Adds the searchable text of a not yet indexed entry. */
+export function insertEntryText(db: Database, pk: number, text: string): void {
+  stmt(db, "INSERT INTO entry_text (rowid, text) VALUES (?, ?)").run(pk, text);
+}
+
+/** Replaces the searchable text of an entry whose JSON changed (e.g. after pruning). */
+export function replaceEntryText(db: Database, pk: number, text: string): void {
+  stmt(db, "DELETE FROM entry_text WHERE rowid = ?").run(pk);
+  if (text !== "") insertEntryText(db, pk, text);
 }
 
 /**
- * Turns free text into an FTS5 query: every whitespace-separated token becomes a quoted phrase
- * (inner quotes doubled), all must match; the last token also matches as a prefix so results
- * show while typing. Returns null when nothing searchable is left.
+ * Words of free text, as FTS5 sees them: runs of letters and digits. A token like
+ * "coding-agent" becomes two words that must both match (and stay adjacent, as a phrase).
+ */
+export function queryWords(input: string): string[][] {
+  return input
+    .split(/\s+/u)
+    .map((token) => token.match(/[\p{L}\p{N}\p{M}]+/gu) ?? [])
+    .filter((words) => words.length > 0)
+    .slice(0, 32);
+}
+
+/**
+ * Turns free text into an FTS5 query: each whitespace-separated token is a quoted phrase, all
+ * must match; the last one also matches as a prefix so results show while typing. Returns null
+ * when nothing searchable is left.
  */
 export function toFtsQuery(input: string): string | null {
-  const tokens = input
-    .split(/\s+/u)
-    // Keep only tokens with something the tokenizer indexes; "--" or "*" alone would match nothing.
-    .filter((t) => /[\p{L}\p{N}]/u.test(t))
-    .slice(0, 32);
+  const tokens = queryWords(input);
   if (tokens.length === 0) return null;
-  return tokens.map((t, i) => `"${t.replaceAll('"', '""')}"${i === tokens.length - 1 ? "*" : ""}`).join(" ");
+  return tokens.map((words, i) => `"${words.join(" ")}"${i === tokens.length - 1 ? "*" : ""}`).join(" ");
 }
 
 export interface SearchRow {
+  pk: number;
   session_id: string;
   entry_id: string | null;
+  type: string;
   role: string | null;
-  snippet: string;
+  json: string;
   session_title: string | null;
 }
 
-export interface SearchOptions {
-  limit?: number;
-  /** Restrict to one session. */
-  sessionId?: string;
-  /** Markers around matched words in the snippet. */
-  highlight?: [before: string, after: string];
-}
-
 /** Best matches first (bm25). Never throws on user input. */
-export function searchEntryText(db: Database, query: string, options: SearchOptions = {}): SearchRow[] {
+export function searchEntryText(
+  db: Database,
+  query: string,
+  options: { limit?: number; sessionId?: string } = {},
+): SearchRow[] {
   const fts = toFtsQuery(query);
   if (fts === null) return [];
   const limit = Math.max(1, Math.min(500, Math.floor(options.limit ?? 50)));
-  const [before, after] = options.highlight ?? ["[", "]"];
-  const sessionFilter = options.sessionId === undefined ? "" : "AND t.session_id = ?";
+  const sessionFilter = options.sessionId === undefined ? "" : "AND s.id = ?";
   const sql = `
-    SELECT t.session_id AS session_id, t.entry_id AS entry_id, t.role AS role,
-           snippet(entry_text, 0, ?, ?, '…', 16) AS snippet,
+    SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, j.json AS json,
            coalesce(s.title, s.display_name, s.compaction_title) AS session_title
     FROM entry_text AS t
-    JOIN sessions AS s ON s.id = t.session_id
+    JOIN entries AS e ON e.pk = t.rowid
+    JOIN entry_json AS j ON j.pk = e.pk
+    JOIN sessions AS s ON s.sid = e.sid
     WHERE entry_text MATCH ? ${sessionFilter}
     ORDER BY t.rank
     LIMIT ?`;
-  const params: unknown[] = [before, after, fts];
+  const params: unknown[] = [fts];
   if (options.sessionId !== undefined) params.push(options.sessionId);
   params.push(limit);
   return stmt(db, sql).all(...params) as SearchRow[];

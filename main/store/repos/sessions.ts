@@ -6,6 +6,9 @@ import type { Database } from "better-sqlite3";
 import { nowIso, stmt } from "../statements.ts";
 
 export interface SessionRow {
+  /** Internal integer key used by entries and malformed lines. */
+  sid: number;
+  /** Canopy's session id: the header id, or a derived one for a second file with that id. */
   id: string;
   header_id: string;
   source_path: string | null;
@@ -50,7 +53,7 @@ export interface SessionRow {
 }
 
 /** Columns a caller may set; `id`, `imported_at` and `updated_at` are managed here. */
-export type SessionPatch = Partial<Omit<SessionRow, "id" | "imported_at" | "updated_at">>;
+export type SessionPatch = Partial<Omit<SessionRow, "sid" | "id" | "imported_at" | "updated_at">>;
 export type NewSession = Pick<
   SessionRow,
   "id" | "header_id" | "dialect" | "original_version" | "header_json" | "cwd" | "created" | "modified"
@@ -102,22 +105,25 @@ function checkedColumns(patch: SessionPatch): string[] {
   return columns;
 }
 
-export function insertSession(db: Database, row: NewSession): void {
+/** Inserts a session row and returns its internal key (`sid`). */
+export function insertSession(db: Database, row: NewSession): number {
   const { id, ...rest } = row;
   const columns = checkedColumns(rest);
   const now = nowIso();
   const names = ["id", ...columns, "imported_at", "updated_at"];
   const values = [id, ...columns.map((c) => rest[c as keyof SessionPatch]), now, now];
-  db.prepare(`INSERT INTO sessions (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`).run(
+  // Column sets repeat (same callers), so the cached statement is reused across imports.
+  const result = stmt(db, `INSERT INTO sessions (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`).run(
     ...values,
   );
+  return Number(result.lastInsertRowid);
 }
 
 export function updateSession(db: Database, id: string, patch: SessionPatch): void {
   const columns = checkedColumns(patch);
   const sets = [...columns.map((c) => `${c} = ?`), "updated_at = ?"];
   const values = [...columns.map((c) => patch[c as keyof SessionPatch]), nowIso(), id];
-  db.prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...values);
+  stmt(db, `UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...values);
 }
 
 export function getSessionRow(db: Database, id: string): SessionRow | undefined {

@@ -2,12 +2,16 @@
  * The renderer's single zustand store, composed from typed slices (DESIGN §5).
  */
 import { create } from "zustand";
+import { createJobsSlice, type JobsSlice } from "./jobs-slice.ts";
 import { createLibrarySlice, type LibrarySlice } from "./library-slice.ts";
 import { createLlmViewSlice, type LlmViewSlice } from "./llm-view-slice.ts";
+import { createSessionSlice, type SessionSlice } from "./session-slice.ts";
 
-export type CanopyState = LibrarySlice & LlmViewSlice;
+export type CanopyState = LibrarySlice & LlmViewSlice & SessionSlice & JobsSlice;
 
 export const useCanopy = create<CanopyState>()((...args) => ({
   ...createLibrarySlice(...args),
   ...createLlmViewSlice(...args),
+  ...createSessionSlice(...args),
+  ...createJobsSlice(...args),
 }));

@@ -40,8 +40,9 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     }
   },
   async selectSession(sessionId) {
-    set({ selectedSessionId: sessionId });
-    await get().loadContext(sessionId, undefined);
+    set({ selectedSessionId: sessionId, plan: null, planError: null, jobMessage: null, detail: null });
+    if (!sessionId) return;
+    await Promise.all([get().loadContext(sessionId, undefined), get().loadSessionDetail(sessionId)]);
   },
   async importPath(path) {
     set({ importing: true, libraryError: null });

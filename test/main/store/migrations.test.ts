@@ -29,7 +29,16 @@ describe("openDatabase + migrations", () => {
     const file = path.join(tmp.dir, "nested", "library.db");
     const db = openDatabase(file);
     expect(schemaVersion(db)).toBe(LATEST_VERSION);
-    expect(tableNames(db)).toEqual(["entries", "entry_text", "malformed_lines", "sessions", "settings"]);
+    expect(tableNames(db)).toEqual([
+      "entries",
+      "entry_json",
+      "entry_text",
+      "malformed_lines",
+      "sessions",
+      "settings",
+      "sqlite_sequence",
+      "store_meta",
+    ]);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(db.pragma("synchronous", { simple: true })).toBe(1);
@@ -41,7 +50,7 @@ describe("openDatabase + migrations", () => {
       strict: number;
     }[];
     for (const t of strict.filter((t) =>
-      ["sessions", "entries", "malformed_lines", "settings"].includes(t.name),
+      ["sessions", "entries", "entry_json", "malformed_lines", "settings", "store_meta"].includes(t.name),
     )) {
       expect(t.strict, t.name).toBe(1);
     }

@@ -5,7 +5,6 @@ import type { Database } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../main/store/open.ts";
 import {
-  countEntriesByType,
   entryJsonByPk,
   getEntryRowById,
   insertEntries,
@@ -16,7 +15,14 @@ import {
   maxSeq,
   type NewEntryRow,
 } from "../../../main/store/repos/entries.ts";
-import { searchEntryText, toFtsQuery } from "../../../main/store/repos/search.ts";
+import {
+  insertEntryText,
+  pendingTextRows,
+  searchEntryText,
+  searchWatermark,
+  setSearchWatermark,
+  toFtsQuery,
+} from "../../../main/store/repos/search.ts";
 import {
   deleteSession,
   getSessionRow,
@@ -37,8 +43,8 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-function addSession(id: string): void {
-  insertSession(db, {
+function addSession(id: string): number {
+  return insertSession(db, {
     id,
     header_id: id,
     dialect: "pi",
@@ -75,7 +81,6 @@ function entry(seq: number, id: string, parentId: string | null, text: string): 
     tokens: 3,
     json,
     origin: "file",
-    text,
   };
 }
 
@@ -102,25 +107,32 @@ describe("settings", () => {
 });
 
 describe("sessions and entries", () => {
-  it("stores duplicate ids, resolves lookups to the last one, cascades deletes to search text", () => {
-    addSession("s1");
+  it("stores duplicate ids, resolves lookups to the last one, cascades deletes to JSON and search text", () => {
+    const sid = addSession("s1");
+    let pks: number[] = [];
     db.transaction(() => {
-      insertEntries(db, "s1", [
+      pks = insertEntries(db, sid, [
         entry(2, "a", null, "alpha"),
         entry(3, "b", "a", "bravo"),
         entry(5, "a", "b", "again"),
       ]);
-      insertMalformed(db, "s1", [{ seq: 4, raw: "{broken", error: "Unexpected end" }]);
+      insertMalformed(db, sid, [{ seq: 4, raw: "{broken", error: "Unexpected end" }]);
+      pks.forEach((pk, i) => {
+        insertEntryText(db, pk, ["alpha", "bravo", "again"][i] ?? "");
+      });
     })();
-    expect(listEntryRows(db, "s1").map((r) => r.seq)).toEqual([2, 3, 5]);
-    expect(getEntryRowById(db, "s1", "a")?.seq).toBe(5);
-    expect(lastEntryId(db, "s1")).toBe("a");
-    expect(maxSeq(db, "s1")).toBe(5);
-    expect(countEntriesByType(db, "s1")).toEqual([{ type: "message", role: "user", n: 3 }]);
-    const shapes = listEntryShapes(db, "s1");
+    expect(listEntryRows(db, sid).map((r) => r.seq)).toEqual([2, 3, 5]);
+    expect(getEntryRowById(db, sid, "a")?.seq).toBe(5);
+    expect(lastEntryId(db, sid)).toBe("a");
+    expect(maxSeq(db, sid)).toBe(5);
+    const shapes = listEntryShapes(db, sid);
     expect(shapes.map((s) => s[2])).toEqual(["a", "b", "a"]);
-    const pks = shapes.map((s) => s[0]).reverse();
-    expect(entryJsonByPk(db, pks).map((j) => (JSON.parse(j) as { id: string }).id)).toEqual(["a", "b", "a"]);
+    const reversed = shapes.map((s) => s[0]).reverse();
+    expect(entryJsonByPk(db, reversed).map((j) => (JSON.parse(j) as { id: string }).id)).toEqual([
+      "a",
+      "b",
+      "a",
+    ]);
     expect(searchEntryText(db, "bravo").map((h) => h.entry_id)).toEqual(["b"]);
 
     updateSession(db, "s1", { title: "T", view_leaf_id: "b", view_leaf_set: 1 });
@@ -128,9 +140,18 @@ describe("sessions and entries", () => {
     expect(() => updateSession(db, "s1", { ["bogus" as "title"]: "x" })).toThrow(/unknown session column/);
 
     expect(deleteSession(db, "s1")).toBe(true);
-    expect(db.prepare("SELECT count(*) FROM entries").pluck().get()).toBe(0);
-    expect(db.prepare("SELECT count(*) FROM malformed_lines").pluck().get()).toBe(0);
-    expect(db.prepare("SELECT count(*) FROM entry_text").pluck().get()).toBe(0);
+    for (const table of ["entries", "entry_json", "malformed_lines"]) {
+      expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
+    }
+    expect(searchEntryText(db, "bravo")).toEqual([]);
+  });
+
+  it("keeps pk monotonic after deleting the newest entry (the search watermark relies on it)", () => {
+    const sid = addSession("s1");
+    const [first] = insertEntries(db, sid, [entry(2, "a", null, "x")]);
+    db.prepare("DELETE FROM entries WHERE pk = ?").run(first);
+    const [second] = insertEntries(db, sid, [entry(2, "a", null, "x")]);
+    expect(second).toBeGreaterThan(first ?? 0);
   });
 });
 
@@ -138,9 +159,11 @@ describe("search", () => {
   it("quotes every token so FTS syntax in user input never throws", () => {
     expect(toFtsQuery("")).toBeNull();
     expect(toFtsQuery("  -- * ")).toBeNull();
-    expect(toFtsQuery('foo "bar')).toBe('"foo" """bar"*');
-    addSession("s1");
-    insertEntries(db, "s1", [entry(2, "a", null, "refactor the parser: NEAR(tree, index) AND more")]);
+    expect(toFtsQuery('foo "bar')).toBe('"foo" "bar"*');
+    expect(toFtsQuery("coding-agent x")).toBe('"coding agent" "x"*');
+    const sid = addSession("s1");
+    const [pk] = insertEntries(db, sid, [entry(2, "a", null, "")]);
+    insertEntryText(db, pk ?? 0, "refactor the parser: NEAR(tree, index) AND more of the coding-agent");
     for (const q of [
       '"',
       "NEAR(",
@@ -154,11 +177,20 @@ describe("search", () => {
     ]) {
       expect(() => searchEntryText(db, q), q).not.toThrow();
     }
-    const hits = searchEntryText(db, "PARSE");
-    expect(hits).toHaveLength(1);
-    expect(hits[0]?.snippet).toContain("[parser]");
+    expect(searchEntryText(db, "PARSE")).toHaveLength(1);
     expect(searchEntryText(db, "near(tree")).toHaveLength(1);
+    expect(searchEntryText(db, "coding-agent")).toHaveLength(1);
+    expect(searchEntryText(db, "agent-coding")).toHaveLength(0);
     expect(searchEntryText(db, "absent words")).toEqual([]);
+  });
+
+  it("tracks a watermark of indexed entries", () => {
+    const sid = addSession("s1");
+    const pks = insertEntries(db, sid, [entry(2, "a", null, ""), entry(3, "b", "a", "")]);
+    expect(searchWatermark(db)).toBe(0);
+    expect(pendingTextRows(db, 0, 10).map((r) => r[0])).toEqual(pks);
+    setSearchWatermark(db, pks[0] ?? 0);
+    expect(pendingTextRows(db, searchWatermark(db), 10).map((r) => r[0])).toEqual(pks.slice(1));
   });
 });
 
@@ -171,42 +203,49 @@ describe("query plans of hot queries", () => {
   const cases: [name: string, sql: string, params: unknown[], index: RegExp][] = [
     [
       "entries of a session in order",
-      "SELECT * FROM entries WHERE session_id = ? ORDER BY seq",
-      ["s"],
-      /sqlite_autoindex_entries_1/,
+      "SELECT e.*, j.json FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq",
+      [1],
+      /SEARCH e USING INDEX sqlite_autoindex_entries_1[\s\S]*SEARCH j USING INTEGER PRIMARY KEY/,
     ],
     [
       "entry by id",
-      "SELECT * FROM entries WHERE session_id = ? AND id = ? ORDER BY seq DESC LIMIT 1",
-      ["s", "a"],
-      /entries_by_id/,
+      "SELECT pk FROM entries WHERE sid = ? AND id = ? ORDER BY seq DESC LIMIT 1",
+      [1, "a"],
+      /COVERING INDEX entries_by_id/,
     ],
     [
-      "children of an entry",
-      "SELECT id FROM entries WHERE session_id = ? AND parent_id = ?",
-      ["s", "a"],
-      /entries_by_parent/,
+      "entry id exists",
+      "SELECT 1 FROM entries WHERE sid = ? AND id = ? LIMIT 1",
+      [1, "a"],
+      /COVERING INDEX entries_by_id/,
     ],
     [
-      "counts by type",
-      "SELECT type, role, count(*) FROM entries WHERE session_id = ? GROUP BY type, role",
-      ["s"],
-      /COVERING INDEX entries_by_type/,
+      "tree shape of a session",
+      "SELECT pk, seq, id, parent_id, type, role, model FROM entries WHERE sid = ? ORDER BY seq",
+      [1],
+      /sqlite_autoindex_entries_1/,
     ],
     [
-      "first user message",
-      "SELECT json FROM entries WHERE session_id = ? AND type = ? AND role = ? ORDER BY seq LIMIT 1",
-      ["s", "message", "user"],
-      /entries_by_type|sqlite_autoindex_entries_1/,
+      "last entry",
+      "SELECT id FROM entries WHERE sid = ? ORDER BY seq DESC LIMIT 1",
+      [1],
+      /sqlite_autoindex_entries_1/,
     ],
     [
       "malformed lines of a session",
-      "SELECT seq, raw, error FROM malformed_lines WHERE session_id = ? ORDER BY seq",
-      ["s"],
+      "SELECT seq, raw, error FROM malformed_lines WHERE sid = ? ORDER BY seq",
+      [1],
       /sqlite_autoindex_malformed_lines_1/,
     ],
+    ["session by id", "SELECT * FROM sessions WHERE id = ?", ["s"], /sqlite_autoindex_sessions_1/],
     ["session by file", "SELECT * FROM sessions WHERE source_path = ?", ["/p"], /sessions_by_source_path/],
     ["library list", "SELECT * FROM sessions ORDER BY modified DESC, id", [], /sessions_by_modified/],
+    [
+      "pending search text",
+      "SELECT pk, json FROM entry_json WHERE pk > ? ORDER BY pk LIMIT ?",
+      [0, 10],
+      /SEARCH entry_json USING INTEGER PRIMARY KEY/,
+    ],
     [
       "full-text match",
       "SELECT rowid FROM entry_text WHERE entry_text MATCH ? ORDER BY rank LIMIT 5",
@@ -218,14 +257,12 @@ describe("query plans of hot queries", () => {
     it(name, () => {
       const p = plan(sql, ...params);
       expect(p).toMatch(index);
-      expect(p).not.toMatch(/SCAN (entries|sessions|malformed_lines)\b(?! USING)/);
+      expect(p).not.toMatch(/SCAN (entries|entry_json|sessions|malformed_lines|e|j|s)\b(?! USING)/);
     });
   }
 
   it("the list order needs no sort at all", () => {
-    expect(plan("SELECT * FROM entries WHERE session_id = ? ORDER BY seq", "s")).not.toMatch(/TEMP B-TREE/);
-    expect(plan("SELECT * FROM malformed_lines WHERE session_id = ? ORDER BY seq", "s")).not.toMatch(
-      /TEMP B-TREE/,
-    );
+    expect(plan("SELECT * FROM entries WHERE sid = ? ORDER BY seq", 1)).not.toMatch(/TEMP B-TREE/);
+    expect(plan("SELECT * FROM malformed_lines WHERE sid = ? ORDER BY seq", 1)).not.toMatch(/TEMP B-TREE/);
   });
 });

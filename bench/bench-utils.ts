@@ -1,0 +1,60 @@
+/**
+ * Small helpers shared by the benchmarks: medians, throughput formatting, temp folders and the
+ * fixture list. Benchmarks print figures; they are not tests and never fail the build.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export function fixturesDir(): string {
+  return process.env.CANOPY_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures");
+}
+
+export function fixtureFiles(): string[] {
+  const dir = fixturesDir();
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+export function timeIt(fn: () => void): number {
+  const started = performance.now();
+  fn();
+  return performance.now() - started;
+}
+
+export function tempDir(prefix: string): { dir: string; cleanup(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+export const mbps = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000);
+export const perSecond = (count: number, ms: number): number => count / (ms / 1000);
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Prints rows as an aligned text table. */
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) console.log(line(r));
+}

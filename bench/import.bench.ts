@@ -1,0 +1,141 @@
+/**
+ * Import throughput (MB/s, entries/s) on every fixture and on a generated 100,000-entry session,
+ * against plain JSON.parse of the same lines measured in the same run. Target: import at
+ * ≥ 1/3 of the baseline. Run: node bench/import.bench.ts [--runs N] [--skip-generated]
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { importPath } from "../main/library/import.ts";
+import { indexPendingSearchText } from "../main/library/search.ts";
+import { openDatabase } from "../main/store/open.ts";
+import { fixtureFiles, fmt, mbps, median, perSecond, printTable, tempDir, timeIt } from "./bench-utils.ts";
+import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
+
+export interface ImportFigures {
+  file: string;
+  bytes: number;
+  entries: number;
+  /** JSON.parse of every line of text already in memory. */
+  parseMs: number;
+  /** readFileSync + split + JSON.parse: the least a loader does. */
+  readParseMs: number;
+  /** importPath into a fresh database (read, hash, parse, store, commit). */
+  importMs: number;
+  /** Tokenizing the imported entries into the search index afterwards. */
+  searchIndexMs: number;
+}
+
+function baseline(file: string): { parseMs: number; readParseMs: number; entries: number } {
+  let entries = 0;
+  const readParseMs = timeIt(() => {
+    const text = fs.readFileSync(file, "utf8");
+    for (const line of text.split("\n")) if (line.trim() !== "") JSON.parse(line);
+  });
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
+  const parseMs = timeIt(() => {
+    for (const line of lines) JSON.parse(line);
+  });
+  entries = lines.length - 1;
+  return { parseMs, readParseMs, entries };
+}
+
+function importOnce(file: string): { importMs: number; searchIndexMs: number } {
+  const tmp = tempDir("canopy-bench-");
+  try {
+    const db = openDatabase(path.join(tmp.dir, "library.db"));
+    let failed = 0;
+    const importMs = timeIt(() => {
+      failed = importPath(db, file).failed;
+    });
+    if (failed > 0) throw new Error(`import of ${file} failed`);
+    const searchIndexMs = timeIt(() => indexPendingSearchText(db));
+    db.close();
+    return { importMs, searchIndexMs };
+  } finally {
+    tmp.cleanup();
+  }
+}
+
+export function measureImport(file: string, runs: number): ImportFigures {
+  const parse: number[] = [];
+  const readParse: number[] = [];
+  const imports: number[] = [];
+  const search: number[] = [];
+  let entries = 0;
+  for (let i = 0; i < runs; i++) {
+    const b = baseline(file);
+    entries = b.entries;
+    parse.push(b.parseMs);
+    readParse.push(b.readParseMs);
+    const r = importOnce(file);
+    imports.push(r.importMs);
+    search.push(r.searchIndexMs);
+  }
+  return {
+    file,
+    bytes: fs.statSync(file).size,
+    entries,
+    parseMs: median(parse),
+    readParseMs: median(readParse),
+    importMs: median(imports),
+    searchIndexMs: median(search),
+  };
+}
+
+export function runImportBench(options: { runs?: number; generated?: boolean } = {}): ImportFigures[] {
+  const files = fixtureFiles();
+  if (options.generated !== false) {
+    const g = writeGeneratedSession(defaultGeneratedPath());
+    console.log(
+      `generated session: ${g.entries} entries, ${(g.bytes / 1e6).toFixed(1)} MB, ${g.compactions} compactions`,
+    );
+    files.push(g.file);
+  }
+  const figures: ImportFigures[] = [];
+  for (const file of files) {
+    const big = fs.statSync(file).size > 50e6;
+    figures.push(measureImport(file, options.runs ?? (big ? 3 : 7)));
+  }
+  console.log("\nImport throughput (median of runs; ratio = import speed / baseline speed, target ≥ 0.33)\n");
+  printTable(
+    [
+      "file",
+      "MB",
+      "entries",
+      "parse MB/s",
+      "read+parse MB/s",
+      "import MB/s",
+      "import entries/s",
+      "ratio vs parse",
+      "ratio vs read+parse",
+      "search index MB/s",
+    ],
+    figures.map((f) => [
+      path.basename(f.file),
+      fmt(f.bytes / 1e6, 1),
+      fmt(f.entries),
+      fmt(mbps(f.bytes, f.parseMs)),
+      fmt(mbps(f.bytes, f.readParseMs)),
+      fmt(mbps(f.bytes, f.importMs)),
+      fmt(perSecond(f.entries, f.importMs)),
+      fmt(f.parseMs / f.importMs, 2),
+      fmt(f.readParseMs / f.importMs, 2),
+      fmt(mbps(f.bytes, f.searchIndexMs)),
+    ]),
+  );
+  console.log(
+    "\nbaseline entries/s (parse):",
+    figures.map((f) => `${path.basename(f.file)} ${fmt(perSecond(f.entries, f.parseMs))}`).join(", "),
+  );
+  return figures;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const runsAt = process.argv.indexOf("--runs");
+  const runs = runsAt > 0 ? Number(process.argv[runsAt + 1]) : undefined;
+  runImportBench({ ...(runs ? { runs } : {}), generated: !process.argv.includes("--skip-generated") });
+}

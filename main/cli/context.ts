@@ -1,0 +1,69 @@
+/**
+ * What every CLI command gets: the in-process API, the output streams, and helpers to call a
+ * channel (failures become one-line errors) and to resolve a `<session>` argument.
+ */
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { Api } from "../api/dispatch.ts";
+import { type ParsedCommand, UsageError } from "./args.ts";
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** A transient status line (terminals only). */
+  progress(text: string): void;
+  isTerminal: boolean;
+}
+
+/** A command failed for a reason the user can act on; printed as one line, exit code 1. */
+export class CommandError extends Error {}
+
+export interface CliContext {
+  api: Api;
+  io: CliIo;
+  request<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>>;
+  resolveSession(arg: string | undefined): Promise<string>;
+  requireNoExtra(count: number): void;
+}
+
+export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): CliContext {
+  const request = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
+    const result = await api.call(channel, input);
+    if (!result.ok) throw new CommandError(result.error.message);
+    return result.value;
+  };
+
+  /** A session id, a unique id prefix, or a .jsonl path (imported first) → a session id. */
+  const resolveSession = async (arg: string | undefined): Promise<string> => {
+    if (!arg) throw new UsageError("missing <session> (a session id or a .jsonl file)");
+    if (existsSync(arg) && statSync(arg).isFile()) {
+      const report = await request("library:import", { path: path.resolve(arg) });
+      const file = report.files[0];
+      if (!file?.sessionId) throw new CommandError(`${arg}: ${file?.reason ?? "not a session file"}`);
+      return file.sessionId;
+    }
+    if (arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep)) {
+      throw new CommandError(`file not found: ${arg}`);
+    }
+    const sessions = await request("library:list", {});
+    const exact = sessions.find((session) => session.id === arg);
+    if (exact) return exact.id;
+    const matches = sessions.filter((session) => session.id.startsWith(arg));
+    if (matches.length === 1 && matches[0]) return matches[0].id;
+    if (matches.length > 1) throw new CommandError(`"${arg}" matches ${matches.length} sessions; give more of the id`);
+    throw new CommandError(`no session with id "${arg}" in the library (see \`canopy list\`)`);
+  };
+
+  return {
+    api,
+    io,
+    request,
+    resolveSession,
+    requireNoExtra(count) {
+      if (parsed.positionals.length > count) {
+        throw new UsageError(`unexpected argument "${parsed.positionals[count]}" for ${parsed.command}`);
+      }
+    },
+  };
+}

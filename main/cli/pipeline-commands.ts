@@ -1,0 +1,172 @@
+/**
+ * CLI commands that run Canopy's pipelines: compact, navigate, prune and settings. Long runs
+ * show the streamed summary on stderr when it is a terminal, and Ctrl+C cancels them cleanly.
+ */
+import type { CompactionPlanDto } from "../../core/api/dto.ts";
+import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
+import type { ParsedCommand } from "./args.ts";
+import { UsageError } from "./args.ts";
+import type { CliContext } from "./context.ts";
+
+/** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
+export function planAsJson(plan: CompactionPlanDto) {
+  return {
+    firstKeptEntryId: plan.firstKeptEntryId,
+    isSplitTurn: plan.isSplitTurn,
+    turnStartEntryId: plan.turnStartEntryId,
+    tokensBefore: plan.tokensBefore,
+    keepRecentTokens: plan.keepRecentTokens,
+    summarizeEntryIds: plan.summarizeEntryIds,
+    turnPrefixEntryIds: plan.turnPrefixEntryIds,
+    keptEntryIds: plan.keptEntryIds,
+    previousSummary: plan.previousSummary,
+    readFiles: plan.readFiles,
+    modifiedFiles: plan.modifiedFiles,
+  };
+}
+
+function renderPlan(plan: CompactionPlanDto): string {
+  const lines = [
+    `Compaction plan at leaf ${plan.leafId} (summarizer: ${plan.summarizer})`,
+    `  first kept entry   ${plan.firstKeptEntryId}${plan.isSplitTurn ? ` (split turn starting at ${plan.turnStartEntryId})` : ""}`,
+    `  tokens before      ${plan.tokensBefore} (measured ${plan.tokensBeforeMeasured ?? "n/a"}, estimated ${plan.tokensBeforeEstimated})`,
+    `  keep budget        ${plan.keepRecentTokens} tokens (after adaptation)`,
+    `  summarized         ${plan.summarizeEntryIds.length} entries${plan.previousSummary ? " + the previous summary" : ""}`,
+    `  turn prefix        ${plan.turnPrefixEntryIds.length} entries`,
+    `  kept verbatim      ${plan.keptEntryIds.length} entries, ~${plan.keptTokens} tokens`,
+    `  tokens after       ≤ ${plan.keptTokens + plan.maxSummaryTokens} (kept + at most ${plan.maxSummaryTokens} of summary)`,
+  ];
+  if (plan.readFiles.length > 0) lines.push(`  read files         ${plan.readFiles.join(", ")}`);
+  if (plan.modifiedFiles.length > 0) lines.push(`  modified files     ${plan.modifiedFiles.join(", ")}`);
+  for (const note of plan.notes) lines.push(`  note: ${note}`);
+  return lines.join("\n");
+}
+
+/** Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal. */
+async function withCancel<T>(cli: CliContext, sessionId: string, abort: "compaction:abort" | "navigation:abort", run: () => Promise<T>): Promise<T> {
+  const onSigint = () => {
+    cli.io.err("cancelling…");
+    void cli.api.call(abort, { sessionId });
+  };
+  const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
+    if (name === "job:progressed" && cli.io.isTerminal && "text" in payload && payload.text) {
+      cli.io.progress(`${payload.label}: ${payload.text.length} characters`);
+    }
+  });
+  process.on("SIGINT", onSigint);
+  try {
+    return await run();
+  } finally {
+    process.off("SIGINT", onSigint);
+    unsubscribe();
+  }
+}
+
+export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand): Promise<boolean> {
+  const { options } = parsed;
+  switch (parsed.command) {
+    case "compact": {
+      cli.requireNoExtra(1);
+      const sessionId = await cli.resolveSession(parsed.positionals[0]);
+      const base = {
+        sessionId,
+        ...(options.leaf === undefined ? {} : { leafId: options.leaf }),
+        ...(options.keepRecentTokens === undefined ? {} : { keepRecentTokens: options.keepRecentTokens }),
+      };
+      if (options.dryRun) {
+        const plan = await cli.request("compaction:preview", base);
+        cli.io.out(options.json ? JSON.stringify(planAsJson(plan), null, 2) : renderPlan(plan));
+        return true;
+      }
+      const input = options.instructions === undefined ? base : { ...base, customInstructions: options.instructions };
+      const result = await withCancel(cli, sessionId, "compaction:abort", () => cli.request("compaction:run", input));
+      cli.io.out(
+        options.json
+          ? JSON.stringify(result, null, 2)
+          : `Compacted: entry ${result.entryId}, first kept ${result.firstKeptEntryId}, tokens before ${result.tokensBefore}\n\n${result.summary}`,
+      );
+      return true;
+    }
+    case "navigate": {
+      cli.requireNoExtra(2);
+      const sessionId = await cli.resolveSession(parsed.positionals[0]);
+      const targetId = parsed.positionals[1];
+      if (!targetId) throw new UsageError("missing <entryId> to navigate to");
+      const result = await withCancel(cli, sessionId, "navigation:abort", () =>
+        cli.request("navigation:navigate", {
+          sessionId,
+          targetId,
+          summarize: options.summarize,
+          ...(options.instructions === undefined ? {} : { customInstructions: options.instructions }),
+          ...(options.replacePrompt ? { replacePrompt: true } : {}),
+        }),
+      );
+      if (options.json) cli.io.out(JSON.stringify(result, null, 2));
+      else if (result.cancelled) cli.io.out(result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.");
+      else {
+        const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
+        const editor = result.editorText ? `\nEditor text: ${result.editorText}` : "";
+        cli.io.out(`View leaf: ${result.newLeafId ?? "(empty)"} (was ${result.oldLeafId ?? "(empty)"})${summary}${editor}`);
+      }
+      return true;
+    }
+    case "prune": {
+      cli.requireNoExtra(1);
+      const sessionId = await cli.resolveSession(parsed.positionals[0]);
+      const leaf = options.leaf === undefined ? {} : { leafId: options.leaf };
+      if (options.restore) {
+        const result = await cli.request("pruning:restore", { sessionId });
+        cli.io.out(options.json ? JSON.stringify(result, null, 2) : `Restored ${result.prunedCount} tool output(s).`);
+      } else if (options.dryRun) {
+        const plan = await cli.request("pruning:preview", { sessionId, ...leaf });
+        cli.io.out(
+          options.json
+            ? JSON.stringify(plan, null, 2)
+            : [
+                `${plan.candidates.length} tool output(s) could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
+                ...plan.candidates.map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
+                ...(plan.reason ? [plan.reason] : []),
+              ].join("\n"),
+        );
+      } else {
+        const result = await cli.request("pruning:apply", { sessionId, ...leaf });
+        cli.io.out(
+          options.json
+            ? JSON.stringify(result, null, 2)
+            : result.prunedCount === 0
+              ? "Nothing pruned (see `prune --dry-run`)."
+              : `Pruned ${result.prunedCount} tool output(s), ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
+        );
+      }
+      return true;
+    }
+    case "settings": {
+      const [action, key, ...rest] = parsed.positionals;
+      if (action === "get" || action === undefined) {
+        const settings = await cli.request("settings:get", {});
+        if (key === undefined) cli.io.out(JSON.stringify(settings, null, 2));
+        else {
+          if (!SETTING_KEYS.includes(key)) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
+          cli.io.out(JSON.stringify(getSettingAt(settings, key), null, 2));
+        }
+        return true;
+      }
+      if (action === "set") {
+        if (key === undefined || rest.length === 0) throw new UsageError("usage: settings set <key> <value>");
+        const text = rest.join(" ");
+        let value: unknown = text;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          // Plain text (e.g. a URL or a model id) is taken as a string.
+        }
+        const settings = await cli.request("settings:set", { key, value });
+        cli.io.out(`${key} = ${JSON.stringify(getSettingAt(settings, key))}`);
+        return true;
+      }
+      throw new UsageError(`settings takes "get" or "set", not "${action}"`);
+    }
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Summarizer backend for any OpenAI-compatible chat endpoint (D16) through the official `openai`
+ * SDK — the only module that imports it. Aborts reach the HTTP request; failures resolve as data
+ * (`stopReason: "error"`) whose text keeps the status, the server's message and retry hints.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type {
+  AbortSignalLike,
+  Summarizer,
+  SummaryRequest,
+  SummaryResponse,
+} from "../../core/compaction/types.ts";
+
+export interface OpenAiSummarizerConfig {
+  /** e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 */
+  baseUrl: string;
+  /** Missing → a placeholder, which local servers (Ollama, LM Studio, llama.cpp) accept. */
+  apiKey?: string | undefined;
+  model: string;
+  contextWindow: number;
+  stream?: boolean | undefined;
+  timeoutMs?: number | undefined;
+  /** The SDK's own retries are always off: Canopy's policy lives in retry.ts. */
+  maxRetries?: 0;
+  /** The model accepts `reasoning_effort` (sent only for requests asking for "high"). */
+  reasoning?: boolean | undefined;
+  /**
+   * Name of the output cap. `max_tokens` is understood by OpenAI's chat models, Ollama,
+   * LM Studio, vLLM and llama.cpp; OpenAI's reasoning models require `max_completion_tokens`.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined;
+}
+
+export type ConnectionTestResult =
+  | { ok: true; model: string; latencyMs: number }
+  | { ok: false; message: string };
+
+/** Placeholder key for servers that need none (the SDK refuses to run without one). */
+export const NO_API_KEY = "not-needed";
+
+/** Response headers that carry retry hints, copied into error texts for §9.4 hint parsing. */
+const HINT_HEADERS = ["retry-after-ms", "retry-after", "x-ratelimit-reset-ms", "x-ratelimit-reset"] as const;
+
+const ABORTED: SummaryResponse = { text: "", stopReason: "aborted" };
+
+function createClient(config: OpenAiSummarizerConfig, timeoutMs?: number): OpenAI {
+  return new OpenAI({
+    baseURL: config.baseUrl,
+    apiKey: config.apiKey || NO_API_KEY,
+    maxRetries: 0,
+    timeout: timeoutMs ?? config.timeoutMs,
+    // The SDK would print parse failures to the console; they come back to us as errors anyway.
+    logLevel: "off",
+  });
+}
+
+/** A real AbortSignal following a core-style one; `dispose` detaches the listener. */
+function linkSignal(signal: AbortSignalLike | undefined) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort);
+  if (signal?.aborted) controller.abort();
+  return { signal: controller.signal, dispose: () => signal?.removeEventListener("abort", onAbort) };
+}
+
+/** The chain of `cause` messages, e.g. "fetch failed (connect ECONNREFUSED 127.0.0.1:9)". */
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  let cursor: unknown = error instanceof Error ? error.cause : undefined;
+  for (let depth = 0; cursor instanceof Error && depth < 4; depth += 1) {
+    if (cursor.message) parts.push(cursor.message);
+    cursor = cursor.cause;
+  }
+  return parts.join(": ");
+}
+
+/**
+ * One-line error text: `<status> <server message>` plus `(retry-after-ms=N, …)` when the
+ * response carried hint headers; connection failures name their cause.
+ */
+export function describeError(error: unknown, timeoutMs?: number): string {
+  if (error instanceof APIConnectionTimeoutError) {
+    return timeoutMs === undefined ? "Request timed out" : `Request timed out after ${timeoutMs} ms`;
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = causeText(error);
+    return cause ? `Connection error: ${cause}` : "Connection error";
+  }
+  if (error instanceof APIError) {
+    // Bodies like {"error": "text"} (Ollama's native form) would otherwise come out quoted.
+    const body: unknown = error.error;
+    let message =
+      error.status !== undefined && typeof body === "string" ? `${error.status} ${body}` : error.message;
+    const hints: string[] = [];
+    for (const name of HINT_HEADERS) {
+      const value = error.headers?.get(name);
+      if (value) hints.push(`${name}=${value}`);
+    }
+    if (hints.length > 0) message += ` (${hints.join(", ")})`;
+    return message;
+  }
+  if (error instanceof SyntaxError) return `Invalid response from the model endpoint: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function finish(text: string, finishReason: string | null | undefined): SummaryResponse {
+  if (finishReason === "length") return { text, stopReason: "length" };
+  if (text.length === 0) {
+    return {
+      text,
+      stopReason: "error",
+      errorMessage: `Model returned an empty reply (finish_reason ${finishReason})`,
+    };
+  }
+  return { text, stopReason: "stop" };
+}
+
+function outputCap(config: OpenAiSummarizerConfig, tokens: number) {
+  return config.maxTokensField === "max_completion_tokens"
+    ? { max_completion_tokens: tokens }
+    : { max_tokens: tokens };
+}
+
+function requestBody(config: OpenAiSummarizerConfig, request: SummaryRequest) {
+  return {
+    model: config.model,
+    messages: [
+      { role: "system" as const, content: request.systemPrompt },
+      { role: "user" as const, content: request.prompt },
+    ],
+    ...outputCap(config, request.maxTokens),
+    ...(config.reasoning && request.reasoning === "high" ? { reasoning_effort: "high" as const } : {}),
+  };
+}
+
+export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summarizer {
+  const client = createClient(config);
+  return {
+    kind: "openai",
+    label: `${config.model} at ${config.baseUrl}`,
+    contextWindow: config.contextWindow,
+    async summarize(request: SummaryRequest): Promise<SummaryResponse> {
+      if (request.signal?.aborted) return ABORTED;
+      const link = linkSignal(request.signal);
+      const body = requestBody(config, request);
+      try {
+        if (!config.stream) {
+          const completion = await client.chat.completions.create(body, { signal: link.signal });
+          const choice = completion.choices[0];
+          if (!choice) return { text: "", stopReason: "error", errorMessage: "Model returned no choices" };
+          return finish(choice.message.content ?? "", choice.finish_reason);
+        }
+        const stream = await client.chat.completions.create(
+          { ...body, stream: true },
+          { signal: link.signal },
+        );
+        let text = "";
+        let finishReason: string | null | undefined;
+        for await (const chunk of stream) {
+          const choice = chunk.choices[0];
+          const delta = choice?.delta?.content;
+          if (delta) {
+            text += delta;
+            request.onText?.(text);
+          }
+          if (choice?.finish_reason) finishReason = choice.finish_reason;
+        }
+        // The SDK ends an aborted stream quietly, without throwing.
+        if (link.signal.aborted) return ABORTED;
+        return finish(text, finishReason);
+      } catch (error) {
+        if (link.signal.aborted || error instanceof APIUserAbortError) return ABORTED;
+        return { text: "", stopReason: "error", errorMessage: describeError(error, config.timeoutMs) };
+      } finally {
+        link.dispose();
+      }
+    },
+  };
+}
+
+/**
+ * For the settings screen: lists the endpoint's models; when the list is unavailable or does not
+ * name the model, a 1-token completion decides. Never throws.
+ */
+export async function testConnection(
+  config: OpenAiSummarizerConfig,
+  signal?: AbortSignalLike,
+): Promise<ConnectionTestResult> {
+  const timeoutMs = config.timeoutMs ?? 15_000;
+  const client = createClient(config, timeoutMs);
+  const link = linkSignal(signal);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let listed: string[] | undefined;
+  try {
+    try {
+      const page = await client.models.list({ signal: link.signal });
+      listed = page.data.map((model) => model.id);
+      if (listed.includes(config.model)) return { ok: true, model: config.model, latencyMs: elapsed() };
+    } catch (error) {
+      // Some servers have no model list (404/405); anything else (auth, network) is the answer.
+      if (
+        link.signal.aborted ||
+        !(error instanceof APIError) ||
+        ![404, 405, 501].includes(error.status ?? 0)
+      ) {
+        throw error;
+      }
+    }
+    await client.chat.completions.create(
+      {
+        model: config.model,
+        messages: [{ role: "user", content: "ping" }],
+        ...outputCap(config, 1),
+      },
+      { signal: link.signal },
+    );
+    return { ok: true, model: config.model, latencyMs: elapsed() };
+  } catch (error) {
+    if (link.signal.aborted || error instanceof APIUserAbortError) return { ok: false, message: "Cancelled" };
+    const available =
+      listed && listed.length > 0 ? ` (the endpoint lists: ${listed.slice(0, 10).join(", ")})` : "";
+    return { ok: false, message: `${describeError(error, timeoutMs)}${available}` };
+  } finally {
+    link.dispose();
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Manual compaction from Canopy (SPEC §9.5 with D5–D11): a plan without any model call, then the
+ * run — hooks, summary generation (abortable, streamed progress), and the compaction entry
+ * appended in one transaction that first re-checks the leaf it planned on. The view leaf moves
+ * to the new entry. Nothing is written into the agent's file.
+ */
+import type { CompactionPlanDto, CompactionRunResult } from "../../core/api/dto.ts";
+import { computeFileLists } from "../../core/compaction/file-ops.ts";
+import { estimateTokens } from "../../core/compaction/tokens.ts";
+import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
+import { compact } from "../../core/compaction/summarize.ts";
+import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
+import type { CompactionEntry } from "../../core/session/entries.ts";
+import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
+import { ApiFailure, invalidInput } from "../api/errors.ts";
+import type { AppContext } from "../api/types.ts";
+import { getSessionSummary } from "../library/load.ts";
+import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
+import { summaryFailure } from "./errors.ts";
+import type { Job } from "./jobs.ts";
+import { appendAndMoveLeaf } from "./persist.ts";
+import { loadSessionState, type SessionState } from "./session-state.ts";
+import { summarizersFor } from "./summarizers.ts";
+
+export interface CompactionInput {
+  sessionId: string;
+  leafId?: string | undefined;
+  customInstructions?: string | undefined;
+  keepRecentTokens?: number | undefined;
+}
+
+interface Planned {
+  state: SessionState;
+  preparation: CompactionPreparation;
+  plan: CompactionPlanDto;
+}
+
+export function planCompaction(ctx: AppContext, input: CompactionInput): Planned {
+  const settings = loadSettings(ctx.db);
+  const state = loadSessionState(ctx.db, input.sessionId, input.leafId);
+  const options = input.keepRecentTokens === undefined ? {} : { keepRecentTokensOverride: input.keepRecentTokens };
+  const preparation = state.leafId === null ? undefined : prepareCompaction(state.path, compactionSettingsOf(settings), options);
+  if (!preparation || state.leafId === null) {
+    throw invalidInput(compactionPlanReason(state.path, compactionSettingsOf(settings)) ?? "Nothing to compact (session too small)");
+  }
+  const lists = computeFileLists(preparation.fileOps);
+  const keptTokens = preparation.recentMessages.reduce((sum, message) => sum + estimateTokens(message), 0);
+  const notes: string[] = [];
+  if (preparation.summarizeEntryIds.length === 0 && preparation.turnPrefixEntryIds.length === 0) {
+    notes.push(
+      preparation.previousSummary
+        ? "Nothing new to summarize: the previous summary is carried over."
+        : "Nothing to summarize yet: everything fits in the keep budget.",
+    );
+  }
+  if (preparation.isSplitTurn) notes.push("The cut falls inside a turn: its beginning is summarized separately.");
+  return {
+    state,
+    preparation,
+    plan: {
+      sessionId: input.sessionId,
+      leafId: state.leafId,
+      firstKeptEntryId: preparation.firstKeptEntryId,
+      isSplitTurn: preparation.isSplitTurn,
+      turnStartEntryId: preparation.isSplitTurn ? (state.path[preparation.turnStartIndex]?.id ?? null) : null,
+      tokensBefore: preparation.tokensBefore,
+      tokensBeforeMeasured: preparation.tokensBeforeMeasured,
+      tokensBeforeEstimated: preparation.tokensBeforeEstimated,
+      keepRecentTokens: preparation.keepRecentTokens,
+      summarizeEntryIds: preparation.summarizeEntryIds,
+      turnPrefixEntryIds: preparation.turnPrefixEntryIds,
+      keptEntryIds: preparation.keptEntryIds,
+      previousSummary: preparation.previousSummary !== undefined,
+      previousCompactionId: preparation.previousCompactionId,
+      readFiles: lists.readFiles,
+      modifiedFiles: lists.modifiedFiles,
+      keptTokens,
+      maxSummaryTokens: Math.floor(0.8 * settings.compaction.reserveTokens),
+      summarizer: summarizersFor(settings, ctx.env).describe,
+      notes,
+    },
+  };
+}
+
+/** Validates a hook-supplied compaction before it is saved (D11). */
+function validateHookCompaction(result: CompactionResult, state: SessionState): CompactionResult {
+  if (typeof result.summary !== "string") throw invalidInput("A hook's compaction has no summary text");
+  if (!state.path.some((entry) => entry.id === result.firstKeptEntryId)) {
+    throw invalidInput(
+      `A hook's compaction keeps from ${String(result.firstKeptEntryId)}, which is not on the path to ${state.leafId}; nothing was saved`,
+    );
+  }
+  return { ...result, tokensBefore: Number.isFinite(result.tokensBefore) ? result.tokensBefore : 0 };
+}
+
+export async function runCompaction(ctx: AppContext, input: CompactionInput, job: Job): Promise<CompactionRunResult> {
+  await ctx.hooksReady;
+  const { state, preparation } = planCompaction(ctx, input);
+  const signal = job.controller.signal;
+  const settings = loadSettings(ctx.db);
+  let result: CompactionResult;
+  let fromExtension = false;
+  try {
+    const before = await ctx.hooks.runBefore("session_before_compact", {
+      sessionId: input.sessionId,
+      preparation,
+      branchEntries: state.path,
+      customInstructions: input.customInstructions,
+      signal,
+    });
+    if (before?.cancel) throw new ApiFailure("cancelled", "Compaction cancelled");
+    if (before?.compaction) {
+      result = validateHookCompaction(before.compaction, state);
+      fromExtension = true;
+    } else {
+      const compacting = await ctx.hooks.runCompacting({
+        sessionId: input.sessionId,
+        messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+      });
+      const summarizers = summarizersFor(settings, ctx.env);
+      const progress = (text: string) =>
+        ctx.events.emit("job:progressed", {
+          jobId: job.id,
+          sessionId: input.sessionId,
+          label: "Summarizing",
+          done: 0,
+          total: null,
+          text,
+        });
+      result = await compact(preparation, {
+        summarizer: summarizers.model,
+        remote: summarizers.remote,
+        prompts: summaryPromptsFrom(ctx.prompts),
+        templates: contextTemplatesFrom(ctx.prompts),
+        signal,
+        customInstructions: input.customInstructions,
+        promptOverride: compacting?.prompt,
+        extraContext: compacting?.context,
+        onText: progress,
+      });
+      if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
+    }
+  } catch (error) {
+    throw summaryFailure(error, signal, "Compaction cancelled");
+  }
+  if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
+
+  const dialect = getSessionSummary(ctx.db, input.sessionId).dialect;
+  const entry = appendAndMoveLeaf(ctx, state, (id, timestamp): CompactionEntry => {
+    const built: CompactionEntry = {
+      type: "compaction",
+      id,
+      parentId: state.leafId,
+      timestamp,
+      summary: result.summary,
+      firstKeptEntryId: result.firstKeptEntryId,
+      tokensBefore: result.tokensBefore,
+    };
+    if (result.shortSummary) built.shortSummary = result.shortSummary;
+    if (result.details !== undefined) built.details = result.details;
+    if (result.preserveData) built.preserveData = result.preserveData;
+    if (fromExtension) built[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
+    return built;
+  }, input.leafId === undefined);
+  await ctx.hooks.notify("session_compact", { sessionId: input.sessionId, compactionEntry: entry, fromExtension });
+  return {
+    sessionId: input.sessionId,
+    entryId: entry.id,
+    summary: entry.summary,
+    shortSummary: entry.shortSummary ?? null,
+    firstKeptEntryId: entry.firstKeptEntryId ?? result.firstKeptEntryId,
+    tokensBefore: entry.tokensBefore,
+    fromExtension,
+    viewLeafId: entry.id,
+  };
+}

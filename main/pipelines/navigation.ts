@@ -1,0 +1,174 @@
+/**
+ * Tree navigation with optional branch summary (SPEC §2.8 with D13, D14): moves Canopy's view
+ * leaf; when asked, summarizes the abandoned branch (abortable) and attaches the summary at the
+ * navigation destination. Hooks `session_before_tree` / `session_tree` run around it.
+ */
+import type { NavigationPreviewDto, NavigationResultDto } from "../../core/api/dto.ts";
+import { collectEntriesForBranchSummary, newLeafForNavigation } from "../../core/compaction/branch.ts";
+import { generateBranchSummary } from "../../core/compaction/summarize.ts";
+import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
+import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
+import { ApiFailure, notFound } from "../api/errors.ts";
+import type { AppContext } from "../api/types.ts";
+import { getSessionSummary, setViewLeaf } from "../library/load.ts";
+import { loadSettings } from "../settings/store.ts";
+import { summaryFailure } from "./errors.ts";
+import type { Job } from "./jobs.ts";
+import { appendAndMoveLeaf } from "./persist.ts";
+import { loadSessionState, type SessionState } from "./session-state.ts";
+import { summarizersFor } from "./summarizers.ts";
+
+export interface NavigationInput {
+  sessionId: string;
+  targetId: string;
+  summarize?: boolean | undefined;
+  customInstructions?: string | undefined;
+  /** Use the custom instructions instead of the branch-summary prompt (D13 option). */
+  replacePrompt?: boolean | undefined;
+}
+
+interface NavigationPlan {
+  state: SessionState;
+  target: SessionEntry;
+  entriesToSummarize: SessionEntry[];
+  preview: NavigationPreviewDto;
+}
+
+export function previewNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
+  const state = loadSessionState(ctx.db, sessionId);
+  const target = state.index.byId.get(targetId);
+  if (!target) throw notFound(`Entry ${targetId} not found`);
+  const { entries, commonAncestorId } = collectEntriesForBranchSummary(state.index, state.viewLeafId, targetId);
+  const destination = newLeafForNavigation(target);
+  return {
+    state,
+    target,
+    entriesToSummarize: entries,
+    preview: {
+      sessionId,
+      targetId,
+      oldLeafId: state.viewLeafId,
+      commonAncestorId,
+      entriesToSummarize: entries.map((entry) => entry.id),
+      newLeafId: destination.newLeafId,
+      editorText: destination.editorText ?? null,
+    },
+  };
+}
+
+function unchanged(plan: NavigationPlan, cancelled: boolean, aborted = false): NavigationResultDto {
+  return {
+    cancelled,
+    aborted,
+    newLeafId: plan.state.viewLeafId,
+    oldLeafId: plan.state.viewLeafId,
+    editorText: null,
+    summaryEntryId: null,
+    fromExtension: false,
+  };
+}
+
+export async function navigate(ctx: AppContext, input: NavigationInput, job: Job): Promise<NavigationResultDto> {
+  await ctx.hooksReady;
+  const plan = previewNavigation(ctx, input.sessionId, input.targetId);
+  const { state, preview } = plan;
+  if (input.targetId === state.viewLeafId) return unchanged(plan, false);
+  const signal = job.controller.signal;
+  const summarize = input.summarize === true;
+  let summaryText: string | undefined;
+  let details: unknown;
+  let fromExtension = false;
+  try {
+    const before = await ctx.hooks.runBefore("session_before_tree", {
+      sessionId: input.sessionId,
+      preparation: {
+        targetId: input.targetId,
+        oldLeafId: state.viewLeafId,
+        commonAncestorId: preview.commonAncestorId,
+        entriesToSummarize: plan.entriesToSummarize,
+        userWantsSummary: summarize,
+      },
+      signal,
+    });
+    if (before?.cancel) return unchanged(plan, true);
+    if (summarize && before?.summary) {
+      summaryText = before.summary.summary;
+      details = before.summary.details;
+      fromExtension = true;
+    } else if (summarize && plan.entriesToSummarize.length > 0) {
+      const settings = loadSettings(ctx.db);
+      const summarizers = summarizersFor(settings, ctx.env);
+      const result = await generateBranchSummary(plan.entriesToSummarize, {
+        summarizer: summarizers.model,
+        prompts: summaryPromptsFrom(ctx.prompts),
+        templates: contextTemplatesFrom(ctx.prompts),
+        reserveTokens: settings.branchSummary.reserveTokens,
+        signal,
+        customInstructions: input.customInstructions,
+        replacePrompt: input.replacePrompt,
+        onText: (text) =>
+          ctx.events.emit("job:progressed", {
+            jobId: job.id,
+            sessionId: input.sessionId,
+            label: "Summarizing branch",
+            done: 0,
+            total: null,
+            text,
+          }),
+      });
+      if (result.aborted || signal.aborted) return unchanged(plan, true, true);
+      if (result.error) throw new ApiFailure("model_error", result.error);
+      summaryText = result.summary;
+      details = { readFiles: result.readFiles ?? [], modifiedFiles: result.modifiedFiles ?? [] };
+    }
+  } catch (error) {
+    const failure = summaryFailure(error, signal, "Branch summarization cancelled");
+    if (failure.code === "cancelled") return unchanged(plan, true, true);
+    throw failure;
+  }
+
+  let summaryEntry: BranchSummaryEntry | undefined;
+  const newLeafId = preview.newLeafId;
+  if (summaryText) {
+    const dialect = getSessionSummary(ctx.db, input.sessionId).dialect;
+    const text = summaryText;
+    summaryEntry = appendAndMoveLeaf(
+      ctx,
+      { ...state, leafId: newLeafId },
+      (id, timestamp) => {
+        const entry: BranchSummaryEntry = {
+          type: "branch_summary",
+          id,
+          parentId: newLeafId,
+          timestamp,
+          fromId: newLeafId ?? "root",
+          summary: text,
+        };
+        if (details !== undefined) entry.details = details;
+        if (fromExtension) entry[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
+        return entry;
+      },
+      true,
+    );
+  } else {
+    setViewLeaf(ctx.db, input.sessionId, newLeafId);
+    ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: newLeafId });
+  }
+  const finalLeaf = summaryEntry?.id ?? newLeafId;
+  await ctx.hooks.notify("session_tree", {
+    sessionId: input.sessionId,
+    newLeafId: finalLeaf,
+    oldLeafId: state.viewLeafId,
+    summaryEntry,
+    fromExtension: summaryEntry ? fromExtension : undefined,
+  });
+  return {
+    cancelled: false,
+    aborted: false,
+    newLeafId: finalLeaf,
+    oldLeafId: state.viewLeafId,
+    editorText: preview.editorText,
+    summaryEntryId: summaryEntry?.id ?? null,
+    fromExtension: summaryEntry ? fromExtension : false,
+  };
+}

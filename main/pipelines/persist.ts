@@ -1,0 +1,41 @@
+/**
+ * Applies a pipeline's result: in one transaction, re-check the precondition the pipeline
+ * planned on (the leaf still exists; the view leaf has not moved when the plan used it), append
+ * the new entry as a child of that leaf and move the view leaf to it; then tell every client.
+ */
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { randomEntryId } from "../../core/session/ids.ts";
+import { ApiFailure } from "../api/errors.ts";
+import type { AppContext } from "../api/types.ts";
+import { getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
+import { appendSessionEntries } from "../library/write.ts";
+import { entryIdExists, storedEntryIds } from "../store/repos/entries.ts";
+import type { SessionState } from "./session-state.ts";
+
+export function appendAndMoveLeaf<E extends SessionEntry>(
+  ctx: AppContext,
+  state: SessionState,
+  build: (id: string, timestamp: string) => E,
+  plannedOnViewLeaf: boolean,
+): E {
+  const { db } = ctx;
+  const entry = db.transaction(() => {
+    const { sid } = requireSession(db, state.sessionId);
+    if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
+      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
+    }
+    if (plannedOnViewLeaf && getViewLeaf(db, state.sessionId) !== state.viewLeafId) {
+      throw new ApiFailure(
+        "conflict",
+        "The view leaf moved while the summary was being written; nothing was saved. Run it again.",
+      );
+    }
+    const built = build(randomEntryId(storedEntryIds(db, sid)), new Date().toISOString());
+    appendSessionEntries(db, state.sessionId, [built]);
+    setViewLeaf(db, state.sessionId, built.id);
+    return built;
+  })();
+  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: entry.id });
+  ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
+  return entry;
+}

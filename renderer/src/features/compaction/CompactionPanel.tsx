@@ -1,0 +1,78 @@
+/**
+ * One-click compaction (simple form): shows the plan (no model call), runs it with optional
+ * instructions, streams the summary while it is written, and Escape cancels.
+ */
+import { useState } from "react";
+import { useCanopy } from "../../store/index.ts";
+
+export function CompactionPanel() {
+  const plan = useCanopy((state) => state.plan);
+  const planError = useCanopy((state) => state.planError);
+  const running = useCanopy((state) => state.running);
+  const previewCompaction = useCanopy((state) => state.previewCompaction);
+  const runCompaction = useCanopy((state) => state.runCompaction);
+  const closePlan = useCanopy((state) => state.closePlan);
+  const cancelRunning = useCanopy((state) => state.cancelRunning);
+  const [instructions, setInstructions] = useState("");
+
+  return (
+    <section className="panel compaction-panel" aria-label="Compaction">
+      <div className="row">
+        <button type="button" onClick={() => void previewCompaction()} disabled={running !== null}>
+          Compact…
+        </button>
+        {running && (
+          <button type="button" onClick={() => void cancelRunning()} aria-keyshortcuts="Escape">
+            Cancel (Esc)
+          </button>
+        )}
+      </div>
+      {planError && (
+        <p className="error" role="alert">
+          {planError}
+        </p>
+      )}
+      {plan && (
+        <div className="plan" data-testid="compaction-plan">
+          <p>
+            Keeps from <code>{plan.firstKeptEntryId}</code>
+            {plan.isSplitTurn ? ` (split turn from ${plan.turnStartEntryId})` : ""}; summarizes{" "}
+            {plan.summarizeEntryIds.length} entries{plan.previousSummary ? " and the previous summary" : ""}
+            {plan.turnPrefixEntryIds.length > 0 ? ` plus a ${plan.turnPrefixEntryIds.length}-entry turn prefix` : ""}.
+          </p>
+          <p>
+            Tokens before: {plan.tokensBefore.toLocaleString()} (measured {plan.tokensBeforeMeasured?.toLocaleString() ?? "n/a"}
+            , estimated {plan.tokensBeforeEstimated.toLocaleString()}) → after: ≤{" "}
+            {(plan.keptTokens + plan.maxSummaryTokens).toLocaleString()}. Summarizer: {plan.summarizer}.
+          </p>
+          {plan.notes.map((note) => (
+            <p key={note} className="note">
+              {note}
+            </p>
+          ))}
+          <label htmlFor="compaction-instructions">Additional focus (optional)</label>
+          <textarea
+            id="compaction-instructions"
+            rows={2}
+            value={instructions}
+            onChange={(event) => setInstructions(event.target.value)}
+          />
+          <div className="row">
+            <button type="button" onClick={() => void runCompaction(instructions)} disabled={running !== null}>
+              Run compaction
+            </button>
+            <button type="button" onClick={closePlan} disabled={running !== null}>
+              Close
+            </button>
+          </div>
+        </div>
+      )}
+      {running && (
+        <div className="running" role="status" aria-live="polite">
+          <p>{running.kind === "compaction" ? "Compacting…" : "Summarizing the branch…"} Press Escape to cancel.</p>
+          {running.text && <pre className="stream">{running.text}</pre>}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,295 @@
+/**
+ * A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: chat completions (JSON and SSE),
+ * the model list and a remote-compaction route, each answering from a scripted queue of
+ * behaviours (replies, streams, errors, delays, malformed bodies). Records every request.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type FakeRoute = "chat" | "models" | "remote";
+
+export type FakeBehaviour =
+  /** A completion: `text` (split into a few SSE chunks when streaming) or explicit `chunks`. */
+  | {
+      type: "reply";
+      route?: "chat";
+      text?: string;
+      chunks?: string[];
+      finishReason?: "stop" | "length" | null;
+      chunkDelayMs?: number;
+      /** Delay before the status line (a slow server, to test aborts). */
+      headersDelayMs?: number;
+      /** Streaming only: destroy the connection after this many content chunks. */
+      dropAfterChunks?: number;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+    }
+  /** An HTTP error with a JSON (object) or raw (string) body and extra headers. */
+  | {
+      type: "error";
+      route?: FakeRoute;
+      status: number;
+      body?: string | Record<string, unknown>;
+      headers?: Record<string, string>;
+      headersDelayMs?: number;
+    }
+  /** 200 with a body that is not valid JSON (or an SSE stream with a broken data line). */
+  | { type: "malformed"; route?: FakeRoute; body?: string }
+  /** Remote endpoint reply: any JSON payload (e.g. `{summary}` or `{}`). */
+  | { type: "remote"; route?: "remote"; payload: unknown; headersDelayMs?: number }
+  /** Model list reply. */
+  | { type: "models"; route?: "models"; ids: string[] };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  /** Parsed JSON body, or the raw text when it is not JSON, or undefined when empty. */
+  body: unknown;
+  /** True when the client went away before the response was complete (an abort). */
+  clientClosed: boolean;
+}
+
+export interface FakeServer {
+  url: string;
+  baseUrl: string;
+  requests: RecordedRequest[];
+  enqueue(...behaviours: FakeBehaviour[]): void;
+  /** Behaviours not consumed yet, per route. */
+  pending(route?: FakeRoute): number;
+  close(): Promise<void>;
+}
+
+export interface FakeServerOptions {
+  /** Model ids of `GET /v1/models` when no behaviour is queued. */
+  models?: string[];
+  /** Reply text when the chat queue is empty. */
+  defaultText?: string;
+}
+
+/** Known overflow texts, as providers word them (SPEC §9.3). */
+export const OVERFLOW_ERRORS = {
+  anthropic: "prompt is too long: 213462 tokens > 200000 maximum",
+  openai:
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+  llamaCpp: "the request exceeds the available context size, try increasing it",
+  code: "context_length_exceeded",
+} as const;
+
+function routeOf(method: string, path: string): FakeRoute | undefined {
+  if (method === "POST" && path === "/v1/chat/completions") return "chat";
+  if (method === "GET" && path === "/v1/models") return "models";
+  if (method === "POST" && path === "/remote") return "remote";
+  return undefined;
+}
+
+/** Splits a text into up to four chunks so streaming shows growth. */
+function splitText(text: string): string[] {
+  if (text.length < 4) return [text];
+  const size = Math.ceil(text.length / 4);
+  const parts: string[] = [];
+  for (let at = 0; at < text.length; at += size) parts.push(text.slice(at, at + size));
+  return parts;
+}
+
+export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Promise<FakeServer> {
+  const queues: Record<FakeRoute, FakeBehaviour[]> = { chat: [], models: [], remote: [] };
+  const requests: RecordedRequest[] = [];
+  /** Pending delays: close() clears their timers and resolves them with false. */
+  const waits = new Map<NodeJS.Timeout, (alive: boolean) => void>();
+  let closed = false;
+
+  /** A delay that close() cancels, so nothing outlives the server. Resolves false when closed. */
+  const wait = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      if (ms <= 0 || closed) {
+        resolve(!closed);
+        return;
+      }
+      const timer = setTimeout(() => {
+        waits.delete(timer);
+        resolve(!closed);
+      }, ms);
+      waits.set(timer, resolve);
+    });
+
+  const sendJson = (
+    res: ServerResponse,
+    status: number,
+    payload: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(payload));
+  };
+
+  const completion = (model: string, text: string, finishReason: string | null, usage: object) => ({
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: finishReason }],
+    usage,
+  });
+
+  const chunk = (model: string, delta: object, finishReason: string | null) => ({
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+
+  async function answerChat(res: ServerResponse, body: Record<string, unknown>, behaviour: FakeBehaviour) {
+    const model = typeof body.model === "string" ? body.model : "fake-model";
+    const streaming = body.stream === true;
+    if (behaviour.type === "malformed") {
+      if (streaming) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(`data: ${behaviour.body ?? "{not json"}\n\n`);
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(behaviour.body ?? "{not json");
+      }
+      return;
+    }
+    if (behaviour.type !== "reply") return;
+    const text = behaviour.text ?? behaviour.chunks?.join("") ?? "";
+    const finish = behaviour.finishReason === undefined ? "stop" : behaviour.finishReason;
+    const usage = behaviour.usage ?? { prompt_tokens: 42, completion_tokens: Math.ceil(text.length / 4) };
+    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    if (!streaming) {
+      sendJson(res, 200, completion(model, text, finish, fullUsage));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const write = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    write(chunk(model, { role: "assistant", content: "" }, null));
+    const parts = behaviour.chunks ?? splitText(text);
+    for (const [index, part] of parts.entries()) {
+      if (behaviour.dropAfterChunks !== undefined && index >= behaviour.dropAfterChunks) {
+        res.destroy();
+        return;
+      }
+      if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
+      if (res.destroyed) return;
+      write(chunk(model, { content: part }, null));
+    }
+    write(chunk(model, {}, finish));
+    write({
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model,
+      choices: [],
+      usage: fullUsage,
+    });
+    res.end("data: [DONE]\n\n");
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const chunks: Buffer[] = [];
+    for await (const piece of req) chunks.push(piece as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    let body: unknown;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const record: RecordedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      headers: req.headers,
+      body,
+      clientClosed: false,
+    };
+    requests.push(record);
+    res.on("close", () => {
+      if (!res.writableFinished) record.clientClosed = true;
+    });
+
+    const route = routeOf(record.method, record.path);
+    if (!route) {
+      sendJson(res, 404, {
+        error: { message: `no route ${record.method} ${record.path}`, type: "not_found" },
+      });
+      return;
+    }
+    const behaviour = queues[route].shift() ?? defaultBehaviour(route);
+    const delay = "headersDelayMs" in behaviour ? (behaviour.headersDelayMs ?? 0) : 0;
+    if (!(await wait(delay)) || res.destroyed) return;
+
+    if (behaviour.type === "error") {
+      const payload = behaviour.body ?? "";
+      res.writeHead(behaviour.status, {
+        "content-type": typeof payload === "string" ? "text/plain" : "application/json",
+        ...behaviour.headers,
+      });
+      res.end(typeof payload === "string" ? payload : JSON.stringify(payload));
+      return;
+    }
+    if (route === "chat") {
+      const requestBody = body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {};
+      await answerChat(res, requestBody, behaviour);
+    } else if (behaviour.type === "malformed") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(behaviour.body ?? "{not json");
+    } else if (behaviour.type === "models") {
+      sendJson(res, 200, {
+        object: "list",
+        data: behaviour.ids.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })),
+      });
+    } else if (behaviour.type === "remote") {
+      sendJson(res, 200, behaviour.payload);
+    }
+  }
+
+  function defaultBehaviour(route: FakeRoute): FakeBehaviour {
+    if (route === "models") return { type: "models", ids: options.models ?? ["fake-model"] };
+    if (route === "remote") return { type: "remote", payload: { summary: "Remote summary." } };
+    return { type: "reply", text: options.defaultText ?? "Fake summary." };
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    requests,
+    enqueue(...behaviours) {
+      for (const behaviour of behaviours) {
+        const route: FakeRoute =
+          behaviour.route ??
+          (behaviour.type === "models" ? "models" : behaviour.type === "remote" ? "remote" : "chat");
+        queues[route].push(behaviour);
+      }
+    },
+    pending(route) {
+      return route ? queues[route].length : queues.chat.length + queues.models.length + queues.remote.length;
+    },
+    async close() {
+      closed = true;
+      for (const [timer, resolve] of waits) {
+        clearTimeout(timer);
+        resolve(false);
+      }
+      waits.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Short name used by the tests. */
+export const start = startFakeOpenAiServer;

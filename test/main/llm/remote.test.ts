@@ -1,0 +1,122 @@
+// Remote compaction endpoint (SPEC §6.3 step 5) over real HTTP: body shape, header, the spec's
+// error texts, the ignored shortSummary, aborts and timeouts.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SummaryRequest } from "../../../core/compaction/types.ts";
+import { createRemoteSummarizer } from "../../../main/llm/remote.ts";
+import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+
+let server: FakeServer;
+beforeEach(async () => {
+  server = await start();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const request = (overrides: Partial<SummaryRequest> = {}): SummaryRequest => ({
+  purpose: "history",
+  systemPrompt: "SYSTEM",
+  prompt: "<conversation>\n[User]: hi\n</conversation>\n\nSummarize.",
+  maxTokens: 100,
+  messages: [],
+  ...overrides,
+});
+
+describe("createRemoteSummarizer", () => {
+  it("POSTs {systemPrompt, prompt} as JSON and returns summary, ignoring shortSummary", async () => {
+    server.enqueue({ type: "remote", payload: { summary: "The summary.", shortSummary: "ignored" } });
+    const backend = createRemoteSummarizer({ endpoint: `${server.url}/remote` });
+    expect(backend.kind).toBe("remote");
+    expect(await backend.summarize(request())).toEqual({ text: "The summary.", stopReason: "stop" });
+    const sent = server.requests[0];
+    expect(sent?.method).toBe("POST");
+    expect(sent?.path).toBe("/remote");
+    expect(sent?.headers["content-type"]).toBe("application/json");
+    expect(sent?.body).toEqual({
+      systemPrompt: "SYSTEM",
+      prompt: "<conversation>\n[User]: hi\n</conversation>\n\nSummarize.",
+    });
+  });
+
+  it("non-2xx → Remote compaction failed (<status> <statusText>)", async () => {
+    server.enqueue(
+      { type: "error", route: "remote", status: 503, body: "busy" },
+      { type: "error", route: "remote", status: 404, body: { error: "nope" } },
+    );
+    const backend = createRemoteSummarizer({ endpoint: `${server.url}/remote` });
+    expect(await backend.summarize(request())).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Remote compaction failed (503 Service Unavailable)",
+    });
+    expect((await backend.summarize(request())).errorMessage).toBe(
+      "Remote compaction failed (404 Not Found)",
+    );
+  });
+
+  it.each([
+    ["no summary", {}],
+    ["non-string summary", { summary: 42 }],
+    ["null payload", null],
+  ])("%s → Remote compaction response missing summary", async (_name, payload) => {
+    server.enqueue({ type: "remote", payload });
+    const result = await createRemoteSummarizer({ endpoint: `${server.url}/remote` }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Remote compaction response missing summary",
+    });
+  });
+
+  it("a body that is not JSON is an error", async () => {
+    server.enqueue({ type: "malformed", route: "remote" });
+    const result = await createRemoteSummarizer({ endpoint: `${server.url}/remote` }).summarize(request());
+    expect(result.errorMessage).toBe("Remote compaction response is not valid JSON");
+  });
+
+  it("abort reaches the request and resolves aborted", async () => {
+    server.enqueue({ type: "remote", payload: { summary: "late" }, headersDelayMs: 10_000 });
+    const controller = new AbortController();
+    const pending = createRemoteSummarizer({ endpoint: `${server.url}/remote` }).summarize(
+      request({ signal: controller.signal }),
+    );
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    controller.abort();
+    expect(await pending).toEqual({ text: "", stopReason: "aborted" });
+    await vi.waitFor(() => expect(server.requests[0]?.clientClosed).toBe(true));
+  });
+
+  it("a timeout is an error, not an abort", async () => {
+    server.enqueue({ type: "remote", payload: { summary: "late" }, headersDelayMs: 2000 });
+    const result = await createRemoteSummarizer({
+      endpoint: `${server.url}/remote`,
+      timeoutMs: 50,
+    }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Remote compaction timed out after 50 ms",
+    });
+  });
+
+  it("network failures name the cause and are retryable text", async () => {
+    const endpoint = `${server.url}/remote`;
+    await server.close();
+    const result = await createRemoteSummarizer({ endpoint }).summarize(request());
+    expect(result.errorMessage).toMatch(/^Remote compaction failed: fetch failed \(.*ECONNREFUSED/);
+    server = await start();
+  });
+
+  it("uses an injected fetch", async () => {
+    const calls: string[] = [];
+    const fetchImpl: typeof fetch = async (input) => {
+      calls.push(String(input));
+      return new Response(JSON.stringify({ summary: "injected" }), { status: 200 });
+    };
+    const result = await createRemoteSummarizer({ endpoint: "http://127.0.0.1:1/x", fetchImpl }).summarize(
+      request(),
+    );
+    expect(result.text).toBe("injected");
+    expect(calls).toEqual(["http://127.0.0.1:1/x"]);
+  });
+});
