@@ -94,6 +94,20 @@ export interface Requests {
 }
 
 export interface Events {
+  /** An automatic compaction started (SPEC §9.7 auto_compaction_start). */
+  "compaction:auto-started": { sessionId: string; reason: "threshold" | "overflow" };
+  /** It ended: with a result, aborted, or with the failure message (§9.4 step 10). */
+  "compaction:auto-ended": {
+    sessionId: string;
+    reason: "threshold" | "overflow";
+    entryId: string | null;
+    aborted: boolean;
+    willRetry: boolean;
+    errorMessage?: string;
+  };
+  /** A summary call is retried after a transient failure (§9.7 auto_retry_start/end). */
+  "compaction:retry-started": { sessionId: string; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  "compaction:retry-ended": { sessionId: string; success: boolean; attempt: number; finalError?: string };
   /** The set of sessions or their summaries changed. */
   "library:changed": { sessionIds: string[] };
   /** A session's entries or view leaf changed. */
@@ -142,7 +156,19 @@ export const CHANNELS = [
   "settings:test-connection",
 ] as const satisfies readonly Channel[];
 
-export const EVENT_NAMES = ["library:changed", "session:changed", "job:progressed"] as const satisfies readonly EventName[];
+export const EVENT_NAMES = [
+  "library:changed",
+  "session:changed",
+  "job:progressed",
+  "compaction:auto-started",
+  "compaction:auto-ended",
+  "compaction:retry-started",
+  "compaction:retry-ended",
+] as const satisfies readonly EventName[];
+
+type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
+const _allEventsListed: MissingEvent extends never ? true : never = true;
+void _allEventsListed;
 
 /** Compile-time check that CHANNELS lists every channel exactly. */
 type Missing = Exclude<Channel, (typeof CHANNELS)[number]>;

@@ -17,7 +17,7 @@ import type { AppContext } from "../api/types.ts";
 import { getSessionSummary } from "../library/load.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
-import type { Job } from "./jobs.ts";
+import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
@@ -127,17 +127,19 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           total: null,
           text,
         });
-      result = await compact(preparation, {
-        summarizer: summarizers.model,
-        remote: summarizers.remote,
-        prompts: summaryPromptsFrom(ctx.prompts),
-        templates: contextTemplatesFrom(ctx.prompts),
-        signal,
-        customInstructions: input.customInstructions,
-        promptOverride: compacting?.prompt,
-        extraContext: compacting?.context,
-        onText: progress,
-      });
+      result = await withAttemptSignal(signal, (attemptSignal) =>
+        compact(preparation, {
+          summarizer: summarizers.model,
+          remote: summarizers.remote,
+          prompts: summaryPromptsFrom(ctx.prompts),
+          templates: contextTemplatesFrom(ctx.prompts),
+          signal: attemptSignal,
+          customInstructions: input.customInstructions,
+          promptOverride: compacting?.prompt,
+          extraContext: compacting?.context,
+          onText: progress,
+        }),
+      );
       if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
     }
   } catch (error) {

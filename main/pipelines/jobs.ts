@@ -52,3 +52,20 @@ export class JobRegistry {
 export function cancelled(message = "Compaction cancelled"): ApiFailure {
   return new ApiFailure("cancelled", message);
 }
+
+/**
+ * Runs `fn` with a signal that follows `parent` and is aborted as soon as `fn` settles, so that
+ * calls running in parallel (history and turn prefix) stop when one of them fails.
+ */
+export async function withAttemptSignal<T>(parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const attempt = new AbortController();
+  const follow = () => attempt.abort();
+  if (parent.aborted) attempt.abort();
+  else parent.addEventListener("abort", follow, { once: true });
+  try {
+    return await fn(attempt.signal);
+  } finally {
+    parent.removeEventListener("abort", follow);
+    attempt.abort();
+  }
+}

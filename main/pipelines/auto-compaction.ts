@@ -1,0 +1,242 @@
+/**
+ * Automatic compaction (SPEC §9.3–9.4 with D12, D17): after a reply, prune, then compact on a
+ * context overflow (and retry the turn) or past the threshold (and auto-continue). Candidate
+ * models are the current one first, then the fallbacks, with retries of transient failures.
+ * The conversation itself (issue: chat turn) is reached through the AgentPort.
+ */
+import { prepareCompaction } from "../../core/compaction/prepare.ts";
+import { compact } from "../../core/compaction/summarize.ts";
+import { calculateContextTokens, shouldCompact } from "../../core/compaction/tokens.ts";
+import type { CompactionResult } from "../../core/compaction/types.ts";
+import type { AssistantMessage, CompactionEntry, MessageEntry } from "../../core/session/entries.ts";
+import type { ModelSettings } from "../../core/settings/schema.ts";
+import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
+import type { AppContext } from "../api/types.ts";
+import { getSessionSummary, setViewLeaf } from "../library/load.ts";
+import { isContextOverflow } from "../llm/overflow.ts";
+import { orderCandidateModels, runWithCandidates } from "../llm/retry.ts";
+import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
+import { isAbortError } from "./errors.ts";
+import { withAttemptSignal } from "./jobs.ts";
+import { appendAndMoveLeaf } from "./persist.ts";
+import { applyPrune } from "./pruning.ts";
+import { loadSessionState, type SessionState } from "./session-state.ts";
+import { modelSummarizer, summarizersFor } from "./summarizers.ts";
+
+export const AUTO_CONTINUE_PROMPT = "Continue if you have next steps.";
+export const CONTINUE_DELAY_MS = 100;
+
+/** What automatic compaction needs from the running conversation. */
+export interface AgentPort {
+  /** Resends the context from the view leaf (no new user message). */
+  continue(): Promise<void> | void;
+  /** Sends a synthetic user message (the auto-continue prompt). */
+  prompt(text: string, options: { synthetic: true }): Promise<void> | void;
+  /** Whether steering/follow-up/custom messages wait to be delivered. */
+  hasQueuedMessages(): boolean;
+}
+
+export type AutoReason = "threshold" | "overflow";
+
+export interface AutoCheckInput {
+  sessionId: string;
+  /** The assistant reply that just finished (or the last one, before a prompt). */
+  assistant: AssistantMessage;
+  /** §9.3: true after a run (aborted replies are skipped), false before a user prompt. */
+  skipAborted?: boolean;
+  agent: AgentPort;
+}
+
+export interface AutoOutcome {
+  ran: AutoReason | null;
+  prunedTokens: number;
+  entryId: string | null;
+  errorMessage?: string;
+  aborted?: boolean;
+}
+
+function sameModel(message: AssistantMessage, model: ModelSettings | null): boolean {
+  return model !== null && message.model === model.id;
+}
+
+/** D12: a reply older than the latest compaction on the path says nothing about the current context. */
+function olderThanLatestCompaction(message: AssistantMessage, state: SessionState): boolean {
+  const latest = [...state.path].reverse().find((entry) => entry.type === "compaction");
+  if (!latest) return false;
+  const at = Date.parse(latest.timestamp);
+  return Number.isFinite(at) && typeof message.timestamp === "number" && message.timestamp < at;
+}
+
+/** §9.3 checkCompaction. Resolves when any compaction it started has ended. */
+export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): Promise<AutoOutcome> {
+  const settings = loadSettings(ctx.db);
+  const none: AutoOutcome = { ran: null, prunedTokens: 0, entryId: null };
+  if (!settings.compaction.enabled) return none;
+  const pruned = applyPrune(ctx, input.sessionId);
+  const outcome = { ...none, prunedTokens: pruned.tokensSaved };
+  const { assistant } = input;
+  if ((input.skipAborted ?? true) && assistant.stopReason === "aborted") return outcome;
+  const model = settings.model;
+  const contextWindow = model?.contextWindow ?? 0;
+  const state = loadSessionState(ctx.db, input.sessionId);
+  if (olderThanLatestCompaction(assistant, state)) return outcome;
+  if (sameModel(assistant, model) && isContextOverflow(assistant, contextWindow)) {
+    return { ...(await runAutoCompaction(ctx, input, "overflow", true)), prunedTokens: outcome.prunedTokens };
+  }
+  if (assistant.stopReason === "error") return outcome;
+  // §13.16: an unknown window (0) would make every reply cross the threshold.
+  if (contextWindow <= 0) return outcome;
+  const contextTokens = Math.max(0, calculateContextTokens(assistant.usage) - pruned.tokensSaved);
+  if (shouldCompact(contextTokens, contextWindow, settings.compaction)) {
+    return { ...(await runAutoCompaction(ctx, input, "threshold", false)), prunedTokens: outcome.prunedTokens };
+  }
+  return outcome;
+}
+
+/** The failed reply leaves the active state (it stays in the library, on its own branch). */
+function dropFailedReply(ctx: AppContext, state: SessionState): SessionState {
+  const last = state.path.at(-1);
+  const message = last?.type === "message" ? (last as MessageEntry).message : undefined;
+  if (!last || message?.role !== "assistant" || message.stopReason !== "error") return state;
+  setViewLeaf(ctx.db, state.sessionId, last.parentId);
+  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: last.parentId });
+  return loadSessionState(ctx.db, state.sessionId);
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** §9.4 runAutoCompaction. Never throws: the outcome and the events say what happened. */
+export async function runAutoCompaction(
+  ctx: AppContext,
+  input: AutoCheckInput,
+  reason: AutoReason,
+  willRetry: boolean,
+): Promise<AutoOutcome> {
+  const { sessionId } = input;
+  await ctx.hooksReady;
+  ctx.events.emit("compaction:auto-started", { sessionId, reason });
+  const end = (entryId: string | null, aborted: boolean, retry: boolean, errorMessage?: string): AutoOutcome => {
+    ctx.events.emit("compaction:auto-ended", {
+      sessionId,
+      reason,
+      entryId,
+      aborted,
+      willRetry: retry,
+      ...(errorMessage === undefined ? {} : { errorMessage }),
+    });
+    return { ran: reason, prunedTokens: 0, entryId, aborted, ...(errorMessage === undefined ? {} : { errorMessage }) };
+  };
+  ctx.jobs.abort(sessionId, "compaction");
+  let job: ReturnType<AppContext["jobs"]["start"]>;
+  try {
+    job = ctx.jobs.start(sessionId, "compaction");
+  } catch (error) {
+    return end(null, false, false, failureText(reason, error));
+  }
+  const signal = job.controller.signal;
+  try {
+    const settings = loadSettings(ctx.db);
+    let state = loadSessionState(ctx.db, sessionId);
+    if (reason === "overflow") state = dropFailedReply(ctx, state);
+    const preparation = prepareCompaction(state.path, compactionSettingsOf(settings));
+    if (!preparation || state.leafId === null) return end(null, false, false);
+
+    const before = await ctx.hooks.runBefore("session_before_compact", {
+      sessionId,
+      preparation,
+      branchEntries: state.path,
+      customInstructions: undefined,
+      signal,
+    });
+    if (before?.cancel) return end(null, true, false);
+    let result: CompactionResult;
+    let fromExtension = false;
+    const hookCompaction = before?.compaction;
+    const hookValid = hookCompaction && state.path.some((entry) => entry.id === hookCompaction.firstKeptEntryId);
+    if (hookCompaction && !hookValid) {
+      // D11: an invalid hook result is reported and the default compaction runs instead.
+      ctx.hooks.report({
+        extension: "(hook)",
+        event: "session_before_compact",
+        message: `compaction keeps from ${String(hookCompaction.firstKeptEntryId)}, which is not on the path; ignored`,
+      });
+    }
+    if (hookCompaction && hookValid) {
+      result = hookCompaction;
+      fromExtension = true;
+    } else {
+      const compacting = await ctx.hooks.runCompacting({
+        sessionId,
+        messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+      });
+      const remote = summarizersFor(settings, ctx.env).remote;
+      const models = orderCandidateModels(settings.model, settings.fallbackModels);
+      const candidates = (models.length > 0 ? models : [null]).map((model) => ({
+        id: model ? `${model.baseUrl}|${model.id}` : "offline",
+        run: () =>
+          withAttemptSignal(signal, (attemptSignal) =>
+            compact(preparation, {
+              summarizer: modelSummarizer(model, ctx.env),
+              remote,
+              prompts: summaryPromptsFrom(ctx.prompts),
+              templates: contextTemplatesFrom(ctx.prompts),
+              signal: attemptSignal,
+              promptOverride: compacting?.prompt,
+              extraContext: compacting?.context,
+            }),
+          ),
+      }));
+      result = await runWithCandidates(candidates, settings.retry, signal, {
+        onRetryStart: (event) => ctx.events.emit("compaction:retry-started", { sessionId, ...event }),
+        onRetryEnd: (event) => ctx.events.emit("compaction:retry-ended", { sessionId, ...event }),
+      });
+      if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
+    }
+    if (signal.aborted) return end(null, true, false);
+
+    const dialect = getSessionSummary(ctx.db, sessionId).dialect;
+    const entry = appendAndMoveLeaf(ctx, state, (id, timestamp): CompactionEntry => {
+      const built: CompactionEntry = {
+        type: "compaction",
+        id,
+        parentId: state.leafId,
+        timestamp,
+        summary: result.summary,
+        firstKeptEntryId: result.firstKeptEntryId,
+        tokensBefore: result.tokensBefore,
+      };
+      if (result.shortSummary) built.shortSummary = result.shortSummary;
+      if (result.details !== undefined) built.details = result.details;
+      if (result.preserveData) built.preserveData = result.preserveData;
+      if (fromExtension) built[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
+      return built;
+    }, true);
+    await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension });
+    const outcome = end(entry.id, false, willRetry);
+    ctx.jobs.finish(job);
+    await afterCompaction(input, reason, settings.compaction.autoContinue);
+    return outcome;
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) return end(null, true, false);
+    return end(null, false, false, failureText(reason, error));
+  } finally {
+    ctx.jobs.finish(job);
+  }
+}
+
+function failureText(reason: AutoReason, error: unknown): string {
+  const message = error instanceof Error ? error.message : "compaction failed";
+  return reason === "overflow" ? `Context overflow recovery failed: ${message}` : `Auto-compaction failed: ${message}`;
+}
+
+/** §9.4 steps 8–9: auto-continue after a threshold compaction; retry the turn after an overflow. */
+async function afterCompaction(input: AutoCheckInput, reason: AutoReason, autoContinue: boolean) {
+  if (reason === "threshold" && autoContinue) {
+    await input.agent.prompt(AUTO_CONTINUE_PROMPT, { synthetic: true });
+    return;
+  }
+  if (reason === "overflow" || input.agent.hasQueuedMessages()) {
+    await wait(CONTINUE_DELAY_MS);
+    await input.agent.continue();
+  }
+}
