@@ -75,4 +75,43 @@ describe("browser mode", () => {
     await expect.poll(() => page.getByRole("alert").first().textContent()).toContain("/nonexistent/sessions.jsonl");
     await page.screenshot({ path: path.join(shots, "03-import-error.png") });
   });
+
+  it("compacts the selected session with one click (offline summarizer) and updates the LLM view", async () => {
+    const sessions = await api<{ id: string; title: string | null }[]>("library:list", {});
+    const target = sessions.find((session) => session.title === "Session store tree") ?? sessions[0];
+    if (!target) throw new Error("no demo session");
+    await page.locator(`[data-session-id="${target.id}"]`).click();
+    await page.getByRole("button", { name: "Compact…" }).click();
+    await page.getByTestId("compaction-plan").waitFor();
+    await page.screenshot({ path: path.join(shots, "04-compaction-plan.png") });
+    await page.getByRole("button", { name: "Run compaction" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toMatch(/Compaction \w+ added/);
+    const view = await api<{ compactionId: string; messages: { role: string }[]; leafId: string }>("context:get", {
+      sessionId: target.id,
+    });
+    expect(view.leafId).toBe(view.compactionId);
+    const first = page.getByTestId("llm-view").locator("[data-role]").first();
+    await expect.poll(() => first.textContent()).toContain("<summary>");
+    await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-message-count")).toBe(String(view.messages.length));
+    await page.screenshot({ path: path.join(shots, "05-after-compaction.png") });
+  });
+
+  it("moves to another branch with a branch summary from the branch list", async () => {
+    const tip = page.locator("[data-tip-id]:not(.current)").first();
+    const tipId = await tip.getAttribute("data-tip-id");
+    await tip.getByRole("button", { name: "Go here + summarize" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toMatch(/with branch summary \w+/);
+    const sessions = await api<{ id: string; title: string | null }[]>("library:list", {});
+    const target = sessions.find((session) => session.title === "Session store tree") ?? sessions[0];
+    type Entry = { id: string; type: string; parentId: string | null; message?: { role: string } };
+    const detail = await api<{ entries: { entry: Entry }[] }>("session:get", { sessionId: target?.id });
+    const entries = detail.entries.map((stored) => stored.entry);
+    const summary = entries.filter((entry) => entry.type === "branch_summary").at(-1);
+    const tipEntry = entries.find((entry) => entry.id === tipId);
+    // SPEC §2.8: a user (or custom) message target resumes at its parent, anything else at itself.
+    const resumesAtParent = tipEntry?.type === "custom_message" || tipEntry?.message?.role === "user";
+    expect(summary?.parentId).toBe(resumesAtParent ? tipEntry?.parentId : tipId);
+    await expect.poll(() => page.locator(`[data-entry-id="${summary?.id}"]`).count()).toBe(1);
+    await page.screenshot({ path: path.join(shots, "06-branch-summary.png") });
+  });
 });

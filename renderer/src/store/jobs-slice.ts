@@ -75,9 +75,14 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         if (result.cancelled) {
           set({ jobMessage: { kind: "ok", text: "Branch summarization cancelled; nothing changed." } });
         } else {
-          const summary = result.summaryEntryId ? ` with branch summary ${result.summaryEntryId}` : "";
-          const editor = result.editorText ? ` The message you left is in the composer.` : "";
-          set({ jobMessage: { kind: "ok", text: `Moved to ${result.newLeafId ?? "the start"}${summary}.${editor}` }, composerText: result.editorText ?? get().composerText });
+          const where = result.summaryEntryId
+            ? `Moved to ${targetId}'s branch with branch summary ${result.summaryEntryId}`
+            : `Moved to ${result.newLeafId ?? "the start of the session"}`;
+          const editor = result.editorText ? " The message you left is in the composer." : "";
+          set({
+            jobMessage: { kind: "ok", text: `${where}.${editor}` },
+            composerText: result.editorText ?? get().composerText,
+          });
         }
         await refresh(sessionId);
         return result;
