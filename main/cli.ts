@@ -82,7 +82,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     parsed = parseCommandLine(argv);
   } catch (error) {
-    io.err(`canopy: ${(error as Error).message}\n${USAGE}`);
+    io.err(`canopy: ${(error as Error).message} (see \`canopy help\`)`);
     return 2;
   }
   if (parsed.options.help || parsed.command === "help") {

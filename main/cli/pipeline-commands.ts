@@ -146,8 +146,11 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         const settings = await cli.request("settings:get", {});
         if (key === undefined) cli.io.out(JSON.stringify(settings, null, 2));
         else {
-          if (!SETTING_KEYS.includes(key)) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
-          cli.io.out(JSON.stringify(getSettingAt(settings, key), null, 2));
+          const value = getSettingAt(settings, key);
+          const known = SETTING_KEYS.includes(key) || (value !== null && typeof value === "object");
+          if (!known) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
+          // A model subkey reads as null while no model is configured.
+          cli.io.out(JSON.stringify(value ?? null, null, 2));
         }
         return true;
       }
