@@ -92,8 +92,8 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
       loadedEntries,
     };
     console.log(
-      `\nLLM view of the deepest leaf (${generated.entries} entries, path ${pathLength}, ` +
-        `${loadedEntries} entries parsed, ${messages} provider messages), median of ${runs} runs, target < 150 ms\n`,
+      `\nLLM view of the deepest leaf (${generated.entries} entries, path of ${generated.mainPathLength}, ` +
+        `${loadedEntries} entries read and parsed, ${messages} provider messages), median of ${runs} runs, target < 150 ms\n`,
     );
     printTable(
       ["step", "ms"],

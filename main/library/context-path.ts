@@ -9,7 +9,7 @@
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryShape, entryJson, entryJsonByPk, listEntryShapes } from "../store/repos/entries.ts";
+import { type EntryLink, entryJson, entryJsonByPk, listEntryLinks } from "../store/repos/entries.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
 
 /** Entry types whose content feeds the settings scan of SPEC §3.2 (always loaded in full). */
@@ -72,6 +72,40 @@ export function chainIndex(entries: readonly SessionEntry[]): TreeIndex {
 }
 
 /**
+ * Parent positions along the path from `leafIndex` up to the root, leaf first. Agents append
+ * children after their parents, so the parent is found by scanning backwards from the child;
+ * the walk only moves backwards, so the whole scan is O(entries). Returns null when a parent is
+ * not found before its child (merged or hand-edited files): the caller then uses a map.
+ */
+function walkBackwards(links: readonly EntryLink[], leafIndex: number): number[] | null {
+  const up: number[] = [leafIndex];
+  let i = leafIndex;
+  let parent = (links[i] as EntryLink)[2];
+  let j = i - 1;
+  while (parent !== null) {
+    while (j >= 0 && (links[j] as EntryLink)[1] !== parent) j--;
+    if (j < 0) return null;
+    i = j;
+    up.push(i);
+    parent = (links[i] as EntryLink)[2];
+    j = i - 1;
+  }
+  return up;
+}
+
+function walkWithMap(links: readonly EntryLink[], leafIndex: number): number[] {
+  const byId = new Map<string, number>();
+  for (let i = 0; i < links.length; i++) byId.set((links[i] as EntryLink)[1] as string, i);
+  const up: number[] = [];
+  for (let i: number | undefined = leafIndex; i !== undefined && up.length <= links.length; ) {
+    up.push(i);
+    const parent: string | null = (links[i] as EntryLink)[2];
+    i = parent === null ? undefined : byId.get(parent);
+  }
+  return up;
+}
+
+/**
  * @param leafId undefined → the session's view leaf; null → empty context; an unknown id → the
  * session's last entry (as buildSessionContext does).
  */
@@ -84,60 +118,60 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
     return { entries, leafId: wanted, pathOnly: false, parsed: entries.length };
   }
 
-  const shapes = listEntryShapes(db, row.sid);
-  const byId = new Map<string, number>();
-  for (let i = 0; i < shapes.length; i++) byId.set((shapes[i] as EntryShape)[2] as string, i);
-  const leafIndex = byId.get(wanted) ?? shapes.length - 1;
-  if (leafIndex < 0) return { entries: [], leafId: wanted, pathOnly: true, parsed: 0 };
-
-  // Walk leaf → root; a healthy session has no cycles, the bound is a second line of defence.
-  const path: number[] = [];
-  for (let i: number | undefined = leafIndex; i !== undefined && path.length <= shapes.length; ) {
-    path.push(i);
-    const parent: string | null = (shapes[i] as EntryShape)[3];
-    i = parent === null ? undefined : byId.get(parent);
-  }
-  path.reverse();
-  const shapeAt = (p: number): EntryShape => shapes[path[p] as number] as EntryShape;
-
-  // From which path position on is everything needed verbatim?
-  let keepFrom = 0;
-  let compactionAt = -1;
-  for (let p = path.length - 1; p >= 0 && compactionAt < 0; p--)
-    if (shapeAt(p)[4] === "compaction") compactionAt = p;
-  if (compactionAt >= 0) {
-    const json = entryJson(db, shapeAt(compactionAt)[0]);
-    const firstKept =
-      json === null ? undefined : (JSON.parse(json) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
-    const keptIndex = typeof firstKept === "string" ? byId.get(firstKept) : undefined;
-    const keptAt = keptIndex === undefined ? -1 : path.lastIndexOf(keptIndex, compactionAt);
-    keepFrom = keptAt >= 0 ? keptAt : compactionAt;
-  }
-
-  // Before keepFrom only settings entries matter, plus the last assistant reply before each
-  // one that could be overridden (SPEC §3.2: replies and model changes both set the model).
-  const keep: number[] = [];
-  let pendingAssistant = -1;
-  for (let p = 0; p < keepFrom; p++) {
-    const [, , , , type, role] = shapeAt(p);
-    if (type === "message" && role === "assistant") pendingAssistant = p;
-    else if (SETTINGS_TYPES.has(type)) {
-      if (pendingAssistant >= 0) keep.push(pendingAssistant);
-      pendingAssistant = -1;
-      keep.push(p);
+  const links = listEntryLinks(db, row.sid);
+  let leafIndex = links.length - 1;
+  for (let i = links.length - 1; i >= 0; i--) {
+    if ((links[i] as EntryLink)[1] === wanted) {
+      leafIndex = i;
+      break;
     }
   }
-  if (pendingAssistant >= 0) keep.push(pendingAssistant);
-  for (let p = keepFrom; p < path.length; p++) keep.push(p);
+  if (leafIndex < 0) return { entries: [], leafId: wanted, pathOnly: true, parsed: 0 };
+  // Leaf first, root last.
+  const up = walkBackwards(links, leafIndex) ?? walkWithMap(links, leafIndex);
+  const linkAt = (u: number): EntryLink => links[up[u] as number] as EntryLink;
+
+  // The last compaction on the path, and where its kept part starts (SPEC §3.1 step 5).
+  let keepTo = up.length - 1;
+  const compactionAt = up.findIndex((index) => (links[index] as EntryLink)[3] === "compaction");
+  if (compactionAt >= 0) {
+    keepTo = compactionAt;
+    const json = entryJson(db, linkAt(compactionAt)[0]);
+    const firstKept =
+      json === null ? undefined : (JSON.parse(json) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
+    for (let u = compactionAt + 1; u < up.length && typeof firstKept === "string"; u++) {
+      if (linkAt(u)[1] === firstKept) {
+        keepTo = u;
+        break;
+      }
+    }
+  }
+
+  // Above the kept part only settings entries matter, plus the assistant reply closest above
+  // each of them and above the kept part (SPEC §3.2: replies and model changes both set the model).
+  const keep: number[] = [];
+  for (let u = 0; u <= keepTo; u++) keep.push(u);
+  let wantAssistant = true;
+  for (let u = keepTo + 1; u < up.length; u++) {
+    const [, , , type, role] = linkAt(u);
+    if (SETTINGS_TYPES.has(type)) {
+      keep.push(u);
+      wantAssistant = true;
+    } else if (wantAssistant && type === "message" && role === "assistant") {
+      keep.push(u);
+      wantAssistant = false;
+    }
+  }
+  keep.reverse();
 
   const jsons = entryJsonByPk(
     db,
-    keep.map((p) => shapeAt(p)[0]),
+    keep.map((u) => linkAt(u)[0]),
   );
   const entries = jsons.map((json) => JSON.parse(json) as SessionEntry);
   return {
     entries,
-    leafId: (shapes[leafIndex] as EntryShape)[2],
+    leafId: (links[leafIndex] as EntryLink)[1],
     index: chainIndex(entries),
     pathOnly: true,
     parsed: entries.length,

@@ -110,6 +110,21 @@ export function entryJson(db: Database, pk: number): string | null {
   return json ?? null;
 }
 
+/** [pk, id, parentId, type, role] of every entry in seq order: the least a path walk needs. */
+export type EntryLink = [
+  pk: number,
+  id: string | null,
+  parentId: string | null,
+  type: string,
+  role: string | null,
+];
+
+export function listEntryLinks(db: Database, sid: number): EntryLink[] {
+  return stmt(db, "SELECT pk, id, parent_id, type, role FROM entries WHERE sid = ? ORDER BY seq")
+    .raw(true)
+    .all(sid) as EntryLink[];
+}
+
 /** The JSON of the given entries (by pk), in the order of `pks`. */
 export function entryJsonByPk(db: Database, pks: readonly number[]): string[] {
   return stmt(

@@ -113,9 +113,10 @@ export function insertSession(db: Database, row: NewSession): number {
   const names = ["id", ...columns, "imported_at", "updated_at"];
   const values = [id, ...columns.map((c) => rest[c as keyof SessionPatch]), now, now];
   // Column sets repeat (same callers), so the cached statement is reused across imports.
-  const result = stmt(db, `INSERT INTO sessions (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`).run(
-    ...values,
-  );
+  const result = stmt(
+    db,
+    `INSERT INTO sessions (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+  ).run(...values);
   return Number(result.lastInsertRowid);
 }
 

@@ -121,3 +121,40 @@ describe("loadContextEntries", () => {
     expect(loaded.entries).toHaveLength(2);
   });
 });
+
+describe("loadContextEntries on a file whose parent comes after its child", () => {
+  it("still finds the path (map walk) and matches the full build", () => {
+    const lib2 = makeLibrary();
+    try {
+      const lines = [
+        { type: "session", version: 3, id: "late", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" },
+        {
+          type: "message",
+          id: "c",
+          parentId: "p",
+          timestamp: "t",
+          message: { role: "user", content: "child", timestamp: 1 },
+        },
+        {
+          type: "message",
+          id: "p",
+          parentId: null,
+          timestamp: "t",
+          message: { role: "user", content: "parent", timestamp: 1 },
+        },
+      ];
+      const file = `${lib2.dir}/late.jsonl`;
+      fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+      importPath(lib2.db, file);
+      const loaded = loadContextEntries(lib2.db, "late", "c");
+      expect(loaded.pathOnly).toBe(true);
+      const all = loadSessionEntries(lib2.db, "late");
+      expect(comparable(buildSessionContext(loaded.entries, loaded.leafId, loaded.index))).toEqual(
+        comparable(buildSessionContext(all, "c")),
+      );
+      expect(loaded.entries.map((e) => e.id)).toEqual(["p", "c"]);
+    } finally {
+      lib2.cleanup();
+    }
+  });
+});

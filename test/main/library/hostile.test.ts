@@ -7,7 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportSession } from "../../../main/library/export.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { getSessionDetail, getSessionSummary, loadSessionEntries } from "../../../main/library/load.ts";
-import { searchMessages } from "../../../main/library/search.ts";
 import { copyFixture, jsonLines, type Library, makeLibrary } from "./helpers.ts";
 
 let lib: Library;
@@ -161,22 +160,5 @@ describe("folder import", () => {
     const report = importPath(lib.db, path.join(lib.dir, "nope"));
     expect(report.failed).toBe(1);
     expect(report.files[0]?.reason).toBeTruthy();
-  });
-});
-
-describe("search", () => {
-  it("finds words from the fixtures, with snippets, and never throws on odd input", () => {
-    importPath(lib.db, copyFixture("real-large-session.v1.jsonl", lib.dir));
-    importPath(lib.db, copyFixture("tree-01.omp.jsonl", lib.dir));
-    const hits = searchMessages(lib.db, "parser", 5);
-    expect(hits.length).toBeGreaterThan(0);
-    expect(hits[0]?.snippet).toMatch(/\[parser/i);
-    expect(hits[0]?.sessionTitle).toBe("Refactor the parser (omp dialect copy of tree-01)");
-    const real = searchMessages(lib.db, "coding-agent", 5);
-    expect(real.length).toBeGreaterThan(0);
-    expect(real.every((h) => h.sessionId === "d703a1a9-1b7b-4fb1-b512-c9738b1fe617")).toBe(true);
-    for (const q of ['"unbalanced', "AND", "NOT x", "(", "a:b", "***", ""])
-      expect(() => searchMessages(lib.db, q)).not.toThrow();
-    expect(searchMessages(lib.db, "")).toEqual([]);
   });
 });
