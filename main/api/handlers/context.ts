@@ -1,24 +1,26 @@
 /**
  * Handler of `context:get`: what the model receives at a leaf (SPEC D4), built from the library
- * with Canopy's context templates, plus the token figures the UI shows.
+ * with Canopy's context templates, plus the token figures the UI shows. The measured figure is
+ * the last valid assistant usage among the entries the view is built from.
  */
 import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
-import { buildTreeIndex } from "../../../core/session/tree.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
-import { getViewLeaf, loadSessionEntries } from "../../library/load.ts";
+import { loadContextEntries } from "../../library/context-path.ts";
+import { requireSession } from "../../library/load.ts";
+import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
 import type { AreaHandlers } from "../types.ts";
 
 export const contextHandlers: AreaHandlers<"context"> = {
   "context:get": (input, ctx): ContextView => {
-    const leafId = input.leafId === undefined ? getViewLeaf(ctx.db, input.sessionId) : input.leafId;
-    const entries = loadSessionEntries(ctx.db, input.sessionId);
-    const index = buildTreeIndex(entries);
-    if (leafId !== null && !index.byId.has(leafId)) {
-      throw notFound(`Session ${input.sessionId} has no entry ${leafId}`);
+    const { sid } = requireSession(ctx.db, input.sessionId);
+    if (typeof input.leafId === "string" && !entryIdExists(ctx.db, sid, input.leafId)) {
+      throw notFound(`Session ${input.sessionId} has no entry ${input.leafId}`);
     }
+    // Only the leaf's path (reduced to what the view needs) is read from the database.
+    const { entries, leafId, index } = loadContextEntries(ctx.db, input.sessionId, input.leafId);
     const view = buildLlmView(entries, leafId, contextTemplatesFrom(ctx.prompts), index);
     const usage = getLastAssistantUsage(view.context.path);
     return {
