@@ -10,6 +10,7 @@ import { ImportForm } from "./features/library/ImportForm.tsx";
 import { SessionList } from "./features/library/SessionList.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { BranchList } from "./features/navigation/BranchList.tsx";
+import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
 import { useCanopy } from "./store/index.ts";
 
 export function App() {
@@ -46,6 +47,7 @@ export function App() {
           </p>
         )}
         <SessionList />
+        <SettingsPanel />
       </aside>
       <main className="content">
         <div className="actions">

@@ -114,4 +114,15 @@ describe("browser mode", () => {
     await expect.poll(() => page.locator(`[data-entry-id="${summary?.id}"]`).count()).toBe(1);
     await page.screenshot({ path: path.join(shots, "06-branch-summary.png") });
   });
+
+  it("shows which prompt template files are in effect and which summarizer runs", async () => {
+    await page.getByText("Settings and prompts").click();
+    await page.getByTestId("settings-panel").waitFor();
+    const prompts = await api<{ name: string; source: string }[]>("settings:prompts", {});
+    expect(await page.locator("[data-prompt]").count()).toBe(prompts.length);
+    expect(prompts.map((p) => p.name)).toContain("compaction-summary-context");
+    await page.getByRole("button", { name: "Test connection" }).click();
+    await expect.poll(() => page.getByTestId("settings-panel").getByRole("status").textContent()).toContain("offline");
+    await page.screenshot({ path: path.join(shots, "07-settings.png") });
+  });
 });

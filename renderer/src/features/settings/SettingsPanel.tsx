@@ -1,0 +1,99 @@
+/**
+ * Settings at a glance: which summarizer runs, the compaction settings, which prompt template
+ * file is in effect (default or the user's override), the loaded hooks, and a connection test.
+ */
+import { useState } from "react";
+import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
+import type { Settings } from "../../../../core/settings/schema.ts";
+import { call } from "../../api.ts";
+
+interface Loaded {
+  settings: Settings;
+  prompts: PromptTemplateDto[];
+  hooks: HooksDto;
+}
+
+export function SettingsPanel() {
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [test, setTest] = useState<ConnectionTestDto | "running" | null>(null);
+
+  const load = async () => {
+    try {
+      const [settings, prompts, hooks] = await Promise.all([
+        call("settings:get", {}),
+        call("settings:prompts", {}),
+        call("settings:hooks", {}),
+      ]);
+      setLoaded({ settings, prompts, hooks });
+      setError(null);
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+
+  const testConnection = async () => {
+    setTest("running");
+    try {
+      setTest(await call("settings:test-connection", {}));
+    } catch (caught) {
+      setTest({ ok: false, message: (caught as Error).message, summarizer: "" });
+    }
+  };
+
+  return (
+    <details className="settings-panel" onToggle={(event) => (event.currentTarget.open ? void load() : undefined)}>
+      <summary>Settings and prompts</summary>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {loaded && (
+        <div data-testid="settings-panel">
+          <p>
+            Model:{" "}
+            {loaded.settings.model ? (
+              <code>
+                {loaded.settings.model.id} at {loaded.settings.model.baseUrl}
+              </code>
+            ) : (
+              "none — the built-in offline summarizer writes summaries"
+            )}
+          </p>
+          <button type="button" onClick={() => void testConnection()} disabled={test === "running"}>
+            Test connection
+          </button>
+          {test && test !== "running" && (
+            <p className={test.ok ? "ok" : "error"} role="status">
+              {test.ok ? `OK: ${test.summarizer} (${test.latencyMs} ms)` : `Failed: ${test.message}`}
+            </p>
+          )}
+          <p>
+            Compaction: {loaded.settings.compaction.enabled ? "on" : "off"}, reserve {loaded.settings.compaction.reserveTokens},
+            keep {loaded.settings.compaction.keepRecentTokens}
+            {loaded.settings.compaction.remoteEndpoint ? `, remote ${loaded.settings.compaction.remoteEndpoint}` : ""}
+          </p>
+          <h3>Prompt templates in effect</h3>
+          <ul className="prompt-list">
+            {loaded.prompts.map((prompt) => (
+              <li key={prompt.name} data-prompt={prompt.name} data-source={prompt.source} title={prompt.path}>
+                {prompt.name}: {prompt.source === "override" ? "your override" : "default"}
+                {prompt.warning ? ` (${prompt.warning})` : ""}
+              </li>
+            ))}
+          </ul>
+          <h3>Hooks</h3>
+          <p>
+            {loaded.hooks.handlers.length} handler(s) from <code>{loaded.hooks.folder}</code>
+          </p>
+          {loaded.hooks.errors.map((hookError) => (
+            <p key={`${hookError.extension}:${hookError.message}`} className="error">
+              {hookError.extension} ({hookError.event}): {hookError.message}
+            </p>
+          ))}
+        </div>
+      )}
+    </details>
+  );
+}
