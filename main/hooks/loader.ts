@@ -1,7 +1,8 @@
 /**
  * Loads user hook modules from the hooks folder of the data directory: every `*.js` / `*.mjs`
  * file, in name order, whose default export receives `{ on(event, handler) }`. A module that
- * fails to load or register is reported on the registry, never fatal.
+ * fails to load or register is reported on the registry, never fatal, and none of its handlers
+ * stay registered.
  */
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -19,6 +20,8 @@ export async function loadHookModules(registry: HookRegistry, dir: string): Prom
     const file = path.join(dir, name);
     const report = (message: string, event: HookEventName = "session_before_compact") =>
       registry.report({ extension: name, event, message: `could not load hook module: ${message}` });
+    // A module that fails part-way must not leave the handlers it registered before failing.
+    const unregister: (() => void)[] = [];
     try {
       const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
       if (typeof module.default !== "function") {
@@ -28,12 +31,13 @@ export async function loadHookModules(registry: HookRegistry, dir: string): Prom
       const api: HookApi = {
         on(event, handler) {
           if (!HOOK_EVENT_NAMES.includes(event)) throw new Error(`unknown hook event "${String(event)}"`);
-          registry.register(name, event, handler);
+          unregister.push(registry.register(name, event, handler));
         },
       };
       await (module.default as (api: HookApi) => unknown)(api);
       loaded.push(name);
     } catch (error) {
+      for (const undo of unregister) undo();
       report(error instanceof Error ? error.message : String(error));
     }
   }

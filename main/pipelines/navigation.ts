@@ -39,7 +39,8 @@ export function previewNavigation(ctx: AppContext, sessionId: string, targetId: 
   const target = state.index.byId.get(targetId);
   if (!target) throw notFound(`Entry ${targetId} not found`);
   const { entries, commonAncestorId } = collectEntriesForBranchSummary(state.index, state.viewLeafId, targetId);
-  const destination = newLeafForNavigation(target);
+  // The index's repaired parents: an orphan's or a cycle-closer's parent is null (D3).
+  const destination = newLeafForNavigation(target, state.index);
   return {
     state,
     target,
@@ -126,6 +127,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     if (failure.code === "cancelled") return unchanged(plan, true, true);
     throw failure;
   }
+  // An acknowledged abort wins over a hook that ignored the signal (SPEC §9.6: session unchanged).
+  if (signal.aborted) return unchanged(plan, true, true);
 
   let summaryEntry: BranchSummaryEntry | undefined;
   const newLeafId = preview.newLeafId;

@@ -24,7 +24,8 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
   let reason: string | null = null;
   if (candidates.length === 0) reason = "No tool output is old enough to prune (the newest 40,000 tokens are protected).";
   else if (!plan.willPrune) {
-    reason = `Pruning would save only ${plan.tokensSaved} tokens (at least 20,000 are needed).`;
+    // tokensSaved is 0 when nothing would be pruned; the reason needs what the candidates save.
+    reason = `Pruning would save only ${plan.candidateSavings} tokens (at least 20,000 are needed).`;
   }
   return {
     sessionId,

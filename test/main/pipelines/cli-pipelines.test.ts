@@ -1,0 +1,229 @@
+// The pipeline commands of the `canopy` CLI: compact (--dry-run --json plan keys, offline run),
+// navigate --summarize, prune --dry-run, settings get/set with one-line errors and exit codes.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../../main/cli.ts";
+import { promptText, removeDir, SessionFile } from "./harness.ts";
+import { chainSession, plainEstimate, plainFileTags, plainSession } from "./sessions.ts";
+
+process.env.CANOPY_NO_DEMO = "1";
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+let dir: string;
+let db: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-cli-pipelines-"));
+  db = path.join(dir, "library.db");
+});
+
+afterEach(() => {
+  removeDir(dir);
+});
+
+async function cli(...args: string[]): Promise<Run> {
+  let out = "";
+  let err = "";
+  const code = await runCli([...args, "--db", db], {
+    out: (text) => {
+      out += `${text}\n`;
+    },
+    err: (text) => {
+      err += `${text}\n`;
+    },
+    progress: () => {},
+    isTerminal: false,
+  });
+  return { code, out, err };
+}
+
+function write(name: string, session: SessionFile): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, session.text());
+  return file;
+}
+
+function oneErrorLine(run: Run): string {
+  expect(run.out).toBe("");
+  const lines = run.err.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  return lines[0] ?? "";
+}
+
+describe("canopy compact", () => {
+  it("--dry-run --json prints one object with exactly the plan keys", async () => {
+    const file = write("plain.jsonl", plainSession());
+    const run = await cli("compact", file, "--dry-run", "--json", "--keep-recent-tokens", "1500");
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const plan = JSON.parse(run.out) as Record<string, unknown>;
+    expect(Object.keys(plan)).toEqual([
+      "firstKeptEntryId",
+      "isSplitTurn",
+      "turnStartEntryId",
+      "tokensBefore",
+      "keepRecentTokens",
+      "summarizeEntryIds",
+      "turnPrefixEntryIds",
+      "keptEntryIds",
+      "previousSummary",
+      "readFiles",
+      "modifiedFiles",
+    ]);
+    expect(plan).toEqual({
+      firstKeptEntryId: "u2",
+      isSplitTurn: false,
+      turnStartEntryId: null,
+      tokensBefore: plainEstimate,
+      keepRecentTokens: 1500,
+      summarizeEntryIds: ["u1", "a1", "t1", "a2", "t2", "a3"],
+      turnPrefixEntryIds: [],
+      keptEntryIds: ["u2", "a4"],
+      previousSummary: false,
+      readFiles: ["src/a.ts"],
+      modifiedFiles: ["src/b.ts"],
+    });
+  });
+
+  it("--dry-run without --json prints the readable plan and appends nothing", async () => {
+    const file = write("plain.jsonl", plainSession());
+    const run = await cli("compact", file, "--dry-run", "--keep-recent-tokens", "1500");
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^Compaction plan at leaf a4 \(summarizer: [^)]*offline/i);
+    expect(run.out).toContain("first kept entry   u2");
+    const again = await cli("compact", file, "--dry-run", "--json", "--keep-recent-tokens", "1500");
+    expect((JSON.parse(again.out) as { firstKeptEntryId: string }).firstKeptEntryId).toBe("u2");
+  });
+
+  it("offline: appends the compaction, prints it, and a second run says Already compacted", async () => {
+    const file = write("plain.jsonl", plainSession());
+    const run = await cli("compact", file, "--keep-recent-tokens", "1500");
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const match = /^Compacted: entry ([0-9a-f]{8}), first kept u2, tokens before (\d+)\n\n/.exec(run.out);
+    expect(match).not.toBeNull();
+    expect(Number(match?.[2])).toBe(plainEstimate);
+    expect(run.out.trimEnd().endsWith(plainFileTags)).toBe(true);
+
+    const context = await cli("context", file, "--json");
+    const messages = JSON.parse(context.out) as { role: string; content: { text: string }[] }[];
+    expect(messages).toHaveLength(3);
+    expect(
+      messages[0]?.content[0]?.text.startsWith(
+        promptText("compaction-summary-context").split("{{summary}}")[0] ?? "",
+      ),
+    ).toBe(true);
+
+    const again = await cli("compact", file);
+    expect(again.code).toBe(1);
+    expect(oneErrorLine(again)).toBe("canopy: error: Already compacted");
+  });
+});
+
+describe("canopy navigate", () => {
+  it("--summarize writes a branch summary at the destination (offline)", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    const run = await cli("navigate", file, "a1", "--summarize");
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const match = /^View leaf: ([0-9a-f]{8}) \(was a2\), branch summary ([0-9a-f]{8})$/.exec(
+      run.out.trimEnd(),
+    );
+    expect(match).not.toBeNull();
+    expect(match?.[1]).toBe(match?.[2]);
+    const context = await cli("context", file, "--json");
+    expect((JSON.parse(context.out) as unknown[]).length).toBe(3);
+  });
+
+  it("to a user message without summary: the editor text, and --json gives the result object", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    const run = await cli("navigate", file, "u2", "--json");
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({
+      cancelled: false,
+      newLeafId: "a1",
+      oldLeafId: "a2",
+      editorText: "Second question: read and change files.",
+      summaryEntryId: null,
+    });
+  });
+
+  it("an unknown entry: one line, exit 1", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    const run = await cli("navigate", file, "nope1234");
+    expect(run.code).toBe(1);
+    expect(oneErrorLine(run)).toBe("canopy: error: Entry nope1234 not found");
+  });
+});
+
+describe("canopy prune", () => {
+  function bigSession(): SessionFile {
+    const file = new SessionFile().user("u1", "Run everything.");
+    for (let i = 1; i <= 5; i++) {
+      file
+        .assistant(`a${i}`, "", { calls: [{ name: "bash", args: { command: `step ${i}` }, id: `c${i}` }] })
+        .toolResult(`t${i}`, `t${i}`.padEnd(60000, "x"), "bash", `c${i}`);
+    }
+    return file.assistant("done", "Done.");
+  }
+
+  it("--dry-run lists the candidates and changes nothing; then prune and --restore", async () => {
+    const file = write("big.jsonl", bigSession());
+    const dry = await cli("prune", file, "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.out.trimEnd().split("\n")).toEqual([
+      "2 tool output(s) could be pruned, saving ~29982 tokens",
+      "  t1 bash ~15000 tokens",
+      "  t2 bash ~15000 tokens",
+    ]);
+    const json = await cli("prune", file, "--dry-run", "--json");
+    expect(JSON.parse(json.out)).toMatchObject({ willPrune: true, tokensSaved: 29982 });
+    const pruned = await cli("prune", file);
+    expect(pruned.out.trimEnd()).toBe(
+      "Pruned 2 tool output(s), ~29982 tokens saved. Undo with `prune --restore`.",
+    );
+    const restored = await cli("prune", file, "--restore");
+    expect(restored.out.trimEnd()).toBe("Restored 2 tool output(s).");
+  });
+});
+
+describe("canopy settings", () => {
+  it("get, set and get again", async () => {
+    const get = await cli("settings", "get", "compaction.reserveTokens");
+    expect(get).toEqual({ code: 0, out: "16384\n", err: "" });
+    const set = await cli("settings", "set", "compaction.reserveTokens", "8000");
+    expect(set).toEqual({ code: 0, out: "compaction.reserveTokens = 8000\n", err: "" });
+    expect((await cli("settings", "get", "compaction.reserveTokens")).out).toBe("8000\n");
+    const all = JSON.parse((await cli("settings", "get")).out) as { compaction: { reserveTokens: number } };
+    expect(all.compaction.reserveTokens).toBe(8000);
+  });
+
+  it("an invalid value: one line, exit 1, nothing changed", async () => {
+    const run = await cli("settings", "set", "compaction.reserveTokens", "lots");
+    expect(run.code).toBe(1);
+    expect(oneErrorLine(run)).toMatch(/^canopy: error: compaction\.reserveTokens: /);
+    const fraction = await cli("settings", "set", "compaction.keepRecentTokens", "0.5");
+    expect(fraction.code).toBe(1);
+    expect(oneErrorLine(fraction)).toMatch(/^canopy: error: compaction\.keepRecentTokens: /);
+    expect((await cli("settings", "get", "compaction.reserveTokens")).out).toBe("16384\n");
+  });
+
+  it("an unknown key or action: one line, exit 2", async () => {
+    const unknown = await cli("settings", "get", "compaction.nope");
+    expect(unknown.code).toBe(2);
+    expect(oneErrorLine(unknown)).toMatch(/^canopy: unknown setting "compaction\.nope"/);
+    const action = await cli("settings", "frob");
+    expect(action.code).toBe(2);
+    expect(oneErrorLine(action)).toMatch(/^canopy: settings takes "get" or "set", not "frob"/);
+    const missing = await cli("settings", "set", "compaction.reserveTokens");
+    expect(missing.code).toBe(2);
+    expect(oneErrorLine(missing)).toMatch(/^canopy: usage: settings set <key> <value>/);
+  });
+});

@@ -1,0 +1,134 @@
+// Settings through the API as the pipelines use them (SPEC §10.1): defaults, validated writes,
+// persistence, salvage of a stale document, reserveTokens → max_tokens, and the connection test.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getSetting, setSetting } from "../../../main/store/repos/settings.ts";
+import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import { chatBody, chatRequests, createHarness, type Harness, removeDir } from "./harness.ts";
+import { splitSession } from "./sessions.ts";
+
+let server: FakeServer;
+let h: Harness;
+
+beforeEach(async () => {
+  server = await start();
+  h = createHarness();
+});
+
+afterEach(async () => {
+  h.close();
+  removeDir(h.dir);
+  await server.close();
+});
+
+describe("settings", () => {
+  it("defaults of SPEC §10.1 and the offline summarizer", async () => {
+    const settings = await h.call("settings:get", {});
+    expect(settings.compaction).toEqual({
+      enabled: true,
+      reserveTokens: 16384,
+      keepRecentTokens: 20000,
+      autoContinue: true,
+      remoteEndpoint: null,
+    });
+    expect(settings.branchSummary).toEqual({ enabled: false, reserveTokens: 16384 });
+    expect(settings.model).toBeNull();
+    const connection = await h.call("settings:test-connection", {});
+    expect(connection).toMatchObject({ ok: true, model: "offline" });
+  });
+
+  it("validated writes: unknown keys, bad values and model keys before a model are refused", async () => {
+    const unknown = await h.fail("settings:set", { key: "compaction.nope", value: 1 });
+    expect(unknown.code).toBe("invalid_input");
+    expect(unknown.message).toMatch(/^unknown setting "compaction\.nope"/);
+    expect(await h.fail("settings:set", { key: "compaction.reserveTokens", value: -1 })).toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/^compaction\.reserveTokens: /),
+    });
+    expect(await h.fail("settings:set", { key: "compaction.keepRecentTokens", value: 0 })).toMatchObject({
+      code: "invalid_input",
+    });
+    expect(
+      await h.fail("settings:set", { key: "compaction.remoteEndpoint", value: "ftp://x" }),
+    ).toMatchObject({
+      code: "invalid_input",
+    });
+    expect((await h.fail("settings:set", { key: "model.stream", value: false })).message).toMatch(
+      /no model is configured yet/,
+    );
+    expect((await h.call("settings:get", {})).compaction.reserveTokens).toBe(16384);
+  });
+
+  it("a model with defaults for what is left out; sub-keys afterwards; kept across re-open", async () => {
+    const settings = await h.call("settings:set", {
+      key: "model",
+      value: { baseUrl: server.baseUrl, id: "fake-model" },
+    });
+    expect(settings.model).toEqual({
+      baseUrl: server.baseUrl,
+      id: "fake-model",
+      contextWindow: 128000,
+      apiKeyEnv: "OPENAI_API_KEY",
+      stream: true,
+      reasoning: false,
+    });
+    await h.call("settings:set", { key: "model.stream", value: false });
+    await h.call("settings:set", { key: "compaction.remoteEndpoint", value: `${server.url}/remote` });
+    await h.call("settings:set", { key: "compaction.remoteEndpoint", value: null });
+    const dir = h.dir;
+    h.close();
+    h = createHarness({ dir });
+    const reopened = await h.call("settings:get", {});
+    expect(reopened.model?.stream).toBe(false);
+    expect(reopened.compaction.remoteEndpoint).toBeNull();
+  });
+
+  it("a stale stored document keeps every value that still validates", async () => {
+    setSetting(h.api.ctx.db, "canopy.settings", {
+      compaction: { reserveTokens: 9000, keepRecentTokens: -5, retiredOption: true },
+      branchSummary: { reserveTokens: 4000 },
+      theme: "dark",
+      model: { baseUrl: "not a url", id: "x" },
+    });
+    const settings = await h.call("settings:get", {});
+    expect(settings.compaction.reserveTokens).toBe(9000);
+    expect(settings.compaction.keepRecentTokens).toBe(20000);
+    expect(settings.branchSummary.reserveTokens).toBe(4000);
+    expect(settings.model).toBeNull();
+    // The next write stores a clean document.
+    await h.call("settings:set", { key: "compaction.autoContinue", value: false });
+    expect(getSetting(h.api.ctx.db, "canopy.settings")).toEqual({
+      ...settings,
+      compaction: { ...settings.compaction, autoContinue: false },
+    });
+  });
+
+  it("compaction.reserveTokens sets max_tokens of the three calls (×0.8, ×0.5, min(512, ×0.2))", async () => {
+    await h.configureFakeModel(server);
+    await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+    await h.call("settings:set", { key: "compaction.reserveTokens", value: 2000 });
+    const sessionId = await h.importSession(splitSession());
+    const plan = await h.call("compaction:preview", { sessionId });
+    expect(plan.maxSummaryTokens).toBe(1600);
+    await h.call("compaction:run", { sessionId });
+    const caps = chatRequests(server).map((request) => chatBody(request).max_tokens);
+    expect(caps.slice(0, 2).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1000, 1600]);
+    expect(caps[2]).toBe(400);
+  });
+
+  it("test-connection reaches the configured endpoint with the key from the environment", async () => {
+    await h.configureFakeModel(server);
+    const connection = await h.call("settings:test-connection", {});
+    expect(connection).toMatchObject({ ok: true, model: "fake-model" });
+    expect(server.requests[0]?.path).toBe("/v1/models");
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+    server.enqueue({
+      type: "error",
+      route: "models",
+      status: 401,
+      body: { error: { message: "Invalid API key" } },
+    });
+    const refused = await h.call("settings:test-connection", {});
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.message).toContain("401");
+  });
+});
