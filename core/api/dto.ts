@@ -182,7 +182,7 @@ export interface CompactionPlanDto {
   keptTokens: number;
   /** Upper bound of the new summary's size (the summary call's maxTokens). */
   maxSummaryTokens: number;
-  /** Which summarizer would run: "offline", "openai: <model>", "remote: <url>". */
+  /** Which summarizer would run, e.g. "Built-in offline summarizer", "<model> at <url>", "remote: <url> (…)". */
   summarizer: string;
   /** Things the user should know before running it (e.g. nothing new to summarize). */
   notes: string[];
@@ -197,8 +197,8 @@ export interface CompactionRunResult {
   firstKeptEntryId: string;
   tokensBefore: number;
   fromExtension: boolean;
-  /** The view leaf after the run: the new compaction entry. */
-  viewLeafId: string;
+  /** The view leaf after the run: the new compaction entry (unless the user moved it meanwhile). */
+  viewLeafId: string | null;
 }
 
 export interface NavigationPreviewDto {
@@ -227,6 +227,7 @@ export interface PrunePlanDto {
   sessionId: string;
   leafId: string | null;
   candidates: { entryId: string; toolName: string; tokens: number }[];
+  /** What pruning the candidates would save (0 only when there are none). */
   tokensSaved: number;
   willPrune: boolean;
   /** Why nothing would be pruned, when nothing would. */

@@ -101,6 +101,8 @@ export async function requestSummary(
   }
   if (response.stopReason === "aborted" || request.signal?.aborted) throw new SummaryAbortError();
   if (response.stopReason === "error") {
+    // The remote endpoint's own texts (SPEC §6.3) reach the user as they are.
+    if (summarizer.kind === "remote" && response.errorMessage) throw new Error(response.errorMessage);
     throw new Error(`${failure}: ${response.errorMessage || "Unknown error"}`);
   }
   return response.text;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { HookRegistry } from "./registry.ts";
-import { HOOK_EVENT_NAMES, type HookApi, type HookEventName } from "./types.ts";
+import { HOOK_EVENT_NAMES, type HookApi } from "./types.ts";
 
 export async function loadHookModules(registry: HookRegistry, dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
@@ -18,8 +18,8 @@ export async function loadHookModules(registry: HookRegistry, dir: string): Prom
   const loaded: string[] = [];
   for (const name of files) {
     const file = path.join(dir, name);
-    const report = (message: string, event: HookEventName = "session_before_compact") =>
-      registry.report({ extension: name, event, message: `could not load hook module: ${message}` });
+    const report = (message: string) =>
+      registry.report({ extension: name, event: "load", message: `could not load hook module: ${message}` });
     // A module that fails part-way must not leave the handlers it registered before failing.
     const unregister: (() => void)[] = [];
     try {

@@ -63,7 +63,8 @@ export type HookHandler<E extends HookEventName> = (
 
 export interface HookError {
   extension: string;
-  event: HookEventName;
+  /** The event whose handler failed, or "load" when the module itself could not be loaded. */
+  event: HookEventName | "load";
   message: string;
 }
 

@@ -14,7 +14,7 @@ import type { CompactionEntry } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary } from "../library/load.ts";
+import { getSessionSummary, getViewLeaf } from "../library/load.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
@@ -173,6 +173,6 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
     firstKeptEntryId: entry.firstKeptEntryId ?? result.firstKeptEntryId,
     tokensBefore: entry.tokensBefore,
     fromExtension,
-    viewLeafId: entry.id,
+    viewLeafId: getViewLeaf(ctx.db, input.sessionId),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Applies a pipeline's result: in one transaction, re-check the precondition the pipeline
  * planned on (the leaf still exists; the view leaf has not moved when the plan used it), append
- * the new entry as a child of that leaf and move the view leaf to it; then tell every client.
+ * the new entry as a child of that leaf and move the view leaf to it — for a plan on an explicit
+ * leaf, only when the user has not moved the view leaf meanwhile; then tell every client.
  */
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
@@ -32,10 +33,11 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
     }
     const built = build(randomEntryId(storedEntryIds(db, sid)), new Date().toISOString());
     appendSessionEntries(db, state.sessionId, [built]);
-    setViewLeaf(db, state.sessionId, built.id);
+    const viewLeafUnchanged = getViewLeaf(db, state.sessionId) === state.viewLeafId;
+    if (viewLeafUnchanged) setViewLeaf(db, state.sessionId, built.id);
     return built;
   })();
-  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: entry.id });
+  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
   ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
   return entry;
 }

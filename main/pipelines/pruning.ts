@@ -31,7 +31,7 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
     sessionId,
     leafId: state.leafId,
     candidates,
-    tokensSaved: plan.tokensSaved,
+    tokensSaved: plan.candidateSavings,
     willPrune: plan.willPrune,
     reason,
   };

@@ -33,7 +33,8 @@ export const contextHandlers: AreaHandlers<"context"> = {
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,
-      measuredTokens: usage ? calculateContextTokens(usage) : null,
+      // A usage of all zeros (some providers, aborted replies) is no measurement.
+      measuredTokens: usage && calculateContextTokens(usage) > 0 ? calculateContextTokens(usage) : null,
       compactionId: view.context.compaction?.id ?? null,
       firstKeptEntryId: view.context.firstKeptEntryId,
     };
