@@ -8,17 +8,17 @@ import { prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import { calculateContextTokens, shouldCompact } from "../../core/compaction/tokens.ts";
 import type { CompactionResult } from "../../core/compaction/types.ts";
-import type { AssistantMessage, CompactionEntry, MessageEntry } from "../../core/session/entries.ts";
+import type { AssistantMessage, MessageEntry } from "../../core/session/entries.ts";
 import type { ModelSettings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary, setViewLeaf } from "../library/load.ts";
+import { setViewLeaf } from "../library/load.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
 import { orderCandidateModels, runWithCandidates } from "../llm/retry.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { isAbortError } from "./errors.ts";
 import { withAttemptSignal } from "./jobs.ts";
-import { appendAndMoveLeaf } from "./persist.ts";
+import { appendCompaction } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
 import { modelSummarizer, summarizersFor } from "./summarizers.ts";
@@ -194,23 +194,7 @@ export async function runAutoCompaction(
     }
     if (signal.aborted) return end(null, true, false);
 
-    const dialect = getSessionSummary(ctx.db, sessionId).dialect;
-    const entry = appendAndMoveLeaf(ctx, state, (id, timestamp): CompactionEntry => {
-      const built: CompactionEntry = {
-        type: "compaction",
-        id,
-        parentId: state.leafId,
-        timestamp,
-        summary: result.summary,
-        firstKeptEntryId: result.firstKeptEntryId,
-        tokensBefore: result.tokensBefore,
-      };
-      if (result.shortSummary) built.shortSummary = result.shortSummary;
-      if (result.details !== undefined) built.details = result.details;
-      if (result.preserveData) built.preserveData = result.preserveData;
-      if (fromExtension) built[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
-      return built;
-    }, true);
+    const entry = appendCompaction(ctx, state, result, fromExtension, true);
     await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension });
     const outcome = end(entry.id, false, willRetry);
     ctx.jobs.finish(job);

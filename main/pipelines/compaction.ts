@@ -10,15 +10,14 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
-import type { CompactionEntry } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary, getViewLeaf } from "../library/load.ts";
+import { getViewLeaf } from "../library/load.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
-import { appendAndMoveLeaf } from "./persist.ts";
+import { appendCompaction } from "./persist.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
@@ -147,23 +146,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   }
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
-  const dialect = getSessionSummary(ctx.db, input.sessionId).dialect;
-  const entry = appendAndMoveLeaf(ctx, state, (id, timestamp): CompactionEntry => {
-    const built: CompactionEntry = {
-      type: "compaction",
-      id,
-      parentId: state.leafId,
-      timestamp,
-      summary: result.summary,
-      firstKeptEntryId: result.firstKeptEntryId,
-      tokensBefore: result.tokensBefore,
-    };
-    if (result.shortSummary) built.shortSummary = result.shortSummary;
-    if (result.details !== undefined) built.details = result.details;
-    if (result.preserveData) built.preserveData = result.preserveData;
-    if (fromExtension) built[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
-    return built;
-  }, input.leafId === undefined);
+  const entry = appendCompaction(ctx, state, result, fromExtension, input.leafId === undefined);
   await ctx.hooks.notify("session_compact", { sessionId: input.sessionId, compactionEntry: entry, fromExtension });
   return {
     sessionId: input.sessionId,

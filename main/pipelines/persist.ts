@@ -4,11 +4,12 @@
  * the new entry as a child of that leaf and move the view leaf to it — for a plan on an explicit
  * leaf, only when the user has not moved the view leaf meanwhile; then tell every client.
  */
-import type { SessionEntry } from "../../core/session/entries.ts";
+import type { CompactionResult } from "../../core/compaction/types.ts";
+import type { CompactionEntry, SessionEntry } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
+import { getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { entryIdExists, storedEntryIds } from "../store/repos/entries.ts";
 import type { SessionState } from "./session-state.ts";
@@ -40,4 +41,39 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
   ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
   ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
   return entry;
+}
+
+/**
+ * Appends a compaction entry written as the session's dialect expects (`fromHook` for pi,
+ * `fromExtension` for omp when a hook produced it), as a child of the planned leaf.
+ */
+export function appendCompaction(
+  ctx: AppContext,
+  state: SessionState,
+  result: CompactionResult,
+  fromExtension: boolean,
+  plannedOnViewLeaf: boolean,
+): CompactionEntry {
+  const dialect = getSessionSummary(ctx.db, state.sessionId).dialect;
+  return appendAndMoveLeaf(
+    ctx,
+    state,
+    (id, timestamp): CompactionEntry => {
+      const built: CompactionEntry = {
+        type: "compaction",
+        id,
+        parentId: state.leafId,
+        timestamp,
+        summary: result.summary,
+        firstKeptEntryId: result.firstKeptEntryId,
+        tokensBefore: result.tokensBefore,
+      };
+      if (result.shortSummary) built.shortSummary = result.shortSummary;
+      if (result.details !== undefined) built.details = result.details;
+      if (result.preserveData) built.preserveData = result.preserveData;
+      if (fromExtension) built[dialect === "pi" ? "fromHook" : "fromExtension"] = true;
+      return built;
+    },
+    plannedOnViewLeaf,
+  );
 }
