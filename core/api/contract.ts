@@ -19,6 +19,7 @@ import type {
   PrunePlanDto,
   PruneResultDto,
   SearchHit,
+  SessionTreeDto,
   SessionDetail,
   SessionSummary,
 } from "./dto.ts";
@@ -38,6 +39,8 @@ export interface Requests {
   "library:search": { input: { query: string; limit?: number }; output: SearchHit[] };
   /** One session: header, entries, problems, labels. */
   "session:get": { input: { sessionId: string }; output: SessionDetail };
+  /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
+  "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
   /** Move Canopy's view leaf (D14); never writes to the agent's file. */
   "session:set-view-leaf": { input: { sessionId: string; leafId: string | null }; output: SessionSummary };
   /** Lossless JSONL export; with leafId, a resume marker makes the agent resume there (D14). */
@@ -137,6 +140,7 @@ export const CHANNELS = [
   "library:set-folders",
   "library:search",
   "session:get",
+  "session:tree",
   "session:set-view-leaf",
   "session:export",
   "context:get",

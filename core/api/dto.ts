@@ -257,3 +257,38 @@ export interface HooksDto {
 export type ConnectionTestDto =
   | { ok: true; model: string; latencyMs: number; summarizer: string }
   | { ok: false; message: string; summarizer: string };
+
+// ── the session tree for the canvas ─────────────────────────────────────────────
+
+/** One entry as the tree canvas needs it: structure, kind, a snippet, and markers. */
+export interface TreeNodeDto {
+  id: string;
+  /** The parent every walk uses (the tree is repaired: no cycles, orphans are roots). */
+  parentId: string | null;
+  line: number;
+  type: string;
+  /** Message role for `message` entries, else the entry type. */
+  kind: string;
+  /** Up to 200 characters of the entry's text, whitespace folded. */
+  text: string;
+  tokens: number;
+  timestamp: string;
+  label?: string;
+  /** Compactions: what the summary replaced and where the kept part starts. */
+  tokensBefore?: number;
+  firstKeptEntryId?: string;
+  summary?: string;
+  /** Assistant messages: how the reply ended and whether it has any text block (SPEC §10.4). */
+  stopReason?: string;
+  hasText?: boolean;
+  toolName?: string;
+  pruned?: boolean;
+}
+
+export interface SessionTreeDto {
+  sessionId: string;
+  nodes: TreeNodeDto[];
+  viewLeafId: string | null;
+  fileLeafId: string | null;
+  problems: SessionProblem[];
+}

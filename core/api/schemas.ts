@@ -22,6 +22,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
   "library:search": z.object({ query: z.string().max(1000), limit: z.number().int().min(1).max(1000).optional() }).strict(),
   "session:get": z.object({ sessionId }).strict(),
+  "session:tree": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
   "session:export": z
     .object({ sessionId, leafId: entryId.optional(), outPath: nonEmpty.optional() })

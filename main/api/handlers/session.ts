@@ -3,10 +3,12 @@
  */
 import { exportSession, exportSessionToFile } from "../../library/export.ts";
 import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
+import { loadSessionTree } from "../../library/tree-nodes.ts";
 import type { AreaHandlers } from "../types.ts";
 
 export const sessionHandlers: AreaHandlers<"session"> = {
   "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
+  "session:tree": (input, ctx) => loadSessionTree(ctx.db, input.sessionId),
   "session:set-view-leaf": (input, ctx) => {
     const summary = setViewLeaf(ctx.db, input.sessionId, input.leafId);
     ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: summary.viewLeafId });

@@ -1,0 +1,65 @@
+/**
+ * The session tree for the canvas: every entry reduced to what a node shows (kind, snippet,
+ * tokens, label, compaction markers), with the repaired parent links of the tree index.
+ */
+import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { buildTreeIndex } from "../../core/session/tree.ts";
+import type { Database } from "../store/open.ts";
+import { getSessionDetail } from "./load.ts";
+
+type Loose = Record<string, unknown>;
+
+function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: string | null, label: string | undefined): TreeNodeDto {
+  const node: TreeNodeDto = {
+    id: entry.id,
+    parentId,
+    line,
+    type: entry.type,
+    kind: entryKind(entry),
+    text: flatten(entryText(entry), 200),
+    tokens,
+    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+  };
+  if (label) node.label = label;
+  const e = entry as SessionEntry & Loose;
+  if (entry.type === "compaction") {
+    if (typeof e.tokensBefore === "number") node.tokensBefore = e.tokensBefore;
+    if (typeof e.firstKeptEntryId === "string") node.firstKeptEntryId = e.firstKeptEntryId;
+    if (typeof e.summary === "string") node.summary = e.summary;
+  }
+  if (entry.type === "branch_summary" && typeof e.summary === "string") node.summary = e.summary;
+  const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;
+  if (message?.role === "assistant") {
+    if (typeof message.stopReason === "string") node.stopReason = message.stopReason;
+    node.hasText = Array.isArray(message.content) && message.content.some((b) => (b as Loose)?.type === "text");
+  }
+  if (message?.role === "toolResult") {
+    if (typeof message.toolName === "string") node.toolName = message.toolName;
+    if (typeof message.prunedAt === "number") node.pruned = true;
+  }
+  return node;
+}
+
+export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto {
+  const detail = getSessionDetail(db, sessionId);
+  const entries = detail.entries.map((stored) => stored.entry);
+  const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
+  const nodes: TreeNodeDto[] = [];
+  const seen = new Set<string>();
+  for (const stored of detail.entries) {
+    const { entry } = stored;
+    // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
+    if (typeof entry.id !== "string" || index.byId.get(entry.id) !== entry || seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    nodes.push(nodeOf(entry, stored.line, stored.tokens, index.parentOf(entry.id), index.labels.get(entry.id)));
+  }
+  return {
+    sessionId,
+    nodes,
+    viewLeafId: detail.summary.viewLeafId,
+    fileLeafId: detail.summary.fileLeafId,
+    problems: detail.problems,
+  };
+}

@@ -1,0 +1,60 @@
+// session:tree: one node per entry with the repaired parent, kind, snippet, label and the
+// compaction markers the canvas draws; a cycle in the file never reaches the canvas.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAppContext } from "../../main/app-context.ts";
+import { type Api, createApi } from "../../main/api/dispatch.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+
+let api: Api;
+let dir: string;
+
+async function call<T>(result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>): Promise<T> {
+  const settled = await result;
+  if (!settled.ok) throw new Error(settled.error.message);
+  return settled.value;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-"));
+  api = createApi(createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }));
+});
+afterAll(() => api.ctx.db.close());
+
+describe("session:tree", () => {
+  it("gives every entry of a fixture as a node, with labels and compaction markers", async () => {
+    const report = await call(api.call("library:import", { path: fixturePath("tree-00.jsonl") }));
+    const sessionId = report.files[0]?.sessionId as string;
+    const tree = await call(api.call("session:tree", { sessionId }));
+    const lines = readFileSync(fixturePath("tree-00.jsonl"), "utf8").trim().split("\n").slice(1);
+    const entries = lines.map((line) => JSON.parse(line) as { id: string; parentId: string | null; type: string });
+    expect(tree.nodes.map((node) => node.id)).toEqual(entries.map((entry) => entry.id));
+    expect(tree.nodes.map((node) => node.parentId)).toEqual(entries.map((entry) => entry.parentId));
+    expect(tree.nodes.find((node) => node.id === "aadc89d7")?.label).toBe("label-token");
+    const compaction = tree.nodes.find((node) => node.id === "6a0b3345");
+    expect(compaction).toMatchObject({ kind: "compaction", tokensBefore: 93, firstKeptEntryId: "8d6ed8e9" });
+    expect(compaction?.summary).toMatch(/^Compaction summary:/);
+    expect(tree.viewLeafId).toBe(entries.at(-1)?.id);
+    expect(tree.nodes.every((node) => node.text.length <= 200)).toBe(true);
+  });
+
+  it("breaks a parentId cycle so the canvas gets a forest", async () => {
+    const file = path.join(dir, "cycle.jsonl");
+    const header = { type: "session", version: 3, id: "cycle-session", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" };
+    const message = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: id, timestamp: 1 },
+    });
+    writeFileSync(file, [header, message("a", "c"), message("b", "a"), message("c", "b")].map((o) => JSON.stringify(o)).join("\n"));
+    const report = await call(api.call("library:import", { path: file }));
+    const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
+    expect(tree.nodes).toHaveLength(3);
+    expect(tree.nodes.filter((node) => node.parentId === null)).toHaveLength(1);
+    expect(tree.problems.some((problem) => problem.kind === "cycle")).toBe(true);
+  });
+});
