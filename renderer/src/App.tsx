@@ -1,6 +1,6 @@
 /**
- * The application shell: library sidebar on the left, the LLM view of the selected session's
- * view leaf on the right.
+ * The application shell: library sidebar on the left, the session tree in the middle, and what
+ * the model sees at the selected leaf on the right. Escape cancels running work.
  */
 import { useEffect } from "react";
 import { onEvent } from "./api.ts";
@@ -9,15 +9,17 @@ import { JobMessage } from "./features/compaction/JobMessage.tsx";
 import { ImportForm } from "./features/library/ImportForm.tsx";
 import { SessionList } from "./features/library/SessionList.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
-import { BranchList } from "./features/navigation/BranchList.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
+import { TreePanel } from "./features/tree/TreePanel.tsx";
 import { useCanopy } from "./store/index.ts";
+import { useRouteSync } from "./use-route-sync.ts";
 
 export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
   const error = useCanopy((state) => state.libraryError);
   const jobText = useCanopy((state) => state.jobText);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
+  useRouteSync();
 
   useEffect(() => {
     void loadLibrary();
@@ -49,14 +51,16 @@ export function App() {
         <SessionList />
         <SettingsPanel />
       </aside>
-      <main className="content">
+      <main className="center">
         <div className="actions">
           <CompactionPanel />
           <JobMessage />
-          <BranchList />
         </div>
-        <LlmView />
+        <TreePanel />
       </main>
+      <section className="right" aria-label="LLM view">
+        <LlmView />
+      </section>
     </div>
   );
 }

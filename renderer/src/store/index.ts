@@ -6,12 +6,14 @@ import { createJobsSlice, type JobsSlice } from "./jobs-slice.ts";
 import { createLibrarySlice, type LibrarySlice } from "./library-slice.ts";
 import { createLlmViewSlice, type LlmViewSlice } from "./llm-view-slice.ts";
 import { createSessionSlice, type SessionSlice } from "./session-slice.ts";
+import { createTreeSlice, type TreeSlice } from "./tree-slice.ts";
 
-export type CanopyState = LibrarySlice & LlmViewSlice & SessionSlice & JobsSlice;
+export type CanopyState = LibrarySlice & LlmViewSlice & SessionSlice & JobsSlice & TreeSlice;
 
 export const useCanopy = create<CanopyState>()((...args) => ({
   ...createLibrarySlice(...args),
   ...createLlmViewSlice(...args),
   ...createSessionSlice(...args),
   ...createJobsSlice(...args),
+  ...createTreeSlice(...args),
 }));

@@ -24,7 +24,12 @@ export interface JobsSlice {
 
 export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (set, get) => {
   const refresh = async (sessionId: string) => {
-    await Promise.all([get().loadContext(sessionId, undefined), get().loadSessionDetail(sessionId)]);
+    set({ selectedEntryId: null });
+    await Promise.all([
+      get().loadContext(sessionId, undefined),
+      get().loadSessionDetail(sessionId),
+      get().loadTree(sessionId),
+    ]);
   };
   return {
     plan: null,

@@ -33,16 +33,29 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     try {
       const sessions = await call("library:list", {});
       set({ sessions, libraryLoading: false });
-      const selected = get().selectedSessionId;
-      if (!selected && sessions[0]) await get().selectSession(sessions[0].id);
+      // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
+      const linked = window.location.hash.startsWith("#/session/");
+      if (!get().selectedSessionId && !linked && sessions[0]) await get().selectSession(sessions[0].id);
     } catch (error) {
       set({ libraryLoading: false, libraryError: (error as Error).message });
     }
   },
   async selectSession(sessionId) {
-    set({ selectedSessionId: sessionId, plan: null, planError: null, jobMessage: null, detail: null });
+    set({
+      selectedSessionId: sessionId,
+      plan: null,
+      planError: null,
+      jobMessage: null,
+      detail: null,
+      tree: null,
+      selectedEntryId: null,
+    });
     if (!sessionId) return;
-    await Promise.all([get().loadContext(sessionId, undefined), get().loadSessionDetail(sessionId)]);
+    await Promise.all([
+      get().loadContext(sessionId, undefined),
+      get().loadSessionDetail(sessionId),
+      get().loadTree(sessionId),
+    ]);
   },
   async importPath(path) {
     set({ importing: true, libraryError: null });

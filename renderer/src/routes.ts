@@ -1,0 +1,21 @@
+/**
+ * Deep links: `#/session/<sessionId>?leaf=<entryId>` opens a session with that entry selected.
+ * The app's own navigation writes the same routes, so any view can be bookmarked or shared.
+ */
+export interface Route {
+  sessionId: string | null;
+  leafId: string | null;
+}
+
+export function parseRoute(hash: string): Route {
+  const match = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(hash);
+  if (!match?.[1]) return { sessionId: null, leafId: null };
+  const params = new URLSearchParams(match[2] ?? "");
+  return { sessionId: decodeURIComponent(match[1]), leafId: params.get("leaf") };
+}
+
+export function formatRoute(route: Route): string {
+  if (!route.sessionId) return "#/";
+  const leaf = route.leafId ? `?leaf=${encodeURIComponent(route.leafId)}` : "";
+  return `#/session/${encodeURIComponent(route.sessionId)}${leaf}`;
+}
