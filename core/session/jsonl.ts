@@ -152,6 +152,27 @@ export function parseSessionText(text: string): ParsedSessionFile {
   return { ...base, header: migrated.header, entries: migrated.entries, migrated: true };
 }
 
+/** Receives the lines of {@link visitEntryLines}: entries with their raw text, or malformed lines. */
+export interface EntryLineVisitor {
+  entry(entry: SessionEntry, line: number, raw: string): void;
+  malformed(malformed: MalformedLine): void;
+}
+
+/**
+ * Parses the lines of a v3 file after its header (no header expected), handing each entry over
+ * with its raw line ("\r" stripped) so a caller can store it verbatim without splitting again.
+ */
+export function visitEntryLines(text: string, firstLine: number, visitor: EntryLineVisitor): void {
+  forEachLine(text, firstLine, (raw, line) => {
+    const result = parseLine(raw, line);
+    if (result.kind !== "object") visitor.malformed(result.malformed);
+    else if (result.value.type === "session") {
+      visitor.malformed({ line, raw, error: "unexpected session header in appended lines" });
+    } else visitor.entry(result.value as unknown as SessionEntry, line, raw);
+    return true;
+  });
+}
+
 /** Parse appended lines of an already-imported v3 file (no header expected). */
 export function parseEntryLines(
   text: string,
@@ -159,13 +180,9 @@ export function parseEntryLines(
 ): { entries: ParsedEntryLine[]; malformed: MalformedLine[] } {
   const entries: ParsedEntryLine[] = [];
   const malformed: MalformedLine[] = [];
-  forEachLine(text, firstLine, (raw, line) => {
-    const result = parseLine(raw, line);
-    if (result.kind !== "object") malformed.push(result.malformed);
-    else if (result.value.type === "session") {
-      malformed.push({ line, raw, error: "unexpected session header in appended lines" });
-    } else entries.push({ line, entry: result.value as unknown as SessionEntry });
-    return true;
+  visitEntryLines(text, firstLine, {
+    entry: (entry, line) => entries.push({ line, entry }),
+    malformed: (m) => malformed.push(m),
   });
   return { entries, malformed };
 }

@@ -23,7 +23,7 @@ import { insertSession, type SessionRow, sessionExists, updateSession } from "..
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
 import type { SessionSource } from "./import-source.ts";
 import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
-import { refreshSessionStats } from "./stats.ts";
+import { refreshSessionStats, SessionStatsCollector } from "./stats.ts";
 
 function headerColumns(source: SessionSource, omp: boolean, file: FileFacts) {
   const h = source.header;
@@ -71,15 +71,23 @@ export function newSession(
       header_line: source.headerLine,
       is_demo: isDemo ? 1 : 0,
     });
+    const stats = new SessionStatsCollector();
     for (const chunk of source.chunks()) {
       const rows: NewEntryRow[] = new Array(chunk.entries.length);
       for (let i = 0; i < rows.length; i++) {
         const item = chunk.entries[i] as (typeof chunk.entries)[number];
         if (!omp && isOmpEntry(item.entry)) omp = true;
         if (item.line === provisional) hasProvisionalRow = true;
-        rows[i] = toEntryRow(item.entry, item.line, chunk.jsonOf(item), "file");
+        rows[i] = toEntryRow(item.entry, item.line, chunk.jsonAt(i), "file");
       }
-      insertEntries(db, sid, rows);
+      const pks = insertEntries(db, sid, rows);
+      for (let i = 0; i < rows.length; i++) {
+        stats.add(
+          pks[i] as number,
+          rows[i] as NewEntryRow,
+          (chunk.entries[i] as (typeof chunk.entries)[number]).entry,
+        );
+      }
       insertMalformed(
         db,
         sid,
@@ -91,11 +99,14 @@ export function newSession(
       }
       added += rows.length;
     }
+    // Everything the session has was just inserted: its figures come from memory, one update.
+    const figures = stats.finish(malformedSeen.length);
     updateSession(db, id, {
+      ...figures.patch,
       provisional_seq: hasProvisionalRow ? provisional : null,
       ...(omp ? { dialect: "omp" as const } : {}),
     });
-    problems = refreshSessionStats(db, { sid, id });
+    problems = figures.problems;
   })();
   return {
     path: file.path,
@@ -145,21 +156,27 @@ export function mergeSource(
       return seq;
     };
     for (const chunk of source.chunks()) {
-      type Item = { line: number; entry?: (typeof chunk.entries)[number]; malformed?: MalformedLine };
+      type Item = {
+        line: number;
+        entry?: (typeof chunk.entries)[number];
+        json?: string;
+        malformed?: MalformedLine;
+      };
       const items: Item[] = [];
-      for (const e of chunk.entries) {
+      chunk.entries.forEach((e, i) => {
         if (!omp && isOmpEntry(e.entry)) omp = true;
         const entryId: unknown = e.entry.id;
-        const stored = typeof entryId === "string" ? ids.has(entryId) : idless.has(chunk.jsonOf(e));
-        if (!stored) items.push({ line: e.line, entry: e });
-      }
+        const json = typeof entryId === "string" ? undefined : chunk.jsonAt(i);
+        const stored = json === undefined ? ids.has(entryId as string) : idless.has(json);
+        if (!stored) items.push({ line: e.line, entry: e, json: json ?? chunk.jsonAt(i) });
+      });
       for (const m of chunk.malformed) if (!raws.has(m.raw)) items.push({ line: m.line, malformed: m });
       items.sort((a, b) => a.line - b.line);
       const rows: NewEntryRow[] = [];
       const malformed: MalformedRow[] = [];
       for (const item of items) {
         const seq = place(item.line);
-        if (item.entry) rows.push(toEntryRow(item.entry.entry, seq, chunk.jsonOf(item.entry), "file"));
+        if (item.entry) rows.push(toEntryRow(item.entry.entry, seq, item.json as string, "file"));
         else if (item.malformed) {
           malformed.push({ seq, raw: item.malformed.raw, error: item.malformed.error });
           malformedAdded.push(item.malformed);

@@ -7,16 +7,16 @@ import type { SessionHeader } from "../../core/session/entries.ts";
 import {
   type MalformedLine,
   type ParsedEntryLine,
-  parseEntryLines,
   parseSessionText,
+  visitEntryLines,
 } from "../../core/session/jsonl.ts";
 import { lineReader } from "./import-state.ts";
 
 export interface Chunk {
   entries: ParsedEntryLine[];
   malformed: MalformedLine[];
-  /** The JSON text to store for an entry of this chunk. */
-  jsonOf(item: ParsedEntryLine): string;
+  /** The JSON text to store for `entries[index]`. */
+  jsonAt(index: number): string;
 }
 
 export interface SessionSource {
@@ -80,7 +80,11 @@ export function openSource(text: string): OpenedSource {
         originalVersion: full.originalVersion,
         migrated: full.migrated,
         chunks: () => [
-          { entries: full.entries, malformed: full.malformed, jsonOf: (e) => JSON.stringify(e.entry) },
+          {
+            entries: full.entries,
+            malformed: full.malformed,
+            jsonAt: (i) => JSON.stringify(full.entries[i]?.entry),
+          },
         ],
       },
     };
@@ -89,16 +93,25 @@ export function openSource(text: string): OpenedSource {
   const header = head.header;
   function* chunks(): Generator<Chunk> {
     // Lines before the header that were not JSON.
-    yield { entries: [], malformed: head.malformed, jsonOf: () => "" };
+    yield { entries: [], malformed: head.malformed, jsonAt: () => "" };
     let pos = headEnd;
     let line = countNewlinesIn(text.slice(0, headEnd)) + 1;
     while (pos < text.length) {
       const cut = text.indexOf("\n", Math.min(pos + CHUNK_CHARS, text.length) - 1);
       const end = cut === -1 ? text.length : cut + 1;
       const part = text.slice(pos, end);
-      const parsed = parseEntryLines(part, line);
-      const raw = lineReader(part, line);
-      yield { entries: parsed.entries, malformed: parsed.malformed, jsonOf: (e) => raw(e.line) };
+      const entries: ParsedEntryLine[] = [];
+      const raws: string[] = [];
+      const malformed: MalformedLine[] = [];
+      // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
+      visitEntryLines(part, line, {
+        entry(entry, at, raw) {
+          entries.push({ line: at, entry });
+          raws.push(raw);
+        },
+        malformed: (m) => malformed.push(m),
+      });
+      yield { entries, malformed, jsonAt: (i) => raws[i] as string };
       line += countNewlinesIn(part);
       pos = end;
     }

@@ -4,7 +4,7 @@
  * import is dropped first and read again, now complete.
  */
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
-import { parseEntryLines } from "../../core/session/jsonl.ts";
+import { type MalformedLine, type ParsedEntryLine, visitEntryLines } from "../../core/session/jsonl.ts";
 import type { Database } from "../store/open.ts";
 import {
   deleteEntryAtSeq,
@@ -16,14 +16,20 @@ import {
 import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
 import { decodeUtf8 } from "./files.ts";
-import { type FileFacts, fileState, lineReader, malformedProblems } from "./import-state.ts";
+import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
 
 export function appendTail(db: Database, row: SessionRow, file: FileFacts): ImportedFileReport {
   const firstLine = row.imported_lines + 1;
   const tail = decodeUtf8(file.buffer, row.imported_bytes);
-  const parsed = parseEntryLines(tail, firstLine);
-  const raw = lineReader(tail, firstLine);
+  const parsed = { entries: [] as ParsedEntryLine[], raws: [] as string[], malformed: [] as MalformedLine[] };
+  visitEntryLines(tail, firstLine, {
+    entry(entry, line, raw) {
+      parsed.entries.push({ line, entry });
+      parsed.raws.push(raw);
+    },
+    malformed: (m) => parsed.malformed.push(m),
+  });
   const state = fileState(file);
   let added = 0;
   let problems: SessionProblem[] = [];
@@ -37,7 +43,9 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
     // seq = line + shift; the shift only grows when Canopy's own entries or a merged rewrite
     // already occupy the positions right after the file's last line.
     const shift = Math.max(row.line_shift, Math.max(maxSeq(db, sid), row.header_line) + 1 - firstLine);
-    const rows = parsed.entries.map((e) => toEntryRow(e.entry, e.line + shift, raw(e.line), "file"));
+    const rows = parsed.entries.map((e, i) =>
+      toEntryRow(e.entry, e.line + shift, parsed.raws[i] as string, "file"),
+    );
     insertEntries(db, sid, rows);
     insertMalformed(
       db,

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ImportedFileReport, ImportReport, SessionProblem } from "../../core/api/dto.ts";
-import type { Database } from "../store/open.ts";
+import { type Database, withoutAutoCheckpoint } from "../store/open.ts";
 import {
   findSessionsByHeaderId,
   findSessionsByPath,
@@ -28,8 +28,15 @@ export interface ImportOptions {
   isDemo?: boolean;
 }
 
-/** Imports one `.jsonl` file or every `*.jsonl` below a folder. Never throws for bad files. */
+/**
+ * Imports one `.jsonl` file or every `*.jsonl` below a folder. Never throws for bad files.
+ * Automatic WAL checkpoints are off meanwhile: callers run `checkpointWal` when idle.
+ */
 export function importPath(db: Database, target: string, options: ImportOptions = {}): ImportReport {
+  return withoutAutoCheckpoint(db, () => importAll(db, target, options));
+}
+
+function importAll(db: Database, target: string, options: ImportOptions): ImportReport {
   const started = performance.now();
   const { files, errors } = listSessionFiles(target);
   const reports: ImportedFileReport[] = errors.map((e) => failed(e.path, e.reason));

@@ -7,8 +7,14 @@ import type { SessionProblem } from "../../core/api/dto.ts";
 import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { countMalformed, type EntryShape, entryJson, listEntryShapes } from "../store/repos/entries.ts";
-import { updateSession } from "../store/repos/sessions.ts";
+import {
+  countMalformed,
+  type EntryShape,
+  entryJson,
+  listEntryShapes,
+  type NewEntryRow,
+} from "../store/repos/entries.ts";
+import { type SessionPatch, updateSession } from "../store/repos/sessions.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -16,8 +22,11 @@ const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 
 /** SPEC §10.3: text blocks of the first user message joined with a space. */
 export function firstMessageText(json: string | null): string {
-  if (json === null) return "(no messages)";
-  const entry = JSON.parse(json) as Loose;
+  return firstMessageTextOf(json === null ? null : (JSON.parse(json) as Loose));
+}
+
+function firstMessageTextOf(entry: Loose | null): string {
+  if (entry === null) return "(no messages)";
   const message = entry.message as Loose | undefined;
   const content = message?.content;
   if (typeof content === "string") return content;
@@ -29,6 +38,12 @@ export function firstMessageText(json: string | null): string {
     )
     .map((b) => b.text)
     .join(" ");
+}
+
+/** `entry[key]` trimmed when it is a non-empty string, else null. */
+function trimmedString(entry: Loose, key: string): string | null {
+  const value = entry[key];
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 }
 
 /**
@@ -66,42 +81,117 @@ function latestString(db: Database, shapes: readonly EntryShape[], type: string,
     const [pk, , , , t] = shapes[i] as EntryShape;
     if (t !== type) continue;
     const json = entryJson(db, pk);
-    const value = json === null ? undefined : (JSON.parse(json) as Loose)[key];
-    if (typeof value === "string" && value.trim() !== "") return value.trim();
+    const value = json === null ? null : trimmedString(JSON.parse(json) as Loose, key);
+    if (value !== null) return value;
   }
   return null;
 }
 
-/** Recomputes and stores the cached figures from one scan of the structural columns. */
-export function refreshSessionStats(db: Database, session: { sid: number; id: string }): SessionProblem[] {
-  const shapes = listEntryShapes(db, session.sid);
+export type StatsPatch = Required<
+  Pick<
+    SessionPatch,
+    | "entry_count"
+    | "message_count"
+    | "compaction_count"
+    | "branch_summary_count"
+    | "malformed_count"
+    | "problem_count"
+    | "problems_json"
+    | "first_message"
+    | "display_name"
+    | "compaction_title"
+    | "file_leaf_id"
+    | "last_leaf_id"
+  >
+>;
+
+export interface SessionStats {
+  patch: StatsPatch;
+  problems: SessionProblem[];
+}
+
+/** The figures that follow from the structural columns alone (shapes in seq order). */
+function shapeStats(
+  shapes: readonly EntryShape[],
+  malformedCount: number,
+  texts: { firstMessage: string; displayName: string | null; compactionTitle: string | null },
+): SessionStats {
   let messageCount = 0;
   let compactionCount = 0;
   let branchSummaryCount = 0;
-  let firstUserPk: number | null = null;
   let fileLeaf: string | null = null;
-  for (const [pk, , id, , type, role, , origin] of shapes) {
-    if (type === "message") {
-      messageCount++;
-      if (firstUserPk === null && role === "user") firstUserPk = pk;
-    } else if (type === "compaction") compactionCount++;
+  for (const [, , id, , type, , , origin] of shapes) {
+    if (type === "message") messageCount++;
+    else if (type === "compaction") compactionCount++;
     else if (type === "branch_summary") branchSummaryCount++;
     if (origin === "file") fileLeaf = id;
   }
   const problems = treeProblems(shapes);
-  updateSession(db, session.id, {
-    entry_count: shapes.length,
-    message_count: messageCount,
-    compaction_count: compactionCount,
-    branch_summary_count: branchSummaryCount,
-    malformed_count: countMalformed(db, session.sid),
-    problem_count: problems.length,
-    problems_json: JSON.stringify(problems),
-    first_message: firstMessageText(firstUserPk === null ? null : entryJson(db, firstUserPk)),
-    display_name: latestString(db, shapes, "session_info", "name"),
-    compaction_title: latestString(db, shapes, "compaction", "shortSummary"),
-    file_leaf_id: fileLeaf,
-    last_leaf_id: shapes.at(-1)?.[2] ?? null,
+  return {
+    patch: {
+      entry_count: shapes.length,
+      message_count: messageCount,
+      compaction_count: compactionCount,
+      branch_summary_count: branchSummaryCount,
+      malformed_count: malformedCount,
+      problem_count: problems.length,
+      problems_json: JSON.stringify(problems),
+      first_message: texts.firstMessage,
+      display_name: texts.displayName,
+      compaction_title: texts.compactionTitle,
+      file_leaf_id: fileLeaf,
+      last_leaf_id: shapes.at(-1)?.[2] ?? null,
+    },
+    problems,
+  };
+}
+
+/** Recomputes the cached figures from one scan of the stored structural columns. */
+export function computeSessionStats(db: Database, sid: number): SessionStats {
+  const shapes = listEntryShapes(db, sid);
+  const firstUser = shapes.find(([, , , , type, role]) => type === "message" && role === "user");
+  return shapeStats(shapes, countMalformed(db, sid), {
+    firstMessage: firstMessageText(firstUser === undefined ? null : entryJson(db, firstUser[0])),
+    displayName: latestString(db, shapes, "session_info", "name"),
+    compactionTitle: latestString(db, shapes, "compaction", "shortSummary"),
   });
+}
+
+/** Recomputes and stores the cached figures from one scan of the structural columns. */
+export function refreshSessionStats(db: Database, session: { sid: number; id: string }): SessionProblem[] {
+  const { patch, problems } = computeSessionStats(db, session.sid);
+  updateSession(db, session.id, patch);
   return problems;
+}
+
+/**
+ * The same figures for a session being created, gathered while its rows are inserted, so a
+ * new import does not read back what it just wrote. Rows must be added in seq order and be
+ * all the session has.
+ */
+export class SessionStatsCollector {
+  private readonly shapes: EntryShape[] = [];
+  private firstUser: Loose | null = null;
+  private displayName: string | null = null;
+  private compactionTitle: string | null = null;
+
+  add(pk: number, row: NewEntryRow, entry: SessionEntry): void {
+    this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
+    const e = entry as Loose;
+    if (row.type === "message") {
+      if (this.firstUser === null && row.role === "user") this.firstUser = e;
+    } else if (row.type === "session_info") {
+      this.displayName = trimmedString(e, "name") ?? this.displayName;
+    } else if (row.type === "compaction") {
+      this.compactionTitle = trimmedString(e, "shortSummary") ?? this.compactionTitle;
+    }
+  }
+
+  finish(malformedCount: number): SessionStats {
+    return shapeStats(this.shapes, malformedCount, {
+      firstMessage: firstMessageTextOf(this.firstUser),
+      displayName: this.displayName,
+      compactionTitle: this.compactionTitle,
+    });
+  }
 }

@@ -38,6 +38,27 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   }
 }
 
+/**
+ * Runs `fn` (e.g. a batch of imports) with automatic WAL checkpoints off, so a large import's
+ * commit does not also copy every page into the main file right away. Durability is unchanged
+ * (a committed transaction is in the WAL); call `checkpointWal` afterwards, when idle. Until
+ * then the next write that commits after `fn` would run the checkpoint itself.
+ */
+export function withoutAutoCheckpoint<T>(db: Database, fn: () => T): T {
+  const before = db.pragma("wal_autocheckpoint", { simple: true });
+  db.pragma("wal_autocheckpoint = 0");
+  try {
+    return fn();
+  } finally {
+    db.pragma(`wal_autocheckpoint = ${typeof before === "number" ? before : 1000}`);
+  }
+}
+
+/** Copies what the WAL holds into the database file without waiting for readers (PASSIVE). */
+export function checkpointWal(db: Database): void {
+  if (db.open && !db.memory) db.pragma("wal_checkpoint(PASSIVE)");
+}
+
 /** The platform's per-user data folder for Canopy (not created). */
 export function defaultDataFolder(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   const home = os.homedir();

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { ImportReport } from "../../../core/api/dto.ts";
 import { defaultAgentFolders, importPath } from "../../library/import.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
+import { checkpointWal } from "../../store/open.ts";
 import { getSetting, setSetting } from "../../store/repos/settings.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
@@ -37,6 +38,8 @@ function runImport(ctx: AppContext, target: string, jobId: string): ImportReport
     .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
     .map((file) => file.sessionId as string);
   if (changed.length > 0) ctx.events.emit("library:changed", { sessionIds: changed });
+  // Imports leave the WAL un-checkpointed so the reply is not held up by copying pages.
+  if (report.entriesAdded > 0) setTimeout(() => checkpointWal(ctx.db), 0).unref();
   return report;
 }
 

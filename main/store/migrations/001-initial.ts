@@ -53,9 +53,11 @@ export const initial: Migration = {
       CREATE INDEX sessions_by_modified ON sessions (modified DESC);
 
       -- Structural columns only: narrow rows make whole-session scans (tree shape, counts) cheap.
-      -- AUTOINCREMENT keeps pk monotonic, which the search-index watermark relies on.
+      -- pk is handed out by insertEntries from the 'entries.next_pk' counter in store_meta, so it
+      -- stays monotonic even after the newest entry is deleted (the search-index watermark relies
+      -- on that) without AUTOINCREMENT's extra sqlite_sequence write on every row.
       CREATE TABLE entries (
-        pk        INTEGER PRIMARY KEY AUTOINCREMENT,
+        pk        INTEGER PRIMARY KEY,
         sid       INTEGER NOT NULL REFERENCES sessions (sid) ON DELETE CASCADE,
         seq       INTEGER NOT NULL,
         id        TEXT,

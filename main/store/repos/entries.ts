@@ -56,32 +56,40 @@ export interface MalformedRow {
   error: string;
 }
 
-/** Inserts rows; returns their pks. Call inside the caller's transaction (one per import). */
+const NEXT_PK = "entries.next_pk";
+
+/**
+ * Inserts rows; returns their pks. Call inside the caller's transaction (one per import).
+ * pks come from a counter in store_meta (never below max(pk) + 1), so they only ever grow, even
+ * when the newest entry was deleted: the search-index watermark relies on that.
+ */
 export function insertEntries(db: Database, sid: number, rows: readonly NewEntryRow[]): number[] {
+  if (rows.length === 0) return [];
   const insert = stmt(
     db,
-    `INSERT INTO entries (sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertJson = stmt(db, "INSERT INTO entry_json (pk, json) VALUES (?, ?)");
+  const first = stmt(
+    db,
+    `SELECT max(coalesce((SELECT value FROM store_meta WHERE key = ?), 1),
+                coalesce((SELECT max(pk) FROM entries), 0) + 1)`,
+  )
+    .pluck(true)
+    .get(NEXT_PK) as number;
   const pks: number[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as NewEntryRow;
-    const pk = insert.run(
-      sid,
-      r.seq,
-      r.id,
-      r.parentId,
-      r.type,
-      r.role,
-      r.model,
-      r.timestamp,
-      r.tokens,
-      r.origin,
-    ).lastInsertRowid;
+    const pk = first + i;
+    insert.run(pk, sid, r.seq, r.id, r.parentId, r.type, r.role, r.model, r.timestamp, r.tokens, r.origin);
     insertJson.run(pk, r.json);
-    pks[i] = Number(pk);
+    pks[i] = pk;
   }
+  stmt(
+    db,
+    "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  ).run(NEXT_PK, first + rows.length);
   return pks;
 }
 

@@ -36,7 +36,6 @@ describe("openDatabase + migrations", () => {
       "malformed_lines",
       "sessions",
       "settings",
-      "sqlite_sequence",
       "store_meta",
     ]);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
