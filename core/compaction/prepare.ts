@@ -26,6 +26,11 @@ type Loose = { [key: string]: unknown };
 export interface PrepareCompactionOptions {
   /** Replaces `settings.keepRecentTokens` (before the adaptation from measured usage). */
   keepRecentTokensOverride?: number;
+  /**
+   * Already known estimates of the message an entry produces (the library stores one per
+   * entry at import); entries it returns undefined for are estimated here.
+   */
+  tokensOf?: (entry: SessionEntry) => number | undefined;
 }
 
 export const ALREADY_COMPACTED = "Already compacted";
@@ -125,7 +130,7 @@ export function prepareCompaction(
     const entry = path[i];
     const message = entry === undefined ? undefined : entryToCompactionMessage(entry);
     cache.push(message);
-    if (message !== undefined) windowEstimate += estimateTokens(message);
+    if (message !== undefined) windowEstimate += options.tokensOf?.(entry as SessionEntry) ?? estimateTokens(message);
   }
   const summaryEstimate =
     previous !== undefined && typeof previous.summary === "string"

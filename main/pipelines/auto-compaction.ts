@@ -138,7 +138,9 @@ export async function runAutoCompaction(
     const settings = loadSettings(ctx.db);
     let state = loadSessionState(ctx.db, sessionId);
     if (reason === "overflow") state = dropFailedReply(ctx, state);
-    const preparation = prepareCompaction(state.path, compactionSettingsOf(settings));
+    const preparation = prepareCompaction(state.path, compactionSettingsOf(settings), {
+      tokensOf: (entry) => state.tokens.get(entry),
+    });
     if (!preparation || state.leafId === null) return end(null, false, false);
 
     const before = await ctx.hooks.runBefore("session_before_compact", {

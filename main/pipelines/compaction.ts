@@ -10,6 +10,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
@@ -37,7 +38,10 @@ interface Planned {
 export function planCompaction(ctx: AppContext, input: CompactionInput): Planned {
   const settings = loadSettings(ctx.db);
   const state = loadSessionState(ctx.db, input.sessionId, input.leafId);
-  const options = input.keepRecentTokens === undefined ? {} : { keepRecentTokensOverride: input.keepRecentTokens };
+  const options = {
+    tokensOf: (entry: SessionEntry) => state.tokens.get(entry),
+    ...(input.keepRecentTokens === undefined ? {} : { keepRecentTokensOverride: input.keepRecentTokens }),
+  };
   const preparation = state.leafId === null ? undefined : prepareCompaction(state.path, compactionSettingsOf(settings), options);
   if (!preparation || state.leafId === null) {
     throw invalidInput(compactionPlanReason(state.path, compactionSettingsOf(settings)) ?? "Nothing to compact (session too small)");
