@@ -12,6 +12,7 @@ import { HookRegistry } from "./hooks/registry.ts";
 import type { AppContext } from "./api/types.ts";
 import { seedDemoSessions } from "./library/demo.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
+import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
 import { defaultDatabasePath, openDatabase } from "./store/open.ts";
 
 /** The folder holding prompts/ and main/demo/ (the repository, or the packaged app). */
@@ -26,6 +27,8 @@ export interface AppContextOptions {
   /** Load user hook modules from `<data folder>/hooks` (default true). */
   loadUserHooks?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Where API keys come from (default: the environment, as in browser mode and the CLI). */
+  secrets?: SecretStore;
 }
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
@@ -55,5 +58,6 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     env: options.env ?? process.env,
+    secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),
   };
 }

@@ -10,6 +10,7 @@ import { createAppContext } from "./app-context.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
 import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
 import { CommandError, type CliContext, type CliIo, createCliContext } from "./cli/context.ts";
+import { runChatCommand } from "./cli/chat-command.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
@@ -93,7 +94,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     api = createApi(createAppContext({ dbPath: parsed.options.db }));
     const cli = createCliContext(api, io, parsed);
-    const handled = (await runLibraryCommand(cli, parsed)) || (await runPipelineCommand(cli, parsed));
+    const handled =
+      (await runLibraryCommand(cli, parsed)) ||
+      (await runPipelineCommand(cli, parsed)) ||
+      (await runChatCommand(cli, parsed));
     if (!handled) throw new UsageError(`unknown command "${parsed.command}"`);
     return 0;
   } catch (error) {

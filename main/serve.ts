@@ -4,6 +4,7 @@
  */
 import { createAppContext, defaultAppDir } from "./app-context.ts";
 import { createApi } from "./api/dispatch.ts";
+import { startLibraryWatcher } from "./library/watch.ts";
 import { type BrowserServer, startBrowserServer } from "./server/index.ts";
 
 export interface BrowserModeOptions {
@@ -12,6 +13,8 @@ export interface BrowserModeOptions {
   rendererDir: string;
   token?: string;
   seedDemo?: boolean;
+  /** Re-import session files as they grow and tell the page (default: unless CANOPY_NO_WATCH=1). */
+  watch?: boolean;
 }
 
 export interface BrowserMode extends BrowserServer {
@@ -31,9 +34,11 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.token === undefined ? {} : { token: options.token }),
   });
+  const watcher = (options.watch ?? process.env.CANOPY_NO_WATCH !== "1") ? startLibraryWatcher(ctx) : null;
   return {
     ...server,
     stop: async () => {
+      watcher?.close();
       await server.close();
       ctx.db.close();
     },

@@ -1,8 +1,9 @@
 /**
- * Electron preload: builds `window.canopy` from the contract's channel and event lists and
- * nothing else — no ipcRenderer, no generic send, no Node API reaches the page (DESIGN §3).
+ * Electron preload: builds `window.canopy` from the contract's channel and event lists, plus the
+ * path of a dropped file (webUtils) — no ipcRenderer, no generic send, no Node API reaches the
+ * page (DESIGN §3).
  */
-import { contextBridge, type IpcRendererEvent, ipcRenderer } from "electron";
+import { contextBridge, type IpcRendererEvent, ipcRenderer, webUtils } from "electron";
 import type { CanopyBridge, RequestFunctions } from "../core/api/bridge.ts";
 import { CHANNELS, EVENT_NAMES, type EventName, type Events } from "../core/api/contract.ts";
 
@@ -18,6 +19,10 @@ const bridge: CanopyBridge = {
     const wrapped = (_event: IpcRendererEvent, payload: Events[E]) => listener(payload);
     ipcRenderer.on(name, wrapped);
     return () => ipcRenderer.removeListener(name, wrapped);
+  },
+  pathForFile(file: unknown) {
+    // webUtils throws for anything that is not a File; the page gets "" instead.
+    return typeof File !== "undefined" && file instanceof File ? webUtils.getPathForFile(file) : "";
   },
 };
 

@@ -34,7 +34,8 @@ export async function ensureRendererBuilt(): Promise<void> {
 
 const nodeExternals = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
-export async function buildElectron(): Promise<void> {
+/** Bundles main (ESM) and preload (CJS) into `outDir` (default dist/electron). */
+export async function buildElectron(outDir = path.join(repoRoot, "dist", "electron")): Promise<void> {
   const pkg = (await import(path.join(repoRoot, "package.json"), { with: { type: "json" } })) as {
     default: { dependencies: Record<string, string> };
   };
@@ -47,7 +48,7 @@ export async function buildElectron(): Promise<void> {
     configFile: false,
     logLevel: "warn",
     build: {
-      outDir: path.join(repoRoot, "dist", "electron"),
+      outDir,
       emptyOutDir: true,
       ssr: path.join(repoRoot, "main", "index.ts"),
       target: "node22",
@@ -59,7 +60,7 @@ export async function buildElectron(): Promise<void> {
     configFile: false,
     logLevel: "warn",
     build: {
-      outDir: path.join(repoRoot, "dist", "electron"),
+      outDir,
       emptyOutDir: false,
       ssr: path.join(repoRoot, "preload", "index.ts"),
       target: "node22",

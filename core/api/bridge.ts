@@ -13,4 +13,9 @@ export interface CanopyBridge {
   readonly transport: "electron" | "browser";
   readonly request: RequestFunctions;
   on<E extends EventName>(name: E, listener: (payload: Events[E]) => void): () => void;
+  /**
+   * Electron only: the file-system path of a File dropped on (or picked in) the page, for
+   * `library:import`; "" for a File that is not backed by a file on disk. Browser mode has none.
+   */
+  pathForFile?(file: unknown): string;
 }

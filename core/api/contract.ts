@@ -23,6 +23,7 @@ import type {
   SessionDetail,
   SessionSummary,
 } from "./dto.ts";
+import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 
 export interface Requests {
   /** All sessions in the library, newest first. */
@@ -35,8 +36,14 @@ export interface Requests {
   "library:get-folders": { input: Record<string, never>; output: LibraryFolders };
   /** Replace the agent session folders Canopy scans. */
   "library:set-folders": { input: LibraryFolders; output: LibraryFolders };
-  /** Full-text search over message text of every session. */
-  "library:search": { input: { query: string; limit?: number }; output: SearchHit[] };
+  /**
+   * Full-text search over message text of every session. Matches in the snippet are wrapped in
+   * `highlight` (default "[" and "]"; the renderer passes private-use characters).
+   */
+  "library:search": {
+    input: { query: string; limit?: number; highlight?: [string, string] };
+    output: SearchHit[];
+  };
   /** One session: header, entries, problems, labels. */
   "session:get": { input: { sessionId: string }; output: SessionDetail };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
@@ -94,6 +101,19 @@ export interface Requests {
   "settings:hooks": { input: Record<string, never>; output: HooksDto };
   /** Checks the configured model endpoint (or reports the offline summarizer). */
   "settings:test-connection": { input: Record<string, never>; output: ConnectionTestDto };
+  /**
+   * Continues the session from its view leaf with the configured model (D17, no tools run):
+   * the reply streams as chat:progressed; the user message and the reply are appended together
+   * when the reply ends, then the automatic check runs (pruning, threshold compaction with
+   * auto-continue, overflow recovery with one retry).
+   */
+  "chat:send": { input: { sessionId: string; text: string }; output: ChatTurnResultDto };
+  /** Cancels the session's running chat turn (and its automatic compaction); see chat:send. */
+  "chat:abort": { input: { sessionId: string }; output: { aborted: boolean } };
+  /** Which API keys are set and where from (never a value); default names: the configured models'. */
+  "secrets:status": { input: { names?: string[] }; output: SecretsStatusDto };
+  /** Stores (value null: removes) an API key, encrypted; refused in browser mode and the CLI. */
+  "secrets:set": { input: { name: string; value: string | null }; output: SecretsStatusDto };
 }
 
 export interface Events {
@@ -115,6 +135,10 @@ export interface Events {
   "library:changed": { sessionIds: string[] };
   /** A session's entries or view leaf changed. */
   "session:changed": { sessionId: string; viewLeafId: string | null };
+  /** The reply of a running chat turn, streamed so far. */
+  "chat:progressed": { sessionId: string; text: string };
+  /** A menu action or a file opened from the OS, sent by the desktop shell to the window. */
+  "app:command": AppCommand;
   /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
   "job:progressed": {
     jobId: string;
@@ -158,6 +182,10 @@ export const CHANNELS = [
   "settings:prompts",
   "settings:hooks",
   "settings:test-connection",
+  "chat:send",
+  "chat:abort",
+  "secrets:status",
+  "secrets:set",
 ] as const satisfies readonly Channel[];
 
 export const EVENT_NAMES = [
@@ -168,6 +196,8 @@ export const EVENT_NAMES = [
   "compaction:auto-ended",
   "compaction:retry-started",
   "compaction:retry-ended",
+  "chat:progressed",
+  "app:command",
 ] as const satisfies readonly EventName[];
 
 type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;

@@ -11,6 +11,8 @@ const empty = z.object({}).strict();
 const sessionId = nonEmpty.max(512);
 const entryId = nonEmpty.max(512);
 const keepTokens = z.number().int().min(1).max(10_000_000);
+/** API-key names are environment-variable names (a model's `apiKeyEnv`). */
+const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "a key name looks like OPENAI_API_KEY");
 
 type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
@@ -20,7 +22,13 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:import-default-folders": empty as SchemaFor<"library:import-default-folders">,
   "library:get-folders": empty as SchemaFor<"library:get-folders">,
   "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
-  "library:search": z.object({ query: z.string().max(1000), limit: z.number().int().min(1).max(1000).optional() }).strict(),
+  "library:search": z
+    .object({
+      query: z.string().max(1000),
+      limit: z.number().int().min(1).max(1000).optional(),
+      highlight: z.tuple([z.string().max(8), z.string().max(8)]).optional(),
+    })
+    .strict(),
   "session:get": z.object({ sessionId }).strict(),
   "session:tree": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
@@ -59,6 +67,13 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "settings:prompts": empty as SchemaFor<"settings:prompts">,
   "settings:hooks": empty as SchemaFor<"settings:hooks">,
   "settings:test-connection": empty as SchemaFor<"settings:test-connection">,
+  // The message is kept exactly as typed (no trimming); it only has to contain something.
+  "chat:send": z
+    .object({ sessionId, text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "empty message") })
+    .strict(),
+  "chat:abort": z.object({ sessionId }).strict(),
+  "secrets:status": z.object({ names: z.array(secretName).max(100).optional() }).strict(),
+  "secrets:set": z.object({ name: secretName, value: z.string().max(20_000).nullable() }).strict(),
 };
 
 /** One line saying what is wrong with an input, for error messages. */

@@ -7,6 +7,7 @@ import type { Channel, RequestInput, RequestOutput } from "../../core/api/contra
 import type { LoadedPrompts } from "../../prompts/index.ts";
 import type { HookRegistry } from "../hooks/registry.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
+import type { SecretStore } from "../secrets.ts";
 import type { EventBus } from "./events.ts";
 
 export interface AppContext {
@@ -20,8 +21,10 @@ export interface AppContext {
   /** Resolves when the user's hook modules (data folder `hooks/`) have been loaded. */
   hooksReady: Promise<void>;
   jobs: JobRegistry;
-  /** Environment for API keys (process.env; tests may pass their own). */
+  /** The process environment (tests may pass their own). */
   env: NodeJS.ProcessEnv;
+  /** API keys: encrypted by the desktop app, or from the environment (browser mode, CLI). */
+  secrets: SecretStore;
 }
 
 export type Handler<C extends Channel> = (

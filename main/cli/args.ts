@@ -105,6 +105,10 @@ Commands:
   prune <session> [--leaf <id>] [--dry-run] [--restore] [--json]
                                           Replace old tool outputs by a notice (reversible:
                                           --restore puts every original back)
+  chat <session> "text" [--leaf <id>] [--json]
+                                          Continue the conversation from the view leaf (or --leaf,
+                                          which becomes the view leaf) with the configured model;
+                                          automatic compaction runs after the reply
   settings get [key] | settings set <key> <value>
                                           Show or change a setting (value: JSON or plain text)
 

@@ -43,14 +43,23 @@ function renderPlan(plan: CompactionPlanDto): string {
 }
 
 /** Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal. */
-async function withCancel<T>(cli: CliContext, sessionId: string, abort: "compaction:abort" | "navigation:abort", run: () => Promise<T>): Promise<T> {
+export async function withCancel<T>(
+  cli: CliContext,
+  sessionId: string,
+  abort: "compaction:abort" | "navigation:abort" | "chat:abort",
+  run: () => Promise<T>,
+): Promise<T> {
   const onSigint = () => {
     cli.io.err("cancelling…");
     void cli.api.call(abort, { sessionId });
   };
   const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
-    if (name === "job:progressed" && cli.io.isTerminal && "text" in payload && payload.text) {
+    if (!cli.io.isTerminal) return;
+    if (name === "job:progressed" && "label" in payload && payload.text) {
       cli.io.progress(`${payload.label}: ${payload.text.length} characters`);
+    }
+    if (name === "chat:progressed" && "text" in payload && typeof payload.text === "string") {
+      cli.io.progress(`Replying: ${payload.text.length} characters`);
     }
   });
   process.on("SIGINT", onSigint);

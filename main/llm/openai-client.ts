@@ -1,6 +1,7 @@
 /**
  * Summarizer backend for any OpenAI-compatible chat endpoint (D16) through the official `openai`
- * SDK — the only module that imports it. Aborts reach the HTTP request; failures resolve as data
+ * SDK — with chat-client.ts (the chat turn, which reuses the client and error texts from here)
+ * the only modules that import it. Aborts reach the HTTP request; failures resolve as data
  * (`stopReason: "error"`) whose text keeps the status, the server's message and retry hints.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
@@ -43,7 +44,7 @@ const HINT_HEADERS = ["retry-after-ms", "retry-after", "x-ratelimit-reset-ms", "
 
 const ABORTED: SummaryResponse = { text: "", stopReason: "aborted" };
 
-function createClient(config: OpenAiSummarizerConfig, timeoutMs?: number): OpenAI {
+export function createClient(config: OpenAiSummarizerConfig, timeoutMs?: number): OpenAI {
   return new OpenAI({
     baseURL: config.baseUrl,
     apiKey: config.apiKey || NO_API_KEY,
@@ -55,7 +56,7 @@ function createClient(config: OpenAiSummarizerConfig, timeoutMs?: number): OpenA
 }
 
 /** A real AbortSignal following a core-style one; `dispose` detaches the listener. */
-function linkSignal(signal: AbortSignalLike | undefined) {
+export function linkSignal(signal: AbortSignalLike | undefined) {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   signal?.addEventListener("abort", onAbort);
@@ -224,4 +225,9 @@ export async function testConnection(
   } finally {
     link.dispose();
   }
+}
+
+/** Whether an error is the SDK's "the caller aborted" error (chat-client uses it; only this file imports openai). */
+export function isUserAbortError(error: unknown): boolean {
+  return error instanceof APIUserAbortError;
 }

@@ -17,7 +17,7 @@ import { isContextOverflow } from "../llm/overflow.ts";
 import { orderCandidateModels, runWithCandidates } from "../llm/retry.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { isAbortError } from "./errors.ts";
-import { withAttemptSignal } from "./jobs.ts";
+import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendCompaction } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
@@ -45,6 +45,8 @@ export interface AutoCheckInput {
   /** §9.3: true after a run (aborted replies are skipped), false before a user prompt. */
   skipAborted?: boolean;
   agent: AgentPort;
+  /** The job of the conversation this check runs in (a chat turn): compaction runs inside it. */
+  job?: Job | undefined;
 }
 
 export interface AutoOutcome {
@@ -127,9 +129,9 @@ export async function runAutoCompaction(
     return { ran: reason, prunedTokens: 0, entryId, aborted, ...(errorMessage === undefined ? {} : { errorMessage }) };
   };
   ctx.jobs.abort(sessionId, "compaction");
-  let job: ReturnType<AppContext["jobs"]["start"]>;
+  let job: Job;
   try {
-    job = ctx.jobs.start(sessionId, "compaction");
+    job = ctx.jobs.start(sessionId, "compaction", { within: input.job });
   } catch (error) {
     return end(null, false, false, failureText(reason, error));
   }
@@ -171,14 +173,14 @@ export async function runAutoCompaction(
         sessionId,
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       });
-      const remote = summarizersFor(settings, ctx.env).remote;
+      const remote = summarizersFor(settings, ctx.secrets).remote;
       const models = orderCandidateModels(settings.model, settings.fallbackModels);
       const candidates = (models.length > 0 ? models : [null]).map((model) => ({
         id: model ? `${model.baseUrl}|${model.id}` : "offline",
         run: () =>
           withAttemptSignal(signal, (attemptSignal) =>
             compact(preparation, {
-              summarizer: modelSummarizer(model, ctx.env),
+              summarizer: modelSummarizer(model, ctx.secrets),
               remote,
               prompts: summaryPromptsFrom(ctx.prompts),
               templates: contextTemplatesFrom(ctx.prompts),

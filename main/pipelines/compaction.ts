@@ -79,7 +79,7 @@ export function planCompaction(ctx: AppContext, input: CompactionInput): Planned
       modifiedFiles: lists.modifiedFiles,
       keptTokens,
       maxSummaryTokens: Math.floor(0.8 * settings.compaction.reserveTokens),
-      summarizer: summarizersFor(settings, ctx.env).describe,
+      summarizer: summarizersFor(settings, ctx.secrets).describe,
       notes,
     },
   };
@@ -120,7 +120,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
         sessionId: input.sessionId,
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       });
-      const summarizers = summarizersFor(settings, ctx.env);
+      const summarizers = summarizersFor(settings, ctx.secrets);
       const progress = (text: string) =>
         ctx.events.emit("job:progressed", {
           jobId: job.id,

@@ -1,46 +1,64 @@
 /**
- * Running long jobs (compactions, branch summaries) per session, so that a second request can
- * abort them (SPEC §9.6) and a session never runs two summary jobs at once.
+ * Running long jobs (chat turns, compactions, branch summaries) per session, so that a second
+ * request can abort them (SPEC §9.6) and a session never runs two at once. A job may run inside
+ * another (the automatic compaction of a chat turn): aborting the outer one aborts the inner.
  */
 import { randomUUID } from "node:crypto";
 import { ApiFailure } from "../api/errors.ts";
 
-export type JobKind = "compaction" | "branch-summary";
+export type JobKind = "chat" | "compaction" | "branch-summary";
 
 export interface Job {
   id: string;
   sessionId: string;
   kind: JobKind;
   controller: AbortController;
+  /** The job this one runs inside (its abort reaches this one), if any. */
+  parent?: Job | undefined;
 }
 
 export class JobRegistry {
+  /** The innermost running job of each session; outer ones are reached through `parent`. */
   private readonly running = new Map<string, Job>();
 
-  /** Starts a job for the session; refuses when one is already running there. */
-  start(sessionId: string, kind: JobKind): Job {
+  /**
+   * Starts a job for the session; refuses when one is already running there, unless it is
+   * started `within` the session's running job (the job's signal then follows that one's).
+   */
+  start(sessionId: string, kind: JobKind, options: { within?: Job | undefined } = {}): Job {
     const existing = this.running.get(sessionId);
-    if (existing) {
+    const parent = options.within;
+    if (existing && existing !== parent) {
       throw new ApiFailure(
         "conflict",
-        `A ${existing.kind} is already running for this session; wait for it or cancel it first`,
+        `A ${existing.kind === "chat" ? "chat turn" : existing.kind} is already running for this session; wait for it or cancel it first`,
       );
     }
-    const job: Job = { id: randomUUID(), sessionId, kind, controller: new AbortController() };
+    const job: Job = { id: randomUUID(), sessionId, kind, controller: new AbortController(), parent };
+    if (parent) {
+      const follow = () => job.controller.abort();
+      if (parent.controller.signal.aborted) job.controller.abort();
+      else parent.controller.signal.addEventListener("abort", follow, { once: true });
+    }
     this.running.set(sessionId, job);
     return job;
   }
 
+  /** Ends a job; the job it ran inside (if any) becomes the running one again. */
   finish(job: Job): void {
-    if (this.running.get(job.sessionId) === job) this.running.delete(job.sessionId);
+    if (this.running.get(job.sessionId) !== job) return;
+    if (job.parent) this.running.set(job.sessionId, job.parent);
+    else this.running.delete(job.sessionId);
   }
 
-  /** Aborts the session's running job of that kind (any kind when omitted). */
+  /** Aborts the session's running job of that kind, inner or outer (any kind when omitted). */
   abort(sessionId: string, kind?: JobKind): boolean {
-    const job = this.running.get(sessionId);
-    if (!job || (kind && job.kind !== kind)) return false;
-    job.controller.abort();
-    return true;
+    for (let job = this.running.get(sessionId); job; job = job.parent) {
+      if (kind && job.kind !== kind) continue;
+      job.controller.abort();
+      return true;
+    }
+    return false;
   }
 
   get(sessionId: string): Job | undefined {

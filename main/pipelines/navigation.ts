@@ -98,7 +98,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
       fromExtension = true;
     } else if (summarize && plan.entriesToSummarize.length > 0) {
       const settings = loadSettings(ctx.db);
-      const summarizers = summarizersFor(settings, ctx.env);
+      const summarizers = summarizersFor(settings, ctx.secrets);
       const result = await generateBranchSummary(plan.entriesToSummarize, {
         summarizer: summarizers.model,
         prompts: summaryPromptsFrom(ctx.prompts),

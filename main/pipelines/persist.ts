@@ -5,7 +5,7 @@
  * leaf, only when the user has not moved the view leaf meanwhile; then tell every client.
  */
 import type { CompactionResult } from "../../core/compaction/types.ts";
-import type { CompactionEntry, SessionEntry } from "../../core/session/entries.ts";
+import type { AgentMessage, CompactionEntry, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
@@ -76,4 +76,40 @@ export function appendCompaction(
     },
     plannedOnViewLeaf,
   );
+}
+
+/**
+ * Appends messages as a chain of `message` entries below the planned leaf, in one transaction
+ * that first checks the leaf still exists. The view leaf follows to the last one only when the
+ * user has not moved it meanwhile (`followed` says which happened); a reply is never dropped.
+ */
+export function appendMessageChain(
+  ctx: AppContext,
+  state: SessionState,
+  messages: readonly AgentMessage[],
+): { entries: MessageEntry[]; followed: boolean } {
+  const { db } = ctx;
+  const result = db.transaction(() => {
+    const { sid } = requireSession(db, state.sessionId);
+    if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
+      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
+    }
+    const used = storedEntryIds(db, sid);
+    const timestamp = new Date().toISOString();
+    let parentId = state.leafId;
+    const entries = messages.map((message): MessageEntry => {
+      const id = randomEntryId(used);
+      used.add(id);
+      const entry: MessageEntry = { type: "message", id, parentId, timestamp, message };
+      parentId = id;
+      return entry;
+    });
+    appendSessionEntries(db, state.sessionId, entries);
+    const followed = getViewLeaf(db, state.sessionId) === state.viewLeafId;
+    if (followed && parentId !== null) setViewLeaf(db, state.sessionId, parentId);
+    return { entries, followed };
+  })();
+  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
+  ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
+  return result;
 }

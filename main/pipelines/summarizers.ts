@@ -1,14 +1,15 @@
 /**
  * Picks the summarizer backends for a run from the settings (D16): the configured
  * OpenAI-compatible model, else the built-in offline summarizer; plus the remote endpoint
- * (SPEC §6.3) when `compaction.remoteEndpoint` is set. API keys come from the environment
- * variable the model names, so they never reach the renderer.
+ * (SPEC §6.3) when `compaction.remoteEndpoint` is set. API keys come from the SecretStore
+ * (stored encrypted by the desktop app, else the model's environment variable), never the page.
  */
 import { createOfflineSummarizer } from "../../core/compaction/offline-summarizer.ts";
 import type { Summarizer } from "../../core/compaction/types.ts";
 import type { ModelSettings, Settings } from "../../core/settings/schema.ts";
 import { createOpenAiSummarizer } from "../llm/openai-client.ts";
 import { createRemoteSummarizer } from "../llm/remote.ts";
+import { createEnvSecretStore, type SecretStore } from "../secrets.ts";
 
 export interface SummarizerSet {
   /** The model (or offline) summarizer: turn prefixes always, everything else without remote. */
@@ -19,16 +20,16 @@ export interface SummarizerSet {
   describe: string;
 }
 
-export function apiKeyFor(model: ModelSettings, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const value = env[model.apiKeyEnv];
-  return value && value.trim() !== "" ? value.trim() : undefined;
+/** The model's API key: from the store under the model's `apiKeyEnv` name (undefined: none). */
+export function apiKeyFor(model: ModelSettings, secrets: SecretStore = createEnvSecretStore()): string | undefined {
+  return secrets.get(model.apiKeyEnv);
 }
 
-export function modelSummarizer(model: ModelSettings | null, env: NodeJS.ProcessEnv = process.env): Summarizer {
+export function modelSummarizer(model: ModelSettings | null, secrets?: SecretStore): Summarizer {
   if (!model) return createOfflineSummarizer();
   return createOpenAiSummarizer({
     baseUrl: model.baseUrl,
-    apiKey: apiKeyFor(model, env),
+    apiKey: apiKeyFor(model, secrets),
     model: model.id,
     contextWindow: model.contextWindow,
     stream: model.stream,
@@ -36,8 +37,8 @@ export function modelSummarizer(model: ModelSettings | null, env: NodeJS.Process
   });
 }
 
-export function summarizersFor(settings: Settings, env: NodeJS.ProcessEnv = process.env): SummarizerSet {
-  const model = modelSummarizer(settings.model, env);
+export function summarizersFor(settings: Settings, secrets?: SecretStore): SummarizerSet {
+  const model = modelSummarizer(settings.model, secrets);
   const endpoint = settings.compaction.remoteEndpoint;
   const remote = endpoint ? createRemoteSummarizer({ endpoint }) : undefined;
   const describe = remote ? `remote: ${endpoint} (turn prefixes: ${model.label})` : model.label;

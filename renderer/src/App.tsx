@@ -6,8 +6,7 @@ import { useEffect } from "react";
 import { onEvent } from "./api.ts";
 import { CompactionPanel } from "./features/compaction/CompactionPanel.tsx";
 import { JobMessage } from "./features/compaction/JobMessage.tsx";
-import { ImportForm } from "./features/library/ImportForm.tsx";
-import { SessionList } from "./features/library/SessionList.tsx";
+import { LibrarySidebar } from "./features/library/LibrarySidebar.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
 import { TreePanel } from "./features/tree/TreePanel.tsx";
@@ -16,14 +15,12 @@ import { useRouteSync } from "./use-route-sync.ts";
 
 export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
-  const error = useCanopy((state) => state.libraryError);
   const jobText = useCanopy((state) => state.jobText);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   useRouteSync();
 
   useEffect(() => {
     void loadLibrary();
-    const offLibrary = onEvent("library:changed", () => void loadLibrary());
     const offProgress = onEvent("job:progressed", (payload) => {
       if (payload.text !== undefined) jobText(payload.text);
     });
@@ -32,7 +29,6 @@ export function App() {
     };
     window.addEventListener("keydown", onKey);
     return () => {
-      offLibrary();
       offProgress();
       window.removeEventListener("keydown", onKey);
     };
@@ -42,13 +38,7 @@ export function App() {
     <div className="app">
       <aside className="sidebar">
         <h1>Canopy</h1>
-        <ImportForm />
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        <SessionList />
+        <LibrarySidebar />
         <SettingsPanel />
       </aside>
       <main className="center">

@@ -96,22 +96,64 @@ describe("browser mode", () => {
     await page.screenshot({ path: path.join(shots, "05-after-compaction.png") });
   });
 
-  it("moves to another branch with a branch summary from the branch list", async () => {
-    const tip = page.locator("[data-tip-id]:not(.current)").first();
-    const tipId = await tip.getAttribute("data-tip-id");
-    await tip.getByRole("button", { name: "Go here + summarize" }).click();
+  it("drags the leaf marker onto another entry and moves there with a branch summary", async () => {
+    const canvas = page.getByTestId("tree-canvas");
+    await page.getByRole("button", { name: "Go to leaf" }).click();
+    await page.waitForTimeout(400);
+    await page.getByRole("button", { name: "Zoom Out" }).click();
+    await page.waitForTimeout(400);
+    const flow = await page.locator(".tree-flow").boundingBox();
+    const marker = await page.getByTestId("leaf-marker").boundingBox();
+    if (!flow || !marker) throw new Error("canvas or leaf marker not on screen");
+    const minimap = await page.locator(".react-flow__minimap").boundingBox();
+    // A node fully on screen (clear of the minimap), preferably on another branch.
+    const candidates = [
+      ...(await canvas.locator('.tree-node[data-entry-id][data-active="false"]').all()),
+      ...(await canvas.locator('.tree-node[data-entry-id][data-view-leaf="false"]').all()),
+    ];
+    let target: { id: string; x: number; y: number } | null = null;
+    for (const candidate of candidates) {
+      const box = await candidate.boundingBox();
+      const id = await candidate.getAttribute("data-entry-id");
+      if (!box || !id) continue;
+      const inside = box.x > flow.x && box.y > flow.y && box.x + box.width < flow.x + flow.width && box.y + box.height < flow.y + flow.height;
+      const underMinimap =
+        minimap !== null && box.x + box.width > minimap.x && box.y + box.height > minimap.y;
+      if (inside && !underMinimap) {
+        target = { id, x: box.x + box.width / 2, y: box.y + box.height / 2 };
+        break;
+      }
+    }
+    if (!target) throw new Error("no entry on screen to drag the leaf onto");
+    const targetId = target.id;
+    await page.mouse.move(marker.x + marker.width / 2, marker.y + marker.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(marker.x + 20, marker.y + 20, { steps: 3 });
+    await page.mouse.move(target.x, target.y, { steps: 8 });
+    // While dragging: the drop target and what a summary would cover are marked.
+    await expect.poll(() => canvas.locator('[data-drop-target="true"]').getAttribute("data-entry-id")).toBe(targetId);
+    await expect.poll(() => canvas.locator('[data-will-summarize="true"]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(shots, "06-drag-leaf.png") });
+    await page.mouse.up();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
     await expect.poll(() => page.getByRole("status").first().textContent()).toMatch(/with branch summary \w+/);
+
     const sessions = await api<{ id: string; title: string | null }[]>("library:list", {});
-    const target = sessions.find((session) => session.title === "Session store tree") ?? sessions[0];
+    const session = sessions.find((s) => s.title === "Session store tree") ?? sessions[0];
     type Entry = { id: string; type: string; parentId: string | null; message?: { role: string } };
-    const detail = await api<{ entries: { entry: Entry }[] }>("session:get", { sessionId: target?.id });
+    const detail = await api<{ entries: { entry: Entry }[] }>("session:get", { sessionId: session?.id });
     const entries = detail.entries.map((stored) => stored.entry);
     const summary = entries.filter((entry) => entry.type === "branch_summary").at(-1);
-    const tipEntry = entries.find((entry) => entry.id === tipId);
+    const targetEntry = entries.find((entry) => entry.id === targetId);
     // SPEC §2.8: a user (or custom) message target resumes at its parent, anything else at itself.
-    const resumesAtParent = tipEntry?.type === "custom_message" || tipEntry?.message?.role === "user";
-    expect(summary?.parentId).toBe(resumesAtParent ? tipEntry?.parentId : tipId);
-    await expect.poll(() => page.locator(`[data-entry-id="${summary?.id}"]`).count()).toBe(1);
+    const resumesAtParent = targetEntry?.type === "custom_message" || targetEntry?.message?.role === "user";
+    expect(summary?.parentId).toBe(resumesAtParent ? targetEntry?.parentId : targetId);
+    await page.getByRole("button", { name: "Go to leaf" }).click();
+    const node = canvas.locator(`.tree-node[data-entry-id="${summary?.id}"]`);
+    await expect.poll(() => node.getAttribute("data-view-leaf")).toBe("true");
+    expect(await node.getAttribute("data-kind")).toBe("branch_summary");
     await page.screenshot({ path: path.join(shots, "06-branch-summary.png") });
   });
 

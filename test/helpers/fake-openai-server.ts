@@ -8,7 +8,11 @@ import type { AddressInfo } from "node:net";
 
 export type FakeRoute = "chat" | "models" | "remote";
 
-export type FakeBehaviour =
+/** Only requests whose JSON body this accepts take the behaviour (others skip past it). */
+export type RequestMatcher = (body: Record<string, unknown>) => boolean;
+
+export type FakeBehaviour = (
+
   /** A completion: `text` (split into a few SSE chunks when streaming) or explicit `chunks`. */
   | {
       type: "reply";
@@ -37,7 +41,8 @@ export type FakeBehaviour =
   /** Remote endpoint reply: any JSON payload (e.g. `{summary}` or `{}`). */
   | { type: "remote"; route?: "remote"; payload: unknown; headersDelayMs?: number }
   /** Model list reply. */
-  | { type: "models"; route?: "models"; ids: string[] };
+  | { type: "models"; route?: "models"; ids: string[] }
+) & { match?: RequestMatcher };
 
 export interface RecordedRequest {
   method: string;
@@ -218,7 +223,10 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       });
       return;
     }
-    const behaviour = queues[route].shift() ?? defaultBehaviour(route);
+    const requestBody = body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {};
+    const queue = queues[route];
+    const index = queue.findIndex((candidate) => candidate.match === undefined || candidate.match(requestBody));
+    const behaviour = (index >= 0 ? queue.splice(index, 1)[0] : undefined) ?? defaultBehaviour(route);
     const delay = "headersDelayMs" in behaviour ? (behaviour.headersDelayMs ?? 0) : 0;
     if (!(await wait(delay)) || res.destroyed) return;
 
@@ -232,7 +240,6 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       return;
     }
     if (route === "chat") {
-      const requestBody = body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {};
       await answerChat(res, requestBody, behaviour);
     } else if (behaviour.type === "malformed") {
       res.writeHead(200, { "content-type": "application/json" });

@@ -3,10 +3,12 @@
  * the contract (a missing or extra channel is an error).
  */
 import type { HandlerTable } from "../types.ts";
+import { chatHandlers } from "./chat.ts";
 import { compactionHandlers, navigationHandlers } from "./compaction.ts";
 import { contextHandlers } from "./context.ts";
 import { libraryHandlers } from "./library.ts";
 import { pruningHandlers } from "./pruning.ts";
+import { secretsHandlers } from "./secrets.ts";
 import { sessionHandlers } from "./session.ts";
 import { settingsHandlers } from "./settings.ts";
 
@@ -18,4 +20,6 @@ export const handlers: HandlerTable = {
   ...navigationHandlers,
   ...pruningHandlers,
   ...settingsHandlers,
+  ...chatHandlers,
+  ...secretsHandlers,
 };

@@ -6,14 +6,12 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ImportReport } from "../../../core/api/dto.ts";
-import { defaultAgentFolders, importPath } from "../../library/import.ts";
+import { configuredFolders as foldersOf, setConfiguredFolders } from "../../library/folders.ts";
+import { importPath } from "../../library/import.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
 import { checkpointWal } from "../../store/open.ts";
-import { getSetting, setSetting } from "../../store/repos/settings.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
-
-const FOLDERS_KEY = "library.folders";
 
 /** `~` and relative paths as a user means them. */
 export function expandPath(input: string): string {
@@ -24,9 +22,7 @@ export function expandPath(input: string): string {
 }
 
 function configuredFolders(ctx: AppContext): string[] {
-  const stored = getSetting(ctx.db, FOLDERS_KEY);
-  if (Array.isArray(stored) && stored.every((folder) => typeof folder === "string")) return stored;
-  return defaultAgentFolders();
+  return foldersOf(ctx.db);
 }
 
 function runImport(ctx: AppContext, target: string, jobId: string): ImportReport {
@@ -78,8 +74,9 @@ export const libraryHandlers: AreaHandlers<"library"> = {
   "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx) }),
   "library:set-folders": (input, ctx) => {
     const folders = [...new Set(input.folders.map(expandPath))];
-    setSetting(ctx.db, FOLDERS_KEY, folders);
+    setConfiguredFolders(ctx.db, folders);
     return { folders };
   },
-  "library:search": (input, ctx) => searchMessages(ctx.db, input.query, input.limit ?? 50),
+  "library:search": (input, ctx) =>
+    searchMessages(ctx.db, input.query, input.limit ?? 50, input.highlight ? { highlight: input.highlight } : {}),
 };

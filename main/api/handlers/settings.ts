@@ -28,12 +28,12 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
   },
   "settings:test-connection": async (_input, ctx) => {
     const settings = loadSettings(ctx.db);
-    const summarizer = summarizersFor(settings, ctx.env).describe;
+    const summarizer = summarizersFor(settings, ctx.secrets).describe;
     if (!settings.model) return { ok: true, model: "offline", latencyMs: 0, summarizer };
     const model = settings.model;
     const result = await testConnection({
       baseUrl: model.baseUrl,
-      apiKey: apiKeyFor(model, ctx.env),
+      apiKey: apiKeyFor(model, ctx.secrets),
       model: model.id,
       contextWindow: model.contextWindow,
     });

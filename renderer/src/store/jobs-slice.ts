@@ -12,9 +12,11 @@ export type RunningJob = { kind: "compaction" | "branch-summary"; sessionId: str
 export interface JobsSlice {
   plan: CompactionPlanDto | null;
   planError: string | null;
+  /** The keepRecentTokens the plan was asked for (null: the setting), reused when it runs. */
+  planKeepRecentTokens: number | null;
   running: RunningJob | null;
   jobMessage: { kind: "ok" | "error"; text: string } | null;
-  previewCompaction(): Promise<void>;
+  previewCompaction(keepRecentTokens?: number): Promise<void>;
   closePlan(): void;
   runCompaction(customInstructions: string): Promise<void>;
   navigateTo(targetId: string, summarize: boolean, customInstructions?: string): Promise<NavigationResultDto | null>;
@@ -34,20 +36,23 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
   return {
     plan: null,
     planError: null,
+    planKeepRecentTokens: null,
     running: null,
     jobMessage: null,
-    async previewCompaction() {
+    async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;
-      set({ planError: null, jobMessage: null });
+      set({ planError: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
       try {
-        set({ plan: await call("compaction:preview", { sessionId }) });
+        const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
+        // A slower answer for an older slider position must not replace a newer one.
+        if ((get().planKeepRecentTokens ?? undefined) === keepRecentTokens) set({ plan });
       } catch (error) {
         set({ plan: null, planError: (error as Error).message });
       }
     },
     closePlan() {
-      set({ plan: null, planError: null });
+      set({ plan: null, planError: null, planKeepRecentTokens: null });
     },
     async runCompaction(customInstructions) {
       const sessionId = get().selectedSessionId;
@@ -55,8 +60,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       set({ running: { kind: "compaction", sessionId, text: "" }, jobMessage: null });
       try {
         const instructions = customInstructions.trim();
-        const result = await call("compaction:run", instructions ? { sessionId, customInstructions: instructions } : { sessionId });
-        set({ plan: null, jobMessage: { kind: "ok", text: `Compaction ${result.entryId} added; the LLM view now starts with its summary.` } });
+        const keepRecentTokens = get().planKeepRecentTokens;
+        const result = await call("compaction:run", {
+          sessionId,
+          ...(instructions ? { customInstructions: instructions } : {}),
+          ...(keepRecentTokens ? { keepRecentTokens } : {}),
+        });
+        set({ plan: null, planKeepRecentTokens: null, jobMessage: { kind: "ok", text: `Compaction ${result.entryId} added; the LLM view now starts with its summary.` } });
         await refresh(sessionId);
       } catch (error) {
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";

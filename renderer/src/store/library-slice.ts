@@ -1,83 +1,166 @@
 /**
- * Library slice: the list of sessions, importing, full-text search, and which session is selected.
+ * Library slice: the list of sessions, importing (a path or the agent folders), full-text search
+ * with hits that open a session at an entry, which session is selected, and the live refresh of
+ * the list and of the open session when main announces changes.
  */
 import type { StateCreator } from "zustand";
 import type { ImportReport, SearchHit, SessionSummary } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
+import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
 import type { CanopyState } from "./index.ts";
 
 export interface LibrarySlice {
   sessions: SessionSummary[];
+  /** True once the first listing answered (tells "no sessions" from "not loaded yet"). */
+  libraryLoaded: boolean;
   libraryLoading: boolean;
   libraryError: string | null;
   selectedSessionId: string | null;
   lastImport: ImportReport | null;
   importing: boolean;
+  importError: string | null;
+  searchQuery: string;
   searchHits: SearchHit[] | null;
+  searching: boolean;
+  searchError: string | null;
   loadLibrary(): Promise<void>;
   selectSession(sessionId: string | null): Promise<void>;
   importPath(path: string): Promise<void>;
+  /** Imports the configured agent session folders (~/.pi and ~/.omp by default). */
+  importAgentFolders(): Promise<void>;
   search(query: string): Promise<void>;
+  /** Opens the hit's session with its entry selected (the route follows). */
+  openSearchHit(hit: SearchHit): Promise<void>;
+  /** Reloads the open session's tree, detail and LLM view, keeping the selection (coalesced). */
+  refreshOpenSession(sessionId: string): void;
 }
 
-export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice> = (set, get) => ({
-  sessions: [],
-  libraryLoading: false,
-  libraryError: null,
-  selectedSessionId: null,
-  lastImport: null,
-  importing: false,
-  searchHits: null,
-  async loadLibrary() {
-    set({ libraryLoading: true, libraryError: null });
+export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice> = (set, get) => {
+  let searchRequest = 0;
+  let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  let refreshing = false;
+  let refreshAgain = false;
+
+  const doRefresh = async (sessionId: string) => {
+    if (get().selectedSessionId !== sessionId) return;
+    refreshing = true;
     try {
-      const sessions = await call("library:list", {});
-      set({ sessions, libraryLoading: false });
-      // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
-      const linked = window.location.hash.startsWith("#/session/");
-      if (!get().selectedSessionId && !linked && sessions[0]) await get().selectSession(sessions[0].id);
-    } catch (error) {
-      set({ libraryLoading: false, libraryError: (error as Error).message });
+      await Promise.all([
+        get().loadTree(sessionId),
+        get().loadSessionDetail(sessionId),
+        get().loadContext(sessionId, get().selectedEntryId ?? undefined),
+      ]);
+    } finally {
+      refreshing = false;
+      if (refreshAgain) {
+        refreshAgain = false;
+        void doRefresh(sessionId);
+      }
     }
-  },
-  async selectSession(sessionId) {
-    set({
-      selectedSessionId: sessionId,
-      plan: null,
-      planError: null,
-      jobMessage: null,
-      detail: null,
-      tree: null,
-      selectedEntryId: null,
-    });
-    if (!sessionId) return;
-    await Promise.all([
-      get().loadContext(sessionId, undefined),
-      get().loadSessionDetail(sessionId),
-      get().loadTree(sessionId),
-    ]);
-  },
-  async importPath(path) {
-    set({ importing: true, libraryError: null });
-    try {
-      const report = await call("library:import", { path });
-      set({ lastImport: report, importing: false });
-      await get().loadLibrary();
-      const first = report.files.find((file) => file.sessionId);
-      if (first?.sessionId) await get().selectSession(first.sessionId);
-    } catch (error) {
-      set({ importing: false, libraryError: (error as Error).message });
-    }
-  },
-  async search(query) {
-    if (query.trim() === "") {
-      set({ searchHits: null });
-      return;
-    }
-    try {
-      set({ searchHits: await call("library:search", { query, limit: 50 }) });
-    } catch (error) {
-      set({ libraryError: (error as Error).message });
-    }
-  },
-});
+  };
+
+  const afterImport = async (report: ImportReport) => {
+    set({ lastImport: report, importing: false });
+    await get().loadLibrary();
+    const first = report.files.find((file) => file.sessionId);
+    if (first?.sessionId && first.sessionId !== get().selectedSessionId)
+      await get().selectSession(first.sessionId);
+  };
+
+  return {
+    sessions: [],
+    libraryLoaded: false,
+    libraryLoading: false,
+    libraryError: null,
+    selectedSessionId: null,
+    lastImport: null,
+    importing: false,
+    importError: null,
+    searchQuery: "",
+    searchHits: null,
+    searching: false,
+    searchError: null,
+    async loadLibrary() {
+      set({ libraryLoading: true });
+      try {
+        const sessions = await call("library:list", {});
+        set({ sessions, libraryLoading: false, libraryLoaded: true, libraryError: null });
+        // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
+        const linked = window.location.hash.startsWith("#/session/");
+        if (!get().selectedSessionId && !linked && sessions[0]) await get().selectSession(sessions[0].id);
+      } catch (error) {
+        set({ libraryLoading: false, libraryError: (error as Error).message });
+      }
+    },
+    async selectSession(sessionId) {
+      set({
+        selectedSessionId: sessionId,
+        plan: null,
+        planError: null,
+        jobMessage: null,
+        detail: null,
+        tree: null,
+        selectedEntryId: null,
+        diff: null,
+        diffError: null,
+        diffLoading: false,
+      });
+      if (!sessionId) return;
+      await Promise.all([
+        get().loadContext(sessionId, undefined),
+        get().loadSessionDetail(sessionId),
+        get().loadTree(sessionId),
+      ]);
+    },
+    async importPath(path) {
+      set({ importing: true, importError: null });
+      try {
+        await afterImport(await call("library:import", { path }));
+      } catch (error) {
+        set({ importing: false, importError: (error as Error).message });
+      }
+    },
+    async importAgentFolders() {
+      set({ importing: true, importError: null });
+      try {
+        await afterImport(await call("library:import-default-folders", {}));
+      } catch (error) {
+        set({ importing: false, importError: (error as Error).message });
+      }
+    },
+    async search(query) {
+      const request = ++searchRequest;
+      set({ searchQuery: query });
+      if (query.trim() === "") {
+        set({ searchHits: null, searching: false, searchError: null });
+        return;
+      }
+      set({ searching: true, searchError: null });
+      try {
+        const hits = await call("library:search", { query, limit: 50, highlight: [MATCH_START, MATCH_END] });
+        if (request === searchRequest) set({ searchHits: hits, searching: false });
+      } catch (error) {
+        if (request === searchRequest)
+          set({ searchHits: null, searching: false, searchError: (error as Error).message });
+      }
+    },
+    async openSearchHit(hit) {
+      if (get().selectedSessionId !== hit.sessionId) await get().selectSession(hit.sessionId);
+      if (hit.entryId) {
+        get().revealEntry(hit.entryId);
+        await get().selectEntry(hit.entryId);
+      }
+    },
+    refreshOpenSession(sessionId) {
+      if (get().selectedSessionId !== sessionId) return;
+      // Events come in pairs (library:changed + session:changed) and in bursts while an agent
+      // writes: one reload per burst, and never two at once.
+      if (refreshTimer !== null) clearTimeout(refreshTimer);
+      refreshTimer = setTimeout(() => {
+        refreshTimer = null;
+        if (refreshing) refreshAgain = true;
+        else void doRefresh(sessionId);
+      }, 60);
+    },
+  };
+};

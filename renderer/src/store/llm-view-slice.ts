@@ -1,34 +1,151 @@
 /**
- * LLM-view slice: the message list the model receives at the selected leaf (SPEC D4).
+ * LLM-view slice: the message list the model receives at the selected leaf (SPEC D4), the limits
+ * the context bar measures it against (window and compaction reserve from settings), and the
+ * diff mode (two leaves, or before/after a compaction).
  */
 import type { StateCreator } from "zustand";
 import type { ContextView } from "../../../core/api/dto.ts";
+import { type ContextDiff, diffContextsWithLinks } from "../../../core/session/context-diff.ts";
 import { call } from "../api.ts";
+import type { ContextLimits } from "../features/llm-view/context-figures.ts";
+import { entryLinks } from "../features/llm-view/entry-links.ts";
 import type { CanopyState } from "./index.ts";
+
+export interface LlmDiffState {
+  /** What is compared, in words ("View leaf → selected entry"). */
+  title: string;
+  kind: "leaves" | "compaction";
+  before: ContextView;
+  after: ContextView;
+  result: ContextDiff;
+}
 
 export interface LlmViewSlice {
   context: ContextView | null;
   contextLoading: boolean;
   contextError: string | null;
+  /** null until settings:get answered; contextWindow null = no model (offline summarizer). */
+  limits: ContextLimits | null;
+  limitsError: string | null;
+  diff: LlmDiffState | null;
+  diffLoading: boolean;
+  diffError: string | null;
+  /** Bumped by "expand all" / "collapse all"; messages follow it until toggled one by one. */
+  expandAll: { expanded: boolean; revision: number };
   loadContext(sessionId: string | null, leafId: string | null | undefined): Promise<void>;
+  loadLimits(): Promise<void>;
+  /** Compares what the model receives at two leaves (null: an empty context). */
+  openLeafDiff(beforeLeafId: string | null, afterLeafId: string | null, title?: string): Promise<void>;
+  /** Compares the compaction's parent (before) with the compaction itself (after). */
+  openCompactionDiff(compactionId: string): Promise<void>;
+  closeDiff(): void;
+  setExpandAll(expanded: boolean): void;
 }
 
-export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice> = (set, get) => ({
-  context: null,
-  contextLoading: false,
-  contextError: null,
-  async loadContext(sessionId, leafId) {
-    if (!sessionId) {
-      set({ context: null, contextError: null });
-      return;
-    }
-    set({ contextLoading: true, contextError: null });
+export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice> = (set, get) => {
+  // Answers can come back out of order (fast selection changes): only the latest request counts.
+  let contextRequest = 0;
+  let diffRequest = 0;
+
+  const fetchView = (sessionId: string, leafId: string | null) => call("context:get", { sessionId, leafId });
+
+  const runDiff = async (
+    beforeLeafId: string | null,
+    afterLeafId: string | null,
+    title: string,
+    kind: LlmDiffState["kind"],
+  ) => {
+    const sessionId = get().selectedSessionId;
+    if (!sessionId) return;
+    const request = ++diffRequest;
+    set({ diffLoading: true, diffError: null });
     try {
-      const context = await call("context:get", leafId === undefined ? { sessionId } : { sessionId, leafId });
-      // Ignore a late answer for a session that is no longer selected.
-      if (get().selectedSessionId === sessionId) set({ context, contextLoading: false });
+      const [before, after] = await Promise.all([
+        fetchView(sessionId, beforeLeafId),
+        fetchView(sessionId, afterLeafId),
+      ]);
+      if (request !== diffRequest || get().selectedSessionId !== sessionId) return;
+      const result = diffContextsWithLinks(before, after, entryLinks(get().tree, get().detail));
+      set({ diff: { title, kind, before, after, result }, diffLoading: false });
     } catch (error) {
-      set({ context: null, contextLoading: false, contextError: (error as Error).message });
+      if (request === diffRequest) set({ diffLoading: false, diffError: (error as Error).message });
     }
-  },
-});
+  };
+
+  return {
+    context: null,
+    contextLoading: false,
+    contextError: null,
+    limits: null,
+    limitsError: null,
+    diff: null,
+    diffLoading: false,
+    diffError: null,
+    expandAll: { expanded: false, revision: 0 },
+    async loadContext(sessionId, leafId) {
+      const request = ++contextRequest;
+      if (!sessionId) {
+        set({ context: null, contextError: null, contextLoading: false });
+        return;
+      }
+      set({ contextLoading: true, contextError: null });
+      // Settings may have changed since (model configured, reserve edited): cheap to re-read.
+      void get().loadLimits();
+      try {
+        const context = await call(
+          "context:get",
+          leafId === undefined ? { sessionId } : { sessionId, leafId },
+        );
+        // Ignore a late answer for another session or an older selection.
+        if (request === contextRequest && get().selectedSessionId === sessionId)
+          set({ context, contextLoading: false });
+      } catch (error) {
+        if (request === contextRequest)
+          set({ context: null, contextLoading: false, contextError: (error as Error).message });
+      }
+    },
+    async loadLimits() {
+      try {
+        const settings = await call("settings:get", {});
+        const limits: ContextLimits = {
+          contextWindow: settings.model?.contextWindow ?? null,
+          reserveTokens: settings.compaction.reserveTokens,
+          compactionEnabled: settings.compaction.enabled,
+        };
+        const current = get().limits;
+        const same =
+          current !== null &&
+          current.contextWindow === limits.contextWindow &&
+          current.reserveTokens === limits.reserveTokens &&
+          current.compactionEnabled === limits.compactionEnabled;
+        if (!same || get().limitsError !== null) set({ limits, limitsError: null });
+      } catch (error) {
+        set({ limitsError: (error as Error).message });
+      }
+    },
+    async openLeafDiff(beforeLeafId, afterLeafId, title) {
+      await runDiff(
+        beforeLeafId,
+        afterLeafId,
+        title ?? `${beforeLeafId ?? "(empty)"} → ${afterLeafId ?? "(empty)"}`,
+        "leaves",
+      );
+    },
+    async openCompactionDiff(compactionId) {
+      const links = entryLinks(get().tree, get().detail);
+      const link = links.get(compactionId);
+      if (link?.type !== "compaction") {
+        set({ diffError: `${compactionId} is not a compaction of this session` });
+        return;
+      }
+      await runDiff(link.parentId, compactionId, `Before → after compaction ${compactionId}`, "compaction");
+    },
+    closeDiff() {
+      diffRequest++;
+      set({ diff: null, diffLoading: false, diffError: null });
+    },
+    setExpandAll(expanded) {
+      set({ expandAll: { expanded, revision: get().expandAll.revision + 1 } });
+    },
+  };
+};

@@ -1,14 +1,29 @@
 /**
  * Tree slice: the selected session's tree nodes, the entry selected on the canvas (a would-be
- * leaf whose LLM view is previewed without moving the view leaf), and the canvas filter.
+ * leaf whose LLM view is previewed without moving the view leaf), the canvas filter and chain
+ * collapsing, and drag-to-branch (the target under the pointer, the preview of what a move there
+ * would summarize, and the dialog that confirms it; SPEC §2.8, D13).
  */
 import type { StateCreator } from "zustand";
-import type { SessionTreeDto } from "../../../core/api/dto.ts";
+import type { NavigationPreviewDto, SessionTreeDto } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
+import { dropTarget } from "../features/tree/drop-target.ts";
+import type { TreeFilter } from "../features/tree/filter.ts";
 import type { CanopyState } from "./index.ts";
 
-/** SPEC §10.4 filters. */
-export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
+export type { TreeFilter } from "../features/tree/filter.ts";
+
+export interface BranchDrag {
+  /** The entry the drag started on (the view leaf when the leaf marker is dragged). */
+  sourceId: string;
+  /** Where the view leaf would go on drop (null: nowhere useful under the pointer). */
+  targetId: string | null;
+}
+
+export interface BranchDialog {
+  targetId: string;
+  preview: NavigationPreviewDto | null;
+}
 
 export interface TreeSlice {
   tree: SessionTreeDto | null;
@@ -16,31 +31,160 @@ export interface TreeSlice {
   /** The entry selected on the canvas; null = the view leaf is shown. */
   selectedEntryId: string | null;
   filter: TreeFilter;
+  /** Collapse long linear runs into chain nodes. */
+  collapseChains: boolean;
+  /** Entries in chains the user expanded. */
+  expandedIds: ReadonlySet<string>;
+  /** An entry shown as its own node although a chain or the filter would hide it (keyboard, links). */
+  revealedEntryId: string | null;
+  /** The entry the canvas keeps in place when the layout changes next (default: the selected leaf). */
+  layoutAnchorId: string | null;
+  drag: BranchDrag | null;
+  /** navigation:preview of the drag target (or of the dialog's target). */
+  branchPreview: NavigationPreviewDto | null;
+  branchDialog: BranchDialog | null;
   loadTree(sessionId: string): Promise<void>;
   /** Selects an entry and previews the LLM view at it (null: back to the view leaf). */
   selectEntry(entryId: string | null): Promise<void>;
   setFilter(filter: TreeFilter): void;
+  setCollapseChains(collapse: boolean): void;
+  /** Expands the chain that starts at this entry. */
+  expandChain(firstEntryId: string): void;
+  collapseAll(): void;
+  clearLayoutAnchor(): void;
+  revealEntry(entryId: string | null): void;
+  beginBranchDrag(sourceId: string): void;
+  /** The pointer is over this entry (null: over nothing). */
+  dragOver(entryId: string | null): void;
+  /** Ends the drag; with `drop`, a valid target opens the branch dialog. */
+  endBranchDrag(drop: boolean): void;
+  closeBranchDialog(): void;
+  /** Moves the view leaf to the dialog's target, with or without a branch summary. */
+  confirmBranch(summarize: boolean, customInstructions?: string): Promise<void>;
 }
 
-export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (set, get) => ({
-  tree: null,
-  treeError: null,
-  selectedEntryId: null,
-  filter: "default",
-  async loadTree(sessionId) {
-    try {
-      const tree = await call("session:tree", { sessionId });
-      if (get().selectedSessionId === sessionId) set({ tree, treeError: null });
-    } catch (error) {
-      set({ tree: null, treeError: (error as Error).message });
-    }
-  },
-  async selectEntry(entryId) {
+export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (set, get) => {
+  const previews = new Map<string, NavigationPreviewDto>();
+  const previewKey = (targetId: string) =>
+    `${get().selectedSessionId}\u0000${get().tree?.viewLeafId}\u0000${targetId}`;
+  const fetchPreview = async (targetId: string): Promise<NavigationPreviewDto | null> => {
     const sessionId = get().selectedSessionId;
-    set({ selectedEntryId: entryId });
-    if (sessionId) await get().loadContext(sessionId, entryId ?? undefined);
-  },
-  setFilter(filter) {
-    set({ filter });
-  },
-});
+    if (!sessionId) return null;
+    const key = previewKey(targetId);
+    const cached = previews.get(key);
+    if (cached) return cached;
+    try {
+      const preview = await call("navigation:preview", { sessionId, targetId });
+      previews.set(key, preview);
+      return preview;
+    } catch {
+      // A preview is a hint while dragging; the move itself reports real failures.
+      return null;
+    }
+  };
+
+  return {
+    tree: null,
+    treeError: null,
+    selectedEntryId: null,
+    filter: "default",
+    collapseChains: true,
+    expandedIds: new Set(),
+    revealedEntryId: null,
+    layoutAnchorId: null,
+    drag: null,
+    branchPreview: null,
+    branchDialog: null,
+    async loadTree(sessionId) {
+      try {
+        const tree = await call("session:tree", { sessionId });
+        if (get().selectedSessionId !== sessionId) return;
+        const sameSession = get().tree?.sessionId === sessionId;
+        previews.clear();
+        set(
+          sameSession
+            ? { tree, treeError: null }
+            : {
+                tree,
+                treeError: null,
+                expandedIds: new Set(),
+                revealedEntryId: null,
+                branchDialog: null,
+                drag: null,
+              },
+        );
+      } catch (error) {
+        set({ tree: null, treeError: (error as Error).message });
+      }
+    },
+    async selectEntry(entryId) {
+      const sessionId = get().selectedSessionId;
+      set({ selectedEntryId: entryId });
+      if (sessionId) await get().loadContext(sessionId, entryId ?? undefined);
+    },
+    setFilter(filter) {
+      set({ filter });
+    },
+    setCollapseChains(collapse) {
+      set({ collapseChains: collapse });
+    },
+    expandChain(firstEntryId) {
+      const expandedIds = new Set(get().expandedIds);
+      expandedIds.add(firstEntryId);
+      set({ expandedIds, layoutAnchorId: firstEntryId });
+    },
+    collapseAll() {
+      set({ expandedIds: new Set(), revealedEntryId: null });
+    },
+    clearLayoutAnchor() {
+      set({ layoutAnchorId: null });
+    },
+    revealEntry(entryId) {
+      if (get().revealedEntryId !== entryId) set({ revealedEntryId: entryId });
+    },
+    beginBranchDrag(sourceId) {
+      if (get().running) return;
+      set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null });
+    },
+    dragOver(entryId) {
+      const drag = get().drag;
+      if (!drag) return;
+      const targetId = dropTarget(drag.sourceId, entryId, get().tree?.viewLeafId ?? null);
+      if (targetId === drag.targetId) return;
+      set({ drag: { ...drag, targetId }, branchPreview: null });
+      if (targetId === null) return;
+      void fetchPreview(targetId).then((preview) => {
+        if (get().drag?.targetId === targetId) set({ branchPreview: preview });
+      });
+    },
+    endBranchDrag(drop) {
+      const drag = get().drag;
+      const targetId = drop ? (drag?.targetId ?? null) : null;
+      if (targetId === null) {
+        set({ drag: null, branchPreview: null });
+        return;
+      }
+      const preview = get().branchPreview?.targetId === targetId ? get().branchPreview : null;
+      set({ drag: null, branchDialog: { targetId, preview } });
+      if (!preview) {
+        void fetchPreview(targetId).then((fetched) => {
+          if (get().branchDialog?.targetId === targetId)
+            set({ branchDialog: { targetId, preview: fetched }, branchPreview: fetched });
+        });
+      }
+    },
+    closeBranchDialog() {
+      set({ branchDialog: null, branchPreview: null });
+    },
+    async confirmBranch(summarize, customInstructions) {
+      const dialog = get().branchDialog;
+      if (!dialog) return;
+      set({ branchDialog: null });
+      try {
+        await get().navigateTo(dialog.targetId, summarize, customInstructions);
+      } finally {
+        set({ branchPreview: null });
+      }
+    },
+  };
+};

@@ -5,6 +5,7 @@ import type { SummaryRequest } from "../../../core/compaction/types.ts";
 import { DEFAULT_SETTINGS, type Settings } from "../../../core/settings/schema.ts";
 import { type Candidate, orderCandidateModels, runWithCandidates } from "../../../main/llm/retry.ts";
 import { apiKeyFor, modelSummarizer, summarizersFor } from "../../../main/pipelines/summarizers.ts";
+import { createEnvSecretStore } from "../../../main/secrets.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
 
 let server: FakeServer;
@@ -44,14 +45,14 @@ function settingsWith(model: Partial<NonNullable<Settings["model"]>> | null, rem
 
 describe("summarizersFor", () => {
   it("offline when no model is configured", () => {
-    const set = summarizersFor(DEFAULT_SETTINGS, {});
+    const set = summarizersFor(DEFAULT_SETTINGS, createEnvSecretStore({}));
     expect(set.model.kind).toBe("offline");
     expect(set.remote).toBeUndefined();
     expect(set.describe).toBe(set.model.label);
   });
 
   it("openai when a model is configured, with the key from the model's environment variable", async () => {
-    const set = summarizersFor(settingsWith({}), { MY_KEY: "sk-mine", OPENAI_API_KEY: "sk-openai" });
+    const set = summarizersFor(settingsWith({}), createEnvSecretStore({ MY_KEY: "sk-mine", OPENAI_API_KEY: "sk-openai" }));
     expect(set.model.kind).toBe("openai");
     expect(set.model.contextWindow).toBe(32_000);
     expect(set.model.label).toBe(`fake-model at ${server.baseUrl}`);
@@ -60,7 +61,7 @@ describe("summarizersFor", () => {
   });
 
   it("remote for the main summary when an endpoint is set; the model summarizer stays the model", async () => {
-    const set = summarizersFor(settingsWith({}, `${server.url}/remote`), {});
+    const set = summarizersFor(settingsWith({}, `${server.url}/remote`), createEnvSecretStore({}));
     expect(set.remote?.kind).toBe("remote");
     expect(await set.remote?.summarize(request)).toEqual({ text: "Remote summary.", stopReason: "stop" });
     expect(set.model.kind).toBe("openai");
@@ -69,9 +70,9 @@ describe("summarizersFor", () => {
 
   it("reads the API key only from the variable the model names (no other key leaks to its endpoint)", () => {
     const model = settingsWith({}).model as NonNullable<Settings["model"]>;
-    expect(apiKeyFor(model, { MY_KEY: " mine " })).toBe("mine");
-    expect(apiKeyFor(model, { MY_KEY: " ", CANOPY_API_KEY: "canopy", OPENAI_API_KEY: "openai" })).toBeUndefined();
-    expect(apiKeyFor(model, {})).toBeUndefined();
+    expect(apiKeyFor(model, createEnvSecretStore({ MY_KEY: " mine " }))).toBe("mine");
+    expect(apiKeyFor(model, createEnvSecretStore({ MY_KEY: " ", CANOPY_API_KEY: "canopy", OPENAI_API_KEY: "openai" }))).toBeUndefined();
+    expect(apiKeyFor(model, createEnvSecretStore({}))).toBeUndefined();
   });
 });
 
@@ -79,7 +80,7 @@ describe("retry policy over real HTTP", () => {
   /** Candidates from model settings: a summarizer per model; an error response becomes a throw. */
   function candidates(models: { baseUrl: string; id: string; contextWindow: number }[]): Candidate<string>[] {
     return orderCandidateModels(models[0], models.slice(1)).map((model) => {
-      const backend = modelSummarizer({ apiKeyEnv: "NONE", stream: false, reasoning: false, ...model }, {});
+      const backend = modelSummarizer({ apiKeyEnv: "NONE", stream: false, reasoning: false, ...model }, createEnvSecretStore({}));
       return {
         id: model.id,
         run: async (signal) => {

@@ -1,9 +1,11 @@
 /**
- * One-click compaction (simple form): shows the plan (no model call), runs it with optional
- * instructions, streams the summary while it is written, and Escape cancels.
+ * One-click compaction: shows the plan (no model call; the canvas marks the cut and what gets
+ * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
+ * streams the summary while it is written, and Escape cancels.
  */
 import { useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 
 export function CompactionPanel() {
   const plan = useCanopy((state) => state.plan);
@@ -45,6 +47,7 @@ export function CompactionPanel() {
             , estimated {plan.tokensBeforeEstimated.toLocaleString()}) → after: ≤{" "}
             {(plan.keptTokens + plan.maxSummaryTokens).toLocaleString()}. Summarizer: {plan.summarizer}.
           </p>
+          <KeepRecentSlider plan={plan} />
           {plan.notes.map((note) => (
             <p key={note} className="note">
               {note}

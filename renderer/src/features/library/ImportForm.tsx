@@ -1,5 +1,6 @@
 /**
- * Import a session file or a whole folder by path, and show what the import found.
+ * Import a session file or a whole folder by path, or scan the agent session folders (~/.pi and
+ * ~/.omp, or the configured ones), and show what the import found.
  */
 import { type FormEvent, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -8,7 +9,9 @@ export function ImportForm() {
   const [path, setPath] = useState("");
   const importing = useCanopy((state) => state.importing);
   const report = useCanopy((state) => state.lastImport);
+  const error = useCanopy((state) => state.importError);
   const importPath = useCanopy((state) => state.importPath);
+  const importAgentFolders = useCanopy((state) => state.importAgentFolders);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -23,12 +26,27 @@ export function ImportForm() {
           id="import-path"
           value={path}
           placeholder="~/.pi/agent/sessions"
+          spellCheck={false}
           onChange={(event) => setPath(event.target.value)}
         />
         <button type="submit" disabled={importing || path.trim() === ""}>
           {importing ? "Importing…" : "Import"}
         </button>
       </div>
+      <button
+        type="button"
+        className="scan-button"
+        disabled={importing}
+        title="Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
+        onClick={() => void importAgentFolders()}
+      >
+        Scan agent folders
+      </button>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {report && (
         <p className="import-report" role="status">
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}

@@ -1,37 +1,101 @@
 /**
- * Sidebar list of the sessions in the library, with their project, size and compaction count.
+ * The sessions in the library grouped by project (cwd): title or first message, the first
+ * message, file size, last modified, compactions. Groups fold; the open session stays marked.
  */
+import { useState } from "react";
+import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
+import { formatAge, formatSize, groupByProject } from "./library-format.ts";
+
+function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
+  const selectSession = useCanopy((state) => state.selectSession);
+  const title = session.title ?? session.firstMessage;
+  const details = [
+    session.sourcePath ?? "no source file",
+    `created ${session.created}`,
+    `modified ${session.modified}`,
+    `${session.entryCount} entries, ${session.messageCount} messages, ${session.branchSummaryCount} branch summaries`,
+    session.problemCount > 0 ? `${session.problemCount} problems` : "",
+  ].filter(Boolean);
+  return (
+    <button
+      type="button"
+      className={selected ? "session selected" : "session"}
+      data-session-id={session.id}
+      aria-current={selected ? "true" : undefined}
+      title={details.join("\n")}
+      onClick={() => void selectSession(session.id)}
+    >
+      <span className="session-title">{title}</span>
+      {session.title !== null && <span className="session-first">{session.firstMessage}</span>}
+      <span className="session-meta">
+        <span>{formatSize(session.fileSize)}</span>
+        <span>{formatAge(session.modified)}</span>
+        <span>
+          {session.compactionCount} compaction{session.compactionCount === 1 ? "" : "s"}
+        </span>
+        <span>{session.entryCount} entries</span>
+        {session.isDemo && <span className="badge">demo</span>}
+        {session.problemCount > 0 && <span className="badge warn">{session.problemCount} problems</span>}
+      </span>
+    </button>
+  );
+}
 
 export function SessionList() {
   const sessions = useCanopy((state) => state.sessions);
   const selected = useCanopy((state) => state.selectedSessionId);
-  const loading = useCanopy((state) => state.libraryLoading);
-  const selectSession = useCanopy((state) => state.selectSession);
+  const loaded = useCanopy((state) => state.libraryLoaded);
+  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
 
-  if (loading && sessions.length === 0) return <p className="empty">Loading library…</p>;
+  if (!loaded) return <p className="empty">Loading library…</p>;
   if (sessions.length === 0) {
-    return <p className="empty">No sessions yet. Import a .jsonl file or a sessions folder above.</p>;
+    return (
+      <p className="empty">
+        No sessions yet. Import a .jsonl file or a sessions folder above, or scan the agent folders.
+      </p>
+    );
   }
+  const toggle = (cwd: string) => {
+    const next = new Set(folded);
+    if (next.has(cwd)) next.delete(cwd);
+    else next.add(cwd);
+    setFolded(next);
+  };
   return (
-    <ul className="session-list" aria-label="Sessions">
-      {sessions.map((session) => (
-        <li key={session.id}>
-          <button
-            type="button"
-            className={session.id === selected ? "session selected" : "session"}
-            data-session-id={session.id}
-            aria-current={session.id === selected ? "true" : undefined}
-            onClick={() => void selectSession(session.id)}
-          >
-            <span className="session-title">{session.title ?? session.firstMessage}</span>
-            <span className="session-meta">
-              {session.cwd} · {session.entryCount} entries · {session.compactionCount} compactions
-              {session.isDemo ? " · demo" : ""}
-            </span>
-          </button>
-        </li>
-      ))}
-    </ul>
+    <nav className="session-groups" aria-label="Sessions by project">
+      {groupByProject(sessions).map((group) => {
+        const open = !folded.has(group.cwd);
+        const listId = `project-${encodeURIComponent(group.cwd)}`;
+        return (
+          <section key={group.cwd} className="project-group" data-project={group.cwd}>
+            <h2 className="project-heading">
+              <button
+                type="button"
+                aria-expanded={open}
+                aria-controls={listId}
+                title={group.cwd}
+                onClick={() => toggle(group.cwd)}
+              >
+                <span className="chevron" aria-hidden="true">
+                  {open ? "▾" : "▸"}
+                </span>
+                <span className="project-name">{group.name}</span>
+                <span className="count">{group.sessions.length}</span>
+              </button>
+            </h2>
+            {open && (
+              <ul id={listId} className="session-list" aria-label={`Sessions in ${group.cwd}`}>
+                {group.sessions.map((session) => (
+                  <li key={session.id}>
+                    <SessionButton session={session} selected={session.id === selected} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        );
+      })}
+    </nav>
   );
 }

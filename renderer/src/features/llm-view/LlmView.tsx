@@ -1,57 +1,158 @@
 /**
- * The LLM view: exactly the messages the model receives at the selected leaf, in order, as plain
- * text, each tagged with its role, source entry and token estimate.
+ * The LLM view (SPEC D4): exactly the messages the model receives at the selected entry (or the
+ * view leaf), in order — role, source entry, token estimate and body — under the context bar, with
+ * a diff mode. The root carries `data-testid="llm-view"` and `data-message-count`; each message
+ * `data-role` and `data-entry-id`.
  */
+import { useEffect, useMemo, useRef } from "react";
+import type { ContextView } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
-import { messageHeading, messageText } from "../../../../core/session/message-text.ts";
+import { ContextBar } from "./ContextBar.tsx";
+import { LlmDiff } from "./LlmDiff.tsx";
+import { LlmToolbar, useViewLeafId } from "./LlmToolbar.tsx";
+import { MessageItem } from "./MessageItem.tsx";
+import "./llm-view.css";
+
+function useEntryKinds(): Map<string, { type: string; kind: string }> {
+  const tree = useCanopy((state) => state.tree);
+  return useMemo(
+    () => new Map((tree?.nodes ?? []).map((node) => [node.id, { type: node.type, kind: node.kind }])),
+    [tree],
+  );
+}
+
+function LeafLine({ context }: { context: ContextView }) {
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const selectEntry = useCanopy((state) => state.selectEntry);
+  const viewLeafId = useViewLeafId();
+  const previewing = selectedEntryId !== null && selectedEntryId !== viewLeafId;
+  return (
+    <p className="leaf-line">
+      {previewing ? (
+        <>
+          Previewing at entry <code>{context.leafId ?? "(none)"}</code> as if it were the leaf.{" "}
+          <button type="button" className="link-button" onClick={() => void selectEntry(null)}>
+            Back to the view leaf
+          </button>
+        </>
+      ) : (
+        <>
+          At the view leaf <code>{context.leafId ?? "(none)"}</code>
+        </>
+      )}
+      {context.compactionId && (
+        <>
+          {" "}
+          · compaction <code>{context.compactionId}</code> in effect, first kept{" "}
+          <code>{context.firstKeptEntryId ?? "(not on path)"}</code>
+        </>
+      )}
+    </p>
+  );
+}
+
+function MessageList({ context }: { context: ContextView }) {
+  const kinds = useEntryKinds();
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const listRef = useRef<HTMLOListElement>(null);
+  const scrolledFor = useRef<string | null>(null);
+  // A newly selected entry (tree click, search hit) is the last message: bring it into view once.
+  useEffect(() => {
+    const key = selectedEntryId === null ? null : `${context.sessionId}\u0000${selectedEntryId}`;
+    if (key === null || key === scrolledFor.current || context.leafId !== selectedEntryId) return;
+    const current = listRef.current?.querySelector('[aria-current="true"]');
+    if (!current) return;
+    scrolledFor.current = key;
+    current.scrollIntoView({ block: "nearest" });
+  }, [context, selectedEntryId]);
+  if (context.messages.length === 0) {
+    return (
+      <p className="empty">
+        The model receives no messages at this leaf
+        {context.leafId ? " (only metadata entries lead here)" : " (the session has no leaf)"}.
+      </p>
+    );
+  }
+  return (
+    <ol className="messages" ref={listRef}>
+      {context.messages.map((message, index) => {
+        const entryId = context.messageEntryIds[index] ?? null;
+        const info = entryId === null ? undefined : kinds.get(entryId);
+        return (
+          <MessageItem
+            // biome-ignore lint/suspicious/noArrayIndexKey: the list is rebuilt whole; order is the identity
+            key={index}
+            message={message}
+            index={index}
+            entryId={entryId}
+            tokens={context.messageTokens[index] ?? 0}
+            entryType={info?.type}
+            entryKind={info?.kind}
+            current={entryId !== null && entryId === selectedEntryId}
+          />
+        );
+      })}
+    </ol>
+  );
+}
 
 export function LlmView() {
   const context = useCanopy((state) => state.context);
   const loading = useCanopy((state) => state.contextLoading);
   const error = useCanopy((state) => state.contextError);
   const selected = useCanopy((state) => state.selectedSessionId);
+  const libraryEmpty = useCanopy((state) => state.libraryLoaded && state.sessions.length === 0);
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const loadContext = useCanopy((state) => state.loadContext);
+  const diffMode = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
 
-  if (!selected) return <p className="empty">Select a session to see what the model receives.</p>;
-  if (error) return <p className="error" role="alert">Could not build the LLM view: {error}</p>;
-  if (!context) return <p className="empty">{loading ? "Loading…" : "No context."}</p>;
+  if (!selected) {
+    return (
+      <p className="empty panel-state">
+        {libraryEmpty
+          ? "No sessions in the library yet. Import a session file or your agent folders on the left to see what the model receives."
+          : "Select a session to see what the model receives."}
+      </p>
+    );
+  }
+  if (error) {
+    return (
+      <div className="panel-state">
+        <p className="error" role="alert">
+          Could not build the LLM view: {error}
+        </p>
+        <button type="button" onClick={() => void loadContext(selected, selectedEntryId ?? undefined)}>
+          Retry
+        </button>
+      </div>
+    );
+  }
+  if (!context)
+    return (
+      <p className="empty panel-state">
+        {loading ? "Loading what the model receives…" : "No context loaded."}
+      </p>
+    );
 
   return (
     <section
-      className="llm-view"
+      className={`llm-view${loading ? " is-loading" : ""}`}
       data-testid="llm-view"
       data-message-count={context.messages.length}
+      data-leaf-id={context.leafId ?? ""}
+      data-mode={diffMode ? "diff" : "messages"}
       aria-label="What the model receives"
+      aria-busy={loading}
     >
       <header className="llm-view-header">
-        <strong>{context.messages.length} messages</strong>
-        <span>~{context.estimatedTokens.toLocaleString()} tokens estimated</span>
-        {context.measuredTokens !== null && <span>{context.measuredTokens.toLocaleString()} measured</span>}
-        <span>leaf {context.leafId ?? "(none)"}</span>
-        {context.compactionId && (
-          <span>
-            compaction {context.compactionId}, first kept {context.firstKeptEntryId ?? "(not on path)"}
-          </span>
-        )}
+        <h2>
+          What the model receives <span className="count">{context.messages.length} messages</span>
+        </h2>
+        <LeafLine context={context} />
+        <ContextBar context={context} />
+        <LlmToolbar context={context} />
       </header>
-      {context.messages.length === 0 && <p className="empty">The model receives no messages at this leaf.</p>}
-      <ol className="messages">
-        {context.messages.map((message, index) => (
-          <li
-            // biome-ignore lint/suspicious/noArrayIndexKey: the list is rebuilt whole; order is the identity
-            key={index}
-            className={`message role-${message.role}`}
-            data-role={message.role}
-            data-entry-id={context.messageEntryIds[index] ?? ""}
-          >
-            <div className="message-meta">
-              <span className="role">{messageHeading(message)}</span>
-              <span className="entry">{context.messageEntryIds[index] ?? ""}</span>
-              <span className="tokens">~{context.messageTokens[index] ?? 0} tok</span>
-            </div>
-            <pre className="message-body">{messageText(message)}</pre>
-          </li>
-        ))}
-      </ol>
+      {diffMode ? <LlmDiff /> : <MessageList context={context} />}
     </section>
   );
 }

@@ -1,0 +1,64 @@
+/**
+ * DTOs of the chat turn (continuing a session from Canopy, D17), of the API-key status for the
+ * settings screen (never a key's value), and of the desktop shell's commands to the renderer.
+ */
+import type { StopReason } from "../session/entries.ts";
+
+/** What `chat:send` did (the events told the details as they happened). */
+export interface ChatTurnResultDto {
+  sessionId: string;
+  /** The user message this call appended. */
+  userEntryId: string;
+  /**
+   * The reply the conversation now ends on: the answer to the user's message, or — after a
+   * retry (overflow recovery) or an auto-continue — the last reply this call wrote.
+   */
+  assistantEntryId: string;
+  stopReason: StopReason;
+  /** The endpoint's error text when `stopReason` is "error". */
+  errorMessage?: string;
+  /** Every entry this call appended, in order (user, replies, compactions, synthetic prompts). */
+  appendedEntryIds: string[];
+  /** The last automatic compaction that ran during this call (SPEC §9.3–9.4). */
+  autoCompaction?: {
+    reason: "threshold" | "overflow";
+    entryId: string | null;
+    aborted: boolean;
+    errorMessage?: string;
+  };
+  /** A later step (compaction, auto-continue, retry) was cancelled; what is listed stays. */
+  cancelled: boolean;
+}
+
+export interface SecretKeyStatus {
+  /** The key's name: a model's `apiKeyEnv`. */
+  name: string;
+  set: boolean;
+  /** "stored": encrypted by the desktop app; "env": from the environment variable. */
+  source: "stored" | "env" | null;
+}
+
+export interface SecretsStatusDto {
+  /** "safe-storage": the desktop app stores keys encrypted; "env": environment only. */
+  storage: "safe-storage" | "env";
+  /** Whether `secrets:set` can store a key here. */
+  canStore: boolean;
+  /** Why keys cannot be stored, or a stored key that could not be read. */
+  note: string | null;
+  keys: SecretKeyStatus[];
+}
+
+/** Menu actions and files opened from the OS, sent by the desktop shell (`app:command`). */
+export type AppCommand =
+  /** File › Export…: export the current session (at the view leaf). */
+  | { command: "export" }
+  /** Session › Compact (Ctrl/Cmd+Shift+K): open the compaction plan of the current session. */
+  | { command: "compact" }
+  /** Session › Go to Leaf: select and show the view leaf of the current session. */
+  | { command: "go-to-leaf" }
+  /** A session file was opened (OS, command line, File › Import…, a file dropped on the window). */
+  | { command: "open-session"; sessionId: string }
+  /** Something to tell the user (an import that failed, a folder import's summary). */
+  | { command: "notify"; level: "info" | "error"; message: string }
+  /** View › Appearance: the theme source the window now follows. */
+  | { command: "theme"; theme: "system" | "light" | "dark" };

@@ -1,0 +1,66 @@
+/**
+ * `canopy chat <session> "text"`: one chat turn from the session's view leaf with the configured
+ * model (keys from the environment). Replies go to stdout, automatic steps and errors to stderr;
+ * Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
+ */
+import type { RequestOutput } from "../../core/api/contract.ts";
+import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
+import { UsageError, type ParsedCommand } from "./args.ts";
+import { CommandError, type CliContext } from "./context.ts";
+import { withCancel } from "./pipeline-commands.ts";
+
+function replyText(message: AssistantMessage): string {
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => (block as { text: string }).text)
+    .join("");
+}
+
+export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Promise<boolean> {
+  if (parsed.command !== "chat") return false;
+  const [sessionArg, ...words] = parsed.positionals;
+  const sessionId = await cli.resolveSession(sessionArg);
+  const text = words.join(" ");
+  if (text.trim() === "") throw new UsageError('missing the message: canopy chat <session> "text"');
+  if (parsed.options.leaf !== undefined) {
+    await cli.request("session:set-view-leaf", { sessionId, leafId: parsed.options.leaf });
+  }
+  const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
+    if (name === "compaction:auto-started" && "reason" in payload)
+      cli.io.err(`automatic compaction (${payload.reason})…`);
+  });
+  let result: RequestOutput<"chat:send">;
+  try {
+    result = await withCancel(cli, sessionId, "chat:abort", () =>
+      cli.request("chat:send", { sessionId, text }),
+    );
+  } finally {
+    unsubscribe();
+  }
+  if (parsed.options.json) {
+    cli.io.out(JSON.stringify(result, null, 2));
+  } else {
+    const detail = await cli.request("session:get", { sessionId });
+    const byId = new Map<string, SessionEntry>(
+      detail.entries.map((stored) => [stored.entry.id, stored.entry]),
+    );
+    for (const id of result.appendedEntryIds) {
+      const entry = byId.get(id);
+      if (!entry || id === result.userEntryId) continue;
+      if (entry.type === "compaction")
+        cli.io.err(`[compaction ${id}: the history before it is now a summary]`);
+      if (entry.type !== "message") continue;
+      const message = (entry as MessageEntry).message;
+      if (message.role === "user") cli.io.err(`[automatic prompt] ${JSON.stringify(message.content)}`);
+      if (message.role !== "assistant") continue;
+      // The final reply's failure is the command's error (below); earlier ones are reported here.
+      if (message.stopReason !== "error") cli.io.out(replyText(message));
+      else if (id !== result.assistantEntryId)
+        cli.io.err(`[reply failed] ${message.errorMessage ?? "error"}`);
+    }
+  }
+  if (result.autoCompaction?.errorMessage) cli.io.err(result.autoCompaction.errorMessage);
+  if (result.stopReason === "error")
+    throw new CommandError(result.errorMessage ?? "the model's reply failed");
+  return true;
+}

@@ -1,0 +1,178 @@
+/**
+ * Live refresh: watches the folders that hold the library's session files (node:fs watch on the
+ * folder, which survives the rename-on-save some editors do and sees appended lines) and the
+ * agent session folders the library already imports from (recursively, so a new session the
+ * agent starts appears too). A change is re-imported after a short debounce — the import is
+ * append-only and costs a stat when nothing changed — and announced as `library:changed` plus
+ * `session:changed` for each session that gained entries.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { AppContext } from "../api/types.ts";
+import { checkpointWal } from "../store/open.ts";
+import { listSessionRows } from "../store/repos/sessions.ts";
+import { configuredFolders } from "./folders.ts";
+import { importFile } from "./import.ts";
+import { getSessionSummary } from "./load.ts";
+
+export interface WatchOptions {
+  /** Quiet time after the last change before a file is re-imported (default 300 ms). */
+  debounceMs?: number;
+  /** A file that keeps changing is still re-imported at least this often (default 2000 ms). */
+  maxWaitMs?: number;
+  /** Agent session folders; default the `library.folders` setting or ~/.pi and ~/.omp. */
+  agentFolders?: () => string[];
+  /** Where problems with watching go (default console.error). */
+  log?: (message: string) => void;
+}
+
+export interface LibraryWatcher {
+  /** Re-reads which folders to watch; runs by itself on every `library:changed`. */
+  refresh(): void;
+  /** The folders being watched, recursive ones marked with a trailing "/**". */
+  watched(): string[];
+  close(): void;
+}
+
+interface Pending {
+  timer: NodeJS.Timeout;
+  firstAt: number;
+}
+
+function isInside(file: string, folder: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
+export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {}): LibraryWatcher {
+  const debounceMs = options.debounceMs ?? 300;
+  const maxWaitMs = options.maxWaitMs ?? 2000;
+  const agentFolders = options.agentFolders ?? (() => configuredFolders(ctx.db));
+  const log = options.log ?? ((message: string) => console.error(`canopy: ${message}`));
+
+  /** key: folder path; value: the fs watcher (recursive for agent folders). */
+  const watchers = new Map<string, { watcher: fs.FSWatcher; recursive: boolean }>();
+  const pending = new Map<string, Pending>();
+  const reported = new Set<string>();
+  let knownFiles = new Set<string>();
+  let recursiveFolders: string[] = [];
+  let closed = false;
+
+  const reimport = (file: string) => {
+    pending.delete(file);
+    if (closed || !fs.existsSync(file)) return;
+    const { report } = importFile(ctx.db, file);
+    if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
+    const sessionId = report.sessionId;
+    if (report.entriesAdded > 0) setTimeout(() => checkpointWal(ctx.db), 0).unref();
+    ctx.events.emit("library:changed", { sessionIds: [sessionId] });
+    try {
+      ctx.events.emit("session:changed", {
+        sessionId,
+        viewLeafId: getSessionSummary(ctx.db, sessionId).viewLeafId,
+      });
+    } catch (error) {
+      log(`watch: ${file} was re-imported but its session could not be read: ${String(error)}`);
+    }
+  };
+
+  const schedule = (file: string) => {
+    const now = Date.now();
+    const existing = pending.get(file);
+    if (existing) clearTimeout(existing.timer);
+    const firstAt = existing?.firstAt ?? now;
+    const delay = Math.max(0, Math.min(debounceMs, firstAt + maxWaitMs - now));
+    pending.set(file, { timer: setTimeout(() => reimport(file), delay), firstAt });
+  };
+
+  const onEvent = (folder: string, recursive: boolean, filename: string | null) => {
+    if (closed) return;
+    if (filename === null) {
+      // The platform did not say which file: look at every known one in that folder.
+      for (const file of knownFiles)
+        if (path.dirname(file) === folder || (recursive && isInside(file, folder))) schedule(file);
+      return;
+    }
+    const file = path.join(folder, filename);
+    if (!file.endsWith(".jsonl")) return;
+    // Known files always; a new file only inside an agent folder the library imports from.
+    if (knownFiles.has(file) || recursiveFolders.some((root) => isInside(file, root))) schedule(file);
+  };
+
+  const watch = (folder: string, recursive: boolean) => {
+    const current = watchers.get(folder);
+    if (current && current.recursive === recursive) return;
+    current?.watcher.close();
+    watchers.delete(folder);
+    try {
+      const watcher = fs.watch(folder, { recursive, persistent: false }, (_event, filename) =>
+        onEvent(folder, recursive, filename === null ? null : String(filename)),
+      );
+      watcher.on("error", (error) => {
+        // E.g. the folder was deleted: forget it; the next refresh watches it again if it is back.
+        log(`watch: stopped watching ${folder}: ${String(error)}`);
+        watcher.close();
+        if (watchers.get(folder)?.watcher === watcher) watchers.delete(folder);
+      });
+      watchers.set(folder, { watcher, recursive });
+      reported.delete(folder);
+    } catch (error) {
+      // Once per folder: a missing folder or the OS watch limit must not flood the log.
+      if (!reported.has(folder)) log(`watch: cannot watch ${folder}: ${String(error)}`);
+      reported.add(folder);
+    }
+  };
+
+  const refresh = () => {
+    if (closed) return;
+    // Bundled demo sessions never grow; everything else with a source file is watched.
+    const files = listSessionRows(ctx.db)
+      .filter((row) => row.source_path !== null && row.is_demo !== 1)
+      .map((row) => row.source_path as string);
+    knownFiles = new Set(files);
+    // Source paths are real paths (the import resolves symlinks), so the folders must be too.
+    recursiveFolders = agentFolders()
+      .filter((folder) => fs.existsSync(folder))
+      .map((folder) => fs.realpathSync(folder))
+      .filter((folder) => files.some((file) => isInside(file, folder)));
+    const wanted = new Map<string, boolean>();
+    for (const folder of recursiveFolders) wanted.set(folder, true);
+    for (const file of files) {
+      const folder = path.dirname(file);
+      if (
+        !recursiveFolders.some((root) => folder === root || isInside(folder, root)) &&
+        fs.existsSync(folder)
+      ) {
+        wanted.set(folder, false);
+      }
+    }
+    for (const [folder, entry] of watchers) {
+      if (!wanted.has(folder)) {
+        entry.watcher.close();
+        watchers.delete(folder);
+      }
+    }
+    for (const [folder, recursive] of wanted) watch(folder, recursive);
+  };
+
+  const unsubscribe = ctx.events.subscribe((name) => {
+    if (name === "library:changed") refresh();
+  });
+  refresh();
+
+  return {
+    refresh,
+    watched: () =>
+      [...watchers.entries()]
+        .map(([folder, entry]) => (entry.recursive ? path.join(folder, "**") : folder))
+        .sort(),
+    close: () => {
+      closed = true;
+      unsubscribe();
+      for (const { timer } of pending.values()) clearTimeout(timer);
+      pending.clear();
+      for (const { watcher } of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * One chat completion for the chat turn (D17) through the `openai` SDK: streamed (with
+ * `stream_options.include_usage`) or not, abortable, never throwing — an endpoint failure comes
+ * back as `stopReason: "error"` with the text the overflow check and the user read.
+ */
+import type { Usage } from "../../core/session/entries.ts";
+import type { OpenAiMessage } from "./chat-messages.ts";
+import {
+  createClient,
+  describeError,
+  isUserAbortError,
+  linkSignal,
+  type OpenAiSummarizerConfig,
+} from "./openai-client.ts";
+
+export type ChatClientConfig = Pick<
+  OpenAiSummarizerConfig,
+  "baseUrl" | "apiKey" | "model" | "stream" | "timeoutMs"
+> & {
+  contextWindow: number;
+};
+
+export interface ChatReply {
+  text: string;
+  /** Reasoning the endpoint streamed separately (`reasoning_content` / `reasoning`), if any. */
+  thinking: string;
+  stopReason: "stop" | "length" | "error" | "aborted";
+  errorMessage?: string;
+  usage: Usage;
+  /** ms from the request to the first streamed token (streaming only). */
+  ttft?: number;
+}
+
+interface UsageFields {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+}
+
+/** The agents' usage shape; cached prompt tokens count as cacheRead (as pi's OpenAI provider). */
+export function usageFrom(raw: UsageFields | null | undefined): Usage {
+  const prompt = raw?.prompt_tokens ?? 0;
+  const output = raw?.completion_tokens ?? 0;
+  const cacheRead = Math.min(prompt, raw?.prompt_tokens_details?.cached_tokens ?? 0);
+  return {
+    input: prompt - cacheRead,
+    output,
+    cacheRead,
+    cacheWrite: 0,
+    totalTokens: raw?.total_tokens ?? prompt + output,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+function reasoningOf(delta: unknown): string {
+  if (delta === null || typeof delta !== "object") return "";
+  const fields = delta as { reasoning_content?: unknown; reasoning?: unknown };
+  const value = fields.reasoning_content ?? fields.reasoning;
+  return typeof value === "string" ? value : "";
+}
+
+function finish(
+  text: string,
+  thinking: string,
+  finishReason: string | null | undefined,
+  usage: Usage,
+): ChatReply {
+  if (finishReason === "content_filter") {
+    return {
+      text,
+      thinking,
+      stopReason: "error",
+      errorMessage: "The endpoint's content filter stopped the reply",
+      usage,
+    };
+  }
+  if (text === "" && thinking === "") {
+    return {
+      text,
+      thinking,
+      stopReason: "error",
+      errorMessage: `Model returned an empty reply (finish_reason ${finishReason})`,
+      usage,
+    };
+  }
+  // No tools are offered, so a tool-call finish is an ordinary end of the reply.
+  return { text, thinking, stopReason: finishReason === "length" ? "length" : "stop", usage };
+}
+
+/** Sends `messages` and resolves with the reply; `onText` receives the text streamed so far. */
+export async function completeChat(
+  config: ChatClientConfig,
+  messages: OpenAiMessage[],
+  signal: AbortSignal,
+  onText?: (text: string) => void,
+): Promise<ChatReply> {
+  const aborted = (): ChatReply => ({
+    text: "",
+    thinking: "",
+    stopReason: "aborted",
+    usage: usageFrom(undefined),
+  });
+  if (signal.aborted) return aborted();
+  const client = createClient({ ...config, contextWindow: config.contextWindow });
+  const link = linkSignal(signal);
+  const started = performance.now();
+  try {
+    if (!config.stream) {
+      const completion = await client.chat.completions.create(
+        { model: config.model, messages },
+        { signal: link.signal },
+      );
+      const choice = completion.choices[0];
+      if (!choice) {
+        return {
+          ...aborted(),
+          stopReason: "error",
+          errorMessage: "Model returned no choices",
+          usage: usageFrom(completion.usage),
+        };
+      }
+      const reply = finish(
+        choice.message.content ?? "",
+        reasoningOf(choice.message),
+        choice.finish_reason,
+        usageFrom(completion.usage),
+      );
+      if (reply.text) onText?.(reply.text);
+      return reply;
+    }
+    const stream = await client.chat.completions.create(
+      { model: config.model, messages, stream: true, stream_options: { include_usage: true } },
+      { signal: link.signal },
+    );
+    let text = "";
+    let thinking = "";
+    let finishReason: string | null | undefined;
+    let usage: UsageFields | null | undefined;
+    let ttft: number | undefined;
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      const delta = choice?.delta;
+      const reasoning = reasoningOf(delta);
+      if (reasoning) thinking += reasoning;
+      if (delta?.content) {
+        ttft ??= Math.round(performance.now() - started);
+        text += delta.content;
+        onText?.(text);
+      }
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+    }
+    // The SDK ends an aborted stream quietly, without throwing.
+    if (link.signal.aborted) return aborted();
+    const reply = finish(text, thinking, finishReason, usageFrom(usage));
+    return ttft === undefined ? reply : { ...reply, ttft };
+  } catch (error) {
+    if (link.signal.aborted || isUserAbortError(error)) return aborted();
+    return { ...aborted(), stopReason: "error", errorMessage: describeError(error, config.timeoutMs) };
+  } finally {
+    link.dispose();
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The chat turn (D17): continue a session from its view leaf with the configured model, no tools.
+ * The LLM view plus the new user message go to the endpoint; when the reply ends, both are
+ * appended as the agents write them, then the automatic check (§9.3) runs with this flow as its
+ * AgentPort. An aborted reply appends nothing: the user message is only written with its reply.
+ */
+import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
+import type { AssistantMessage, MessageEntry, UserMessage } from "../../core/session/entries.ts";
+import { buildLlmView } from "../../core/session/llm-view.ts";
+import type { ModelSettings } from "../../core/settings/schema.ts";
+import { contextTemplatesFrom } from "../../prompts/index.ts";
+import { ApiFailure } from "../api/errors.ts";
+import type { AppContext } from "../api/types.ts";
+import { completeChat } from "../llm/chat-client.ts";
+import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
+import { loadSettings } from "../settings/store.ts";
+import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
+import type { Job } from "./jobs.ts";
+import { appendMessageChain } from "./persist.ts";
+import { loadSessionState } from "./session-state.ts";
+import { apiKeyFor } from "./summarizers.ts";
+
+export const NO_MODEL_MESSAGE =
+  "No model configured: set one in Settings (the offline summarizer cannot chat)";
+export const CHAT_CANCELLED = "Chat turn cancelled";
+/** The `api` the agents record for OpenAI-compatible chat completions. */
+export const CHAT_API = "openai-completions";
+
+/** The `provider` written on replies: "openai" for api.openai.com, else the endpoint's host. */
+export function providerOf(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return url.hostname === "api.openai.com" ? "openai" : url.host || "openai";
+  } catch {
+    return "openai";
+  }
+}
+
+export function userMessage(text: string, synthetic = false): UserMessage {
+  return {
+    role: "user",
+    content: [{ type: "text", text }],
+    timestamp: Date.now(),
+    ...(synthetic ? { synthetic: true } : {}),
+  };
+}
+
+interface Flow {
+  ctx: AppContext;
+  sessionId: string;
+  model: ModelSettings;
+  job: Job;
+  appended: string[];
+  userEntryId?: string;
+  last?: MessageEntry & { message: AssistantMessage };
+  auto?: NonNullable<ChatTurnResultDto["autoCompaction"]>;
+  /** Checks started so far, and which one `auto` came from (a nested check ends before its parent). */
+  checks: number;
+  autoCheck: number;
+  /** The port's one auto-continue prompt and one retry per call have been used. */
+  continued: boolean;
+  retried: boolean;
+  /** An unexpected failure inside a port call (kept so auto-compaction does not report it as its own). */
+  failure?: unknown;
+}
+
+/**
+ * Keeps the latest compaction of the call. `mark`: how many entries were appended when the check
+ * started (its compaction precedes what a nested turn appended); `check`: the check's number.
+ */
+function recordAuto(flow: Flow, outcome: AutoOutcome, mark: number, check: number): void {
+  if (!outcome.ran) return;
+  if (outcome.entryId) flow.appended.splice(mark, 0, outcome.entryId);
+  if (flow.auto && flow.autoCheck > check) return;
+  flow.autoCheck = check;
+  flow.auto = {
+    reason: outcome.ran,
+    entryId: outcome.entryId,
+    aborted: outcome.aborted === true,
+    ...(outcome.errorMessage === undefined ? {} : { errorMessage: outcome.errorMessage }),
+  };
+}
+
+/** The port for the automatic check after a reply: the conversation goes on in this flow. */
+function portOf(flow: Flow): AgentPort {
+  const guarded = async (step: () => Promise<void>) => {
+    try {
+      await step();
+    } catch (error) {
+      flow.failure ??= error;
+    }
+  };
+  return {
+    prompt: (text) => {
+      if (flow.continued) return;
+      flow.continued = true;
+      return guarded(() => turn(flow, userMessage(text, true)));
+    },
+    continue: () => {
+      if (flow.retried) return;
+      flow.retried = true;
+      return guarded(() => turn(flow, null));
+    },
+    hasQueuedMessages: () => false,
+  };
+}
+
+/**
+ * §9.3 (b), before a user prompt: the last reply on the path is checked (aborted ones too).
+ * The prompt follows right away, so this port neither auto-continues nor retries.
+ */
+async function checkBeforePrompt(flow: Flow): Promise<void> {
+  const state = loadSessionState(flow.ctx.db, flow.sessionId);
+  const last = [...state.path]
+    .reverse()
+    .find((entry) => entry.type === "message" && (entry as MessageEntry).message.role === "assistant");
+  if (!last) return;
+  const quiet: AgentPort = {
+    prompt: () => undefined,
+    continue: () => undefined,
+    hasQueuedMessages: () => false,
+  };
+  const mark = flow.appended.length;
+  const check = ++flow.checks;
+  const outcome = await checkCompaction(flow.ctx, {
+    sessionId: flow.sessionId,
+    assistant: (last as MessageEntry).message as AssistantMessage,
+    skipAborted: false,
+    agent: quiet,
+    job: flow.job,
+  });
+  recordAuto(flow, outcome, mark, check);
+}
+
+/** One request: with `prompt`, a new user message; without, the context is resent (a retry). */
+async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
+  const { ctx, sessionId, model, job } = flow;
+  const signal = job.controller.signal;
+  if (prompt && !prompt.synthetic) await checkBeforePrompt(flow);
+  if (signal.aborted) return;
+  const state = loadSessionState(ctx.db, sessionId);
+  const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
+  const target: ChatTarget = { provider: providerOf(model.baseUrl), api: CHAT_API };
+  const messages = toOpenAiMessages(prompt ? [...view.messages, prompt] : view.messages, target);
+  const startedAt = Date.now();
+  const reply = await completeChat(
+    {
+      baseUrl: model.baseUrl,
+      apiKey: apiKeyFor(model, ctx.secrets),
+      model: model.id,
+      contextWindow: model.contextWindow,
+      stream: model.stream,
+    },
+    messages,
+    signal,
+    (text) => ctx.events.emit("chat:progressed", { sessionId, text }),
+  );
+  if (reply.stopReason === "aborted" || signal.aborted) return;
+
+  const assistant: AssistantMessage = {
+    role: "assistant",
+    content: [
+      ...(reply.thinking ? [{ type: "thinking" as const, thinking: reply.thinking }] : []),
+      ...(reply.text ? [{ type: "text" as const, text: reply.text }] : []),
+    ],
+    api: CHAT_API,
+    provider: target.provider,
+    model: model.id,
+    usage: reply.usage,
+    stopReason: reply.stopReason,
+    ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }),
+    timestamp: startedAt,
+    duration: Date.now() - startedAt,
+    ...(reply.ttft === undefined ? {} : { ttft: reply.ttft }),
+  };
+  const { entries, followed } = appendMessageChain(ctx, state, prompt ? [prompt, assistant] : [assistant]);
+  flow.appended.push(...entries.map((entry) => entry.id));
+  if (prompt && !prompt.synthetic) flow.userEntryId = entries[0]?.id;
+  const written = entries.at(-1);
+  if (written) flow.last = { ...written, message: assistant };
+  // The user moved the view leaf during the reply: the conversation is no longer there.
+  if (!followed) return;
+  const mark = flow.appended.length;
+  const check = ++flow.checks;
+  recordAuto(
+    flow,
+    await checkCompaction(ctx, { sessionId, assistant, agent: portOf(flow), job }),
+    mark,
+    check,
+  );
+}
+
+/** `chat:send`: runs the turn and what the automatic check starts, inside `job`. */
+export async function runChatTurn(
+  ctx: AppContext,
+  input: { sessionId: string; text: string },
+  job: Job,
+): Promise<ChatTurnResultDto> {
+  await ctx.hooksReady;
+  const model = loadSettings(ctx.db).model;
+  if (!model) throw new ApiFailure("invalid_input", NO_MODEL_MESSAGE);
+  const flow: Flow = {
+    ctx,
+    sessionId: input.sessionId,
+    model,
+    job,
+    appended: [],
+    checks: 0,
+    autoCheck: 0,
+    continued: false,
+    retried: false,
+  };
+  await turn(flow, userMessage(input.text));
+  if (flow.failure !== undefined) throw flow.failure;
+  const last = flow.last;
+  if (!flow.userEntryId || !last) throw new ApiFailure("cancelled", CHAT_CANCELLED);
+  return {
+    sessionId: input.sessionId,
+    userEntryId: flow.userEntryId,
+    assistantEntryId: last.id,
+    stopReason: last.message.stopReason ?? "stop",
+    ...(last.message.errorMessage === undefined ? {} : { errorMessage: last.message.errorMessage }),
+    appendedEntryIds: flow.appended,
+    ...(flow.auto ? { autoCompaction: flow.auto } : {}),
+    cancelled: job.controller.signal.aborted,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Full-text search across every session (FTS, `library:search`). A hit opens its session with
+ * the matching entry selected, so the tree shows it and the LLM view previews there.
+ */
+import { useEffect, useRef, useState } from "react";
+import type { SearchHit } from "../../../../core/api/dto.ts";
+import { useCanopy } from "../../store/index.ts";
+import { snippetPieces } from "./library-format.ts";
+
+const DEBOUNCE_MS = 250;
+
+function HitButton({ hit, title }: { hit: SearchHit; title: string }) {
+  const openSearchHit = useCanopy((state) => state.openSearchHit);
+  return (
+    <button
+      type="button"
+      className="search-hit"
+      data-hit-session-id={hit.sessionId}
+      data-hit-entry-id={hit.entryId}
+      onClick={() => void openSearchHit(hit)}
+    >
+      <span className="hit-head">
+        <span className="hit-title">{title}</span>
+        {hit.role && <span className="hit-role">{hit.role === "toolResult" ? "tool result" : hit.role}</span>}
+      </span>
+      <span className="hit-snippet">
+        {snippetPieces(hit.snippet).map((piece, index) =>
+          // biome-ignore lint/suspicious/noArrayIndexKey: pieces of one snippet never reorder
+          piece.match ? <mark key={index}>{piece.text}</mark> : <span key={index}>{piece.text}</span>,
+        )}
+      </span>
+    </button>
+  );
+}
+
+export function LibrarySearch() {
+  const hits = useCanopy((state) => state.searchHits);
+  const searching = useCanopy((state) => state.searching);
+  const error = useCanopy((state) => state.searchError);
+  const query = useCanopy((state) => state.searchQuery);
+  const sessions = useCanopy((state) => state.sessions);
+  const search = useCanopy((state) => state.search);
+  const [text, setText] = useState(query);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+
+  const change = (value: string) => {
+    setText(value);
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => void search(value), DEBOUNCE_MS);
+  };
+  const titleOf = (hit: SearchHit) => {
+    if (hit.sessionTitle) return hit.sessionTitle;
+    return sessions.find((session) => session.id === hit.sessionId)?.firstMessage ?? hit.sessionId;
+  };
+
+  return (
+    <search className="library-search">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (timer.current) clearTimeout(timer.current);
+          void search(text);
+        }}
+      >
+        <label htmlFor="library-search">Search all sessions</label>
+        <div className="row">
+          <input
+            id="library-search"
+            type="search"
+            value={text}
+            placeholder="words in any message"
+            spellCheck={false}
+            onChange={(event) => change(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Escape" && text !== "") {
+                // Clearing the search is what Escape means here, not cancelling a running job.
+                event.stopPropagation();
+                change("");
+              }
+            }}
+          />
+        </div>
+      </form>
+      <div className="search-results" aria-live="polite">
+        {searching && <p className="empty">Searching…</p>}
+        {error && <p className="error">Search failed: {error}</p>}
+        {hits && hits.length === 0 && !searching && <p className="empty">No message matches “{query}”.</p>}
+        {hits && hits.length > 0 && (
+          <>
+            <p className="hit-count">
+              {hits.length === 50 ? "First 50" : hits.length} match{hits.length === 1 ? "" : "es"}
+            </p>
+            <ul className="search-hits" aria-label="Search results">
+              {hits.map((hit) => (
+                <li key={`${hit.sessionId}:${hit.entryId}`}>
+                  <HitButton hit={hit} title={titleOf(hit)} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
+    </search>
+  );
+}

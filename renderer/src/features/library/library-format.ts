@@ -1,0 +1,95 @@
+/**
+ * Pure helpers of the library sidebar: sessions grouped by project (cwd), sizes and ages as a
+ * person reads them, and search snippets split at the match markers the search channel inserts.
+ */
+import type { SessionSummary } from "../../../../core/api/dto.ts";
+
+export interface ProjectGroup {
+  cwd: string;
+  /** Last path segment, the way projects are usually named. */
+  name: string;
+  sessions: SessionSummary[];
+  /** Newest `modified` of its sessions (ISO). */
+  modified: string;
+}
+
+export function projectName(cwd: string): string {
+  const trimmed = cwd.replace(/[\\/]+$/, "");
+  const last = trimmed.split(/[\\/]/).pop();
+  return last && last.length > 0 ? last : cwd || "(no project)";
+}
+
+/** Groups by cwd; groups and the sessions inside them newest first. */
+export function groupByProject(sessions: readonly SessionSummary[]): ProjectGroup[] {
+  const groups = new Map<string, SessionSummary[]>();
+  for (const session of sessions) {
+    const list = groups.get(session.cwd);
+    if (list) list.push(session);
+    else groups.set(session.cwd, [session]);
+  }
+  const byModified = (a: { modified: string }, b: { modified: string }) =>
+    a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0;
+  return [...groups.entries()]
+    .map(([cwd, list]) => {
+      const sorted = [...list].sort(byModified);
+      return { cwd, name: projectName(cwd), sessions: sorted, modified: sorted[0]?.modified ?? "" };
+    })
+    .sort((a, b) => byModified(a, b) || a.cwd.localeCompare(b.cwd));
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", else the date (YYYY-MM-DD). */
+export function formatAge(iso: string, now: number = Date.now()): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return "unknown";
+  const seconds = Math.round((now - time) / 1000);
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days < 14) return `${days} d ago`;
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+/** Private-use characters: cannot collide with brackets or anything else in message text. */
+export const MATCH_START = "\uE000";
+export const MATCH_END = "\uE001";
+
+export interface SnippetPiece {
+  text: string;
+  match: boolean;
+}
+
+export function snippetPieces(snippet: string): SnippetPiece[] {
+  const pieces: SnippetPiece[] = [];
+  let rest = snippet;
+  while (rest.length > 0) {
+    const start = rest.indexOf(MATCH_START);
+    if (start < 0) {
+      pieces.push({ text: rest, match: false });
+      break;
+    }
+    if (start > 0) pieces.push({ text: rest.slice(0, start), match: false });
+    const end = rest.indexOf(MATCH_END, start + 1);
+    if (end < 0) {
+      pieces.push({ text: rest.slice(start + 1), match: true });
+      break;
+    }
+    pieces.push({ text: rest.slice(start + 1, end), match: true });
+    rest = rest.slice(end + 1);
+  }
+  return pieces.filter((piece) => piece.text.length > 0);
+}

@@ -1,0 +1,104 @@
+/**
+ * The context bar (SPEC §4, D10): the estimate of what the model receives and the measured context
+ * of the last reply, against the model's window and the compaction threshold. Without a model the
+ * window is unknown and the offline summarizer writes summaries; the bar says so.
+ */
+import { useMemo } from "react";
+import type { ContextView } from "../../../../core/api/dto.ts";
+import { useCanopy } from "../../store/index.ts";
+import { contextFigures, measuredIsStale } from "./context-figures.ts";
+import { ancestorsOf, entryLinks } from "./entry-links.ts";
+import { formatTokens } from "./message-parts.ts";
+
+const LEVEL_TEXT = {
+  ok: "below the compaction threshold",
+  "above-threshold": "above the compaction threshold: the agent would compact after the next reply",
+  "over-window": "larger than the model's window: the next request would overflow",
+  unknown: "",
+} as const;
+
+export function ContextBar({ context }: { context: ContextView }) {
+  const limits = useCanopy((state) => state.limits);
+  const limitsError = useCanopy((state) => state.limitsError);
+  const tree = useCanopy((state) => state.tree);
+  const detail = useCanopy((state) => state.detail);
+  const figures = contextFigures(context, limits);
+  const stale = useMemo(() => {
+    if (context.compactionId === null) return false;
+    const before = ancestorsOf(context.compactionId, entryLinks(tree, detail));
+    before.delete(context.compactionId);
+    return measuredIsStale(context, (id) => before.has(id));
+  }, [context, tree, detail]);
+  const attr = (value: number | null) => (value === null ? "" : String(value));
+
+  return (
+    <section
+      className={`context-bar level-${figures.level}`}
+      data-testid="context-bar"
+      data-estimated={figures.estimated}
+      data-measured={attr(figures.measured)}
+      data-window={attr(figures.window)}
+      data-threshold={attr(figures.threshold)}
+      data-level={figures.level}
+      data-measured-stale={stale ? "true" : undefined}
+      aria-label="Context usage"
+    >
+      <div className="bar-track" aria-hidden="true">
+        <div className="bar-estimated" style={{ width: `${figures.estimatedPercent}%` }} />
+        {figures.measuredPercent !== null && (
+          <div className="bar-measured" style={{ width: `${figures.measuredPercent}%` }} />
+        )}
+        {figures.thresholdPercent !== null && (
+          <div className="bar-threshold" style={{ left: `${figures.thresholdPercent}%` }} />
+        )}
+      </div>
+      <ul className="bar-legend">
+        <li>
+          <span className="swatch estimated" aria-hidden="true" />
+          Estimated <strong>~{formatTokens(figures.estimated)}</strong>
+        </li>
+        <li>
+          <span className="swatch measured" aria-hidden="true" />
+          {figures.measured === null ? (
+            <>Measured: no reply with usage on this path</>
+          ) : (
+            <>
+              Measured <strong>{formatTokens(figures.measured)}</strong> (last reply
+              {stale ? ", before the compaction: stale until the next reply" : ""})
+            </>
+          )}
+        </li>
+        <li>
+          <span className="swatch threshold" aria-hidden="true" />
+          {figures.threshold === null ? (
+            <>Threshold unknown</>
+          ) : (
+            <>
+              Threshold <strong>{formatTokens(figures.threshold)}</strong>
+              {limits && !limits.compactionEnabled ? " (automatic compaction off)" : ""}
+            </>
+          )}
+        </li>
+        <li>
+          {figures.window === null ? (
+            <>
+              Unknown window
+              <span className="note">
+                {" "}
+                — no model configured; summaries use the built-in offline summarizer
+              </span>
+            </>
+          ) : (
+            <>
+              Window <strong>{formatTokens(figures.window)}</strong>
+            </>
+          )}
+        </li>
+      </ul>
+      {figures.level !== "ok" && figures.level !== "unknown" && (
+        <p className="bar-warning">This context is {LEVEL_TEXT[figures.level]}.</p>
+      )}
+      {limitsError && <p className="error">Could not read the model settings: {limitsError}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * LLM view actions: expand or collapse every message, and the diff modes — the selected entry
+ * against the view leaf, before/after the compaction in effect (or the selected one), or any two
+ * entry ids typed in.
+ */
+import { type FormEvent, useState } from "react";
+import type { ContextView } from "../../../../core/api/dto.ts";
+import { useCanopy } from "../../store/index.ts";
+import { entryLinks } from "./entry-links.ts";
+
+export function useViewLeafId(): string | null {
+  return useCanopy((state) => {
+    if (state.tree?.sessionId === state.selectedSessionId && state.tree) return state.tree.viewLeafId;
+    if (state.detail?.summary.id === state.selectedSessionId && state.detail)
+      return state.detail.summary.viewLeafId;
+    return state.sessions.find((session) => session.id === state.selectedSessionId)?.viewLeafId ?? null;
+  });
+}
+
+function TwoEntryForm({
+  defaultBefore,
+  defaultAfter,
+  onDone,
+}: {
+  defaultBefore: string;
+  defaultAfter: string;
+  onDone(): void;
+}) {
+  const [before, setBefore] = useState(defaultBefore);
+  const [after, setAfter] = useState(defaultAfter);
+  const openLeafDiff = useCanopy((state) => state.openLeafDiff);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const a = before.trim();
+    const b = after.trim();
+    void openLeafDiff(
+      a === "" ? null : a,
+      b === "" ? null : b,
+      `Entry ${a || "(empty)"} → entry ${b || "(empty)"}`,
+    );
+    onDone();
+  };
+  return (
+    <form className="diff-form" onSubmit={submit} aria-label="Compare two entries">
+      <label>
+        Before (leaf id)
+        <input value={before} onChange={(event) => setBefore(event.target.value)} spellCheck={false} />
+      </label>
+      <label>
+        After (leaf id)
+        <input value={after} onChange={(event) => setAfter(event.target.value)} spellCheck={false} />
+      </label>
+      <button type="submit">Compare</button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+export function LlmToolbar({ context }: { context: ContextView }) {
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const tree = useCanopy((state) => state.tree);
+  const detail = useCanopy((state) => state.detail);
+  const diffOpen = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
+  const openLeafDiff = useCanopy((state) => state.openLeafDiff);
+  const openCompactionDiff = useCanopy((state) => state.openCompactionDiff);
+  const setExpandAll = useCanopy((state) => state.setExpandAll);
+  const viewLeafId = useViewLeafId();
+  const [formOpen, setFormOpen] = useState(false);
+
+  const selectedType = selectedEntryId ? entryLinks(tree, detail).get(selectedEntryId)?.type : undefined;
+  const compactionId = selectedType === "compaction" ? selectedEntryId : context.compactionId;
+  const canCompareLeaf = selectedEntryId !== null && selectedEntryId !== viewLeafId;
+
+  return (
+    <div className="llm-toolbar">
+      <div className="row" role="toolbar" aria-label="LLM view actions">
+        <button type="button" onClick={() => setExpandAll(true)} disabled={diffOpen}>
+          Expand all
+        </button>
+        <button type="button" onClick={() => setExpandAll(false)} disabled={diffOpen}>
+          Collapse all
+        </button>
+        <span className="toolbar-label" aria-hidden="true">
+          Diff:
+        </span>
+        <button
+          type="button"
+          disabled={!canCompareLeaf}
+          aria-label="Diff with view leaf"
+          title={
+            canCompareLeaf
+              ? "What changes between the view leaf and the selected entry"
+              : "Select an entry other than the view leaf first"
+          }
+          onClick={() =>
+            void openLeafDiff(
+              viewLeafId,
+              selectedEntryId,
+              `View leaf ${viewLeafId ?? "(empty)"} → selected entry ${selectedEntryId}`,
+            )
+          }
+        >
+          vs view leaf
+        </button>
+        <button
+          type="button"
+          disabled={compactionId === null}
+          aria-label="Diff compaction"
+          title={compactionId ? `Before and after compaction ${compactionId}` : "No compaction on this path"}
+          onClick={() => compactionId && void openCompactionDiff(compactionId)}
+        >
+          compaction
+        </button>
+        <button
+          type="button"
+          aria-label="Diff two entries"
+          aria-expanded={formOpen}
+          onClick={() => setFormOpen(!formOpen)}
+        >
+          two entries…
+        </button>
+      </div>
+      {formOpen && (
+        <TwoEntryForm
+          defaultBefore={viewLeafId ?? ""}
+          defaultAfter={selectedEntryId ?? context.leafId ?? ""}
+          onDone={() => setFormOpen(false)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The context bar's figures (SPEC §4, D10): the estimate of the view, the measured context of
+ * the last assistant usage, the model's window and the compaction threshold (window −
+ * reserveTokens, compared strictly as in §4.3), as positions on one scale. Pure.
+ */
+import type { ContextView } from "../../../../core/api/dto.ts";
+
+export interface ContextLimits {
+  /** settings.model.contextWindow; null when no model is configured (offline summarizer). */
+  contextWindow: number | null;
+  reserveTokens: number;
+  compactionEnabled: boolean;
+}
+
+export type ContextLevel = "ok" | "above-threshold" | "over-window" | "unknown";
+
+export interface ContextFigures {
+  estimated: number;
+  measured: number | null;
+  window: number | null;
+  threshold: number | null;
+  /** The value 100 % of the bar stands for. */
+  scale: number;
+  estimatedPercent: number;
+  measuredPercent: number | null;
+  thresholdPercent: number | null;
+  /** Judged on the measured figure when there is one (the agent's check uses it), else the estimate. */
+  level: ContextLevel;
+}
+
+const percent = (value: number, scale: number) => (scale > 0 ? Math.min(100, (value / scale) * 100) : 0);
+
+export function contextFigures(
+  view: Pick<ContextView, "estimatedTokens" | "measuredTokens">,
+  limits: ContextLimits | null,
+): ContextFigures {
+  const estimated = view.estimatedTokens;
+  const measured = view.measuredTokens;
+  const window = limits?.contextWindow ?? null;
+  const threshold = window !== null && limits ? Math.max(0, window - limits.reserveTokens) : null;
+  const largest = Math.max(estimated, measured ?? 0);
+  // Without a window the bar shows the two figures against each other, with some headroom.
+  const scale = window ?? Math.max(1, Math.ceil(largest * 1.15));
+  const judged = measured ?? estimated;
+  let level: ContextLevel = "unknown";
+  if (window !== null) {
+    if (judged > window) level = "over-window";
+    else if (threshold !== null && judged > threshold) level = "above-threshold";
+    else level = "ok";
+  }
+  return {
+    estimated,
+    measured,
+    window,
+    threshold,
+    scale,
+    estimatedPercent: percent(estimated, scale),
+    measuredPercent: measured === null ? null : percent(measured, scale),
+    thresholdPercent: threshold === null ? null : percent(threshold, scale),
+    level,
+  };
+}
+
+interface UsageLike {
+  totalTokens?: unknown;
+  input?: unknown;
+  output?: unknown;
+  cacheRead?: unknown;
+  cacheWrite?: unknown;
+}
+
+function usageTokens(usage: UsageLike | undefined): number {
+  if (!usage) return 0;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  return n(usage.totalTokens) || n(usage.input) + n(usage.output) + n(usage.cacheRead) + n(usage.cacheWrite);
+}
+
+/**
+ * Right after a compaction the measured figure still comes from a reply older than it (SPEC
+ * §4.4 quirk): true when a compaction is in effect and no assistant message after it carries a
+ * valid usage. `isBeforeCompaction(entryId)` says whether an entry precedes the compaction.
+ */
+export function measuredIsStale(
+  view: Pick<ContextView, "messages" | "messageEntryIds" | "measuredTokens" | "compactionId">,
+  isBeforeCompaction: (entryId: string) => boolean,
+): boolean {
+  if (view.measuredTokens === null || view.compactionId === null) return false;
+  return !view.messages.some((message, i) => {
+    if (message.role !== "assistant") return false;
+    if (message.stopReason === "aborted" || message.stopReason === "error") return false;
+    const entryId = view.messageEntryIds[i];
+    return typeof entryId === "string" && !isBeforeCompaction(entryId) && usageTokens(message.usage) > 0;
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * How one provider message is shown in the LLM view: split into display parts (markdown text,
+ * a summary framed by Canopy's template, thinking, tool calls, tool output, image placeholders,
+ * the error of a failed reply), a kind label from the source entry, and whether the body is long
+ * enough to start collapsed. Pure, so it is unit-tested in Node.
+ */
+import type { LlmMessage } from "../../../../core/session/entries.ts";
+
+export type MessagePart =
+  | { kind: "markdown"; text: string }
+  /** A user message made from a compaction or branch summary: framing, the summary, anything after. */
+  | { kind: "summary"; framing: string; summary: string; after: string }
+  | { kind: "thinking"; text: string }
+  | { kind: "toolCall"; name: string; id: string; argumentsJson: string }
+  /** Tool output and other text that is not prose: shown preformatted, never as markdown. */
+  | { kind: "output"; text: string }
+  | { kind: "image"; mimeType: string; bytes: number }
+  | { kind: "error"; text: string };
+
+const SUMMARY_OPEN = "<summary>\n";
+const SUMMARY_CLOSE = "\n</summary>";
+
+/** Splits text that wraps a `<summary>` block (SPEC §3.5) into framing, summary and the rest. */
+export function splitSummary(text: string): { framing: string; summary: string; after: string } | null {
+  const start = text.indexOf(SUMMARY_OPEN);
+  if (start < 0 || (start > 0 && text[start - 1] !== "\n")) return null;
+  const end = text.lastIndexOf(SUMMARY_CLOSE);
+  if (end < start + SUMMARY_OPEN.length - 1) return null;
+  return {
+    framing: text.slice(0, start).trimEnd(),
+    summary: text.slice(start + SUMMARY_OPEN.length, end),
+    after: text.slice(end + SUMMARY_CLOSE.length).trimStart(),
+  };
+}
+
+/** Bytes behind a base64 string (what an image placeholder reports). */
+export function base64Bytes(data: unknown): number {
+  if (typeof data !== "string") return 0;
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? {}, null, 2) ?? "{}";
+  } catch {
+    // Arguments that cannot be serialized (cycles cannot come from JSON, but be safe): say so.
+    return String(value);
+  }
+}
+
+function textPart(text: string, asSummary: boolean): MessagePart {
+  if (asSummary) {
+    const split = splitSummary(text);
+    if (split) return { kind: "summary", ...split };
+  }
+  return { kind: "markdown", text };
+}
+
+export function messageParts(message: LlmMessage): MessagePart[] {
+  if (message.role === "user") {
+    if (typeof message.content === "string") return [textPart(message.content, true)];
+    return message.content.map((block) =>
+      block.type === "text"
+        ? textPart(block.text, true)
+        : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
+    );
+  }
+  if (message.role === "assistant") {
+    const parts: MessagePart[] = message.content.map((block): MessagePart => {
+      if (block.type === "text") return { kind: "markdown", text: block.text };
+      if (block.type === "thinking") return { kind: "thinking", text: block.thinking };
+      return { kind: "toolCall", name: block.name, id: block.id, argumentsJson: prettyJson(block.arguments) };
+    });
+    if (message.stopReason === "error" || message.stopReason === "aborted") {
+      const why =
+        typeof message.errorMessage === "string" && message.errorMessage ? `: ${message.errorMessage}` : "";
+      parts.push({ kind: "error", text: `Reply ended with ${message.stopReason}${why}` });
+    }
+    return parts;
+  }
+  return message.content.map((block) =>
+    block.type === "text"
+      ? { kind: "output", text: block.text }
+      : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
+  );
+}
+
+/** Characters a part shows, for the collapse decision. */
+function partChars(part: MessagePart): number {
+  switch (part.kind) {
+    case "summary":
+      return part.framing.length + part.summary.length + part.after.length;
+    case "toolCall":
+      return part.name.length + part.argumentsJson.length;
+    case "image":
+      return 40;
+    default:
+      return part.text.length;
+  }
+}
+
+function partLines(part: MessagePart): number {
+  switch (part.kind) {
+    case "summary":
+      return (part.framing + part.summary + part.after).split("\n").length + 2;
+    case "toolCall":
+      return part.argumentsJson.split("\n").length + 1;
+    case "image":
+      return 1;
+    default:
+      return part.text.split("\n").length;
+  }
+}
+
+export const COLLAPSE_CHARS = 1200;
+export const COLLAPSE_LINES = 18;
+
+/** Long bodies start collapsed. */
+export function isLong(parts: readonly MessagePart[]): boolean {
+  let chars = 0;
+  let lines = 0;
+  for (const part of parts) {
+    chars += partChars(part);
+    lines += partLines(part);
+  }
+  return chars > COLLAPSE_CHARS || lines > COLLAPSE_LINES;
+}
+
+/**
+ * A collapsed body only needs its beginning: parts are cut once `maxChars` are shown, so a
+ * 500 kB tool output is not laid out until the user expands it.
+ */
+export function limitParts(
+  parts: readonly MessagePart[],
+  maxChars: number,
+): { parts: MessagePart[]; hiddenChars: number } {
+  const out: MessagePart[] = [];
+  let budget = maxChars;
+  let hiddenChars = 0;
+  for (const part of parts) {
+    const chars = partChars(part);
+    if (budget <= 0) {
+      hiddenChars += chars;
+      continue;
+    }
+    if (chars <= budget || part.kind === "image" || part.kind === "summary" || part.kind === "toolCall") {
+      out.push(part);
+      budget -= chars;
+      continue;
+    }
+    out.push({ ...part, text: part.text.slice(0, budget) });
+    hiddenChars += chars - budget;
+    budget = 0;
+  }
+  return { parts: out, hiddenChars };
+}
+
+/**
+ * What kind of message this is, from the entry that produced it (tree node type and kind) and
+ * the message itself: a summary, a bash run, a custom message, a file mention, or the role.
+ */
+export function messageKindLabel(
+  message: LlmMessage,
+  entryType: string | undefined,
+  entryKind: string | undefined,
+): string {
+  if (entryType === "compaction") return "compaction summary";
+  if (entryType === "branch_summary") return "branch summary";
+  if (entryType === "custom_message") return "custom message";
+  if (entryKind === "bashExecution") return "bash";
+  if (entryKind === "pythonExecution") return "python";
+  if (entryKind === "custom" || entryKind === "hookMessage") return "custom message";
+  if (entryKind === "fileMention") return "file mention";
+  if (entryKind === "compactionSummary") return "compaction summary";
+  if (entryKind === "branchSummary") return "branch summary";
+  if (message.role === "toolResult") return "tool result";
+  return message.role;
+}
+
+export function formatTokens(tokens: number): string {
+  if (tokens >= 10_000) return `${(tokens / 1000).toFixed(tokens >= 100_000 ? 0 : 1)}k`;
+  return tokens.toLocaleString("en-US");
+}

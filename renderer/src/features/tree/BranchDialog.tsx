@@ -1,0 +1,112 @@
+/**
+ * After a drop: move the view leaf with no summary, with a summary of the branch being left, or
+ * with a summary focused by the user's instructions (SPEC §2.8, §10.4, D13). Escape closes it.
+ */
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { useCanopy } from "../../store/index.ts";
+import { kindLabel } from "./filter.ts";
+import { selectLayout } from "./selectors.ts";
+
+export function BranchDialog() {
+  const dialog = useCanopy((state) => state.branchDialog);
+  const target = useCanopy((state) =>
+    state.branchDialog ? selectLayout(state)?.entry(state.branchDialog.targetId) : undefined,
+  );
+  const close = useCanopy((state) => state.closeBranchDialog);
+  const confirm = useCanopy((state) => state.confirmBranch);
+  const [withInstructions, setWithInstructions] = useState(false);
+  const [instructions, setInstructions] = useState("");
+  const firstButton = useRef<HTMLButtonElement>(null);
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const targetId = dialog?.targetId ?? null;
+
+  useEffect(() => {
+    if (targetId === null) return;
+    setWithInstructions(false);
+    setInstructions("");
+    firstButton.current?.focus();
+  }, [targetId]);
+  useEffect(() => {
+    if (withInstructions) textarea.current?.focus();
+  }, [withInstructions]);
+
+  if (!dialog) return null;
+  const preview = dialog.preview;
+  const count = preview?.entriesToSummarize.length ?? null;
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key !== "Escape") return;
+    event.stopPropagation();
+    if (withInstructions) setWithInstructions(false);
+    else close();
+  };
+
+  return (
+    <div
+      className="branch-dialog"
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby="branch-dialog-title"
+      aria-describedby="branch-dialog-text"
+      data-target-id={dialog.targetId}
+      onKeyDown={onKeyDown}
+    >
+      <h2 id="branch-dialog-title">Move the view leaf</h2>
+      <div id="branch-dialog-text">
+        <p>
+          To {target ? kindLabel(target) : "entry"} <code>{dialog.targetId}</code>
+          {target?.text ? ` — “${target.text.slice(0, 80)}”` : ""}.
+        </p>
+        {preview?.editorText !== null && preview?.editorText !== undefined && (
+          <p className="note">
+            It is a message you wrote: the leaf goes to its parent and its text to the composer.
+          </p>
+        )}
+        <p data-testid="branch-summary-count">
+          {count === null
+            ? "Working out what the branch you leave contains…"
+            : count === 0
+              ? "Nothing to summarize: the branch you leave has no entries of its own."
+              : `A summary would cover the ${count} entr${count === 1 ? "y" : "ies"} of the branch you leave (highlighted).`}
+        </p>
+      </div>
+      <div className="row">
+        <button type="button" ref={firstButton} onClick={() => void confirm(false)}>
+          No summary
+        </button>
+        <button type="button" onClick={() => void confirm(true)} disabled={count === 0}>
+          Summarize
+        </button>
+        <button
+          type="button"
+          onClick={() => setWithInstructions(true)}
+          disabled={count === 0}
+          aria-expanded={withInstructions}
+        >
+          Summarize with instructions…
+        </button>
+        <button type="button" onClick={close}>
+          Cancel
+        </button>
+      </div>
+      {withInstructions && (
+        <div className="branch-instructions">
+          <label htmlFor="branch-instructions">What the summary should focus on</label>
+          <textarea
+            id="branch-instructions"
+            ref={textarea}
+            rows={3}
+            value={instructions}
+            onChange={(event) => setInstructions(event.target.value)}
+          />
+          <button
+            type="button"
+            onClick={() => void confirm(true, instructions)}
+            disabled={instructions.trim() === ""}
+          >
+            Summarize with these instructions
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

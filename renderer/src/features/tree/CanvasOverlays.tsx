@@ -1,0 +1,57 @@
+/**
+ * Small overlays on the canvas: the ghost that follows the pointer while dragging the leaf, and
+ * the progress of a running branch summary (Escape or the button cancels it).
+ */
+import { useCanopy } from "../../store/index.ts";
+import { kindLabel } from "./filter.ts";
+import { selectLayout } from "./selectors.ts";
+
+export function DragGhost() {
+  const drag = useCanopy((state) => state.drag);
+  const target = useCanopy((state) =>
+    state.drag?.targetId ? selectLayout(state)?.entry(state.drag.targetId) : undefined,
+  );
+  const count = useCanopy((state) =>
+    state.drag?.targetId && state.branchPreview?.targetId === state.drag.targetId
+      ? state.branchPreview.entriesToSummarize.length
+      : null,
+  );
+  if (!drag) return null;
+  // The transform is set by branch-drag.ts on every pointer move, outside React.
+  return (
+    <div className="drag-ghost" aria-hidden="true">
+      {target ? (
+        <>
+          Move the view leaf to {kindLabel(target)} <code>{target.id}</code>
+          <br />
+          {count === null
+            ? "…"
+            : count === 0
+              ? "nothing to summarize"
+              : `${count} entries would be summarized`}
+        </>
+      ) : (
+        "Drop on an entry to move the view leaf there"
+      )}
+    </div>
+  );
+}
+
+export function BranchProgress() {
+  const running = useCanopy((state) => (state.running?.kind === "branch-summary" ? state.running : null));
+  const count = useCanopy((state) => state.branchPreview?.entriesToSummarize.length ?? null);
+  const cancel = useCanopy((state) => state.cancelRunning);
+  if (!running) return null;
+  return (
+    <div className="branch-progress" aria-live="polite" data-testid="branch-progress">
+      <div className="row">
+        <span className="spinner" aria-hidden="true" />
+        <span>Summarizing the branch you left{count ? ` (${count} entries)` : ""}… Escape cancels.</span>
+        <button type="button" onClick={() => void cancel()} aria-keyshortcuts="Escape">
+          Cancel summary
+        </button>
+      </div>
+      {running.text && <pre className="stream">{running.text.slice(-600)}</pre>}
+    </div>
+  );
+}

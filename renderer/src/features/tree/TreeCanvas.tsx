@@ -1,0 +1,215 @@
+/**
+ * The session tree canvas (React Flow): one node per shown entry, long chains collapsed, the
+ * active path highlighted, compaction boundaries and what the model does not see at the
+ * selected leaf dimmed, drag-to-branch from the leaf marker, and keyboard navigation
+ * (arrows move, Enter moves the view leaf, Escape clears the selection).
+ *
+ * Only the layout memo depends on the whole tree; nodes read their own state by id.
+ */
+import { Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { useCanopy } from "../../store/index.ts";
+import { BranchDialog } from "./BranchDialog.tsx";
+import { BranchProgress, DragGhost } from "./CanvasOverlays.tsx";
+import { ChainNode } from "./ChainNode.tsx";
+import { CompactionBracket } from "./CompactionBracket.tsx";
+import { EntryNode } from "./EntryNode.tsx";
+import { type TreeFlowNode, toFlowEdges, toFlowNodes } from "./flow.ts";
+import { isArrowKey, stepFrom } from "./keyboard.ts";
+import type { TreeLayout } from "./layout.ts";
+import { selectLayout, selectLeafId } from "./selectors.ts";
+import { TreeToolbar } from "./TreeToolbar.tsx";
+import "./tree.css";
+import { focusTreeNode, useCanvasViewport } from "./use-canvas-viewport.ts";
+
+const nodeTypes = { entry: EntryNode, chain: ChainNode };
+const fitViewOptions = { padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true };
+/** Past this many nodes the minimap (which draws every node) is left out to keep panning smooth. */
+const MINIMAP_MAX_NODES = 4000;
+const MINIMAP_STYLE = { width: 150, height: 110 };
+
+function minimapClass(node: TreeFlowNode): string {
+  return node.type === "chain" ? "mini-chain" : `mini-${node.data.category}`;
+}
+
+function MiniNode({ x, y, width, height, className }: MiniMapNodeProps) {
+  return <rect x={x} y={y} width={width} height={height} rx={6} className={className} />;
+}
+
+function isTextInput(target: EventTarget): boolean {
+  return (
+    target instanceof HTMLElement &&
+    target.closest("input, textarea, select, [contenteditable=true]") !== null
+  );
+}
+
+export function TreeCanvas() {
+  const layout = useCanopy(selectLayout);
+  const sessionId = useCanopy((state) => state.tree?.sessionId ?? null);
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const treeLoaded = useCanopy((state) => state.tree !== null);
+  const viewport = useCanvasViewport();
+  const container = useRef<HTMLDivElement>(null);
+  const centeredFor = useRef<string | null>(null);
+  const previousLayout = useRef<TreeLayout | null>(null);
+  const pendingFocus = useRef<string | null>(null);
+
+  const nodes = useMemo(() => (layout ? toFlowNodes(layout) : []), [layout]);
+  const edges = useMemo(() => (layout ? toFlowEdges(layout) : []), [layout]);
+
+  // An entry selected elsewhere (LLM view, deep link, keyboard) but hidden in a chain or by the
+  // filter becomes its own node.
+  useEffect(() => {
+    if (!layout || !selectedEntryId || !layout.entry(selectedEntryId)) return;
+    if (layout.byId.get(selectedEntryId)?.kind !== "entry") useCanopy.getState().revealEntry(selectedEntryId);
+  }, [layout, selectedEntryId]);
+
+  // When the layout changes within a session (filter, chains, a reload after navigation), the
+  // anchor entry (an expanded chain's first entry, else the selected leaf) stays where it was.
+  useLayoutEffect(() => {
+    const previous = previousLayout.current;
+    previousLayout.current = layout;
+    if (!previous || !layout || previous === layout || centeredFor.current !== sessionId) return;
+    const state = useCanopy.getState();
+    const anchor = state.layoutAnchorId ?? selectLeafId(state);
+    if (state.layoutAnchorId) state.clearLayoutAnchor();
+    if (!anchor) return;
+    const before = previous.byId.get(previous.nodeOfEntry(anchor) ?? "");
+    const afterId = layout.nodeOfEntry(anchor);
+    const after = layout.byId.get(afterId ?? "");
+    if (before && after) viewport.shiftBy(after.x - before.x, after.y - before.y);
+    else if (afterId) viewport.ensureVisible(afterId);
+  }, [layout, sessionId, viewport]);
+
+  // The first view of a session; later selections pan only when the node is off screen.
+  useEffect(() => {
+    if (!layout || !sessionId || centeredFor.current === sessionId) return;
+    centeredFor.current = sessionId;
+    const state = useCanopy.getState();
+    const focus = layout.nodeOfEntry(selectLeafId(state) ?? "") ?? null;
+    requestAnimationFrame(() => viewport.initialView(focus));
+  }, [layout, sessionId, viewport]);
+
+  useEffect(() => {
+    if (!layout || !selectedEntryId || layout.byId.get(selectedEntryId)?.kind !== "entry") return;
+    viewport.ensureVisible(selectedEntryId);
+    if (pendingFocus.current === selectedEntryId) {
+      pendingFocus.current = null;
+      focusTreeNode(container.current, selectedEntryId);
+    }
+  }, [layout, selectedEntryId, viewport]);
+
+  // A new compaction plan: show where its cut would land.
+  const plannedCut = useCanopy((state) =>
+    state.plan?.sessionId === sessionId ? state.plan.firstKeptEntryId : null,
+  );
+  useEffect(() => {
+    const layoutId = plannedCut ? layout?.nodeOfEntry(plannedCut) : undefined;
+    if (!layoutId) return;
+    // The plan panel above the canvas has just grown: centre once the canvas has its new size.
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => viewport.centerOn(layoutId));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [plannedCut, layout, viewport]);
+
+  const goToLeaf = () => {
+    const state = useCanopy.getState();
+    const leaf = state.tree?.viewLeafId;
+    const layoutId = leaf ? selectLayout(state)?.nodeOfEntry(leaf) : undefined;
+    if (!layoutId) return;
+    viewport.centerOn(layoutId, { zoom: 0.9 });
+    focusTreeNode(container.current, layoutId);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (isTextInput(event.target)) return;
+    const state = useCanopy.getState();
+    const current = selectLayout(state);
+    if (!current) return;
+    const nodeElement = (event.target as HTMLElement).closest(".tree-node");
+    const fromLayoutId =
+      nodeElement?.getAttribute("data-chain-id") ??
+      nodeElement?.getAttribute("data-entry-id") ??
+      current.nodeOfEntry(selectLeafId(state) ?? "") ??
+      current.nodes[0]?.id;
+    if (!fromLayoutId) return;
+    const from = current.byId.get(fromLayoutId);
+    if (isArrowKey(event.key)) {
+      event.preventDefault();
+      const next = stepFrom(current, fromLayoutId, event.key);
+      if (next) {
+        pendingFocus.current = next;
+        void state.selectEntry(next);
+      }
+    } else if (event.key === "Enter" && from) {
+      event.preventDefault();
+      if (from.kind === "chain") {
+        state.expandChain(from.firstId);
+        pendingFocus.current = from.firstId;
+        void state.selectEntry(from.firstId);
+      } else if (from.id !== state.tree?.viewLeafId && !state.running) {
+        void state.navigateTo(from.id, false);
+      }
+    } else if (event.key === "Escape" && !state.running && state.selectedEntryId !== null) {
+      // Running work is cancelled by the app-wide Escape handler.
+      void state.selectEntry(null);
+    }
+  };
+
+  if (!treeLoaded) return null;
+  return (
+    <div
+      className="tree-canvas"
+      ref={container}
+      data-testid="tree-canvas"
+      data-tree-session={sessionId ?? ""}
+      data-total-count={layout?.totalCount ?? 0}
+      data-shown-count={layout?.shownCount ?? 0}
+      data-node-count={nodes.length}
+    >
+      <TreeToolbar onGoToLeaf={goToLeaf} />
+      <div className="tree-flow" role="tree" aria-label="Session tree" tabIndex={0} onKeyDown={onKeyDown}>
+        {layout && layout.nodes.length === 0 ? (
+          <p className="empty tree-empty">This filter shows no entries of this session.</p>
+        ) : (
+          <ReactFlow
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onlyRenderVisibleElements
+            nodesDraggable={false}
+            nodesConnectable={false}
+            nodesFocusable={false}
+            edgesFocusable={false}
+            elementsSelectable={false}
+            disableKeyboardA11y
+            zoomOnDoubleClick={false}
+            panOnScroll
+            minZoom={0.02}
+            maxZoom={2}
+            fitViewOptions={fitViewOptions}
+            colorMode="system"
+          >
+            <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
+            {nodes.length <= MINIMAP_MAX_NODES && (
+              <MiniMap<TreeFlowNode>
+                style={MINIMAP_STYLE}
+                pannable
+                zoomable
+                nodeComponent={MiniNode}
+                nodeClassName={minimapClass}
+                ariaLabel="Minimap of the session tree"
+              />
+            )}
+            <CompactionBracket />
+          </ReactFlow>
+        )}
+      </div>
+      <DragGhost />
+      <BranchDialog />
+      <BranchProgress />
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * Above the canvas: the filter (SPEC §10.4), chain collapsing, "Go to leaf", and what is shown.
+ */
+import { useCanopy } from "../../store/index.ts";
+import { TREE_FILTERS, type TreeFilter } from "./filter.ts";
+import { selectLayout } from "./selectors.ts";
+
+export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
+  const filter = useCanopy((state) => state.filter);
+  const setFilter = useCanopy((state) => state.setFilter);
+  const collapse = useCanopy((state) => state.collapseChains);
+  const setCollapse = useCanopy((state) => state.setCollapseChains);
+  const collapseAll = useCanopy((state) => state.collapseAll);
+  const expandedCount = useCanopy((state) => state.expandedIds.size);
+  const hasLeaf = useCanopy((state) => Boolean(state.tree?.viewLeafId));
+  const totalCount = useCanopy((state) => selectLayout(state)?.totalCount ?? 0);
+  const shownCount = useCanopy((state) => selectLayout(state)?.shownCount ?? 0);
+  const chainCount = useCanopy((state) => selectLayout(state)?.chainCount ?? 0);
+
+  return (
+    <div className="tree-toolbar" role="toolbar" aria-label="Tree view">
+      <label className="tree-filter">
+        Filter
+        <select value={filter} onChange={(event) => setFilter(event.target.value as TreeFilter)}>
+          {TREE_FILTERS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="tree-collapse">
+        <input type="checkbox" checked={collapse} onChange={(event) => setCollapse(event.target.checked)} />
+        Collapse long chains
+      </label>
+      {collapse && expandedCount > 0 && (
+        <button type="button" onClick={collapseAll}>
+          Re-collapse
+        </button>
+      )}
+      <button type="button" onClick={onGoToLeaf} disabled={!hasLeaf}>
+        Go to leaf
+      </button>
+      <span className="tree-counts" data-testid="tree-counts">
+        {shownCount.toLocaleString()} of {totalCount.toLocaleString()} entries
+        {chainCount > 0 ? ` · ${chainCount} collapsed chain${chainCount === 1 ? "" : "s"}` : ""}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+/**
+ * Keyboard moves over the laid-out tree (pure): up = parent, down = first child, left/right =
+ * siblings. Landing on a chain selects its nearest entry (its last entry going up, its first
+ * going down), which the canvas then reveals as its own node.
+ */
+import { entryOfLayoutNode, ROOTS_KEY, type TreeLayout } from "./layout.ts";
+
+export type ArrowKey = "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight";
+
+export function isArrowKey(key: string): key is ArrowKey {
+  return key === "ArrowUp" || key === "ArrowDown" || key === "ArrowLeft" || key === "ArrowRight";
+}
+
+/** The entry the key moves the selection to from a layout node, or null when there is none. */
+export function stepFrom(layout: TreeLayout, fromLayoutId: string, key: ArrowKey): string | null {
+  const node = layout.byId.get(fromLayoutId);
+  if (!node) return null;
+  if (key === "ArrowUp") {
+    const parent = node.parentId === null ? undefined : layout.byId.get(node.parentId);
+    return parent ? entryOfLayoutNode(parent, "last") : null;
+  }
+  if (key === "ArrowDown") {
+    const child = layout.childrenOf.get(node.id)?.[0];
+    const childNode = child === undefined ? undefined : layout.byId.get(child);
+    return childNode ? entryOfLayoutNode(childNode, "first") : null;
+  }
+  const siblings = layout.childrenOf.get(node.parentId ?? ROOTS_KEY) ?? [];
+  const index = siblings.indexOf(node.id);
+  const sibling = siblings[index + (key === "ArrowLeft" ? -1 : 1)];
+  const siblingNode = index < 0 || sibling === undefined ? undefined : layout.byId.get(sibling);
+  return siblingNode ? entryOfLayoutNode(siblingNode, "first") : null;
+}

@@ -1,0 +1,423 @@
+/**
+ * The canvas layout: tree nodes → positioned layout nodes and edges, top to bottom (DESIGN §5).
+ * Pure and iterative (explicit stacks, typed arrays indexed by entry position, d3-hierarchy's
+ * iterative `tree()`), so a 100,000-deep chain lays out without touching the call-stack limit.
+ * The caller memoises it on the tree revision and the options.
+ *
+ * Steps: filter (SPEC §10.4; a shown entry's parent is its nearest shown ancestor), order
+ * siblings by time with the branch holding the view leaf first, collapse long linear runs into
+ * one chain node, then place everything with d3's tidy tree.
+ */
+import { type HierarchyNode, hierarchy, tree as tidyTree } from "d3-hierarchy";
+import type { TreeNodeDto } from "../../../../core/api/dto.ts";
+import { passesFilter, type TreeFilter } from "./filter.ts";
+
+export const NODE_WIDTH = 236;
+export const NODE_HEIGHT = 66;
+const GAP_X = 28;
+const GAP_Y = 46;
+/** A run of more than this many single-child entries becomes one chain node. */
+export const DEFAULT_MAX_CHAIN = 8;
+
+export interface LayoutOptions {
+  filter: TreeFilter;
+  viewLeafId: string | null;
+  /** Entries always shown as their own node, whatever the filter (the selected entry, a planned cut…). */
+  pinnedIds?: readonly (string | null | undefined)[];
+  /** Collapse long linear runs (default true). */
+  collapseChains?: boolean;
+  maxChainLength?: number;
+  /** Entry ids the user expanded: a run containing one of them is not collapsed. */
+  expandedIds?: ReadonlySet<string>;
+}
+
+interface Placed {
+  id: string;
+  /** Layout parent (null for roots). */
+  parentId: string | null;
+  x: number;
+  y: number;
+  depth: number;
+  /** On the path from the root to the view leaf. */
+  active: boolean;
+}
+
+export interface EntryLayoutNode extends Placed {
+  kind: "entry";
+  entry: TreeNodeDto;
+}
+
+export interface ChainLayoutNode extends Placed {
+  kind: "chain";
+  firstId: string;
+  lastId: string;
+  /** Shown entries in the run. */
+  count: number;
+  /** Every entry the chain stands for, hidden ones included, in path order. */
+  entryIds: string[];
+  userCount: number;
+  tokens: number;
+}
+
+export type LayoutNode = EntryLayoutNode | ChainLayoutNode;
+
+export interface LayoutEdge {
+  id: string;
+  source: string;
+  target: string;
+  active: boolean;
+}
+
+export interface TreeLayout {
+  /** Layout nodes in preorder (roots and siblings in display order). */
+  nodes: LayoutNode[];
+  edges: LayoutEdge[];
+  byId: Map<string, LayoutNode>;
+  /** Layout children in display order; roots under the key ROOTS_KEY. */
+  childrenOf: Map<string, string[]>;
+  /** The tree's entries, as given. */
+  entries: readonly TreeNodeDto[];
+  entry(id: string): TreeNodeDto | undefined;
+  /** The layout node showing an entry: itself, its chain, or its nearest shown ancestor's node. */
+  nodeOfEntry(id: string): string | undefined;
+  /** Entry ids from the root to the view leaf. */
+  activePath: ReadonlySet<string>;
+  /** First kept entry → the compactions that keep from it. */
+  firstKeptBy: ReadonlyMap<string, string[]>;
+  totalCount: number;
+  /** Entries the filter shows (collapsed ones included). */
+  shownCount: number;
+  chainCount: number;
+  bounds: { minX: number; minY: number; maxX: number; maxY: number };
+}
+
+export const ROOTS_KEY = "";
+
+export function chainNodeId(firstEntryId: string): string {
+  return `chain:${firstEntryId}`;
+}
+
+/** The entry a layout node stands for when the keyboard lands on it (a chain: its first or last entry). */
+export function entryOfLayoutNode(node: LayoutNode, end: "first" | "last" = "first"): string {
+  if (node.kind === "entry") return node.id;
+  return end === "first" ? node.firstId : node.lastId;
+}
+
+/** Parent links and children lists (by time, the view leaf's branch first) over entry indices. */
+function indexTree(nodes: readonly TreeNodeDto[], viewLeafId: string | null) {
+  const n = nodes.length;
+  const indexOf = new Map<string, number>();
+  for (let i = 0; i < n; i++) indexOf.set((nodes[i] as TreeNodeDto).id, i);
+  const parent = new Int32Array(n).fill(-1);
+  const childCount = new Int32Array(n);
+  const roots: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const parentId = (nodes[i] as TreeNodeDto).parentId;
+    const p = parentId === null ? undefined : indexOf.get(parentId);
+    if (p === undefined || p === i) roots.push(i);
+    else {
+      parent[i] = p;
+      childCount[p] = (childCount[p] as number) + 1;
+    }
+  }
+  // The path to the view leaf, guarded against loops even though the server repairs parents.
+  const active = new Uint8Array(n);
+  for (
+    let i = viewLeafId === null ? -1 : (indexOf.get(viewLeafId) ?? -1);
+    i >= 0 && active[i] === 0;
+    i = parent[i] as number
+  ) {
+    active[i] = 1;
+  }
+  const childStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) childStart[i + 1] = (childStart[i] as number) + (childCount[i] as number);
+  const fill = childStart.slice(0, n);
+  const childList = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i] as number;
+    if (p >= 0) {
+      childList[fill[p] as number] = i;
+      fill[p] = (fill[p] as number) + 1;
+    }
+  }
+  const order = (a: number, b: number) => {
+    if (active[a] !== active[b]) return active[a] ? -1 : 1;
+    const left = nodes[a] as TreeNodeDto;
+    const right = nodes[b] as TreeNodeDto;
+    if (left.timestamp !== right.timestamp) return left.timestamp < right.timestamp ? -1 : 1;
+    return left.line - right.line;
+  };
+  roots.sort(order);
+  for (let i = 0; i < n; i++)
+    if ((childCount[i] as number) > 1) childList.subarray(childStart[i], childStart[i + 1]).sort(order);
+  return { indexOf, parent, active, roots, childStart, childList };
+}
+
+export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
+  const n = nodes.length;
+  const { indexOf, active, roots, childStart, childList } = indexTree(nodes, options.viewLeafId);
+  const entryAt = (i: number) => nodes[i] as TreeNodeDto;
+
+  // Shown entries, each attached to its nearest shown ancestor (preorder walk, explicit stack).
+  const pinned = new Uint8Array(n);
+  for (const id of [...(options.pinnedIds ?? []), options.viewLeafId]) {
+    const i = id ? indexOf.get(id) : undefined;
+    if (i !== undefined) pinned[i] = 1;
+  }
+  const shownParent = new Int32Array(n).fill(-1);
+  const shownChildCount = new Int32Array(n);
+  const firstShownChild = new Int32Array(n).fill(-1);
+  const nearestShown = new Int32Array(n).fill(-1);
+  const shownPreorder: number[] = [];
+  const preorder = new Int32Array(n);
+  let visited = 0;
+  const stack = new Int32Array(n);
+  const anchors = new Int32Array(n);
+  let top = 0;
+  for (let r = roots.length - 1; r >= 0; r--) {
+    stack[top] = roots[r] as number;
+    anchors[top++] = -1;
+  }
+  while (top > 0) {
+    top--;
+    const i = stack[top] as number;
+    const anchor = anchors[top] as number;
+    preorder[visited++] = i;
+    let next = anchor;
+    if (pinned[i] === 1 || passesFilter(entryAt(i), options.filter)) {
+      shownParent[i] = anchor;
+      if (anchor >= 0) {
+        if (shownChildCount[anchor] === 0) firstShownChild[anchor] = i;
+        shownChildCount[anchor] = (shownChildCount[anchor] as number) + 1;
+      }
+      shownPreorder.push(i);
+      next = i;
+    }
+    nearestShown[i] = next;
+    for (let c = (childStart[i + 1] as number) - 1; c >= (childStart[i] as number); c--) {
+      stack[top] = childList[c] as number;
+      anchors[top++] = next;
+    }
+  }
+
+  // Interesting points stay their own node; runs of the rest collapse.
+  const firstKeptBy = new Map<string, string[]>();
+  const firstKept = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const node = entryAt(i);
+    if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
+    const list = firstKeptBy.get(node.firstKeptEntryId);
+    if (list) list.push(node.id);
+    else firstKeptBy.set(node.firstKeptEntryId, [node.id]);
+    const kept = indexOf.get(node.firstKeptEntryId);
+    if (kept !== undefined) firstKept[kept] = 1;
+  }
+  const interesting = (i: number): boolean => {
+    if (shownChildCount[i] !== 1 || shownParent[i] === -1 || pinned[i] === 1 || firstKept[i] === 1)
+      return true;
+    const node = entryAt(i);
+    return node.type === "compaction" || node.type === "branch_summary" || (node.label ?? "") !== "";
+  };
+  // chainOf[i] = index (into chains) of the chain a shown entry is collapsed into, else -1.
+  const chainOf = new Int32Array(n).fill(-1);
+  const chains: { first: number; last: number; count: number }[] = [];
+  if (options.collapseChains ?? true) {
+    const maxChain = options.maxChainLength ?? DEFAULT_MAX_CHAIN;
+    const isInteresting = new Uint8Array(n);
+    for (const i of shownPreorder) isInteresting[i] = interesting(i) ? 1 : 0;
+    for (const i of shownPreorder) {
+      const parent = shownParent[i] as number;
+      if (isInteresting[i] === 1 || (parent >= 0 && isInteresting[parent] === 0)) continue; // not a run start
+      let last = i;
+      let count = 1;
+      let expanded = options.expandedIds?.has(entryAt(i).id) ?? false;
+      for (
+        let child = firstShownChild[i] as number;
+        child >= 0 && isInteresting[child] === 0;
+        child = firstShownChild[child] as number
+      ) {
+        last = child;
+        count++;
+        if (!expanded && options.expandedIds?.has(entryAt(child).id)) expanded = true;
+      }
+      if (count <= maxChain || expanded) continue;
+      const chain = chains.length;
+      chains.push({ first: i, last, count });
+      for (let member = i; ; member = firstShownChild[member] as number) {
+        chainOf[member] = chain;
+        if (member === last) break;
+      }
+    }
+  }
+
+  // Layout nodes (shown entries not in a chain, and chains), numbered in preorder.
+  const layoutOf = new Int32Array(n).fill(-1);
+  const layoutIds: string[] = [];
+  const layoutParent: number[] = [];
+  const layoutEntry: number[] = []; // entry index for entry nodes, -1 - chain for chains
+  for (const i of shownPreorder) {
+    const chain = chainOf[i] as number;
+    if (chain >= 0 && chains[chain]?.first !== i) {
+      layoutOf[i] = layoutOf[chains[chain]?.first as number] as number;
+      continue;
+    }
+    const number = layoutIds.length;
+    layoutOf[i] = number;
+    layoutIds.push(chain >= 0 ? chainNodeId(entryAt(i).id) : entryAt(i).id);
+    const anchor = shownParent[i] as number;
+    layoutParent.push(anchor >= 0 ? (layoutOf[anchor] as number) : -1);
+    layoutEntry.push(chain >= 0 ? -1 - chain : i);
+  }
+  const layoutChildren: number[][] = layoutIds.map(() => []);
+  const layoutRoots: number[] = [];
+  for (let k = 0; k < layoutIds.length; k++) {
+    const parent = layoutParent[k] as number;
+    if (parent >= 0) layoutChildren[parent]?.push(k);
+    else layoutRoots.push(k);
+  }
+
+  // What each chain stands for: its members and the hidden entries that hang under them.
+  const chainEntries: number[][] = chains.map(() => []);
+  for (let v = 0; v < visited; v++) {
+    const i = preorder[v] as number;
+    const shown = nearestShown[i] as number;
+    const chain = shown >= 0 ? (chainOf[shown] as number) : -1;
+    if (chain >= 0) chainEntries[chain]?.push(i);
+  }
+
+  const xy = placeTidy(layoutChildren, layoutRoots);
+  const layoutNodes: LayoutNode[] = [];
+  const byId = new Map<string, LayoutNode>();
+  const childrenOf = new Map<string, string[]>();
+  const edges: LayoutEdge[] = [];
+  const bounds = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  for (let k = 0; k < layoutIds.length; k++) {
+    const id = layoutIds[k] as string;
+    const parentNumber = layoutParent[k] as number;
+    const parentId = parentNumber >= 0 ? (layoutIds[parentNumber] as string) : null;
+    const x = xy.x[k] as number;
+    const y = xy.y[k] as number;
+    const depth = xy.depth[k] as number;
+    const entryIndex = layoutEntry[k] as number;
+    let node: LayoutNode;
+    if (entryIndex >= 0) {
+      node = {
+        kind: "entry",
+        id,
+        parentId,
+        x,
+        y,
+        depth,
+        active: active[entryIndex] === 1,
+        entry: entryAt(entryIndex),
+      };
+    } else {
+      const chain = chains[-1 - entryIndex] as { first: number; last: number; count: number };
+      const members = chainEntries[-1 - entryIndex] ?? [];
+      let tokens = 0;
+      let userCount = 0;
+      for (const i of members) {
+        tokens += entryAt(i).tokens;
+        if (entryAt(i).kind === "user") userCount++;
+      }
+      node = {
+        kind: "chain",
+        id,
+        parentId,
+        x,
+        y,
+        depth,
+        active: active[chain.first] === 1,
+        firstId: entryAt(chain.first).id,
+        lastId: entryAt(chain.last).id,
+        count: chain.count,
+        entryIds: members.map((i) => entryAt(i).id),
+        userCount,
+        tokens,
+      };
+    }
+    layoutNodes.push(node);
+    byId.set(id, node);
+    const siblings = childrenOf.get(parentId ?? ROOTS_KEY);
+    if (siblings) siblings.push(id);
+    else childrenOf.set(parentId ?? ROOTS_KEY, [id]);
+    if (parentId !== null)
+      edges.push({ id: `${parentId}->${id}`, source: parentId, target: id, active: node.active });
+    bounds.minX = Math.min(bounds.minX, x);
+    bounds.minY = Math.min(bounds.minY, y);
+    bounds.maxX = Math.max(bounds.maxX, x + NODE_WIDTH);
+    bounds.maxY = Math.max(bounds.maxY, y + NODE_HEIGHT);
+  }
+
+  const activePath = new Set<string>();
+  for (let i = 0; i < n; i++) if (active[i] === 1) activePath.add(entryAt(i).id);
+  return {
+    nodes: layoutNodes,
+    edges,
+    byId,
+    childrenOf,
+    entries: nodes,
+    entry: (id) => {
+      const i = indexOf.get(id);
+      return i === undefined ? undefined : entryAt(i);
+    },
+    nodeOfEntry: (id) => {
+      const i = indexOf.get(id);
+      const shown = i === undefined ? -1 : (nearestShown[i] as number);
+      return shown >= 0 ? layoutIds[layoutOf[shown] as number] : undefined;
+    },
+    activePath,
+    firstKeptBy,
+    totalCount: n,
+    shownCount: shownPreorder.length,
+    chainCount: chains.length,
+    bounds,
+  };
+}
+
+type HierarchyFields = {
+  data: number;
+  depth: number;
+  height: number;
+  parent: HierarchyNode<number> | null;
+  children?: HierarchyNode<number>[];
+};
+
+/**
+ * Tidy-tree positions of the layout nodes (numbers) under a virtual root. d3's `hierarchy()`
+ * computes every node's height by walking up from each node in preorder, which is quadratic on a
+ * long chain (20 s for 100,000 entries); `tree()` needs only data, parent, children and depth,
+ * so the nodes are built here, iteratively, on d3's prototype.
+ */
+function placeTidy(children: readonly number[][], roots: readonly number[]) {
+  const make = (data: number, parent: HierarchyNode<number> | null, depth: number): HierarchyNode<number> => {
+    const node = Object.create(hierarchy.prototype) as HierarchyNode<number> & HierarchyFields;
+    node.data = data;
+    node.depth = depth;
+    node.height = 0;
+    node.parent = parent;
+    return node;
+  };
+  const root = make(-1, null, 0);
+  const stack: HierarchyNode<number>[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as HierarchyNode<number> & HierarchyFields;
+    const ids = node.data < 0 ? roots : children[node.data];
+    if (!ids || ids.length === 0) continue;
+    node.children = ids.map((id) => make(id, node, node.depth + 1));
+    for (const child of node.children) stack.push(child);
+  }
+  const placed = tidyTree<number>()
+    .nodeSize([NODE_WIDTH + GAP_X, NODE_HEIGHT + GAP_Y])
+    .separation((a, b) => (a.parent === b.parent ? 1 : 1.25))(root);
+  const x = new Float64Array(children.length);
+  const y = new Float64Array(children.length);
+  const depth = new Int32Array(children.length);
+  for (const point of placed) {
+    if (point.data < 0) continue;
+    x[point.data] = point.x - NODE_WIDTH / 2;
+    y[point.data] = (point.depth - 1) * (NODE_HEIGHT + GAP_Y);
+    depth[point.data] = point.depth - 1;
+  }
+  return { x, y, depth };
+}

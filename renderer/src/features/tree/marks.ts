@@ -1,0 +1,172 @@
+/**
+ * What the canvas marks on top of the layout (pure): which entries the model sees at the
+ * selected leaf (the rest is dimmed, SPEC §3.1), the compaction in effect and the region its
+ * summary replaced, first-kept markers, and the entries a planned compaction or a branch move
+ * would summarize. Nodes read their marks by id as a bit set, so only changed nodes re-render.
+ */
+import type { CompactionPlanDto, NavigationPreviewDto, TreeNodeDto } from "../../../../core/api/dto.ts";
+import type { TreeLayout } from "./layout.ts";
+
+export const MARK = {
+  /** The model does not see this entry at the selected leaf. */
+  dimmed: 1,
+  /** On the path from the root to the view leaf. */
+  active: 2,
+  /** A planned compaction or the branch move being dragged would summarize it. */
+  willSummarize: 4,
+  /** The planned compaction summarizes it as the prefix of a split turn. */
+  turnPrefix: 8,
+  /** The planned compaction's first kept entry. */
+  plannedCut: 16,
+  /** The node under the pointer while dragging the leaf. */
+  dropTarget: 32,
+  /** In the region the compaction in effect replaced by its summary. */
+  replaced: 64,
+} as const;
+
+export interface CompactionInEffect {
+  id: string;
+  firstKeptEntryId: string | null;
+  /** Path entries (in order) this compaction's summary replaced directly. */
+  regionIds: string[];
+}
+
+export interface ModelView {
+  leafId: string;
+  /** Entries whose messages the model receives at the leaf (a compaction stands for its summary). */
+  seen: Set<string>;
+  compaction: CompactionInEffect | null;
+}
+
+/** SPEC §3.1 reduced to entry ids: what the model sees when `leafId` is the leaf. */
+export function modelViewAt(
+  entry: (id: string) => TreeNodeDto | undefined,
+  leafId: string,
+): ModelView | null {
+  const reversed: TreeNodeDto[] = [];
+  const visited = new Set<string>();
+  for (let id: string | null = leafId; id !== null && !visited.has(id); ) {
+    const node = entry(id);
+    if (!node) break;
+    visited.add(id);
+    reversed.push(node);
+    id = node.parentId;
+  }
+  if (reversed.length === 0) return null;
+  const path = reversed.reverse();
+  let last = -1;
+  let previous = -1;
+  for (let i = 0; i < path.length; i++) {
+    if (path[i]?.type === "compaction") {
+      previous = last;
+      last = i;
+    }
+  }
+  if (last < 0) return { leafId, seen: new Set(path.map((node) => node.id)), compaction: null };
+
+  const indexOnPath = (id: string | undefined, before: number): number => {
+    if (!id) return -1;
+    for (let i = 0; i < before; i++) if (path[i]?.id === id) return i;
+    return -1;
+  };
+  const compaction = path[last] as TreeNodeDto;
+  const keptAt = indexOnPath(compaction.firstKeptEntryId, last);
+  const cut = keptAt >= 0 ? keptAt : last;
+  let start = 0;
+  if (previous >= 0) {
+    const previousKept = indexOnPath(path[previous]?.firstKeptEntryId, previous);
+    start = previousKept >= 0 ? previousKept : previous + 1;
+  }
+  const seen = new Set<string>();
+  for (let i = cut; i < path.length; i++) seen.add((path[i] as TreeNodeDto).id);
+  return {
+    leafId,
+    seen,
+    compaction: {
+      id: compaction.id,
+      firstKeptEntryId: compaction.firstKeptEntryId ?? null,
+      regionIds: path.slice(start, cut).map((node) => node.id),
+    },
+  };
+}
+
+export interface MarkInputs {
+  layout: TreeLayout;
+  /** The leaf whose LLM view is shown: the selected entry, else the view leaf. */
+  leafId: string | null;
+  plan: CompactionPlanDto | null;
+  /** The branch move being dragged or confirmed, and its drop target. */
+  branchPreview: NavigationPreviewDto | null;
+  dropTargetId: string | null;
+}
+
+export interface CanvasMarks {
+  view: ModelView | null;
+  willSummarize: Set<string>;
+  turnPrefix: Set<string>;
+  replaced: Set<string>;
+  plannedCut: string | null;
+  dropTargetId: string | null;
+  /** Chain node id → combined marks of the entries it stands for. */
+  chainFlags: Map<string, number>;
+  /** Chain node id → how many of its entries would be summarized. */
+  chainSummarized: Map<string, number>;
+}
+
+export function computeMarks(input: MarkInputs): CanvasMarks {
+  const { layout } = input;
+  const view = input.leafId ? modelViewAt(layout.entry, input.leafId) : null;
+  const willSummarize = new Set<string>(input.branchPreview?.entriesToSummarize ?? []);
+  for (const id of input.plan?.summarizeEntryIds ?? []) willSummarize.add(id);
+  const turnPrefix = new Set<string>(input.plan?.turnPrefixEntryIds ?? []);
+  for (const id of turnPrefix) willSummarize.add(id);
+  const marks: CanvasMarks = {
+    view,
+    willSummarize,
+    turnPrefix,
+    replaced: new Set(view?.compaction?.regionIds ?? []),
+    plannedCut: input.plan?.firstKeptEntryId ?? null,
+    dropTargetId: input.dropTargetId,
+    chainFlags: new Map(),
+    chainSummarized: new Map(),
+  };
+  for (const node of layout.nodes) {
+    if (node.kind !== "chain") continue;
+    let all = MARK.dimmed;
+    let any = 0;
+    let summarized = 0;
+    for (const id of node.entryIds) {
+      const flags = entryMarks(marks, layout, id);
+      all &= flags;
+      any |= flags;
+      if (flags & MARK.willSummarize) summarized++;
+    }
+    const active = node.active ? MARK.active : 0;
+    marks.chainFlags.set(
+      node.id,
+      all | active | (any & (MARK.willSummarize | MARK.turnPrefix | MARK.replaced)),
+    );
+    if (summarized > 0) marks.chainSummarized.set(node.id, summarized);
+  }
+  return marks;
+}
+
+/** The marks of one entry as a bit set of MARK values. */
+export function entryMarks(marks: CanvasMarks, layout: TreeLayout, id: string): number {
+  let flags = 0;
+  if (marks.view && !marks.view.seen.has(id)) flags |= MARK.dimmed;
+  if (layout.activePath.has(id)) flags |= MARK.active;
+  if (marks.willSummarize.has(id)) flags |= MARK.willSummarize;
+  if (marks.turnPrefix.has(id)) flags |= MARK.turnPrefix;
+  if (marks.plannedCut === id) flags |= MARK.plannedCut;
+  if (marks.dropTargetId === id) flags |= MARK.dropTarget;
+  if (marks.replaced.has(id)) flags |= MARK.replaced;
+  return flags;
+}
+
+/** Marks of a layout node (entry or chain). */
+export function layoutNodeMarks(marks: CanvasMarks, layout: TreeLayout, layoutId: string): number {
+  const node = layout.byId.get(layoutId);
+  if (!node) return 0;
+  return node.kind === "chain" ? (marks.chainFlags.get(layoutId) ?? 0) : entryMarks(marks, layout, layoutId);
+}

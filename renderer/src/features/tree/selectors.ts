@@ -1,0 +1,93 @@
+/**
+ * Memoised store selectors for the canvas: the layout (recomputed only when the tree revision or
+ * a layout option changes) and the marks on top of it. Nodes subscribe to one number each
+ * (`useNodeMarks`), so a selection change re-renders only the nodes whose marks changed.
+ */
+import type { CanopyState } from "../../store/index.ts";
+import { layoutTree, type TreeLayout } from "./layout.ts";
+import { type CanvasMarks, computeMarks, layoutNodeMarks } from "./marks.ts";
+
+function memoize<Args extends readonly unknown[], Result>(compute: (...args: Args) => Result) {
+  let last: { args: Args; result: Result } | null = null;
+  return (...args: Args): Result => {
+    if (last && last.args.length === args.length && last.args.every((arg, i) => Object.is(arg, args[i]))) {
+      return last.result;
+    }
+    const result = compute(...args);
+    last = { args, result };
+    return result;
+  };
+}
+
+function planFor(state: CanopyState) {
+  const plan = state.plan;
+  return plan && plan.sessionId === state.tree?.sessionId ? plan : null;
+}
+
+const layoutMemo = memoize(
+  (
+    tree: CanopyState["tree"],
+    filter: CanopyState["filter"],
+    collapseChains: boolean,
+    expandedIds: ReadonlySet<string>,
+    revealedEntryId: string | null,
+    plannedCut: string | null,
+    turnStart: string | null,
+  ): TreeLayout | null => {
+    if (!tree) return null;
+    return layoutTree(tree.nodes, {
+      filter,
+      viewLeafId: tree.viewLeafId,
+      pinnedIds: [revealedEntryId, plannedCut, turnStart],
+      collapseChains,
+      expandedIds,
+    });
+  },
+);
+
+export function selectLayout(state: CanopyState): TreeLayout | null {
+  const plan = planFor(state);
+  return layoutMemo(
+    state.tree,
+    state.filter,
+    state.collapseChains,
+    state.expandedIds,
+    state.revealedEntryId,
+    plan?.firstKeptEntryId ?? null,
+    plan?.isSplitTurn ? plan.turnStartEntryId : null,
+  );
+}
+
+const marksMemo = memoize(
+  (
+    layout: TreeLayout | null,
+    leafId: string | null,
+    plan: CanopyState["plan"],
+    branchPreview: CanopyState["branchPreview"],
+    dropTargetId: string | null,
+  ): CanvasMarks | null =>
+    layout ? computeMarks({ layout, leafId, plan, branchPreview, dropTargetId }) : null,
+);
+
+/** The leaf whose LLM view is on screen: the selected entry, else the view leaf. */
+export function selectLeafId(state: CanopyState): string | null {
+  return state.selectedEntryId ?? state.tree?.viewLeafId ?? null;
+}
+
+export function selectMarks(state: CanopyState): CanvasMarks | null {
+  const preview =
+    state.drag || state.branchDialog || state.running?.kind === "branch-summary" ? state.branchPreview : null;
+  return marksMemo(
+    selectLayout(state),
+    selectLeafId(state),
+    planFor(state),
+    preview,
+    state.drag?.targetId ?? null,
+  );
+}
+
+export function selectNodeMarks(state: CanopyState, layoutId: string): number {
+  const layout = selectLayout(state);
+  const marks = selectMarks(state);
+  return layout && marks ? layoutNodeMarks(marks, layout, layoutId) : 0;
+}

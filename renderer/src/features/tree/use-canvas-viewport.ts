@@ -1,0 +1,94 @@
+/**
+ * Viewport moves for the canvas: centre on a layout node, pan to a node only when it is off
+ * screen, fit small trees, and focus a node's element once React Flow has rendered it.
+ */
+import { useReactFlow, useStoreApi } from "@xyflow/react";
+import { useMemo } from "react";
+import { useCanopy } from "../../store/index.ts";
+import { NODE_HEIGHT, NODE_WIDTH } from "./layout.ts";
+import { selectLayout } from "./selectors.ts";
+
+/** Below this zoom node text is unreadable; selecting a node zooms in to it. */
+const READABLE_ZOOM = 0.4;
+
+export interface CanvasViewport {
+  /** Centres the node (default: keep the zoom, but not below 0.6). */
+  centerOn(layoutId: string, options?: { zoom?: number; duration?: number }): void;
+  /** Pans to the node when it is not fully on screen or too small to read. */
+  ensureVisible(layoutId: string): void;
+  /** Moves the view with content that moved by (dx, dy) in flow coordinates. */
+  shiftBy(dx: number, dy: number): void;
+  /** The first view of a session: the whole tree when it is small enough, else the view leaf. */
+  initialView(focusLayoutId: string | null): void;
+}
+
+export function focusTreeNode(container: HTMLElement | null, layoutId: string): void {
+  const selector = layoutId.startsWith("chain:")
+    ? `[data-chain-id="${CSS.escape(layoutId)}"]`
+    : `.tree-node[data-entry-id="${CSS.escape(layoutId)}"]`;
+  let tries = 0;
+  const attempt = () => {
+    const element = container?.querySelector<HTMLElement>(selector);
+    if (element) element.focus({ preventScroll: true });
+    else if (tries++ < 10) requestAnimationFrame(attempt);
+  };
+  requestAnimationFrame(attempt);
+}
+
+export function useCanvasViewport(): CanvasViewport {
+  const flow = useReactFlow();
+  const flowStore = useStoreApi();
+  return useMemo(() => {
+    const nodeOf = (layoutId: string) => {
+      const layout = selectLayout(useCanopy.getState());
+      return layout?.byId.get(layoutId) ?? null;
+    };
+    const centerOn: CanvasViewport["centerOn"] = (layoutId, options) => {
+      const node = nodeOf(layoutId);
+      if (!node) return;
+      const zoom = options?.zoom ?? Math.max(flow.getZoom(), 0.6);
+      void flow.setCenter(node.x + NODE_WIDTH / 2, node.y + NODE_HEIGHT / 2, {
+        zoom,
+        duration: options?.duration ?? 250,
+      });
+    };
+    return {
+      centerOn,
+      ensureVisible(layoutId) {
+        const node = nodeOf(layoutId);
+        if (!node) return;
+        const { width, height, transform } = flowStore.getState();
+        const [tx, ty, zoom] = transform;
+        const left = node.x * zoom + tx;
+        const top = node.y * zoom + ty;
+        const inside =
+          left >= 0 && top >= 0 && left + NODE_WIDTH * zoom <= width && top + NODE_HEIGHT * zoom <= height;
+        if (!inside || zoom < READABLE_ZOOM) centerOn(layoutId, { zoom: Math.max(zoom, 0.75) });
+      },
+      shiftBy(dx, dy) {
+        if (dx === 0 && dy === 0) return;
+        const { x, y, zoom } = flow.getViewport();
+        void flow.setViewport({ x: x - dx * zoom, y: y - dy * zoom, zoom });
+      },
+      initialView(focusLayoutId) {
+        const layout = selectLayout(useCanopy.getState());
+        const { width, height } = flowStore.getState();
+        if (!layout || width === 0 || height === 0) return;
+        const { minX, minY, maxX, maxY } = layout.bounds;
+        const fitZoom = Math.min(width / (maxX - minX + 80), height / (maxY - minY + 80));
+        if (fitZoom >= 0.55 || !focusLayoutId) {
+          // includeHiddenNodes: culled nodes are never measured; their declared size counts.
+          void flow.fitView({ padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true });
+        } else {
+          // The leaf sits low in the view, so that the history leading to it fills the screen.
+          const node = nodeOf(focusLayoutId);
+          const zoom = 0.85;
+          if (node) {
+            const below = Math.max(0, height * 0.25 - NODE_HEIGHT * zoom) / zoom;
+            void flow.setCenter(node.x + NODE_WIDTH / 2, node.y + NODE_HEIGHT / 2 - below, { zoom, duration: 0 });
+          }
+        }
+      },
+    };
+  }, [flow, flowStore]);
+}

@@ -1,0 +1,319 @@
+// The LLM view panel and the library sidebar in Debian's Chromium (browser mode): the view
+// matches context:get, the context bar carries the figures, entry links select entries, the diff
+// modes agree with core's diff, search hits open a session at the entry, markdown never turns
+// message text into markup, a growing agent file refreshes the open session, and empty states
+// say something. The renderer is built into a private folder so this file never races another
+// browser test over dist/renderer.
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextView, SearchHit, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import { diffContextsWithLinks, type EntryLink } from "../../core/session/context-diff.ts";
+import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import { repoRoot } from "../../scripts/build.ts";
+import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+let work: string;
+const shots = path.join(artifactsDir(), "llm-view-library");
+
+async function api<T>(channel: string, input: unknown, target: BrowserMode = mode): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${target.port}/api/${channel}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-canopy-token": target.token },
+    body: JSON.stringify(input),
+  });
+  const result = (await response.json()) as { ok: boolean; value: T; error?: { message: string } };
+  if (!result.ok) throw new Error(result.error?.message);
+  return result.value;
+}
+
+const T0 = Date.parse("2026-04-01T08:00:00.000Z");
+const stamp = (s: number) => new Date(T0 + s * 1000).toISOString();
+const headerLine = (id: string, cwd: string) =>
+  JSON.stringify({ type: "session", version: 3, id, timestamp: stamp(0), cwd });
+const userLine = (id: string, parentId: string | null, text: string, s: number) =>
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: stamp(s),
+    message: { role: "user", content: [{ type: "text", text }], timestamp: T0 + s * 1000 },
+  });
+const assistantLine = (id: string, parentId: string, text: string, s: number) =>
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: stamp(s),
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      provider: "anthropic",
+      model: "claude-test",
+      usage: { input: 900, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 1000 },
+      stopReason: "stop",
+      timestamp: T0 + s * 1000,
+    },
+  });
+
+function linksOf(tree: SessionTreeDto): Map<string, EntryLink> {
+  return new Map(
+    tree.nodes.map((node) => [node.id, { parentId: node.parentId, type: node.type, fromId: null }]),
+  );
+}
+
+async function openSession(sessionId: string): Promise<ContextView> {
+  await page.locator(`.session-groups [data-session-id="${sessionId}"]`).click();
+  const expected = await api<ContextView>("context:get", { sessionId });
+  await expect
+    .poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id"))
+    .toBe(expected.leafId ?? "");
+  return expected;
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-llm-e2e-"));
+  const rendererDir = path.join(work, "renderer");
+  await build({
+    configFile: path.join(repoRoot, "vite.config.ts"),
+    logLevel: "warn",
+    build: { outDir: rendererDir, emptyOutDir: true },
+  });
+  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
+  await page.goto(mode.url);
+  await page.getByTestId("llm-view").waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+});
+
+describe("LLM view panel", () => {
+  it("shows exactly what context:get returns for every demo session, with the context bar's figures", async () => {
+    const sessions = await api<SessionSummary[]>("library:list", {});
+    for (const session of sessions) {
+      const expected = await openSession(session.id);
+      const view = page.getByTestId("llm-view");
+      await expect.poll(() => view.getAttribute("data-message-count")).toBe(String(expected.messages.length));
+      const rows = await view
+        .locator("[data-role]")
+        .evaluateAll((nodes) =>
+          nodes.map((node) => [node.getAttribute("data-role"), node.getAttribute("data-entry-id")]),
+        );
+      expect(rows).toEqual(
+        expected.messages.map((message, i) => [message.role, expected.messageEntryIds[i] ?? ""]),
+      );
+      const bar = page.getByTestId("context-bar");
+      expect(await bar.getAttribute("data-estimated")).toBe(String(expected.estimatedTokens));
+      expect(await bar.getAttribute("data-measured")).toBe(
+        expected.measuredTokens === null ? "" : String(expected.measuredTokens),
+      );
+      // No model configured: unknown window, and the offline summarizer is named.
+      expect(await bar.getAttribute("data-window")).toBe("");
+      expect(await bar.getAttribute("data-threshold")).toBe("");
+      expect(await bar.textContent()).toContain("offline summarizer");
+      // SPEC §4.4 quirk: a measurement from before the compaction in effect is flagged as stale.
+      const tree = await api<SessionTreeDto>("session:tree", { sessionId: session.id });
+      const parents = new Map(tree.nodes.map((node) => [node.id, node.parentId]));
+      const beforeCompaction = new Set<string>();
+      for (let id = parents.get(expected.compactionId ?? "") ?? null; id; id = parents.get(id) ?? null)
+        beforeCompaction.add(id);
+      const replyAfter = expected.messages.some(
+        (message, i) =>
+          message.role === "assistant" &&
+          message.usage !== undefined &&
+          !beforeCompaction.has(expected.messageEntryIds[i] ?? ""),
+      );
+      const stale = expected.compactionId !== null && expected.measuredTokens !== null && !replyAfter;
+      expect(await bar.getAttribute("data-measured-stale")).toBe(stale ? "true" : null);
+      if (stale) expect(await bar.textContent()).toContain("stale until the next reply");
+    }
+    await page.screenshot({ path: path.join(shots, "01-llm-view-dark.png") });
+  });
+
+  it("measures against the model's window and the compaction threshold once a model is configured", async () => {
+    await api("settings:set", {
+      key: "model",
+      value: { baseUrl: "http://127.0.0.1:9/v1", id: "test-model", contextWindow: 64_000 },
+    });
+    try {
+      const [session] = await api<SessionSummary[]>("library:list", {});
+      if (!session) throw new Error("no session");
+      await openSession(session.id);
+      const bar = page.getByTestId("context-bar");
+      await expect.poll(() => bar.getAttribute("data-window")).toBe("64000");
+      expect(await bar.getAttribute("data-threshold")).toBe(String(64_000 - 16_384));
+    } finally {
+      await api("settings:set", { key: "model", value: null });
+    }
+  });
+
+  it("an entry link selects that entry (route and preview follow), and the leaf diff agrees with core", async () => {
+    const sessions = await api<SessionSummary[]>("library:list", {});
+    const target = sessions.find((s) => s.title === "Session store tree") ?? sessions[0];
+    if (!target) throw new Error("no session");
+    const atLeaf = await openSession(target.id);
+    const entryId = atLeaf.messageEntryIds[3];
+    if (!entryId) throw new Error("short session");
+    await page.getByRole("button", { name: `Select entry ${entryId} in the tree` }).click();
+    await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(entryId);
+    expect(new URL(page.url()).hash).toBe(`#/session/${encodeURIComponent(target.id)}?leaf=${entryId}`);
+    await expect
+      .poll(() => page.locator('[data-role][aria-current="true"]').getAttribute("data-entry-id"))
+      .toBe(entryId);
+
+    await page.getByRole("button", { name: "Diff with view leaf" }).click();
+    const diff = page.getByTestId("llm-diff");
+    await diff.waitFor();
+    const before = await api<ContextView>("context:get", { sessionId: target.id });
+    const after = await api<ContextView>("context:get", { sessionId: target.id, leafId: entryId });
+    const tree = await api<SessionTreeDto>("session:tree", { sessionId: target.id });
+    const expected = diffContextsWithLinks(before, after, linksOf(tree));
+    const changes = await diff
+      .locator("[data-change]")
+      .evaluateAll((nodes) =>
+        nodes.map((node) => [node.getAttribute("data-change"), node.getAttribute("data-diff-entry-id")]),
+      );
+    expect(changes).toEqual(expected.rows.map((row) => [row.change, row.entryId ?? ""]));
+    await page.screenshot({ path: path.join(shots, "02-leaf-diff.png") });
+    await page.getByRole("button", { name: "Close diff" }).click();
+    await page.getByRole("button", { name: "Back to the view leaf" }).click();
+    await expect
+      .poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id"))
+      .toBe(atLeaf.leafId ?? "");
+  });
+
+  it("before/after a compaction: the summary is added, what it replaces is summarized, the rest kept", async () => {
+    const sessions = await api<SessionSummary[]>("library:list", {});
+    const target = sessions.find((s) => s.compactionCount > 0);
+    if (!target) throw new Error("no demo session with a compaction");
+    const view = await openSession(target.id);
+    if (!view.compactionId) throw new Error("the view leaf has no compaction in effect");
+    await page.getByRole("button", { name: "Diff compaction" }).click();
+    const diff = page.getByTestId("llm-diff");
+    await diff.waitFor();
+    expect(await diff.getAttribute("data-kind")).toBe("compaction");
+    const tree = await api<SessionTreeDto>("session:tree", { sessionId: target.id });
+    const compaction = tree.nodes.find((node) => node.id === view.compactionId);
+    const before = await api<ContextView>("context:get", {
+      sessionId: target.id,
+      leafId: compaction?.parentId ?? null,
+    });
+    const after = await api<ContextView>("context:get", { sessionId: target.id, leafId: view.compactionId });
+    const expected = diffContextsWithLinks(before, after, linksOf(tree));
+    expect(expected.counts.summarized).toBeGreaterThan(0);
+    const changes = await diff
+      .locator("[data-change]")
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-change")));
+    expect(changes).toEqual(expected.rows.map((row) => row.change));
+    expect(changes[0]).toBe("added");
+    await page.screenshot({ path: path.join(shots, "03-compaction-diff.png") });
+    await page.getByRole("button", { name: "Close diff" }).click();
+  });
+});
+
+describe("library sidebar", () => {
+  it("groups sessions by project with size, age and compactions", async () => {
+    const sessions = await api<SessionSummary[]>("library:list", {});
+    const projects = new Set(sessions.map((s) => s.cwd));
+    expect(await page.locator(".project-group").count()).toBe(projects.size);
+    const first = sessions[0];
+    if (!first) throw new Error("no session");
+    const text = await page.locator(`.session-groups [data-session-id="${first.id}"]`).textContent();
+    expect(text).toContain(`${first.compactionCount} compaction`);
+    expect(text).toMatch(/\d+(\.\d)? (B|KB|MB)/);
+  });
+
+  it("a search hit opens its session with the matching entry selected", async () => {
+    const hits = await api<SearchHit[]>("library:search", { query: "parser", limit: 50 });
+    const hit = hits.find((h) => h.entryId !== "");
+    if (!hit) throw new Error("no search hit in the demo sessions");
+    await page.locator("#library-search").fill("parser");
+    const button = page.locator(
+      `[data-hit-session-id="${hit.sessionId}"][data-hit-entry-id="${hit.entryId}"]`,
+    );
+    await button.waitFor();
+    expect(await button.locator("mark").count()).toBeGreaterThan(0);
+    await button.click();
+    await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(hit.entryId);
+    expect(new URL(page.url()).hash).toBe(
+      `#/session/${encodeURIComponent(hit.sessionId)}?leaf=${hit.entryId}`,
+    );
+    await page.screenshot({ path: path.join(shots, "04-search-hit.png") });
+    await page.locator("#library-search").fill("");
+  });
+
+  it("refreshes the open session while its agent file grows, and never renders message text as markup", async () => {
+    const folder = path.join(work, "agent", "--home-dev-live--");
+    mkdirSync(folder, { recursive: true });
+    const file = path.join(folder, "live.jsonl");
+    const hostile =
+      'Look: <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script>\n\n**bold** `code`';
+    writeFileSync(
+      file,
+      `${[headerLine("live-1", "/home/dev/live"), userLine("l-u1", null, hostile, 1), assistantLine("l-a1", "l-u1", "## Answer\n\n- one\n- two", 2)].join("\n")}\n`,
+    );
+    await api("library:import", { path: file });
+    await expect.poll(() => page.locator('.session-groups [data-session-id="live-1"]').count()).toBe(1);
+    await page.locator('.session-groups [data-session-id="live-1"]').click();
+    const view = page.getByTestId("llm-view");
+    await expect.poll(() => view.getAttribute("data-message-count")).toBe("2");
+    expect(await view.locator("img, script").count()).toBe(0);
+    expect(await view.locator(".message-body strong").first().textContent()).toBe("bold");
+    expect(await view.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
+
+    appendFileSync(
+      file,
+      `${userLine("l-u2", "l-a1", "and one more thing", 3)}\n${assistantLine("l-a2", "l-u2", "done", 4)}\n`,
+    );
+    await expect.poll(() => view.getAttribute("data-message-count"), { timeout: 8000 }).toBe("4");
+    await expect
+      .poll(() => page.locator('.session-groups [data-session-id="live-1"]').textContent())
+      .toContain("4 entries");
+    await page.screenshot({ path: path.join(shots, "05-live-refresh.png") });
+  });
+});
+
+describe("themes and empty states", () => {
+  it("renders the light theme", async () => {
+    const light = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+    await light.goto(mode.url);
+    await light.getByTestId("context-bar").waitFor();
+    const background = await light.evaluate("getComputedStyle(document.body).backgroundColor");
+    expect(background).not.toBe("rgb(23, 25, 27)");
+    await light.screenshot({ path: path.join(shots, "06-llm-view-light.png") });
+    await light.close();
+  });
+
+  it("an empty library says how to fill it, in the sidebar and the LLM view panel", async () => {
+    const empty = await startBrowserMode({
+      dbPath: path.join(work, "empty.db"),
+      rendererDir: path.join(work, "renderer"),
+      seedDemo: false,
+    });
+    const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await other.goto(empty.url);
+      await expect.poll(() => other.locator(".sidebar").textContent()).toContain("No sessions yet");
+      await expect
+        .poll(() => other.locator(".right").textContent())
+        .toContain("No sessions in the library yet");
+      await other.getByRole("button", { name: "Scan agent folders" }).waitFor();
+      await other.screenshot({ path: path.join(shots, "07-empty.png") });
+    } finally {
+      await other.close();
+      await empty.stop();
+    }
+  });
+});

@@ -1,0 +1,483 @@
+// The chat turn (D17) against a real OpenAI-compatible server on 127.0.0.1: streamed replies
+// appended as the agents write them, threshold compaction with one auto-continue, overflow
+// recovery with one retry, the exact failure messages, and cancellation.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Channel, EventName, Events, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { MessageEntry, SessionEntry } from "../../core/session/entries.ts";
+import { type Api, createApi } from "../../main/api/dispatch.ts";
+import { createAppContext } from "../../main/app-context.ts";
+import { loadSessionEntries } from "../../main/library/load.ts";
+import { AUTO_CONTINUE_PROMPT } from "../../main/pipelines/auto-compaction.ts";
+import { CHAT_CANCELLED, NO_MODEL_MESSAGE } from "../../main/pipelines/chat-turn.ts";
+import {
+  type FakeServer,
+  OVERFLOW_ERRORS,
+  type RecordedRequest,
+  type RequestMatcher,
+  startFakeOpenAiServer,
+} from "../helpers/fake-openai-server.ts";
+import { type ChainStep, textOf, writeChainSession } from "./auto/session-builder.ts";
+
+/** Chat turns send the LLM view as is; summary calls carry an output cap. */
+const isChat: RequestMatcher = (body) => !("max_tokens" in body);
+const isSummary: RequestMatcher = (body) => "max_tokens" in body;
+
+let fake: FakeServer;
+let api: Api;
+let dir: string;
+let events: { name: EventName; payload: unknown }[];
+
+async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
+  const result = await api.call(channel, input);
+  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+  return result.value;
+}
+
+async function set(key: string, value: unknown) {
+  await call("settings:set", { key, value });
+}
+
+async function importSession(steps: ChainStep[], name = "s"): Promise<string> {
+  const report = await call("library:import", { path: writeChainSession(dir, name, steps) });
+  return report.files[0]?.sessionId as string;
+}
+
+const chatRequests = () =>
+  fake.requests.filter((r) => r.path === "/v1/chat/completions" && isChat(r.body as Record<string, unknown>));
+const messagesOf = (request: RecordedRequest | undefined) =>
+  (request?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
+const entries = (sessionId: string) => loadSessionEntries(api.ctx.db, sessionId);
+const byId = (sessionId: string, id: string) =>
+  entries(sessionId).find((entry) => entry.id === id) as SessionEntry;
+const messageOf = (sessionId: string, id: string) =>
+  (byId(sessionId, id) as MessageEntry).message as unknown as Record<string, unknown>;
+const payloads = <E extends EventName>(name: E) =>
+  events.filter((e) => e.name === name).map((e) => e.payload as Events[E]);
+
+async function until(check: () => boolean, what: string, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A small conversation whose last reply measured 10,000 tokens (far below the threshold). */
+const smallSession: ChainStep[] = [
+  { role: "user", text: "Fix the parser." },
+  { role: "assistant", text: "Which file?", usage: { input: 9000, output: 1000, totalTokens: 10_000 } },
+];
+
+/** Enough history for a compaction to have something to summarize (keepRecentTokens 4000). */
+const longSession: ChainStep[] = [
+  { role: "user", text: textOf(3000, "first") },
+  { role: "assistant", text: textOf(3000, "answer") },
+  { role: "user", text: textOf(3000, "second") },
+  {
+    role: "assistant",
+    text: textOf(3000, "reply"),
+    usage: { input: 12_000, output: 1000, totalTokens: 13_000 },
+  },
+];
+
+beforeEach(async () => {
+  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nKeep going." });
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-"));
+  api = createApi(
+    createAppContext({
+      dbPath: path.join(dir, "library.db"),
+      seedDemo: false,
+      loadUserHooks: false,
+      env: { FAKE_KEY: "sk-test" },
+    }),
+  );
+  events = [];
+  api.ctx.events.subscribe((name, payload) => events.push({ name, payload }));
+  await set("model", {
+    baseUrl: fake.baseUrl,
+    id: "fake-model",
+    contextWindow: 200_000,
+    apiKeyEnv: "FAKE_KEY",
+    stream: true,
+  });
+  await set("compaction.keepRecentTokens", 4000);
+  await set("retry.baseDelayMs", 1);
+});
+
+afterEach(async () => {
+  api.ctx.db.close();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a chat turn", () => {
+  it("streams the reply and appends the user message and the reply with the API's usage", async () => {
+    const sessionId = await importSession(smallSession);
+    const leafBefore = entries(sessionId).at(-1)?.id;
+    fake.enqueue({
+      type: "reply",
+      chunks: ["Hel", "lo ", "there."],
+      usage: { prompt_tokens: 120, completion_tokens: 7 },
+      match: isChat,
+    });
+    const result = await call("chat:send", { sessionId, text: "It is src/parse.ts" });
+
+    expect(payloads("chat:progressed").map((p) => p.text)).toEqual(["Hel", "Hello ", "Hello there."]);
+    expect(result).toMatchObject({
+      stopReason: "stop",
+      cancelled: false,
+      appendedEntryIds: [result.userEntryId, result.assistantEntryId],
+    });
+    expect(result.autoCompaction).toBeUndefined();
+    const user = byId(sessionId, result.userEntryId);
+    expect(user.parentId).toBe(leafBefore);
+    expect(messageOf(sessionId, result.userEntryId)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "It is src/parse.ts" }],
+      timestamp: expect.any(Number),
+    });
+    expect(byId(sessionId, result.assistantEntryId).parentId).toBe(result.userEntryId);
+    expect(messageOf(sessionId, result.assistantEntryId)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Hello there." }],
+      api: "openai-completions",
+      provider: new URL(fake.url).host,
+      model: "fake-model",
+      usage: {
+        input: 120,
+        output: 7,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 127,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: "stop",
+      timestamp: expect.any(Number),
+      duration: expect.any(Number),
+      ttft: expect.any(Number),
+    });
+    const view = await call("context:get", { sessionId });
+    expect(view.leafId).toBe(result.assistantEntryId);
+    expect(view.measuredTokens).toBe(127);
+
+    const [request] = chatRequests();
+    expect(request?.headers.authorization).toBe("Bearer sk-test");
+    expect(request?.body).toMatchObject({
+      model: "fake-model",
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(messagesOf(request)).toEqual([
+      { role: "user", content: "Fix the parser." },
+      { role: "assistant", content: "Which file?" },
+      { role: "user", content: "It is src/parse.ts" },
+    ]);
+  });
+
+  it("without streaming, and an endpoint error is appended as an error reply", async () => {
+    await set("model.stream", false);
+    const sessionId = await importSession(smallSession);
+    fake.enqueue({
+      type: "reply",
+      text: "Whole reply.",
+      usage: { prompt_tokens: 50, completion_tokens: 3 },
+      match: isChat,
+    });
+    const ok = await call("chat:send", { sessionId, text: "Go on" });
+    expect(messageOf(sessionId, ok.assistantEntryId)).toMatchObject({
+      content: [{ type: "text", text: "Whole reply." }],
+      usage: { input: 50, output: 3, totalTokens: 53 },
+    });
+    expect(chatRequests()[0]?.body).not.toHaveProperty("stream_options");
+
+    fake.enqueue({
+      type: "error",
+      status: 401,
+      body: { error: { message: "Incorrect API key provided" } },
+      match: isChat,
+    });
+    const failed = await call("chat:send", { sessionId, text: "Again" });
+    expect(failed).toMatchObject({ stopReason: "error", errorMessage: "401 Incorrect API key provided" });
+    expect(messageOf(sessionId, failed.assistantEntryId)).toMatchObject({
+      content: [],
+      stopReason: "error",
+      errorMessage: "401 Incorrect API key provided",
+    });
+    expect((await call("context:get", { sessionId })).leafId).toBe(failed.assistantEntryId);
+  });
+
+  it("refuses without a model, an empty message, and a second turn while one runs", async () => {
+    const sessionId = await importSession(smallSession);
+    expect(await api.call("chat:send", { sessionId, text: "  " })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+    fake.enqueue({ type: "reply", text: "slow", headersDelayMs: 10_000, match: isChat });
+    const running = api.call("chat:send", { sessionId, text: "one" });
+    await until(() => chatRequests().length === 1, "the chat request");
+    expect(await api.call("chat:send", { sessionId, text: "two" })).toMatchObject({
+      ok: false,
+      error: { code: "conflict" },
+    });
+    expect(await api.call("compaction:run", { sessionId })).toMatchObject({
+      ok: false,
+      error: { code: "conflict" },
+    });
+    await call("chat:abort", { sessionId });
+    await running;
+    await set("model", null);
+    expect(await api.call("chat:send", { sessionId, text: "hello" })).toEqual({
+      ok: false,
+      error: { code: "invalid_input", message: NO_MODEL_MESSAGE },
+    });
+  });
+});
+
+describe("automatic compaction after a turn", () => {
+  it("past the threshold: compacts, auto-continues once with a synthetic prompt, no second attempt", async () => {
+    const sessionId = await importSession(longSession);
+    fake.enqueue(
+      {
+        type: "reply",
+        text: "Done with step one.",
+        usage: { prompt_tokens: 190_000, completion_tokens: 1000 },
+        match: isChat,
+      },
+      {
+        type: "reply",
+        text: "Nothing left to do.",
+        usage: { prompt_tokens: 6000, completion_tokens: 20 },
+        match: isChat,
+      },
+    );
+    const result = await call("chat:send", { sessionId, text: "Next step" });
+
+    expect(payloads("compaction:auto-started")).toEqual([{ sessionId, reason: "threshold" }]);
+    const [end] = payloads("compaction:auto-ended");
+    expect(end).toMatchObject({ reason: "threshold", aborted: false, willRetry: false });
+    expect(result.autoCompaction).toEqual({ reason: "threshold", entryId: end?.entryId, aborted: false });
+    const [user, firstReply, compaction, prompt, secondReply] = result.appendedEntryIds;
+    expect(result.appendedEntryIds).toHaveLength(5);
+    expect(compaction).toBe(end?.entryId);
+    expect(byId(sessionId, compaction as string)).toMatchObject({ type: "compaction", parentId: firstReply });
+    expect(messageOf(sessionId, prompt as string)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: AUTO_CONTINUE_PROMPT }],
+      synthetic: true,
+    });
+    expect(byId(sessionId, prompt as string).parentId).toBe(compaction);
+    expect(result).toMatchObject({ userEntryId: user, assistantEntryId: secondReply, stopReason: "stop" });
+
+    const requests = chatRequests();
+    expect(requests).toHaveLength(2);
+    const resent = messagesOf(requests[1]);
+    expect(String(resent[0]?.content)).toContain("<summary>");
+    expect(resent.at(-1)).toEqual({ role: "user", content: AUTO_CONTINUE_PROMPT });
+    const view = await call("context:get", { sessionId });
+    expect(view).toMatchObject({ leafId: secondReply, compactionId: compaction });
+
+    // D12: the next prompt's check does not compact again.
+    fake.enqueue({
+      type: "reply",
+      text: "Fine.",
+      usage: { prompt_tokens: 6500, completion_tokens: 5 },
+      match: isChat,
+    });
+    const next = await call("chat:send", { sessionId, text: "Thanks" });
+    expect(next.autoCompaction).toBeUndefined();
+    expect(payloads("compaction:auto-started")).toHaveLength(1);
+  });
+
+  it("with autoContinue off: compacts and stops", async () => {
+    await set("compaction.autoContinue", false);
+    const sessionId = await importSession(longSession);
+    fake.enqueue({
+      type: "reply",
+      text: "Big.",
+      usage: { prompt_tokens: 190_000, completion_tokens: 10 },
+      match: isChat,
+    });
+    const result = await call("chat:send", { sessionId, text: "Next" });
+    expect(result.appendedEntryIds).toHaveLength(3);
+    expect(chatRequests()).toHaveLength(1);
+    expect((await call("context:get", { sessionId })).leafId).toBe(result.autoCompaction?.entryId);
+  });
+
+  it("on a context-overflow error: the failed reply leaves the path, compaction, one retry of the turn", async () => {
+    const sessionId = await importSession(longSession);
+    fake.enqueue(
+      { type: "error", status: 400, body: { error: { message: OVERFLOW_ERRORS.openai } }, match: isChat },
+      {
+        type: "reply",
+        text: "Answer after recovery.",
+        usage: { prompt_tokens: 7000, completion_tokens: 9 },
+        match: isChat,
+      },
+    );
+    const result = await call("chat:send", { sessionId, text: "Summarize the parser work" });
+
+    const [user, failedReply, compaction, retried] = result.appendedEntryIds;
+    expect(result.appendedEntryIds).toHaveLength(4);
+    expect(messageOf(sessionId, failedReply as string)).toMatchObject({
+      stopReason: "error",
+      errorMessage: `400 ${OVERFLOW_ERRORS.openai}`,
+    });
+    expect(payloads("compaction:auto-ended")).toEqual([
+      expect.objectContaining({ reason: "overflow", entryId: compaction, willRetry: true, aborted: false }),
+    ]);
+    expect(byId(sessionId, compaction as string).parentId).toBe(user);
+    expect(byId(sessionId, retried as string).parentId).toBe(compaction);
+    expect(result).toMatchObject({
+      assistantEntryId: retried,
+      stopReason: "stop",
+      autoCompaction: { reason: "overflow", entryId: compaction },
+    });
+    const view = await call("context:get", { sessionId });
+    expect(view.leafId).toBe(retried);
+    expect(view.messageEntryIds).not.toContain(failedReply);
+    expect(view.messageEntryIds).toContain(user);
+
+    const requests = chatRequests();
+    expect(requests).toHaveLength(2);
+    const resent = messagesOf(requests[1]);
+    expect(String(resent[0]?.content)).toContain("<summary>");
+    expect(resent.at(-1)).toEqual({ role: "user", content: "Summarize the parser work" });
+  });
+
+  it("retries the turn only once when the retry overflows too", async () => {
+    const sessionId = await importSession(longSession);
+    const overflow = {
+      type: "error",
+      status: 400,
+      body: { error: { message: OVERFLOW_ERRORS.anthropic } },
+      match: isChat,
+    } as const;
+    fake.enqueue(overflow, overflow, overflow);
+    const result = await call("chat:send", { sessionId, text: "Go" });
+    expect(chatRequests()).toHaveLength(2);
+    expect(result).toMatchObject({ stopReason: "error", errorMessage: `400 ${OVERFLOW_ERRORS.anthropic}` });
+  });
+
+  it("a non-retryable failure on every candidate model gives the exact failure messages", async () => {
+    await set("fallbackModels", [
+      {
+        baseUrl: fake.baseUrl,
+        id: "fallback-model",
+        contextWindow: 100_000,
+        apiKeyEnv: "FAKE_KEY",
+        stream: false,
+      },
+    ]);
+    const notLoaded = {
+      type: "error",
+      status: 400,
+      body: { error: { message: "model not loaded" } },
+      match: isSummary,
+    } as const;
+    const failure = /^(Turn prefix summarization|Summarization|Short summary) failed: 400 model not loaded$/;
+    fake.enqueue(...Array.from({ length: 12 }, () => notLoaded));
+
+    const sessionId = await importSession(longSession);
+    fake.enqueue({
+      type: "reply",
+      text: "Big.",
+      usage: { prompt_tokens: 190_000, completion_tokens: 10 },
+      match: isChat,
+    });
+    const threshold = await call("chat:send", { sessionId, text: "Next" });
+    const thresholdText = threshold.autoCompaction?.errorMessage ?? "";
+    expect(thresholdText.startsWith("Auto-compaction failed: ")).toBe(true);
+    expect(thresholdText.slice("Auto-compaction failed: ".length)).toMatch(failure);
+    expect(threshold.appendedEntryIds).toHaveLength(2);
+    const summaryModels = fake.requests
+      .filter((r) => isSummary(r.body as Record<string, unknown>))
+      .map((r) => (r.body as { model: string }).model);
+    expect(new Set(summaryModels)).toEqual(new Set(["fake-model", "fallback-model"]));
+
+    const overflowSession = await importSession(longSession, "overflow");
+    fake.enqueue({
+      type: "error",
+      status: 400,
+      body: { error: { message: OVERFLOW_ERRORS.llamaCpp } },
+      match: isChat,
+    });
+    const overflow = await call("chat:send", { sessionId: overflowSession, text: "Next" });
+    const overflowText = overflow.autoCompaction?.errorMessage ?? "";
+    expect(overflowText.startsWith("Context overflow recovery failed: ")).toBe(true);
+    expect(overflowText.slice("Context overflow recovery failed: ".length)).toMatch(failure);
+    for (const id of [sessionId, overflowSession])
+      expect(entries(id).some((e) => e.type === "compaction")).toBe(false);
+    // No retry and no auto-continue after a failed compaction.
+    expect(chatRequests()).toHaveLength(2);
+  });
+});
+
+describe("cancelling", () => {
+  for (const stream of [true, false]) {
+    it(`a running reply (${stream ? "mid-stream" : "before the headers"}): nothing is appended, the connection closes`, async () => {
+      await set("model.stream", stream);
+      const sessionId = await importSession(smallSession);
+      const before = entries(sessionId).map((e) => e.id);
+      const viewBefore = (await call("context:get", { sessionId })).leafId;
+      fake.enqueue(
+        stream
+          ? { type: "reply", chunks: ["Partial", " never", " sent"], chunkDelayMs: 10_000, match: isChat }
+          : { type: "reply", text: "never sent", headersDelayMs: 10_000, match: isChat },
+      );
+      const running = api.call("chat:send", { sessionId, text: "Start" });
+      await until(() => chatRequests().length === 1, "the chat request");
+      if (stream) await until(() => payloads("chat:progressed").length > 0, "the first chunk");
+      expect(await call("chat:abort", { sessionId })).toEqual({ aborted: true });
+      expect(await running).toEqual({ ok: false, error: { code: "cancelled", message: CHAT_CANCELLED } });
+      await until(() => chatRequests()[0]?.clientClosed === true, "the client to close the connection");
+      expect(entries(sessionId).map((e) => e.id)).toEqual(before);
+      expect((await call("context:get", { sessionId })).leafId).toBe(viewBefore);
+      expect(await call("chat:abort", { sessionId })).toEqual({ aborted: false });
+      fake.enqueue({ type: "reply", text: "Back.", match: isChat });
+      expect((await call("chat:send", { sessionId, text: "Again" })).stopReason).toBe("stop");
+    });
+  }
+
+  for (const channel of ["chat:abort", "compaction:abort"] as const) {
+    it(`the automatic compaction (${channel}): the turn stays, nothing else is appended`, async () => {
+      const sessionId = await importSession(longSession);
+      fake.enqueue(
+        {
+          type: "reply",
+          text: "Big.",
+          usage: { prompt_tokens: 190_000, completion_tokens: 10 },
+          match: isChat,
+        },
+        ...Array.from({ length: 3 }, () => ({
+          type: "reply" as const,
+          text: "slow",
+          headersDelayMs: 10_000,
+          match: isSummary,
+        })),
+      );
+      const running = api.call("chat:send", { sessionId, text: "Next" });
+      await until(
+        () => fake.requests.some((r) => isSummary(r.body as Record<string, unknown>)),
+        "a summary request",
+      );
+      expect(await call(channel, { sessionId })).toEqual({ aborted: true });
+      const result = await running;
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      expect(result.value).toMatchObject({
+        autoCompaction: { reason: "threshold", entryId: null, aborted: true },
+        cancelled: channel === "chat:abort",
+      });
+      expect(result.value.appendedEntryIds).toEqual([
+        result.value.userEntryId,
+        result.value.assistantEntryId,
+      ]);
+      expect(entries(sessionId).some((e) => e.type === "compaction")).toBe(false);
+      expect((await call("context:get", { sessionId })).leafId).toBe(result.value.assistantEntryId);
+      expect(chatRequests()).toHaveLength(1);
+    });
+  }
+});

@@ -1,0 +1,101 @@
+// `canopy chat <session> "text"` against the fake OpenAI server: the reply on stdout, automatic
+// compaction on stderr, the endpoint's error as a one-line failure, and the no-model message.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../main/cli.ts";
+import { NO_MODEL_MESSAGE } from "../../main/pipelines/chat-turn.ts";
+import {
+  type FakeServer,
+  type RequestMatcher,
+  startFakeOpenAiServer,
+} from "../helpers/fake-openai-server.ts";
+import { textOf, writeChainSession } from "./auto/session-builder.ts";
+
+const isChat: RequestMatcher = (body) => !("max_tokens" in body);
+
+let fake: FakeServer;
+let dir: string;
+let db: string;
+
+async function cli(...args: string[]) {
+  let out = "";
+  let err = "";
+  const code = await runCli([...args, "--db", db], {
+    out: (text) => (out += `${text}\n`),
+    err: (text) => (err += `${text}\n`),
+    progress: () => {},
+    isTerminal: false,
+  });
+  return { code, out, err };
+}
+
+beforeEach(async () => {
+  process.env.CANOPY_NO_DEMO = "1";
+  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nSummary." });
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-chat-"));
+  db = path.join(dir, "library.db");
+});
+
+afterEach(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("canopy chat", () => {
+  it("prints the reply, and says when an automatic compaction ran", async () => {
+    const file = writeChainSession(dir, "s", [
+      { role: "user", text: textOf(3000, "first") },
+      { role: "assistant", text: textOf(3000, "answer") },
+      { role: "user", text: textOf(3000, "second") },
+      { role: "assistant", text: "ok", usage: { input: 9000, output: 10 } },
+    ]);
+    expect((await cli("chat", file, "hello")).err).toBe(`canopy: error: ${NO_MODEL_MESSAGE}\n`);
+    const model = {
+      baseUrl: fake.baseUrl,
+      id: "fake-model",
+      contextWindow: 200_000,
+      apiKeyEnv: "CANOPY_CLI_TEST_KEY",
+    };
+    expect((await cli("settings", "set", "model", JSON.stringify(model))).code).toBe(0);
+    expect((await cli("settings", "set", "compaction.keepRecentTokens", "4000")).code).toBe(0);
+
+    fake.enqueue({ type: "reply", text: "Hello back.", match: isChat });
+    expect(await cli("chat", file, "hello", "there")).toEqual({ code: 0, out: "Hello back.\n", err: "" });
+    const body = fake.requests.at(-1)?.body as { messages?: { content: unknown }[] } | undefined;
+    const sent = body?.messages?.at(-1);
+    expect(sent).toEqual({ role: "user", content: "hello there" });
+
+    fake.enqueue(
+      {
+        type: "reply",
+        text: "Big reply.",
+        usage: { prompt_tokens: 190_000, completion_tokens: 5 },
+        match: isChat,
+      },
+      { type: "reply", text: "Continuing.", match: isChat },
+    );
+    const run = await cli("chat", file, "go on");
+    expect(run.code).toBe(0);
+    expect(run.out).toBe("Big reply.\nContinuing.\n");
+    expect(run.err).toMatch(
+      /^automatic compaction \(threshold\)…\n\[compaction \w+: .*\]\n\[automatic prompt\] .*Continue if you have next steps/,
+    );
+  });
+
+  it("fails with the endpoint's error in one line", async () => {
+    const file = writeChainSession(dir, "e", [{ role: "user", text: "hi" }]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    fake.enqueue({
+      type: "error",
+      status: 404,
+      body: { error: { message: "model 'fake-model' not found" } },
+      match: isChat,
+    });
+    const run = await cli("chat", file, "hello");
+    expect(run.code).toBe(1);
+    expect(run.err).toBe("canopy: error: 404 model 'fake-model' not found\n");
+    expect((await cli("chat", file)).code).toBe(2);
+  });
+});

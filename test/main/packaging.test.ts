@@ -1,0 +1,172 @@
+// Packaging without the Electron binary: the bundled main.js imports only electron, Node
+// built-ins and dependencies and starts in plain Node with a recording fake `electron`; the
+// electron-builder config validates and lays out a Linux app (stub Electron, nothing downloaded).
+import { execFile } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire, builtinModules } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHANNELS } from "../../core/api/contract.ts";
+import { buildElectron } from "../../scripts/build.ts";
+import { repoRoot } from "../helpers/fixtures.ts";
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const electronDir = path.join(repoRoot, "dist", "electron");
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-packaging-"));
+  // The same step as `npm run build` for the Electron side (the renderer is not needed here).
+  await buildElectron(electronDir);
+}, 120_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Module specifiers a bundle loads: static and dynamic imports, and require calls. */
+function specifiers(code: string): string[] {
+  const found = new Set<string>();
+  for (const pattern of [
+    /^\s*import\s[^"']*?from\s*["']([^"']+)["']/gm,
+    /^\s*import\s*["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\(\s*["']([^"']+)["']\s*\)/g,
+  ]) {
+    for (const match of code.matchAll(pattern)) if (match[1]) found.add(match[1]);
+  }
+  return [...found];
+}
+
+describe("the Electron bundle", () => {
+  it("imports only electron, Node built-ins and declared dependencies", () => {
+    const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const dependencies = Object.keys(pkg.dependencies);
+    const allowed = (id: string) =>
+      id === "electron" ||
+      builtinModules.includes(id.replace(/^node:/, "")) ||
+      dependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+    const main = specifiers(readFileSync(path.join(electronDir, "main.js"), "utf8"));
+    expect(main).toEqual(expect.arrayContaining(["electron", "better-sqlite3", "openai"]));
+    expect(main.filter((id) => !allowed(id))).toEqual([]);
+    expect(specifiers(readFileSync(path.join(electronDir, "preload.cjs"), "utf8"))).toEqual(["electron"]);
+  });
+
+  it("starts in Node with a fake electron: secure window, every channel bound, a session file from argv opened", async () => {
+    const file = path.join(dir, "opened.jsonl");
+    copyFileSync(path.join(repoRoot, "main", "demo", "refactor-small.jsonl"), file);
+    const report = path.join(dir, "report.json");
+    await run(
+      process.execPath,
+      [
+        "--import",
+        path.join(repoRoot, "test", "helpers", "electron-stub-register.ts"),
+        path.join(electronDir, "main.js"),
+        "opened.jsonl",
+      ],
+      {
+        cwd: dir,
+        timeout: 30_000,
+        env: {
+          ...process.env,
+          CANOPY_DB: path.join(dir, "data", "library.db"),
+          CANOPY_NO_WATCH: "1",
+          CANOPY_FAKE_ELECTRON_REPORT: report,
+        },
+      },
+    );
+    const result = JSON.parse(readFileSync(report, "utf8"));
+    expect(result.log).toContain("app.enableSandbox");
+    expect(result.windowOptions.webPreferences).toMatchObject({
+      preload: path.join(repoRoot, "dist", "electron", "preload.cjs"),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+    });
+    expect(result.loadedFile).toBe(path.join(repoRoot, "dist", "renderer", "index.html"));
+    expect(result).toMatchObject({
+      shown: true,
+      guarded: true,
+      permissionHandlers: true,
+      themeSource: "system",
+    });
+    expect(result.channels).toEqual([...CHANNELS]);
+    expect(result.menu).toEqual(["&File", "editMenu", "&Session", "&View", "windowMenu", "help"]);
+    const command = result.sent.find((message: { channel: string }) => message.channel === "app:command");
+    expect(command.payload).toMatchObject({ command: "open-session", sessionId: expect.any(String) });
+    expect(existsSync(path.join(dir, "data", "library.db"))).toBe(true);
+  }, 60_000);
+});
+
+describe("electron-builder", () => {
+  const builder = path.join(repoRoot, "node_modules", ".bin", "electron-builder");
+
+  it("runs offline and declares the targets, the file association and the native module handling", async () => {
+    const { stdout } = await run(builder, ["--help"], { cwd: repoRoot, timeout: 30_000 });
+    expect(stdout).toContain("--linux");
+    const yaml = require("js-yaml") as { load(text: string): unknown };
+    const config = yaml.load(readFileSync(path.join(repoRoot, "electron-builder.yml"), "utf8"));
+    expect(config).toMatchObject({
+      npmRebuild: false,
+      asarUnpack: ["**/node_modules/better-sqlite3/prebuilds/*.node"],
+      fileAssociations: [expect.objectContaining({ ext: "jsonl" })],
+      linux: { target: ["AppImage", "deb"] },
+      mac: { target: "dmg" },
+      win: { target: "nsis" },
+    });
+  });
+
+  it("validates the config and lays out a Linux app with a stub Electron (no download)", async () => {
+    const stub = path.join(dir, "electron-stub");
+    mkdirSync(stub);
+    // electron-builder renames the Electron executable; a placeholder stands in for it.
+    writeFileSync(path.join(stub, "electron"), "#!/bin/sh\n", { mode: 0o755 });
+    const out = path.join(dir, "release");
+    await run(builder, ["--linux", "dir", `-c.electronDist=${stub}`, `-c.directories.output=${out}`], {
+      cwd: repoRoot,
+      timeout: 120_000,
+    });
+    const resources = path.join(out, "linux-unpacked", "resources");
+    const asar = require("@electron/asar") as { listPackage(file: string): string[] };
+    const files = asar
+      .listPackage(path.join(resources, "app.asar"))
+      .map((name) => name.replaceAll("\\", "/"));
+    for (const expected of [
+      "/package.json",
+      "/dist/electron/main.js",
+      "/dist/electron/preload.cjs",
+      "/prompts/compaction-summary.md",
+      "/main/demo/refactor-small.jsonl",
+    ]) {
+      expect(files).toContain(expected);
+    }
+    expect(files.some((name) => name.startsWith("/node_modules/better-sqlite3/src/"))).toBe(false);
+    expect(files.some((name) => name.startsWith("/main/") && name.endsWith(".ts"))).toBe(false);
+    expect(
+      existsSync(
+        path.join(
+          resources,
+          "app.asar.unpacked",
+          "node_modules",
+          "better-sqlite3",
+          "prebuilds",
+          "linux-x64.node",
+        ),
+      ),
+    ).toBe(true);
+    expect(existsSync(path.join(out, "linux-unpacked", "canopy"))).toBe(true);
+  }, 150_000);
+});

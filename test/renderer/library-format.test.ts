@@ -1,0 +1,79 @@
+// The library sidebar's pure helpers: grouping by project, sizes, ages and search snippets.
+import { describe, expect, it } from "vitest";
+import type { SessionSummary } from "../../core/api/dto.ts";
+import {
+  formatAge,
+  formatSize,
+  groupByProject,
+  MATCH_END,
+  MATCH_START,
+  projectName,
+  snippetPieces,
+} from "../../renderer/src/features/library/library-format.ts";
+
+function session(id: string, cwd: string, modified: string): SessionSummary {
+  return {
+    id,
+    title: null,
+    firstMessage: id,
+    cwd,
+    created: modified,
+    modified,
+    sourcePath: null,
+    dialect: "pi",
+    originalVersion: 3,
+    entryCount: 1,
+    messageCount: 1,
+    compactionCount: 0,
+    branchSummaryCount: 0,
+    malformedCount: 0,
+    problemCount: 0,
+    fileSize: 10,
+    viewLeafId: null,
+    fileLeafId: null,
+    isDemo: false,
+  };
+}
+
+describe("library helpers", () => {
+  it("groups sessions by cwd, newest group and newest session first", () => {
+    const groups = groupByProject([
+      session("a", "/home/dev/alpha", "2026-01-01T00:00:00.000Z"),
+      session("b", "/home/dev/beta/", "2026-01-03T00:00:00.000Z"),
+      session("c", "/home/dev/alpha", "2026-01-02T00:00:00.000Z"),
+    ]);
+    expect(groups.map((g) => [g.name, g.sessions.map((s) => s.id)])).toEqual([
+      ["beta", ["b"]],
+      ["alpha", ["c", "a"]],
+    ]);
+    expect(groups[1]?.modified).toBe("2026-01-02T00:00:00.000Z");
+    expect(projectName("")).toBe("(no project)");
+    expect(projectName("C:\\work\\proj")).toBe("proj");
+  });
+
+  it("formats sizes and ages", () => {
+    expect(formatSize(512)).toBe("512 B");
+    expect(formatSize(2048)).toBe("2.0 KB");
+    expect(formatSize(50 * 1024 * 1024)).toBe("50 MB");
+    const now = Date.parse("2026-01-10T12:00:00.000Z");
+    expect(formatAge("2026-01-10T11:59:50.000Z", now)).toBe("just now");
+    expect(formatAge("2026-01-10T11:55:00.000Z", now)).toBe("5 min ago");
+    expect(formatAge("2026-01-10T09:00:00.000Z", now)).toBe("3 h ago");
+    expect(formatAge("2026-01-08T12:00:00.000Z", now)).toBe("2 d ago");
+    expect(formatAge("2025-06-01T00:00:00.000Z", now)).toBe("2025-06-01");
+    expect(formatAge("garbage", now)).toBe("unknown");
+  });
+
+  it("splits snippets at the match markers, literal brackets untouched", () => {
+    expect(
+      snippetPieces(`…the [x] ${MATCH_START}parser${MATCH_END} fails on ${MATCH_START}parse${MATCH_END}`),
+    ).toEqual([
+      { text: "…the [x] ", match: false },
+      { text: "parser", match: true },
+      { text: " fails on ", match: false },
+      { text: "parse", match: true },
+    ]);
+    expect(snippetPieces(`${MATCH_START}open`)).toEqual([{ text: "open", match: true }]);
+    expect(snippetPieces("")).toEqual([]);
+  });
+});

@@ -1,0 +1,197 @@
+// How the LLM view splits a provider message into display parts, labels it, collapses long
+// bodies, and computes the context bar's figures.
+import { describe, expect, it } from "vitest";
+import type {
+  AssistantMessage,
+  LlmMessage,
+  ToolResultMessage,
+  UserMessage,
+} from "../../core/session/entries.ts";
+import { contextFigures, measuredIsStale } from "../../renderer/src/features/llm-view/context-figures.ts";
+import {
+  base64Bytes,
+  formatTokens,
+  isLong,
+  limitParts,
+  messageKindLabel,
+  messageParts,
+  splitSummary,
+} from "../../renderer/src/features/llm-view/message-parts.ts";
+
+const user = (content: UserMessage["content"]): UserMessage => ({ role: "user", content, timestamp: 0 });
+const assistant = (
+  content: AssistantMessage["content"],
+  extra: Partial<AssistantMessage> = {},
+): AssistantMessage => ({
+  role: "assistant",
+  content,
+  provider: "anthropic",
+  model: "claude-test",
+  timestamp: 0,
+  stopReason: "stop",
+  ...extra,
+});
+const toolResult = (content: ToolResultMessage["content"], isError = false): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: "c1",
+  toolName: "bash",
+  content,
+  isError,
+  timestamp: 0,
+});
+
+describe("messageParts", () => {
+  it("recognises a summary wrapped by a context template", () => {
+    const text = "Framing paragraph.\n\n<summary>\n## Goal\nFix it\n</summary>";
+    expect(splitSummary(text)).toEqual({
+      framing: "Framing paragraph.",
+      summary: "## Goal\nFix it",
+      after: "",
+    });
+    expect(messageParts(user([{ type: "text", text }]))).toEqual([
+      { kind: "summary", framing: "Framing paragraph.", summary: "## Goal\nFix it", after: "" },
+    ]);
+    expect(splitSummary("talking about <summary>\ninline</summary>")).toBeNull();
+    expect(splitSummary("no tags")).toBeNull();
+  });
+
+  it("splits user text and images", () => {
+    expect(messageParts(user("hello"))).toEqual([{ kind: "markdown", text: "hello" }]);
+    expect(
+      messageParts(
+        user([
+          { type: "text", text: "see" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
+        ]),
+      ),
+    ).toEqual([
+      { kind: "markdown", text: "see" },
+      { kind: "image", mimeType: "image/png", bytes: 3 },
+    ]);
+  });
+
+  it("keeps thinking, text and tool calls of an assistant reply apart, and reports a failed reply", () => {
+    const parts = messageParts(
+      assistant(
+        [
+          { type: "thinking", thinking: "hmm" },
+          { type: "text", text: "I will run it" },
+          { type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls", cwd: "/" } },
+        ],
+        { stopReason: "error", errorMessage: "overloaded" },
+      ),
+    );
+    expect(parts).toEqual([
+      { kind: "thinking", text: "hmm" },
+      { kind: "markdown", text: "I will run it" },
+      { kind: "toolCall", id: "c1", name: "bash", argumentsJson: '{\n  "command": "ls",\n  "cwd": "/"\n}' },
+      { kind: "error", text: "Reply ended with error: overloaded" },
+    ]);
+  });
+
+  it("shows tool output preformatted, with image placeholders", () => {
+    expect(
+      messageParts(
+        toolResult([
+          { type: "text", text: "<b>out</b>" },
+          { type: "image", mimeType: "image/jpeg", data: "AAAAAA==" },
+        ]),
+      ),
+    ).toEqual([
+      { kind: "output", text: "<b>out</b>" },
+      { kind: "image", mimeType: "image/jpeg", bytes: 4 },
+    ]);
+    expect(base64Bytes(undefined)).toBe(0);
+  });
+
+  it("collapses long bodies and cuts a collapsed body to its beginning", () => {
+    expect(isLong([{ kind: "markdown", text: "short" }])).toBe(false);
+    expect(isLong([{ kind: "output", text: "x".repeat(5000) }])).toBe(true);
+    expect(isLong([{ kind: "output", text: "line\n".repeat(40) }])).toBe(true);
+    const limited = limitParts(
+      [
+        { kind: "markdown", text: "a".repeat(100) },
+        { kind: "output", text: "b".repeat(1000) },
+        { kind: "output", text: "c".repeat(50) },
+      ],
+      300,
+    );
+    expect(limited.parts).toEqual([
+      { kind: "markdown", text: "a".repeat(100) },
+      { kind: "output", text: "b".repeat(200) },
+    ]);
+    expect(limited.hiddenChars).toBe(850);
+  });
+
+  it("labels messages by the entry they come from", () => {
+    const u = user("x");
+    expect(messageKindLabel(u, "compaction", "compaction")).toBe("compaction summary");
+    expect(messageKindLabel(u, "branch_summary", "branch_summary")).toBe("branch summary");
+    expect(messageKindLabel(u, "message", "bashExecution")).toBe("bash");
+    expect(messageKindLabel(u, "custom_message", "custom_message")).toBe("custom message");
+    expect(messageKindLabel(toolResult([]), "message", "toolResult")).toBe("tool result");
+    expect(messageKindLabel(u, undefined, undefined)).toBe("user");
+    expect(formatTokens(950)).toBe("950");
+    expect(formatTokens(12_345)).toBe("12.3k");
+    expect(formatTokens(128_000)).toBe("128k");
+  });
+});
+
+describe("contextFigures", () => {
+  it("places estimate, measurement and threshold on the window", () => {
+    const figures = contextFigures(
+      { estimatedTokens: 32_000, measuredTokens: 64_000 },
+      { contextWindow: 128_000, reserveTokens: 16_384, compactionEnabled: true },
+    );
+    expect(figures).toMatchObject({
+      window: 128_000,
+      threshold: 111_616,
+      scale: 128_000,
+      estimatedPercent: 25,
+      measuredPercent: 50,
+      level: "ok",
+    });
+    expect(figures.thresholdPercent).toBeCloseTo(87.2, 1);
+  });
+
+  it("judges the threshold strictly, on the measured figure when there is one (SPEC §4.3)", () => {
+    const limits = { contextWindow: 100_000, reserveTokens: 10_000, compactionEnabled: true };
+    expect(contextFigures({ estimatedTokens: 1, measuredTokens: 90_000 }, limits).level).toBe("ok");
+    expect(contextFigures({ estimatedTokens: 1, measuredTokens: 95_000 }, limits).level).toBe(
+      "above-threshold",
+    );
+    expect(contextFigures({ estimatedTokens: 95_000, measuredTokens: null }, limits).level).toBe(
+      "above-threshold",
+    );
+    expect(contextFigures({ estimatedTokens: 1, measuredTokens: 120_000 }, limits)).toMatchObject({
+      level: "over-window",
+      measuredPercent: 100,
+    });
+  });
+
+  it("without a model the window and threshold are unknown and the bar scales to the figures", () => {
+    const figures = contextFigures(
+      { estimatedTokens: 1000, measuredTokens: 2000 },
+      { contextWindow: null, reserveTokens: 16_384, compactionEnabled: true },
+    );
+    expect(figures).toMatchObject({
+      window: null,
+      threshold: null,
+      thresholdPercent: null,
+      level: "unknown",
+      scale: 2300,
+    });
+    expect(contextFigures({ estimatedTokens: 0, measuredTokens: null }, null).scale).toBe(1);
+  });
+
+  it("calls the measurement stale when no reply after the compaction carries usage", () => {
+    const withUsage = assistant([{ type: "text", text: "ok" }], {
+      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 },
+    });
+    const messages: LlmMessage[] = [user("summary"), withUsage];
+    const view = { messages, messageEntryIds: ["c1", "a1"], measuredTokens: 15, compactionId: "c1" };
+    expect(measuredIsStale(view, (id) => id === "a1")).toBe(true);
+    expect(measuredIsStale(view, () => false)).toBe(false);
+    expect(measuredIsStale({ ...view, compactionId: null }, () => true)).toBe(false);
+  });
+});
