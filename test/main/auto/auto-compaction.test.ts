@@ -249,3 +249,15 @@ describe("pruning inside the check (§7.2, D9)", () => {
     expect(notices).toHaveLength(2);
   });
 });
+
+describe("manual compaction", () => {
+  it("B64: emits no automatic-compaction events", async () => {
+    const sessionId = await importSession(bigSession);
+    const result = await api.call("compaction:run", { sessionId });
+    expect(result.ok).toBe(true);
+    const names = events.map((e) => e.name);
+    expect(names).toContain("session:changed");
+    expect(names.filter((name) => name.startsWith("compaction:auto-"))).toEqual([]);
+  });
+});
+
