@@ -5,6 +5,7 @@
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runImportBench } from "./import.bench.ts";
+import { runTreeRenderBench } from "./tree-render.bench.ts";
 
 console.log("== import ==");
 runImportBench();
@@ -12,3 +13,9 @@ console.log("\n== context ==");
 runContextBench();
 console.log("\n== compaction planning ==");
 runCompactionBench();
+console.log("\n== tree rendering in Chromium (10,000 entries, with React Flow's default as baseline) ==");
+try {
+  await runTreeRenderBench();
+} catch (error) {
+  console.log(`tree rendering bench skipped: ${(error as Error).message}`);
+}

@@ -15,6 +15,8 @@ export interface BrowserModeOptions {
   seedDemo?: boolean;
   /** Re-import session files as they grow and tell the page (default: unless CANOPY_NO_WATCH=1). */
   watch?: boolean;
+  /** The environment API keys are read from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface BrowserMode extends BrowserServer {
@@ -26,6 +28,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     dbPath: options.dbPath,
     appDir: defaultAppDir,
     ...(options.seedDemo === undefined ? {} : { seedDemo: options.seedDemo }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   const api = createApi(ctx);
   const server = await startBrowserServer({

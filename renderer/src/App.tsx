@@ -1,9 +1,16 @@
 /**
- * The application shell: library sidebar on the left, the session tree in the middle, and what
- * the model sees at the selected leaf on the right. Escape cancels running work.
+ * The application shell: library sidebar on the left, the session tree in the middle with the
+ * composer below it, and what the model sees at the selected leaf on the right. Escape cancels
+ * running work (a compaction, a branch summary or a chat turn). Files dropped on the window are
+ * imported (desktop app); the desktop menu's commands arrive as app:command.
  */
 import { useEffect } from "react";
 import { onEvent } from "./api.ts";
+import { Composer } from "./features/chat/Composer.tsx";
+import { Notice } from "./features/chat/Notice.tsx";
+import { useAppCommands } from "./features/chat/use-app-commands.ts";
+import { useChatEvents } from "./features/chat/use-chat-events.ts";
+import { useFileDrop } from "./features/chat/use-file-drop.ts";
 import { CompactionPanel } from "./features/compaction/CompactionPanel.tsx";
 import { JobMessage } from "./features/compaction/JobMessage.tsx";
 import { LibrarySidebar } from "./features/library/LibrarySidebar.tsx";
@@ -17,7 +24,11 @@ export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
   const jobText = useCanopy((state) => state.jobText);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
+  const abortChat = useCanopy((state) => state.abortChat);
+  const dropping = useFileDrop();
   useRouteSync();
+  useChatEvents();
+  useAppCommands();
 
   useEffect(() => {
     void loadLibrary();
@@ -25,17 +36,19 @@ export function App() {
       if (payload.text !== undefined) jobText(payload.text);
     });
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") void cancelRunning();
+      if (event.key !== "Escape") return;
+      void cancelRunning();
+      void abortChat();
     };
     window.addEventListener("keydown", onKey);
     return () => {
       offProgress();
       window.removeEventListener("keydown", onKey);
     };
-  }, [loadLibrary, jobText, cancelRunning]);
+  }, [loadLibrary, jobText, cancelRunning, abortChat]);
 
   return (
-    <div className="app">
+    <div className={dropping ? "app dropping" : "app"}>
       <aside className="sidebar">
         <h1>Canopy</h1>
         <LibrarySidebar />
@@ -43,14 +56,21 @@ export function App() {
       </aside>
       <main className="center">
         <div className="actions">
+          <Notice />
           <CompactionPanel />
           <JobMessage />
         </div>
         <TreePanel />
+        <Composer />
       </main>
       <section className="right" aria-label="LLM view">
         <LlmView />
       </section>
+      {dropping && (
+        <div className="drop-hint" aria-hidden="true">
+          Drop session files or folders to import them
+        </div>
+      )}
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
 import { ensureRendererBuilt, rendererDist } from "../../scripts/build.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 
 let mode: BrowserMode;
@@ -14,16 +15,7 @@ let browser: Browser;
 let page: Page;
 const shots = path.join(artifactsDir(), "browser-mode");
 
-async function api<T>(channel: string, input: unknown): Promise<T> {
-  const response = await fetch(`http://127.0.0.1:${mode.port}/api/${channel}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-canopy-token": mode.token },
-    body: JSON.stringify(input),
-  });
-  const result = (await response.json()) as { ok: boolean; value: T; error?: { message: string } };
-  if (!result.ok) throw new Error(result.error?.message);
-  return result.value;
-}
+const api = <T>(channel: string, input: unknown): Promise<T> => apiCall<T>(mode, channel, input);
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });

@@ -8,12 +8,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SearchHit, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { diffContextsWithLinks, type EntryLink } from "../../core/session/context-diff.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { repoRoot } from "../../scripts/build.ts";
+import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 
 let mode: BrowserMode;
@@ -22,16 +21,8 @@ let page: Page;
 let work: string;
 const shots = path.join(artifactsDir(), "llm-view-library");
 
-async function api<T>(channel: string, input: unknown, target: BrowserMode = mode): Promise<T> {
-  const response = await fetch(`http://127.0.0.1:${target.port}/api/${channel}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-canopy-token": target.token },
-    body: JSON.stringify(input),
-  });
-  const result = (await response.json()) as { ok: boolean; value: T; error?: { message: string } };
-  if (!result.ok) throw new Error(result.error?.message);
-  return result.value;
-}
+const api = <T>(channel: string, input: unknown, target: BrowserMode = mode): Promise<T> =>
+  apiCall<T>(target, channel, input);
 
 const T0 = Date.parse("2026-04-01T08:00:00.000Z");
 const stamp = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -81,11 +72,7 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   work = mkdtempSync(path.join(os.tmpdir(), "canopy-llm-e2e-"));
   const rendererDir = path.join(work, "renderer");
-  await build({
-    configFile: path.join(repoRoot, "vite.config.ts"),
-    logLevel: "warn",
-    build: { outDir: rendererDir, emptyOutDir: true },
-  });
+  await buildRendererInto(rendererDir);
   mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });

@@ -8,7 +8,8 @@ import { type Browser, chromium } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags (the tree bench lifts the frame-rate limit). */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (bash .ci/run does) or set CHROMIUM_PATH`,
@@ -25,6 +26,7 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }

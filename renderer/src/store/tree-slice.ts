@@ -7,6 +7,7 @@
 import type { StateCreator } from "zustand";
 import type { NavigationPreviewDto, SessionTreeDto } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
+import { benchBaseline } from "../features/tree/bench-mode.ts";
 import { dropTarget } from "../features/tree/drop-target.ts";
 import type { TreeFilter } from "../features/tree/filter.ts";
 import type { CanopyState } from "./index.ts";
@@ -88,7 +89,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     treeError: null,
     selectedEntryId: null,
     filter: "default",
-    collapseChains: true,
+    collapseChains: !benchBaseline,
     expandedIds: new Set(),
     revealedEntryId: null,
     layoutAnchorId: null,

@@ -1,11 +1,15 @@
 /**
  * Settings at a glance: which summarizer runs, the compaction settings, which prompt template
- * file is in effect (default or the user's override), the loaded hooks, and a connection test.
+ * file is in effect (default or the user's override), the loaded hooks, a connection test, and
+ * the API keys of the configured models (set or not; never their values). The chat composer's
+ * "No model configured" message opens it (store: settingsOpen).
  */
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
+import { useCanopy } from "../../store/index.ts";
+import { SecretsSection } from "./SecretsSection.tsx";
 
 interface Loaded {
   settings: Settings;
@@ -17,6 +21,12 @@ export function SettingsPanel() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [test, setTest] = useState<ConnectionTestDto | "running" | null>(null);
+  const open = useCanopy((state) => state.settingsOpen);
+  const setOpen = useCanopy((state) => state.setSettingsOpen);
+  const element = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    if (open) element.current?.scrollIntoView({ block: "nearest" });
+  }, [open]);
 
   const load = async () => {
     try {
@@ -42,7 +52,16 @@ export function SettingsPanel() {
   };
 
   return (
-    <details className="settings-panel" onToggle={(event) => (event.currentTarget.open ? void load() : undefined)}>
+    <details
+      ref={element}
+      className="settings-panel"
+      open={open}
+      onToggle={(event) => {
+        const nowOpen = event.currentTarget.open;
+        if (nowOpen !== open) setOpen(nowOpen);
+        if (nowOpen) void load();
+      }}
+    >
       <summary>Settings and prompts</summary>
       {error && (
         <p className="error" role="alert">
@@ -74,6 +93,11 @@ export function SettingsPanel() {
             keep {loaded.settings.compaction.keepRecentTokens}
             {loaded.settings.compaction.remoteEndpoint ? `, remote ${loaded.settings.compaction.remoteEndpoint}` : ""}
           </p>
+          <SecretsSection
+            names={[loaded.settings.model, ...loaded.settings.fallbackModels]
+              .flatMap((model) => (model ? [model.apiKeyEnv] : []))
+              .filter((name, index, all) => all.indexOf(name) === index)}
+          />
           <h3>Prompt templates in effect</h3>
           <ul className="prompt-list">
             {loaded.prompts.map((prompt) => (

@@ -10,6 +10,7 @@ import { Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/rea
 import "@xyflow/react/dist/style.css";
 import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { benchBaseline } from "./bench-mode.ts";
 import { BranchDialog } from "./BranchDialog.tsx";
 import { BranchProgress, DragGhost } from "./CanvasOverlays.tsx";
 import { ChainNode } from "./ChainNode.tsx";
@@ -86,9 +87,13 @@ export function TreeCanvas() {
   useEffect(() => {
     if (!layout || !sessionId || centeredFor.current === sessionId) return;
     centeredFor.current = sessionId;
-    const state = useCanopy.getState();
-    const focus = layout.nodeOfEntry(selectLeafId(state) ?? "") ?? null;
-    requestAnimationFrame(() => viewport.initialView(focus));
+    // The focus is read when the frame runs: a deep link selects its entry right after the tree
+    // loads, and the first view must show that entry, not the view leaf.
+    requestAnimationFrame(() => {
+      const state = useCanopy.getState();
+      const focus = selectLayout(state)?.nodeOfEntry(selectLeafId(state) ?? "") ?? null;
+      viewport.initialView(focus);
+    });
   }, [layout, sessionId, viewport]);
 
   useEffect(() => {
@@ -178,7 +183,7 @@ export function TreeCanvas() {
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}
-            onlyRenderVisibleElements
+            onlyRenderVisibleElements={!benchBaseline}
             nodesDraggable={false}
             nodesConnectable={false}
             nodesFocusable={false}

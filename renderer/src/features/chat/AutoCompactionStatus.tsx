@@ -1,0 +1,41 @@
+/**
+ * What the automatic compaction of a chat turn is doing (compaction:auto-* events): running for
+ * the threshold or an overflow, retrying a summary call, done, cancelled, or the failure message
+ * (`Auto-compaction failed: …`, `Context overflow recovery failed: …`).
+ */
+import { useCanopy } from "../../store/index.ts";
+
+export function AutoCompactionStatus() {
+  const auto = useCanopy((state) => (state.autoCompaction?.sessionId === state.selectedSessionId ? state.autoCompaction : null));
+  if (!auto) return null;
+  const why =
+    auto.reason === "overflow"
+      ? "the endpoint said the context is too long"
+      : "the context passed contextWindow − reserveTokens";
+  let text: string;
+  switch (auto.status) {
+    case "running":
+      text = `Compacting automatically (${why})${auto.reason === "overflow" ? ", then retrying the turn" : ""}…`;
+      break;
+    case "done":
+      text = `Automatic compaction ${auto.entryId ?? ""} added (${why}).`;
+      break;
+    case "aborted":
+      text = "Automatic compaction cancelled; nothing was compacted.";
+      break;
+    default:
+      text = auto.errorMessage ?? "Automatic compaction failed.";
+  }
+  return (
+    <p
+      className={auto.status === "failed" ? "error" : "auto-compaction"}
+      role={auto.status === "failed" ? "alert" : "status"}
+      data-testid="auto-compaction"
+      data-status={auto.status}
+      data-reason={auto.reason}
+    >
+      {text}
+      {auto.retry ? ` ${auto.retry}` : ""}
+    </p>
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * The composer at the bottom of the center pane: a message sent from the session's view leaf
+ * (chat:send; Ctrl/Cmd+Enter), the reply as it streams, Cancel/Escape (chat:abort: nothing is
+ * saved and the text comes back), the automatic compaction the turn triggers, and the outcome.
+ * Navigating to a user message fills it with that message (SPEC §2.8).
+ */
+import type { KeyboardEvent } from "react";
+import { useCanopy } from "../../store/index.ts";
+import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
+
+export function Composer() {
+  const sessionId = useCanopy((state) => state.selectedSessionId);
+  const viewLeafId = useCanopy((state) => (state.tree?.sessionId === state.selectedSessionId ? state.tree?.viewLeafId : null));
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
+  const text = useCanopy((state) => state.composerText);
+  const setText = useCanopy((state) => state.setComposerText);
+  const chat = useCanopy((state) => state.chat);
+  const jobRunning = useCanopy((state) => state.running !== null);
+  const message = useCanopy((state) => state.chatMessage);
+  const sendChat = useCanopy((state) => state.sendChat);
+  const abortChat = useCanopy((state) => state.abortChat);
+  const openSettings = useCanopy((state) => state.setSettingsOpen);
+
+  if (!sessionId) return null;
+  const streaming = chat !== null && chat.sessionId === sessionId;
+  const canSend = !streaming && !jobRunning && text.trim() !== "";
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      if (canSend) void sendChat();
+    }
+    // Escape bubbles to the window, which cancels the running turn (App.tsx).
+  };
+
+  return (
+    <section className="composer panel" aria-label="Composer" data-testid="composer">
+      {streaming && (
+        <div className="chat-stream" data-testid="chat-stream" aria-live="polite">
+          <p className="chat-user">
+            <strong>You:</strong> {chat.userText}
+          </p>
+          <p className="chat-reply" data-testid="chat-reply">
+            {chat.replyText || "Waiting for the reply…"}
+          </p>
+        </div>
+      )}
+      <AutoCompactionStatus />
+      {message && (
+        <p
+          className={message.kind === "error" ? "error" : "ok"}
+          role={message.kind === "error" ? "alert" : "status"}
+          data-testid="chat-message"
+        >
+          {message.text}
+          {message.settingsLink && (
+            <>
+              {" "}
+              <button type="button" className="link-button" onClick={() => openSettings(true)}>
+                Open settings
+              </button>
+            </>
+          )}
+        </p>
+      )}
+      <label htmlFor="composer">
+        Message from the view leaf{viewLeafId ? ` ${viewLeafId}` : ""}
+        {selectedEntryId && selectedEntryId !== viewLeafId ? " (the selected entry is only previewed)" : ""}
+      </label>
+      <textarea
+        id="composer"
+        rows={3}
+        value={text}
+        placeholder="Continue the conversation… (Ctrl+Enter to send, Escape to cancel)"
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div className="row">
+        <button type="button" onClick={() => void sendChat()} disabled={!canSend} title="Ctrl/Cmd+Enter">
+          Send
+        </button>
+        {streaming && (
+          <button type="button" onClick={() => void abortChat()} title="Escape">
+            Cancel
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

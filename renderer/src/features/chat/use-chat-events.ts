@@ -1,0 +1,33 @@
+/**
+ * Feeds the chat slice from main's events: the streamed reply and the automatic compaction's
+ * start, retries and end.
+ */
+import { useEffect } from "react";
+import { onEvent } from "../../api.ts";
+import { useCanopy } from "../../store/index.ts";
+
+export function useChatEvents(): void {
+  useEffect(() => {
+    const state = () => useCanopy.getState();
+    const offs = [
+      onEvent("chat:progressed", (payload) => state().chatProgressed(payload.sessionId, payload.text)),
+      onEvent("compaction:auto-started", (payload) => state().autoCompactionStarted(payload.sessionId, payload.reason)),
+      onEvent("compaction:auto-ended", (payload) => state().autoCompactionEnded(payload)),
+      onEvent("compaction:retry-started", (payload) =>
+        state().autoCompactionRetry(
+          payload.sessionId,
+          `Retrying the summary (${payload.attempt}/${payload.maxAttempts}) after: ${payload.errorMessage}`,
+        ),
+      ),
+      onEvent("compaction:retry-ended", (payload) =>
+        state().autoCompactionRetry(
+          payload.sessionId,
+          payload.success ? undefined : `Retries failed: ${payload.finalError ?? "unknown error"}`,
+        ),
+      ),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }, []);
+}

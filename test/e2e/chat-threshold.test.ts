@@ -1,0 +1,199 @@
+// Issue 5 acceptance in Debian's Chromium (browser mode, bundled demo data, the local fake
+// OpenAI-compatible server): the composer continues a demo session from its view leaf; a reply
+// whose usage passes contextWindow − reserveTokens triggers a threshold compaction and one
+// auto-continue, which the tree (compaction node, then "Continue if you have next steps.") and
+// the LLM view (starts with the summary) show. Escape during a slow reply leaves the session
+// unchanged and puts the text back. Without a model, the composer's message links to Settings,
+// whose key section shows browser mode's refusal. Screenshots: test-artifacts/chat/.
+import { mkdirSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/dto.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import { type FakeServer, type RequestMatcher, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+
+const shots = path.join(artifactsDir(), "chat");
+const KEY_ENV = "CANOPY_E2E_CHAT_KEY";
+const SUMMARY_TEXT = "## Goal\nE2E-CHAT-SUMMARY: keep refactoring the parser.";
+const CONTINUE_PROMPT = "Continue if you have next steps.";
+const RESERVE = 16384;
+
+/** Chat turns send the LLM view as is; summary calls carry an output cap. */
+const isChat: RequestMatcher = (body) => !("max_tokens" in body);
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+let fake: FakeServer;
+
+const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
+const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+async function demoSessions(): Promise<SessionSummary[]> {
+  return api<SessionSummary[]>("library:list", {});
+}
+
+async function openSession(sessionId: string): Promise<ContextView> {
+  await page.locator(`[data-session-id="${sessionId}"]`).first().click();
+  const expected = await api<ContextView>("context:get", { sessionId });
+  await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
+  return expected;
+}
+
+async function entryIds(sessionId: string): Promise<string[]> {
+  const detail = await api<SessionDetail>("session:get", { sessionId });
+  return detail.entries.map(({ entry }) => entry.id);
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  const work = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-e2e-"));
+  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  process.env[KEY_ENV] = "sk-e2e-chat";
+  fake = await startFakeOpenAiServer({ defaultText: SUMMARY_TEXT });
+  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(mode.url);
+  await page.getByTestId("llm-view").waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+  await fake?.close();
+  delete process.env[KEY_ENV];
+});
+
+describe("continuing a session from the composer", () => {
+  it("without a model, says so and links to the settings, where browser mode explains keys", async () => {
+    const [session] = await demoSessions();
+    if (!session) throw new Error("no demo session");
+    await openSession(session.id);
+    const before = await entryIds(session.id);
+    await page.locator("#composer").fill("Hello?");
+    await page.getByRole("button", { name: "Send" }).click();
+    const message = page.getByTestId("chat-message");
+    await expect.poll(() => message.textContent()).toContain("No model configured");
+    expect(await page.locator("#composer").inputValue()).toBe("Hello?");
+    await message.getByRole("button", { name: "Open settings" }).click();
+    await page.getByTestId("settings-panel").waitFor();
+    await expect.poll(() => page.getByTestId("secrets-note").textContent()).toContain("environment");
+    await shot("01-no-model-settings");
+    expect(await entryIds(session.id)).toEqual(before);
+    await page.locator("#composer").fill("");
+  });
+
+  it("crosses the threshold: compacts, auto-continues once, and the tree and LLM view show it", async () => {
+    const sessions = await demoSessions();
+    const session = sessions.find((s) => s.title?.startsWith("Refactor the parser")) ?? sessions[0];
+    if (!session) throw new Error("no demo session");
+    const start = await openSession(session.id);
+    // A window the demo's last reply stays under, but the next reply (usage below) passes.
+    const measured = start.measuredTokens ?? start.estimatedTokens;
+    const contextWindow = Math.ceil((measured + RESERVE + 8000) / 1000) * 1000;
+    await api("settings:set", {
+      key: "model",
+      value: { baseUrl: fake.baseUrl, id: "fake-chat", contextWindow, apiKeyEnv: KEY_ENV, stream: true },
+    });
+    expect(measured).toBeLessThan(contextWindow - RESERVE);
+
+    // The settings now show the model's key as set from the environment (never its value).
+    await page.locator(".settings-panel summary").click();
+    await page.locator(".settings-panel summary").click();
+    await expect
+      .poll(() => page.locator(`[data-secret="${KEY_ENV}"] [data-testid="secret-state"]`).textContent())
+      .toBe("set (from the environment)");
+    expect(await page.locator(`#secret-${KEY_ENV}`).count()).toBe(0);
+
+    const before = await entryIds(session.id);
+    fake.enqueue({
+      type: "reply",
+      chunks: ["The parser ", "now reads ", "the omp dialect."],
+      chunkDelayMs: 150,
+      usage: { prompt_tokens: contextWindow - 2000, completion_tokens: 500 },
+      match: isChat,
+    });
+    await page.locator("#composer").fill("Please finish the parser refactor.");
+    await page.locator("#composer").press("Control+Enter");
+    await expect.poll(() => page.getByTestId("chat-reply").textContent()).toContain("The parser");
+    await shot("02-streaming");
+
+    await expect.poll(() => page.getByTestId("chat-message").textContent(), { timeout: 15_000 }).toMatch(
+      /passed the threshold: compaction \w+ summarized/,
+    );
+    expect(await page.getByTestId("auto-compaction").getAttribute("data-status")).toBe("done");
+    expect(await page.getByTestId("auto-compaction").getAttribute("data-reason")).toBe("threshold");
+    expect(await page.locator("#composer").inputValue()).toBe("");
+
+    // What was appended: user, reply, compaction, the auto-continue prompt and its reply.
+    const detail = await api<SessionDetail>("session:get", { sessionId: session.id });
+    const added = detail.entries.map(({ entry }) => entry).filter((entry) => !before.includes(entry.id));
+    expect(added.map((entry) => entry.type)).toEqual(["message", "message", "compaction", "message", "message"]);
+    const [, , compaction, prompt, reply] = added as [SessionEntry, SessionEntry, SessionEntry, SessionEntry, SessionEntry];
+    expect(prompt.parentId).toBe(compaction.id);
+    expect(JSON.stringify(prompt)).toContain(CONTINUE_PROMPT);
+    expect(detail.summary.viewLeafId).toBe(reply.id);
+    // Auto-continue ran once: one more chat request after the summary, no second compaction.
+    expect(added.filter((entry) => entry.type === "compaction")).toHaveLength(1);
+
+    // The tree: the compaction node, and after it the auto-continue message.
+    await page.getByRole("button", { name: "Go to leaf" }).click();
+    const canvas = page.getByTestId("tree-canvas");
+    await expect.poll(() => canvas.locator(`[data-entry-id="${reply.id}"]`).first().getAttribute("data-view-leaf")).toBe("true");
+    const collapse = page.getByLabel("Collapse long chains");
+    if (await collapse.isChecked()) await collapse.uncheck();
+    await page.getByRole("button", { name: "Go to leaf" }).click();
+    await expect.poll(() => canvas.locator(`.tree-node[data-entry-id="${compaction.id}"]`).count()).toBe(1);
+    expect(await canvas.locator(`.tree-node[data-entry-id="${compaction.id}"]`).getAttribute("data-kind")).toBe(
+      "compaction",
+    );
+    await expect
+      .poll(() => canvas.locator(`.tree-node[data-entry-id="${prompt.id}"]`).textContent())
+      .toContain("Continue if you have");
+    await shot("03-tree-after-threshold-compaction");
+
+    // The LLM view starts with the summary.
+    const view = await api<ContextView>("context:get", { sessionId: session.id });
+    expect(view.compactionId).toBe(compaction.id);
+    const llm = page.getByTestId("llm-view");
+    await expect.poll(() => llm.getAttribute("data-leaf-id")).toBe(reply.id);
+    await expect.poll(() => llm.getAttribute("data-message-count")).toBe(String(view.messages.length));
+    const first = llm.locator("[data-role]").first();
+    await expect.poll(() => first.textContent()).toContain("E2E-CHAT-SUMMARY");
+    await shot("04-llm-view-starts-with-summary");
+  });
+
+  it("Escape during a slow reply changes nothing and puts the text back", async () => {
+    const sessions = await demoSessions();
+    const session = sessions.find((s) => !s.title?.startsWith("Refactor the parser")) ?? sessions[0];
+    if (!session) throw new Error("no demo session");
+    const start = await openSession(session.id);
+    const before = await entryIds(session.id);
+    fake.enqueue({
+      type: "reply",
+      chunks: ["Let me think ", "about this ", "for a very ", "long time."],
+      chunkDelayMs: 1500,
+      match: isChat,
+    });
+    const text = "Summarize what we did so far.";
+    await page.locator("#composer").fill(text);
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => page.getByTestId("chat-reply").textContent()).toContain("Let me think");
+    await shot("05-slow-reply");
+    await page.locator("#composer").press("Escape");
+    await expect.poll(() => page.getByTestId("chat-message").textContent()).toContain("Reply cancelled");
+    expect(await page.locator("#composer").inputValue()).toBe(text);
+    await expect.poll(() => page.getByTestId("chat-stream").count()).toBe(0);
+    await shot("06-cancelled");
+    expect(await entryIds(session.id)).toEqual(before);
+    const after = await api<ContextView>("context:get", { sessionId: session.id });
+    expect(after.leafId).toBe(start.leafId);
+    expect(await page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(start.leafId ?? "");
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * Shared setup of the browser tests (and the tree bench): the renderer built into a private
+ * folder (so parallel test files never race over dist/renderer), and contract calls over HTTP
+ * with the page's token.
+ */
+import path from "node:path";
+import { build } from "vite";
+import type { BrowserMode } from "../../main/serve.ts";
+import { repoRoot } from "../../scripts/build.ts";
+
+/** Builds the renderer into `outDir` (a folder of the caller's own). */
+export async function buildRendererInto(outDir: string): Promise<string> {
+  await build({
+    configFile: path.join(repoRoot, "vite.config.ts"),
+    logLevel: "warn",
+    build: { outDir, emptyOutDir: true },
+  });
+  return outDir;
+}
+
+/** One contract call over browser mode's HTTP API; throws with the contract's error message. */
+export async function apiCall<T>(mode: BrowserMode, channel: string, input: unknown): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${mode.port}/api/${channel}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-canopy-token": mode.token },
+    body: JSON.stringify(input),
+  });
+  const result = (await response.json()) as { ok: boolean; value: T; error?: { message: string } };
+  if (!result.ok) throw new Error(result.error?.message);
+  return result.value;
+}

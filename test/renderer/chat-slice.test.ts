@@ -1,0 +1,230 @@
+// The chat slice (renderer/src/store/chat-slice.ts) against a scripted contract: a turn sends the
+// composer text from the view leaf and reloads tree + LLM view; a threshold compaction and its
+// failure messages are reported; a cancelled reply puts the text back; "No model configured"
+// offers the settings; the auto-compaction events drive the status. Plus the pure helpers of the
+// chat feature: file drops (desktop vs browser mode) and the theme attribute.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
+
+const calls: { channel: string; input: unknown }[] = [];
+let chatAnswer: () => Promise<unknown> = async () => {
+  throw new Error("not scripted");
+};
+
+vi.mock("../../renderer/src/api.ts", () => {
+  class ApiCallError extends Error {
+    readonly code: string;
+    constructor(code: string, message: string) {
+      super(message);
+      this.code = code;
+    }
+  }
+  return {
+    ApiCallError,
+    transport: "browser",
+    onEvent: () => () => undefined,
+    call: async (channel: string, input: unknown) => {
+      calls.push({ channel, input });
+      if (channel === "chat:send") return chatAnswer();
+      if (channel === "chat:abort") return { aborted: true };
+      if (channel === "session:tree")
+        return { sessionId: "s1", viewLeafId: "a9", nodes: [], problems: [] };
+      if (channel === "settings:get")
+        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
+      if (channel === "context:get") return { sessionId: "s1", leafId: "a9", messages: [] };
+      if (channel === "session:get") return { summary: { id: "s1" }, entries: [] };
+      throw new Error(`unexpected ${channel}`);
+    },
+  };
+});
+
+/** The store's chat fields this test reads (the store itself is typed with the DOM: see below). */
+interface ChatState {
+  composerText: string;
+  selectedEntryId: string | null;
+  chat: { sessionId: string; userText: string; replyText: string } | null;
+  chatMessage: { kind: "ok" | "error"; text: string; settingsLink?: boolean } | null;
+  autoCompaction: { status: string; reason: string; retry?: string; errorMessage?: string } | null;
+  sendChat(): Promise<void>;
+  abortChat(): Promise<void>;
+  chatProgressed(sessionId: string, text: string): void;
+  autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
+  autoCompactionRetry(sessionId: string, text: string | undefined): void;
+  autoCompactionEnded(payload: {
+    sessionId: string;
+    reason: "threshold" | "overflow";
+    entryId: string | null;
+    aborted: boolean;
+    errorMessage?: string;
+  }): void;
+}
+// Imported through variables so the node type-check (no DOM lib) does not follow the renderer's
+// store and api.ts (which use window); tsconfig.web type-checks them.
+const storeModule = "../../renderer/src/store/index.ts";
+const apiModule = "../../renderer/src/api.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): ChatState; setState(partial: Record<string, unknown>): void };
+};
+const { ApiCallError } = (await import(apiModule)) as {
+  ApiCallError: new (code: string, message: string) => Error;
+};
+const { BROWSER_DROP_MESSAGE, dragHasFiles, planDrop } = await import("../../renderer/src/features/chat/file-drop.ts");
+const { applyTheme } = await import("../../renderer/src/features/chat/theme.ts");
+
+const turn = (extra: Partial<ChatTurnResultDto> = {}): ChatTurnResultDto => ({
+  sessionId: "s1",
+  userEntryId: "u1",
+  assistantEntryId: "a9",
+  stopReason: "stop",
+  appendedEntryIds: ["u1", "a1"],
+  cancelled: false,
+  ...extra,
+});
+
+beforeEach(() => {
+  calls.length = 0;
+  useCanopy.setState({
+    selectedSessionId: "s1",
+    selectedEntryId: "x7",
+    composerText: "Go on",
+    chat: null,
+    chatMessage: null,
+    autoCompaction: null,
+    running: null,
+    settingsOpen: false,
+  });
+});
+
+describe("sending from the composer", () => {
+  it("sends the text, clears the composer while streaming, then reloads at the new view leaf", async () => {
+    let release: (value: unknown) => void = () => undefined;
+    chatAnswer = () => new Promise((resolve) => (release = resolve));
+    const sending = useCanopy.getState().sendChat();
+    expect(useCanopy.getState().composerText).toBe("");
+    expect(useCanopy.getState().chat).toEqual({ sessionId: "s1", userText: "Go on", replyText: "" });
+    useCanopy.getState().chatProgressed("s1", "Hel");
+    useCanopy.getState().chatProgressed("other", "ignored");
+    expect(useCanopy.getState().chat?.replyText).toBe("Hel");
+    release(turn());
+    await sending;
+    expect(calls.find((c) => c.channel === "chat:send")?.input).toEqual({ sessionId: "s1", text: "Go on" });
+    const state = useCanopy.getState();
+    expect(state.chat).toBeNull();
+    expect(state.selectedEntryId).toBeNull();
+    expect(state.chatMessage).toEqual({ kind: "ok", text: "Reply a9 added." });
+    expect(calls.map((c) => c.channel)).toEqual(expect.arrayContaining(["session:tree", "context:get", "session:get"]));
+    expect(calls.find((c) => c.channel === "context:get")?.input).toEqual({ sessionId: "s1" });
+  });
+
+  it("does not send empty text or while another job runs", async () => {
+    useCanopy.setState({ composerText: "   " });
+    await useCanopy.getState().sendChat();
+    useCanopy.setState({ composerText: "x", running: { kind: "compaction", sessionId: "s1", text: "" } });
+    await useCanopy.getState().sendChat();
+    expect(calls.filter((c) => c.channel === "chat:send")).toHaveLength(0);
+  });
+
+  it("reports the threshold compaction, and the exact failure messages", async () => {
+    chatAnswer = async () => turn({ autoCompaction: { reason: "threshold", entryId: "c1", aborted: false } });
+    await useCanopy.getState().sendChat();
+    expect(useCanopy.getState().chatMessage?.text).toContain("compaction c1 summarized the history");
+
+    useCanopy.setState({ composerText: "again" });
+    chatAnswer = async () =>
+      turn({
+        autoCompaction: { reason: "overflow", entryId: null, aborted: false, errorMessage: "Context overflow recovery failed: 500 boom" },
+        stopReason: "error",
+        errorMessage: "prompt is too long",
+      });
+    await useCanopy.getState().sendChat();
+    const message = useCanopy.getState().chatMessage;
+    expect(message?.kind).toBe("error");
+    expect(message?.text).toContain("The reply failed: prompt is too long");
+    expect(message?.text).toContain("Context overflow recovery failed: 500 boom");
+  });
+
+  it("puts the text back when the reply is cancelled; nothing else changes", async () => {
+    chatAnswer = async () => {
+      throw new ApiCallError("cancelled", "Chat turn cancelled");
+    };
+    await useCanopy.getState().sendChat();
+    const state = useCanopy.getState();
+    expect(state.composerText).toBe("Go on");
+    expect(state.chatMessage?.text).toMatch(/Reply cancelled; nothing was saved/);
+    expect(state.chat).toBeNull();
+  });
+
+  it("links to the settings when no model is configured", async () => {
+    chatAnswer = async () => {
+      throw new ApiCallError("invalid_input", "No model configured: set one in Settings (the offline summarizer cannot chat)");
+    };
+    await useCanopy.getState().sendChat();
+    expect(useCanopy.getState().chatMessage).toMatchObject({ kind: "error", settingsLink: true });
+    expect(useCanopy.getState().composerText).toBe("Go on");
+  });
+
+  it("aborts the running turn of its session", async () => {
+    await useCanopy.getState().abortChat();
+    expect(calls).toHaveLength(0);
+    useCanopy.setState({ chat: { sessionId: "s1", userText: "x", replyText: "" } });
+    await useCanopy.getState().abortChat();
+    expect(calls).toEqual([{ channel: "chat:abort", input: { sessionId: "s1" } }]);
+  });
+});
+
+describe("automatic compaction status", () => {
+  it("follows started, retry and ended events of the open session", () => {
+    const state = () => useCanopy.getState();
+    state().autoCompactionStarted("other", "threshold");
+    expect(state().autoCompaction).toBeNull();
+    state().autoCompactionStarted("s1", "overflow");
+    expect(state().autoCompaction).toMatchObject({ status: "running", reason: "overflow" });
+    state().autoCompactionRetry("s1", "Retrying the summary (1/3) after: 503");
+    expect(state().autoCompaction?.retry).toContain("1/3");
+    state().autoCompactionEnded({
+      sessionId: "s1",
+      reason: "overflow",
+      entryId: null,
+      aborted: false,
+      errorMessage: "Context overflow recovery failed: no model answered",
+    });
+    expect(state().autoCompaction).toMatchObject({
+      status: "failed",
+      errorMessage: "Context overflow recovery failed: no model answered",
+    });
+    expect(state().autoCompaction?.retry).toBeUndefined();
+  });
+});
+
+describe("file drops and theme", () => {
+  const file = (name: string) => ({ name }) as unknown as File;
+
+  it("imports the paths of dropped files in the desktop app and explains browser mode", () => {
+    expect(planDrop([], undefined)).toEqual({ kind: "nothing" });
+    expect(planDrop([file("a.jsonl")], undefined)).toEqual({ kind: "unsupported", message: BROWSER_DROP_MESSAGE });
+    const paths: Record<string, string> = { "a.jsonl": "/home/me/a.jsonl", "b.txt": "" };
+    expect(planDrop([file("a.jsonl"), file("b.txt")], (f) => paths[f.name] ?? "")).toEqual({
+      kind: "import",
+      paths: ["/home/me/a.jsonl"],
+      skipped: 1,
+    });
+    expect(planDrop([file("b.txt")], () => "")).toMatchObject({ kind: "unsupported" });
+    expect(dragHasFiles(["text/plain", "Files"])).toBe(true);
+    expect(dragHasFiles(["text/plain"])).toBe(false);
+    expect(dragHasFiles(undefined)).toBe(false);
+  });
+
+  it("sets data-theme for light and dark, and removes it for system", () => {
+    const attributes = new Map<string, string>();
+    const root = {
+      setAttribute: (name: string, value: string) => attributes.set(name, value),
+      removeAttribute: (name: string) => attributes.delete(name),
+    };
+    applyTheme("dark", root);
+    expect(attributes.get("data-theme")).toBe("dark");
+    applyTheme("light", root);
+    expect(attributes.get("data-theme")).toBe("light");
+    applyTheme("system", root);
+    expect(attributes.has("data-theme")).toBe(false);
+  });
+});
