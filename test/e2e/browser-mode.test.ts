@@ -159,4 +159,34 @@ describe("browser mode", () => {
     await expect.poll(() => page.getByTestId("settings-panel").getByRole("status").textContent()).toContain("offline");
     await page.screenshot({ path: path.join(shots, "07-settings.png") });
   });
+
+  it("edits settings in the panel, and shows the main side's reason when a value is refused", async () => {
+    type Saved = { compaction: { keepRecentTokens: number; enabled: boolean }; model: { id: string; baseUrl: string } | null };
+    const panel = page.getByTestId("settings-form");
+    const keep = panel.locator("#setting-compaction-keepRecentTokens");
+    await keep.fill("12345");
+    await keep.press("Enter");
+    await expect.poll(async () => (await api<Saved>("settings:get", {})).compaction.keepRecentTokens).toBe(12345);
+    await keep.fill("-5");
+    await keep.press("Enter");
+    await expect.poll(() => panel.locator('[data-setting="compaction.keepRecentTokens"] [role="alert"]').textContent()).toMatch(
+      /keepRecentTokens/,
+    );
+    expect((await api<Saved>("settings:get", {})).compaction.keepRecentTokens).toBe(12345);
+    await panel.getByLabel("Automatic compaction").uncheck();
+    await expect.poll(async () => (await api<Saved>("settings:get", {})).compaction.enabled).toBe(false);
+    await panel.getByLabel("Automatic compaction").check();
+
+    await panel.getByLabel("Base URL").fill("not a url");
+    await panel.getByLabel("Model id").fill("llama3.1");
+    await panel.getByRole("button", { name: "Save model" }).click();
+    await expect.poll(() => panel.locator(".model-form [role='alert']").textContent()).toMatch(/baseUrl/);
+    await panel.getByLabel("Base URL").fill("http://127.0.0.1:9/v1");
+    await panel.getByRole("button", { name: "Save model" }).click();
+    await expect.poll(async () => (await api<Saved>("settings:get", {})).model?.id).toBe("llama3.1");
+    await page.screenshot({ path: path.join(shots, "08-settings-form.png") });
+    await panel.getByRole("button", { name: "Use the offline summarizer" }).click();
+    await expect.poll(async () => (await api<Saved>("settings:get", {})).model).toBeNull();
+    await api("settings:set", { key: "compaction.keepRecentTokens", value: 20000 });
+  });
 });

@@ -10,6 +10,7 @@ import type { Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { SecretsSection } from "./SecretsSection.tsx";
+import { SettingsForm } from "./SettingsForm.tsx";
 
 interface Loaded {
   settings: Settings;
@@ -88,11 +89,13 @@ export function SettingsPanel() {
               {test.ok ? `OK: ${test.summarizer} (${test.latencyMs} ms)` : `Failed: ${test.message}`}
             </p>
           )}
-          <p>
-            Compaction: {loaded.settings.compaction.enabled ? "on" : "off"}, reserve {loaded.settings.compaction.reserveTokens},
-            keep {loaded.settings.compaction.keepRecentTokens}
-            {loaded.settings.compaction.remoteEndpoint ? `, remote ${loaded.settings.compaction.remoteEndpoint}` : ""}
-          </p>
+          <SettingsForm
+            settings={loaded.settings}
+            onSaved={(settings) => {
+              setLoaded({ ...loaded, settings });
+              setTest(null); // a connection result describes the settings it was run with
+            }}
+          />
           <SecretsSection
             names={[loaded.settings.model, ...loaded.settings.fallbackModels]
               .flatMap((model) => (model ? [model.apiKeyEnv] : []))
