@@ -4,6 +4,7 @@
  * an update can merge it. Deterministic: no clock, no randomness, stable orders.
  */
 import type { LlmMessage } from "../session/entries.ts";
+import { textBlocksOf } from "../session/message-text.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -19,14 +20,7 @@ export function clip(text: string, max: number): string {
 
 /** Text blocks (or string content) of a message joined by newlines; images and calls ignored. */
 export function messageText(message: LlmMessage): string {
-  const content: unknown = message.content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join("\n");
+  return textBlocksOf(message.content);
 }
 
 /** `name(path)` / `name(command)` / `name(first string argument)` for each tool call. */

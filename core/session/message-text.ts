@@ -31,3 +31,16 @@ export function messageHeading(message: LlmMessage): string {
   if (message.role === "assistant") return `assistant · ${message.provider}/${message.model}`;
   return "user";
 }
+
+/** Text blocks of a content field (or the string itself), joined by newlines; other blocks ignored. */
+export function textBlocksOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content as unknown[]) {
+    const b = block as { type?: unknown; text?: unknown } | null;
+    if (b !== null && typeof b === "object" && b.type === "text" && typeof b.text === "string") parts.push(b.text);
+  }
+  return parts.join("\n");
+}
+

@@ -6,6 +6,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
+import { textBlocksOf } from "../../core/session/message-text.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -17,16 +18,7 @@ function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
 
-/** Text blocks (or a plain string) of a content field, joined by newlines. */
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join("\n");
-}
+const contentText = textBlocksOf;
 
 /** What full-text search indexes for an entry: words a user would look for, not metadata. */
 export function searchTextOf(entry: SessionEntry): string {
