@@ -174,6 +174,12 @@ describe("continuing a session from the composer", () => {
     const session = sessions.find((s) => !s.title?.startsWith("Refactor the parser")) ?? sessions[0];
     if (!session) throw new Error("no demo session");
     const start = await openSession(session.id);
+    // A window far above this session's measured usage: the automatic check before the prompt
+    // must not compact (that compaction would rightly stay after the reply is cancelled).
+    await api("settings:set", {
+      key: "model",
+      value: { baseUrl: fake.baseUrl, id: "fake-chat", contextWindow: 1_000_000, apiKeyEnv: KEY_ENV, stream: true },
+    });
     const before = await entryIds(session.id);
     fake.enqueue({
       type: "reply",
