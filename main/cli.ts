@@ -11,6 +11,7 @@ import { type Api, createApi } from "./api/dispatch.ts";
 import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
 import { CommandError, type CliContext, type CliIo, createCliContext } from "./cli/context.ts";
 import { runChatCommand } from "./cli/chat-command.ts";
+import { runEditCommand } from "./cli/edit-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
@@ -97,6 +98,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const handled =
       (await runLibraryCommand(cli, parsed)) ||
       (await runPipelineCommand(cli, parsed)) ||
+      (await runEditCommand(cli, parsed)) ||
       (await runChatCommand(cli, parsed));
     if (!handled) throw new UsageError(`unknown command "${parsed.command}"`);
     return 0;

@@ -9,6 +9,7 @@ import type {
   CompactionRunResult,
   ConnectionTestDto,
   ContextView,
+  EditResultDto,
   ExportResult,
   ImportReport,
   HooksDto,
@@ -50,9 +51,11 @@ export interface Requests {
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
   /** Move Canopy's view leaf (D14); never writes to the agent's file. */
   "session:set-view-leaf": { input: { sessionId: string; leafId: string | null }; output: SessionSummary };
-  /** Lossless JSONL export; with leafId, a resume marker makes the agent resume there (D14). */
+  /**
+   * Lossless JSONL export (withoutArchived: a pruned copy without archived subtrees); a rename
+   * is written as the dialect expects. With leafId, a resume marker makes the agent resume there (D14). */
   "session:export": {
-    input: { sessionId: string; leafId?: string; outPath?: string };
+    input: { sessionId: string; leafId?: string; outPath?: string; withoutArchived?: boolean };
     output: ExportResult;
   };
   /** What the model sees at a leaf (default: the view leaf). */
@@ -91,6 +94,23 @@ export interface Requests {
   "pruning:apply": { input: { sessionId: string; leafId?: string }; output: PruneResultDto };
   /** Puts every pruned tool output of the session back. */
   "pruning:restore": { input: { sessionId: string }; output: PruneResultDto };
+  /** Edit a user/custom message as a new sibling branch; the view leaf moves to it. */
+  "edits:edit-message": { input: { sessionId: string; entryId: string; text: string }; output: EditResultDto };
+  /** A new library session holding the path root→entry (SPEC §2.6), parentSession = this one. */
+  "edits:fork": { input: { sessionId: string; entryId: string }; output: EditResultDto };
+  /** Moves the view leaf before a compaction or branch summary (the summary stays a branch). */
+  "edits:undo-summary": { input: { sessionId: string; entryId: string }; output: EditResultDto };
+  /** Renames the session in the library (written on export: pi session_info, omp header title). */
+  "edits:rename": { input: { sessionId: string; title: string | null }; output: EditResultDto };
+  /** Sets (null: clears) a label without moving the view leaf (D15). */
+  "edits:label": { input: { sessionId: string; targetId: string; label: string | null }; output: EditResultDto };
+  /** Archives the subtree below an entry; one holding the view leaf needs confirm: true. */
+  "edits:archive": { input: { sessionId: string; entryId: string; confirm?: boolean }; output: EditResultDto };
+  "edits:unarchive": { input: { sessionId: string; entryId: string }; output: EditResultDto };
+  /** Reverts the session's last Canopy edit exactly (operation null: nothing to undo). */
+  "edits:undo": { input: { sessionId: string }; output: EditResultDto };
+  /** Re-applies the last undone edit. */
+  "edits:redo": { input: { sessionId: string }; output: EditResultDto };
   /** All settings with their current values. */
   "settings:get": { input: Record<string, never>; output: Settings };
   /** Sets one dotted key (e.g. compaction.reserveTokens); validated. */
@@ -177,6 +197,15 @@ export const CHANNELS = [
   "pruning:preview",
   "pruning:apply",
   "pruning:restore",
+  "edits:edit-message",
+  "edits:fork",
+  "edits:undo-summary",
+  "edits:rename",
+  "edits:label",
+  "edits:archive",
+  "edits:unarchive",
+  "edits:undo",
+  "edits:redo",
   "settings:get",
   "settings:set",
   "settings:prompts",

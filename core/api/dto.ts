@@ -283,6 +283,8 @@ export interface TreeNodeDto {
   hasText?: boolean;
   toolName?: string;
   pruned?: boolean;
+  /** In an archived subtree (hidden from the canvas by default). */
+  archived?: boolean;
 }
 
 export interface SessionTreeDto {
@@ -291,4 +293,19 @@ export interface SessionTreeDto {
   viewLeafId: string | null;
   fileLeafId: string | null;
   problems: SessionProblem[];
+}
+
+// ── edits (issue 6) ─────────────────────────────────────────────────────────────
+
+/** What an edit, undo or redo did. */
+export interface EditResultDto {
+  sessionId: string;
+  /** The operation applied or reverted (e.g. "edit-message", "fork"); null: nothing to undo/redo. */
+  operation: string | null;
+  /** The session's view leaf afterwards. */
+  viewLeafId: string | null;
+  /** The entry the edit appended (edit-message, label). */
+  entryId?: string;
+  /** The new session (fork). */
+  forkSessionId?: string;
 }

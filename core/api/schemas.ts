@@ -33,7 +33,12 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "session:tree": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
   "session:export": z
-    .object({ sessionId, leafId: entryId.optional(), outPath: nonEmpty.optional() })
+    .object({
+      sessionId,
+      leafId: entryId.optional(),
+      outPath: nonEmpty.optional(),
+      withoutArchived: z.boolean().optional(),
+    })
     .strict(),
   "context:get": z.object({ sessionId, leafId: entryId.nullable().optional() }).strict(),
   "compaction:preview": z
@@ -62,6 +67,17 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "pruning:preview": z.object({ sessionId, leafId: entryId.optional() }).strict(),
   "pruning:apply": z.object({ sessionId, leafId: entryId.optional() }).strict(),
   "pruning:restore": z.object({ sessionId }).strict(),
+  "edits:edit-message": z
+    .object({ sessionId, entryId, text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "empty message") })
+    .strict(),
+  "edits:fork": z.object({ sessionId, entryId }).strict(),
+  "edits:undo-summary": z.object({ sessionId, entryId }).strict(),
+  "edits:rename": z.object({ sessionId, title: z.string().max(1000).nullable() }).strict(),
+  "edits:label": z.object({ sessionId, targetId: entryId, label: z.string().max(1000).nullable() }).strict(),
+  "edits:archive": z.object({ sessionId, entryId, confirm: z.boolean().optional() }).strict(),
+  "edits:unarchive": z.object({ sessionId, entryId }).strict(),
+  "edits:undo": z.object({ sessionId }).strict(),
+  "edits:redo": z.object({ sessionId }).strict(),
   "settings:get": empty as SchemaFor<"settings:get">,
   "settings:set": z.object({ key: nonEmpty.max(100), value: z.unknown() }).strict() as SchemaFor<"settings:set">,
   "settings:prompts": empty as SchemaFor<"settings:prompts">,

@@ -21,6 +21,7 @@ export interface ParsedCommand {
     summarize: boolean;
     replacePrompt: boolean;
     restore: boolean;
+    yes: boolean;
     help: boolean;
   };
 }
@@ -50,6 +51,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       summarize: parsed.values.summarize ?? false,
       replacePrompt: parsed.values["replace-prompt"] ?? false,
       restore: parsed.values.restore ?? false,
+      yes: parsed.values.yes ?? false,
       help: parsed.values.help ?? false,
     },
   };
@@ -79,6 +81,7 @@ function parse(argv: readonly string[]) {
       summarize: { type: "boolean" },
       "replace-prompt": { type: "boolean" },
       restore: { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -109,6 +112,12 @@ Commands:
                                           Continue the conversation from the view leaf (or --leaf,
                                           which becomes the view leaf) with the configured model;
                                           automatic compaction runs after the reply
+  fork <session> <entryId> [--json]       A new library session holding the path to the entry
+                                          (labels carried, parentSession set); prints its id
+  archive <session> <entryId> [--yes]     Archive the branch below an entry (--yes when it holds
+                                          the view leaf); unarchive <session> <entryId> restores it
+  rename <session> "title"                Rename in the library (written on export only)
+  undo <session>                          Revert the session's last Canopy edit
   settings get [key] | settings set <key> <value>
                                           Show or change a setting (value: JSON or plain text)
 

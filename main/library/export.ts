@@ -1,16 +1,19 @@
 /**
  * Lossless JSONL export (D2, D14): the header, every entry and every malformed raw line at its
  * original position. With a chosen leaf, one invisible `custom` entry is appended as that
- * leaf's child, so an agent (whose leaf is the file's last line) resumes exactly there.
+ * leaf's child, so an agent (whose leaf is the file's last line) resumes exactly there. A
+ * rename is written as the dialect expects (omp: header `title`; pi: a `session_info` entry
+ * below the last entry); `withoutArchived` leaves archived subtrees out (a pruned copy).
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { ExportResult } from "../../core/api/dto.ts";
-import type { CustomEntry } from "../../core/session/entries.ts";
+import type { CustomEntry, SessionInfoEntry } from "../../core/session/entries.ts";
 import { type IdGenerator, randomEntryId } from "../../core/session/ids.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
 import { entryIdExists, listEntryRows, listMalformed, storedEntryIds } from "../store/repos/entries.ts";
+import { archivedEntryIds } from "./edits.ts";
 import { requireSession } from "./load.ts";
 
 /** `customType` of the resume marker; agents ignore custom entries when building context. */
@@ -21,6 +24,8 @@ export interface ExportOptions {
   leafId?: string;
   /** Write entries as first imported, before Canopy changed them (e.g. pruned outputs, D9). */
   originals?: boolean;
+  /** Leave archived subtrees (and labels of their entries) out. */
+  withoutArchived?: boolean;
   now?: () => Date;
   generateId?: IdGenerator;
 }
@@ -28,27 +33,60 @@ export interface ExportOptions {
 /** Builds the JSONL text; reads only, the database is not modified. */
 export function exportSession(db: Database, sessionId: string, options: ExportOptions = {}): ExportResult {
   const row = requireSession(db, sessionId);
-  const lines: { at: number; text: string }[] = [{ at: row.header_line, text: row.header_json }];
+  const archived = options.withoutArchived ? archivedEntryIds(db, sessionId) : new Set<string>();
+  const headerText =
+    row.canopy_title !== null && row.dialect === "omp"
+      ? JSON.stringify({ ...(JSON.parse(row.header_json) as Record<string, unknown>), title: row.canopy_title })
+      : row.header_json;
+  const lines: { at: number; text: string }[] = [{ at: row.header_line, text: headerText }];
+  let lastEntry: { at: number; id: string } | null = null;
   for (const e of listEntryRows(db, row.sid)) {
+    if (e.id !== null && archived.has(e.id)) continue;
+    if (archived.size > 0 && e.type === "label") {
+      const target: unknown = (JSON.parse(e.json) as { targetId?: unknown }).targetId;
+      if (typeof target === "string" && archived.has(target)) continue;
+    }
     lines.push({ at: e.seq, text: options.originals && e.original_json !== null ? e.original_json : e.json });
+    if (e.id !== null && (lastEntry === null || e.seq > lastEntry.at)) lastEntry = { at: e.seq, id: e.id };
   }
   for (const m of listMalformed(db, row.sid)) lines.push({ at: m.seq, text: m.raw });
   // Stable sort: equal positions cannot happen, but if they did the header stays first.
   lines.sort((a, b) => a.at - b.at);
 
   const out = lines.map((l) => l.text);
+  const used = storedEntryIds(db, row.sid);
+  const newId = () => {
+    const id = (options.generateId ?? randomEntryId)(used);
+    used.add(id);
+    return id;
+  };
+  const now = (options.now?.() ?? new Date()).toISOString();
+  if (row.canopy_title !== null && row.dialect === "pi") {
+    // pi keeps the display name in a session_info entry; below the last entry, the agent's
+    // resume path is unchanged (session_info never reaches the model).
+    const info: SessionInfoEntry = {
+      type: "session_info",
+      id: newId(),
+      parentId: lastEntry?.id ?? null,
+      timestamp: now,
+      name: row.canopy_title,
+    };
+    out.push(JSON.stringify(info));
+  }
   let resumeEntryId: string | undefined;
   if (options.leafId !== undefined) {
     if (!entryIdExists(db, row.sid, options.leafId)) {
       throw new StoreError("not_found", `Session ${sessionId} has no entry ${options.leafId}`);
     }
-    const used = storedEntryIds(db, row.sid);
-    resumeEntryId = (options.generateId ?? randomEntryId)(used);
+    if (archived.has(options.leafId)) {
+      throw new StoreError("invalid_input", `Entry ${options.leafId} is archived; it is not in this export`);
+    }
+    resumeEntryId = newId();
     const marker: CustomEntry = {
       type: "custom",
       id: resumeEntryId,
       parentId: options.leafId,
-      timestamp: (options.now?.() ?? new Date()).toISOString(),
+      timestamp: now,
       customType: RESUME_CUSTOM_TYPE,
       data: { leafId: options.leafId },
     };

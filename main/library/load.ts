@@ -32,7 +32,7 @@ export function effectiveViewLeaf(row: SessionRow): string | null {
 export function toSessionSummary(row: SessionRow): SessionSummary {
   return {
     id: row.id,
-    title: row.title ?? row.display_name ?? row.compaction_title,
+    title: row.canopy_title ?? row.title ?? row.display_name ?? row.compaction_title,
     firstMessage: row.first_message ?? "(no messages)",
     cwd: row.cwd,
     created: row.created,

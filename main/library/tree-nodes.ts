@@ -7,6 +7,7 @@ import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
+import { archivedEntryIds } from "./edits.ts";
 import { getSessionDetail } from "./load.ts";
 
 type Loose = Record<string, unknown>;
@@ -46,6 +47,7 @@ export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto
   const detail = getSessionDetail(db, sessionId);
   const entries = detail.entries.map((stored) => stored.entry);
   const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
+  const archived = archivedEntryIds(db, sessionId, index);
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
   for (const stored of detail.entries) {
@@ -53,7 +55,9 @@ export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (typeof entry.id !== "string" || index.byId.get(entry.id) !== entry || seen.has(entry.id)) continue;
     seen.add(entry.id);
-    nodes.push(nodeOf(entry, stored.line, stored.tokens, index.parentOf(entry.id), index.labels.get(entry.id)));
+    const node = nodeOf(entry, stored.line, stored.tokens, index.parentOf(entry.id), index.labels.get(entry.id));
+    if (archived.has(entry.id)) node.archived = true;
+    nodes.push(node);
   }
   return {
     sessionId,

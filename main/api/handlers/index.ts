@@ -6,6 +6,7 @@ import type { HandlerTable } from "../types.ts";
 import { chatHandlers } from "./chat.ts";
 import { compactionHandlers, navigationHandlers } from "./compaction.ts";
 import { contextHandlers } from "./context.ts";
+import { editsHandlers } from "./edits.ts";
 import { libraryHandlers } from "./library.ts";
 import { pruningHandlers } from "./pruning.ts";
 import { secretsHandlers } from "./secrets.ts";
@@ -19,6 +20,7 @@ export const handlers: HandlerTable = {
   ...compactionHandlers,
   ...navigationHandlers,
   ...pruningHandlers,
+  ...editsHandlers,
   ...settingsHandlers,
   ...chatHandlers,
   ...secretsHandlers,

@@ -15,7 +15,10 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     return summary;
   },
   "session:export": (input, ctx) => {
-    const options = input.leafId === undefined ? {} : { leafId: input.leafId };
+    const options = {
+      ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
+      ...(input.withoutArchived ? { withoutArchived: true } : {}),
+    };
     return input.outPath === undefined
       ? exportSession(ctx.db, input.sessionId, options)
       : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);

@@ -48,6 +48,8 @@ export interface SessionRow {
   compaction_title: string | null;
   file_leaf_id: string | null;
   last_leaf_id: string | null;
+  /** The user's rename (migration 2): shown in the library, written only on export. */
+  canopy_title: string | null;
   imported_at: string;
   updated_at: string;
 }
@@ -94,6 +96,7 @@ const PATCHABLE = new Set<string>([
   "compaction_title",
   "file_leaf_id",
   "last_leaf_id",
+  "canopy_title",
 ]);
 
 function checkedColumns(patch: SessionPatch): string[] {

@@ -30,6 +30,8 @@ describe("openDatabase + migrations", () => {
     const db = openDatabase(file);
     expect(schemaVersion(db)).toBe(LATEST_VERSION);
     expect(tableNames(db)).toEqual([
+      "archived_entries",
+      "edit_ops",
       "entries",
       "entry_json",
       "entry_text",

@@ -1,0 +1,86 @@
+/**
+ * Canopy's edit operations (a per-session undo/redo stack, migration 2) and archived subtree
+ * roots. Done operations form the undo stack; undone ones after them the redo stack, cleared
+ * when a new operation is recorded. Functions take the session's internal key `sid`.
+ */
+import type { Database } from "better-sqlite3";
+import { nowIso, stmt } from "../statements.ts";
+
+export type OpState = "done" | "undone";
+
+export interface EditOpRow {
+  op_id: number;
+  kind: string;
+  state: OpState;
+  data_json: string;
+}
+
+/** Records a done operation and drops the redo stack; returns the operation id. */
+export function recordOp(db: Database, sid: number, kind: string, data: unknown): number {
+  stmt(db, "DELETE FROM edit_ops WHERE sid = ? AND state = 'undone'").run(sid);
+  const result = stmt(
+    db,
+    "INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (?, ?, 'done', ?, ?)",
+  ).run(sid, kind, JSON.stringify(data), nowIso());
+  return Number(result.lastInsertRowid);
+}
+
+/** The operation `undo` would revert (the newest done one). */
+export function lastDoneOp(db: Database, sid: number): EditOpRow | undefined {
+  return stmt(
+    db,
+    "SELECT op_id, kind, state, data_json FROM edit_ops WHERE sid = ? AND state = 'done' ORDER BY op_id DESC LIMIT 1",
+  ).get(sid) as EditOpRow | undefined;
+}
+
+/** The operation `redo` would re-apply (the oldest undone one). */
+export function firstUndoneOp(db: Database, sid: number): EditOpRow | undefined {
+  return stmt(
+    db,
+    "SELECT op_id, kind, state, data_json FROM edit_ops WHERE sid = ? AND state = 'undone' ORDER BY op_id LIMIT 1",
+  ).get(sid) as EditOpRow | undefined;
+}
+
+export function setOpState(db: Database, opId: number, state: OpState): void {
+  stmt(db, "UPDATE edit_ops SET state = ? WHERE op_id = ?").run(state, opId);
+}
+
+export function archivedRoots(db: Database, sid: number): Set<string> {
+  const ids = stmt(db, "SELECT entry_id FROM archived_entries WHERE sid = ?")
+    .pluck(true)
+    .all(sid) as string[];
+  return new Set(ids);
+}
+
+export function setArchived(db: Database, sid: number, entryId: string, archived: boolean): void {
+  if (archived)
+    stmt(db, "INSERT OR IGNORE INTO archived_entries (sid, entry_id) VALUES (?, ?)").run(sid, entryId);
+  else stmt(db, "DELETE FROM archived_entries WHERE sid = ? AND entry_id = ?").run(sid, entryId);
+}
+
+/** Removes entries Canopy appended (origin 'canopy' only; a file entry is never touched). */
+export function deleteCanopyEntries(db: Database, sid: number, ids: readonly string[]): number {
+  const remove = stmt(db, "DELETE FROM entries WHERE sid = ? AND id = ? AND origin = 'canopy'");
+  let removed = 0;
+  for (const id of ids) removed += remove.run(sid, id).changes;
+  return removed;
+}
+
+/** Origins of the rows holding these ids (to refuse removing anything not Canopy's). */
+export function originsOf(db: Database, sid: number, ids: readonly string[]): string[] {
+  const query = stmt(db, "SELECT origin FROM entries WHERE sid = ? AND id = ?").pluck(true);
+  return ids.flatMap((id) => query.all(sid, id) as string[]);
+}
+
+/** Ids of entries whose parent is one of `ids` (children that would be orphaned). */
+export function childIdsOf(db: Database, sid: number, ids: readonly string[]): string[] {
+  const query = stmt(db, "SELECT id FROM entries WHERE sid = ? AND parent_id = ?").pluck(true);
+  return ids.flatMap((id) => query.all(sid, id) as string[]);
+}
+
+/** Entries of a session that did not come from Canopy (a fork holding any is not removed). */
+export function countNonCanopyEntries(db: Database, sid: number): number {
+  return stmt(db, "SELECT count(*) FROM entries WHERE sid = ? AND origin <> 'canopy'")
+    .pluck(true)
+    .get(sid) as number;
+}
