@@ -363,7 +363,7 @@ export function archiveSubtree(
     if (archived && !confirm && leaf !== null && subtreeIds(index, [entryId]).has(leaf)) {
       throw new ApiFailure(
         "conflict",
-        `The branch below ${entryId} holds the view leaf ${leaf}; archiving hides what you are looking at. Pass confirm: true to archive it anyway.`,
+        `The branch below ${entryId} holds the view leaf ${leaf}; archiving hides what you are looking at. Confirm to archive it anyway (CLI: --yes).`,
       );
     }
     setArchived(db, row.sid, entryId, archived);
