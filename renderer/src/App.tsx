@@ -16,6 +16,7 @@ import { JobMessage } from "./features/compaction/JobMessage.tsx";
 import { LibrarySidebar } from "./features/library/LibrarySidebar.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
+import { EditActions } from "./features/edits/EditActions.tsx";
 import { TreePanel } from "./features/tree/TreePanel.tsx";
 import { useCanopy } from "./store/index.ts";
 import { useRouteSync } from "./use-route-sync.ts";
@@ -60,6 +61,7 @@ export function App() {
           <CompactionPanel />
           <JobMessage />
         </div>
+        <EditActions />
         <TreePanel />
         <Composer />
       </main>

@@ -1,6 +1,6 @@
 // The canvas layout (renderer/src/features/tree/layout.ts): SPEC §10.4 filters, parents through
 // hidden entries, chain collapsing and expansion, the view leaf's branch first, and trees of
-// 100,000 and 10,000 entries without stack overflow.
+// 100,000 and 10,000 entries without stack overflow; archived branches hidden unless shown.
 import { describe, expect, it } from "vitest";
 import { passesFilter, type TreeFilter } from "../../renderer/src/features/tree/filter.ts";
 import {
@@ -64,6 +64,36 @@ describe("filters (SPEC §10.4)", () => {
     const node = new TreeBuilder().add("x", null, "assistant", { hasText: false, stopReason: "length" });
     expect(passesFilter(node, "default")).toBe(true);
     expect(passesFilter({ ...node, stopReason: "toolUse" }, "default")).toBe(false);
+  });
+});
+
+describe("archived branches (issue 6)", () => {
+  function archivedSession() {
+    const b = new TreeBuilder();
+    b.add("u1", null, "user");
+    b.add("a1", "u1", "assistant");
+    b.add("u2", "a1", "user");
+    b.add("x1", "a1", "user", { archived: true });
+    b.add("x2", "x1", "assistant", { archived: true });
+    return b;
+  }
+  const shown = (options: { viewLeafId?: string; showArchived?: boolean }) =>
+    entryIds(
+      layoutTree(archivedSession().nodes, {
+        filter: "all",
+        viewLeafId: options.viewLeafId ?? "u2",
+        collapseChains: false,
+        ...(options.showArchived !== undefined ? { showArchived: options.showArchived } : {}),
+      }),
+    ).sort();
+
+  it("hides archived entries unless shown", () => {
+    expect(shown({})).toEqual(["a1", "u1", "u2"]);
+    expect(shown({ showArchived: true })).toEqual(["a1", "u1", "u2", "x1", "x2"]);
+  });
+
+  it("keeps the view leaf visible in an archived branch", () => {
+    expect(shown({ viewLeafId: "x2" })).toEqual(["a1", "u1", "u2", "x2"]);
   });
 });
 

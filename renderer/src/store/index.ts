@@ -3,13 +3,20 @@
  */
 import { create } from "zustand";
 import { type ChatSlice, createChatSlice } from "./chat-slice.ts";
+import { createEditsSlice, type EditsSlice } from "./edits-slice.ts";
 import { createJobsSlice, type JobsSlice } from "./jobs-slice.ts";
 import { createLibrarySlice, type LibrarySlice } from "./library-slice.ts";
 import { createLlmViewSlice, type LlmViewSlice } from "./llm-view-slice.ts";
 import { createSessionSlice, type SessionSlice } from "./session-slice.ts";
 import { createTreeSlice, type TreeSlice } from "./tree-slice.ts";
 
-export type CanopyState = LibrarySlice & LlmViewSlice & SessionSlice & JobsSlice & TreeSlice & ChatSlice;
+export type CanopyState = LibrarySlice &
+  LlmViewSlice &
+  SessionSlice &
+  JobsSlice &
+  TreeSlice &
+  ChatSlice &
+  EditsSlice;
 
 export const useCanopy = create<CanopyState>()((...args) => ({
   ...createLibrarySlice(...args),
@@ -18,4 +25,5 @@ export const useCanopy = create<CanopyState>()((...args) => ({
   ...createJobsSlice(...args),
   ...createTreeSlice(...args),
   ...createChatSlice(...args),
+  ...createEditsSlice(...args),
 }));

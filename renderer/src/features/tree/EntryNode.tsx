@@ -32,6 +32,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
     `${data.title}${data.label ? ` [${data.label}]` : ""}`,
     data.text.slice(0, 90) || "(no text)",
     isViewLeaf ? "view leaf" : "",
+    data.archived ? "archived" : "",
     (marks & MARK.dimmed) !== 0 ? "not seen by the model" : "",
   ]
     .filter(Boolean)
@@ -61,6 +62,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
       data-dimmed={flag(marks, MARK.dimmed)}
       data-active={flag(marks, MARK.active)}
       data-view-leaf={isViewLeaf ? "true" : "false"}
+      data-archived={data.archived ? "true" : "false"}
       data-will-summarize={flag(marks, MARK.willSummarize)}
       data-turn-prefix={flag(marks, MARK.turnPrefix)}
       data-replaced={flag(marks, MARK.replaced)}

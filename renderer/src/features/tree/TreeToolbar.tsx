@@ -1,5 +1,5 @@
 /**
- * Above the canvas: the filter (SPEC §10.4), chain collapsing, "Go to leaf", and what is shown.
+ * Above the canvas: the filter (SPEC §10.4), archived branches, chain collapsing, "Go to leaf", and what is shown.
  */
 import { useCanopy } from "../../store/index.ts";
 import { TREE_FILTERS, type TreeFilter } from "./filter.ts";
@@ -11,6 +11,9 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
   const collapse = useCanopy((state) => state.collapseChains);
   const setCollapse = useCanopy((state) => state.setCollapseChains);
   const collapseAll = useCanopy((state) => state.collapseAll);
+  const showArchived = useCanopy((state) => state.showArchived);
+  const setShowArchived = useCanopy((state) => state.setShowArchived);
+  const hasArchived = useCanopy((state) => state.tree?.nodes.some((node) => node.archived) ?? false);
   const expandedCount = useCanopy((state) => state.expandedIds.size);
   const hasLeaf = useCanopy((state) => Boolean(state.tree?.viewLeafId));
   const totalCount = useCanopy((state) => selectLayout(state)?.totalCount ?? 0);
@@ -32,6 +35,17 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
       <label className="tree-collapse">
         <input type="checkbox" checked={collapse} onChange={(event) => setCollapse(event.target.checked)} />
         Collapse long chains
+      </label>
+      <label
+        className="tree-show-archived"
+        title={hasArchived ? undefined : "This session has no archived branch"}
+      >
+        <input
+          type="checkbox"
+          checked={showArchived}
+          onChange={(event) => setShowArchived(event.target.checked)}
+        />
+        Show archived
       </label>
       {collapse && expandedCount > 0 && (
         <button type="button" onClick={collapseAll}>

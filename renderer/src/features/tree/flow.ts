@@ -19,6 +19,7 @@ export interface EntryNodeData extends Record<string, unknown> {
   summary?: string;
   stopReason?: string;
   pruned?: boolean;
+  archived?: boolean;
 }
 
 export interface ChainNodeData extends Record<string, unknown> {
@@ -96,6 +97,7 @@ export function toFlowNodes(layout: TreeLayout): TreeFlowNode[] {
     if (entry.summary !== undefined) data.summary = entry.summary;
     if (entry.stopReason !== undefined) data.stopReason = entry.stopReason;
     if (entry.pruned) data.pruned = true;
+    if (entry.archived) data.archived = true;
     return { ...common, type: "entry", data };
   });
 }

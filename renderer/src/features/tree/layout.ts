@@ -24,6 +24,8 @@ export interface LayoutOptions {
   viewLeafId: string | null;
   /** Entries always shown as their own node, whatever the filter (the selected entry, a planned cut…). */
   pinnedIds?: readonly (string | null | undefined)[];
+  /** Show entries of archived branches (hidden by default; pinned entries are always shown). */
+  showArchived?: boolean;
   /** Collapse long linear runs (default true). */
   collapseChains?: boolean;
   maxChainLength?: number;
@@ -184,7 +186,11 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     const anchor = anchors[top] as number;
     preorder[visited++] = i;
     let next = anchor;
-    if (pinned[i] === 1 || passesFilter(entryAt(i), options.filter)) {
+    const entry = entryAt(i);
+    if (
+      pinned[i] === 1 ||
+      ((options.showArchived || !entry.archived) && passesFilter(entry, options.filter))
+    ) {
       shownParent[i] = anchor;
       if (anchor >= 0) {
         if (shownChildCount[anchor] === 0) firstShownChild[anchor] = i;

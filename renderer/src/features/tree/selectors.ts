@@ -33,6 +33,7 @@ const layoutMemo = memoize(
     revealedEntryId: string | null,
     plannedCut: string | null,
     turnStart: string | null,
+    showArchived: boolean,
   ): TreeLayout | null => {
     if (!tree) return null;
     return layoutTree(tree.nodes, {
@@ -41,6 +42,7 @@ const layoutMemo = memoize(
       pinnedIds: [revealedEntryId, plannedCut, turnStart],
       collapseChains,
       expandedIds,
+      showArchived,
     });
   },
 );
@@ -55,6 +57,7 @@ export function selectLayout(state: CanopyState): TreeLayout | null {
     state.revealedEntryId,
     plan?.firstKeptEntryId ?? null,
     plan?.isSplitTurn ? plan.turnStartEntryId : null,
+    state.showArchived,
   );
 }
 

@@ -1,0 +1,206 @@
+/**
+ * Issue 6: safe edits of the entry selected on the canvas (else the view leaf) — edit a user or
+ * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
+ * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
+ * (Ctrl+Z / Ctrl+Shift+Z, not while typing). Nothing is ever rewritten in place.
+ */
+import { type FormEvent, useEffect, useState } from "react";
+import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
+import { useCanopy } from "../../store/index.ts";
+import "./edits.css";
+
+/** The message types "Edit as new branch" applies to. */
+function isEditable(node: TreeNodeDto): boolean {
+  return (node.type === "message" && node.kind === "user") || node.type === "custom_message";
+}
+
+/** The entry's full text from the LLM view when it is on screen (the tree has 200 characters). */
+function fullText(node: TreeNodeDto, context: ContextView | null): string {
+  if (context?.leafId === node.id) {
+    const index = context.messageEntryIds.lastIndexOf(node.id);
+    const content = (context.messages[index] as { content?: unknown } | undefined)?.content;
+    if (typeof content === "string") return content;
+    if (Array.isArray(content)) {
+      const texts = content.flatMap((part: { type?: string; text?: unknown }) =>
+        part?.type === "text" && typeof part.text === "string" ? [part.text] : [],
+      );
+      if (texts.length > 0) return texts.join("\n");
+    }
+  }
+  return node.text;
+}
+
+/** The top of the archived branch an archived entry is in (what "Restore" unarchives). */
+function archivedRoot(nodes: readonly TreeNodeDto[], node: TreeNodeDto): string {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  let root = node;
+  for (
+    let parent = byId.get(root.parentId ?? "");
+    parent?.archived;
+    parent = byId.get(parent.parentId ?? "")
+  ) {
+    root = parent;
+  }
+  return root.id;
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+}
+
+export function EditActions() {
+  const sessionId = useCanopy((state) => state.selectedSessionId);
+  const nodes = useCanopy((state) => state.tree?.nodes);
+  const entryId = useCanopy((state) => state.selectedEntryId ?? state.tree?.viewLeafId ?? null);
+  const context = useCanopy((state) => state.context);
+  const busy = useCanopy((state) => state.editBusy || state.running !== null);
+  const archiveConfirm = useCanopy((state) => state.archiveConfirm);
+  const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);
+  const [label, setLabel] = useState("");
+
+  const node = entryId ? nodes?.find((n) => n.id === entryId) : undefined;
+  const nodeLabel = node?.label ?? "";
+
+  useEffect(() => setLabel(nodeLabel), [nodeLabel]);
+  useEffect(() => {
+    if (editing && editing.entryId !== entryId) setEditing(null);
+  }, [editing, entryId]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== "z") return;
+      if (isTyping(event.target)) return;
+      event.preventDefault();
+      const state = useCanopy.getState();
+      void (event.shiftKey ? state.redoEdit() : state.undoEdit());
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  if (!sessionId || !nodes) return null;
+  const actions = useCanopy.getState();
+
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    if (!editing || editing.text.trim() === "") return;
+    const { entryId: target, text } = editing;
+    void actions.editMessage(target, text).then((result) => {
+      if (result) setEditing(null);
+    });
+  };
+  const onLabel = (event: FormEvent) => {
+    event.preventDefault();
+    if (!node) return;
+    const trimmed = label.trim();
+    void actions.setLabel(node.id, trimmed === "" ? null : trimmed);
+  };
+
+  return (
+    <div className="edit-actions" role="toolbar" aria-label="Edit session" data-testid="edit-actions">
+      <div className="edit-row">
+        <span className="edit-target" data-testid="edit-target">
+          {node ? `${node.id.slice(0, 8)} · ${node.kind}` : "No entry"}
+        </span>
+        {node && isEditable(node) && (
+          <button
+            type="button"
+            disabled={busy || editing !== null}
+            onClick={() => setEditing({ entryId: node.id, text: fullText(node, context) })}
+          >
+            Edit as new branch
+          </button>
+        )}
+        {node && (
+          <button type="button" disabled={busy} onClick={() => void actions.forkAt(node.id)}>
+            Fork to new session
+          </button>
+        )}
+        {node?.type === "compaction" && (
+          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+            Undo compaction
+          </button>
+        )}
+        {node?.type === "branch_summary" && (
+          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+            Undo branch summary
+          </button>
+        )}
+        {node &&
+          (node.archived ? (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => void actions.restoreBranch(archivedRoot(nodes, node))}
+            >
+              Restore branch
+            </button>
+          ) : (
+            <button type="button" disabled={busy} onClick={() => void actions.archiveBranch(node.id)}>
+              Archive branch
+            </button>
+          ))}
+        {node && (
+          <form className="edit-label" onSubmit={onLabel}>
+            <input
+              aria-label="Label"
+              placeholder="Label"
+              value={label}
+              onChange={(event) => setLabel(event.target.value)}
+            />
+            <button type="submit" disabled={busy || label.trim() === nodeLabel}>
+              Set label
+            </button>
+            {nodeLabel !== "" && (
+              <button type="button" disabled={busy} onClick={() => void actions.setLabel(node.id, null)}>
+                Clear label
+              </button>
+            )}
+          </form>
+        )}
+        <span className="edit-history">
+          <button type="button" disabled={busy} onClick={() => void actions.undoEdit()} title="Ctrl+Z">
+            Undo
+          </button>
+          <button type="button" disabled={busy} onClick={() => void actions.redoEdit()} title="Ctrl+Shift+Z">
+            Redo
+          </button>
+        </span>
+      </div>
+      {editing && (
+        <form className="edit-message" onSubmit={onSave}>
+          <textarea
+            aria-label="Edited message"
+            rows={4}
+            value={editing.text}
+            onChange={(event) => setEditing({ ...editing, text: event.target.value })}
+          />
+          <div className="edit-row">
+            <button type="submit" disabled={busy || editing.text.trim() === ""}>
+              Save as new branch
+            </button>
+            <button type="button" onClick={() => setEditing(null)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      {archiveConfirm && (
+        <div
+          className="edit-confirm"
+          role="alertdialog"
+          aria-label="Archive the branch holding the view leaf?"
+        >
+          <p>{archiveConfirm.message}</p>
+          <button type="button" onClick={() => void actions.archiveBranch(archiveConfirm.entryId, true)}>
+            Archive anyway
+          </button>
+          <button type="button" onClick={() => actions.cancelArchive()}>
+            Cancel
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,175 @@
+/**
+ * Edits slice (issue 6): Canopy's safe edits of the open session — edit a message as a new
+ * branch, fork to a new session, undo a compaction or branch summary, archive/restore a branch,
+ * labels — and the undo/redo of Canopy's own edits. Outcomes go to the jobs slice's message.
+ */
+import type { StateCreator } from "zustand";
+import type { EditResultDto } from "../../../core/api/dto.ts";
+import { ApiCallError, call } from "../api.ts";
+import type { CanopyState } from "./index.ts";
+
+export interface EditsSlice {
+  /** Show archived branches on the canvas (hidden by default). */
+  showArchived: boolean;
+  /** An archive that needs the user's confirmation (the branch holds the view leaf). */
+  archiveConfirm: { entryId: string; message: string } | null;
+  editBusy: boolean;
+  setShowArchived(show: boolean): void;
+  editMessage(entryId: string, text: string): Promise<EditResultDto | null>;
+  forkAt(entryId: string): Promise<EditResultDto | null>;
+  undoSummary(entryId: string): Promise<EditResultDto | null>;
+  /** Archives the branch below an entry; asks first (archiveConfirm) when it holds the view leaf. */
+  archiveBranch(entryId: string, confirm?: boolean): Promise<EditResultDto | null>;
+  cancelArchive(): void;
+  restoreBranch(entryId: string): Promise<EditResultDto | null>;
+  setLabel(targetId: string, label: string | null): Promise<EditResultDto | null>;
+  undoEdit(): Promise<EditResultDto | null>;
+  redoEdit(): Promise<EditResultDto | null>;
+}
+
+export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (set, get) => {
+  /** Reloads tree, detail and LLM view; `select` picks the entry shown (null: the view leaf). */
+  const refresh = async (sessionId: string, select: string | null) => {
+    set({ selectedEntryId: select });
+    await Promise.all([
+      get().loadTree(sessionId),
+      get().loadSessionDetail(sessionId),
+      get().loadContext(sessionId, select ?? undefined),
+    ]);
+  };
+
+  /** Runs one edit on the open session; failures become the job message. */
+  const run = async (
+    what: string,
+    edit: (sessionId: string) => Promise<EditResultDto>,
+    after: (result: EditResultDto, sessionId: string) => Promise<string>,
+  ): Promise<EditResultDto | null> => {
+    const sessionId = get().selectedSessionId;
+    if (!sessionId || get().editBusy || get().running) return null;
+    set({ editBusy: true, jobMessage: null });
+    try {
+      const result = await edit(sessionId);
+      const text = await after(result, sessionId);
+      set({ jobMessage: { kind: "ok", text } });
+      return result;
+    } catch (error) {
+      set({ jobMessage: { kind: "error", text: `${what} failed: ${(error as Error).message}` } });
+      return null;
+    } finally {
+      set({ editBusy: false });
+    }
+  };
+
+  const undoRedo = (direction: "undo" | "redo") =>
+    run(
+      direction === "undo" ? "Undo" : "Redo",
+      (sessionId) => call(direction === "undo" ? "edits:undo" : "edits:redo", { sessionId }),
+      async (result, sessionId) => {
+        await refresh(sessionId, null);
+        void get().loadLibrary();
+        if (result.operation === null) return direction === "undo" ? "Nothing to undo." : "Nothing to redo.";
+        return `${direction === "undo" ? "Undid" : "Redid"} ${result.operation.replace(/-/g, " ")}.`;
+      },
+    );
+
+  return {
+    showArchived: false,
+    archiveConfirm: null,
+    editBusy: false,
+    setShowArchived(show) {
+      set({ showArchived: show });
+    },
+    editMessage(entryId, text) {
+      return run(
+        "Editing the message",
+        (sessionId) => call("edits:edit-message", { sessionId, entryId, text }),
+        async (result, sessionId) => {
+          await refresh(sessionId, result.entryId ?? null);
+          return `Edited as a new branch: ${result.entryId ?? result.viewLeafId ?? ""} (the original stays).`;
+        },
+      );
+    },
+    forkAt(entryId) {
+      return run(
+        "Forking",
+        (sessionId) => call("edits:fork", { sessionId, entryId }),
+        async (result) => {
+          await get().loadLibrary();
+          if (result.forkSessionId) await get().selectSession(result.forkSessionId);
+          return `Forked to a new session ending at ${entryId}.`;
+        },
+      );
+    },
+    undoSummary(entryId) {
+      return run(
+        "Undoing the summary",
+        (sessionId) => call("edits:undo-summary", { sessionId, entryId }),
+        async (result, sessionId) => {
+          await refresh(sessionId, null);
+          return `Moved the view leaf before ${entryId} (to ${result.viewLeafId ?? "the start"}); Redo moves it back.`;
+        },
+      );
+    },
+    async archiveBranch(entryId, confirm) {
+      set({ archiveConfirm: null });
+      const sessionId = get().selectedSessionId;
+      if (!sessionId || get().editBusy) return null;
+      if (!confirm) {
+        // Ask first when the branch holds the view leaf (the main side refuses with "conflict").
+        try {
+          set({ editBusy: true });
+          const result = await call("edits:archive", { sessionId, entryId });
+          set({ jobMessage: { kind: "ok", text: `Archived the branch below ${entryId}.` } });
+          await refresh(sessionId, null);
+          return result;
+        } catch (error) {
+          if (error instanceof ApiCallError && error.code === "conflict") {
+            set({ archiveConfirm: { entryId, message: error.message } });
+          } else {
+            set({ jobMessage: { kind: "error", text: `Archiving failed: ${(error as Error).message}` } });
+          }
+          return null;
+        } finally {
+          set({ editBusy: false });
+        }
+      }
+      return run(
+        "Archiving",
+        (id) => call("edits:archive", { sessionId: id, entryId, confirm: true }),
+        async (_result, id) => {
+          await refresh(id, null);
+          return `Archived the branch below ${entryId}.`;
+        },
+      );
+    },
+    cancelArchive() {
+      set({ archiveConfirm: null });
+    },
+    restoreBranch(entryId) {
+      return run(
+        "Restoring",
+        (sessionId) => call("edits:unarchive", { sessionId, entryId }),
+        async (_result, sessionId) => {
+          await refresh(sessionId, get().selectedEntryId);
+          return `Restored the branch below ${entryId}.`;
+        },
+      );
+    },
+    setLabel(targetId, label) {
+      return run(
+        "Labelling",
+        (sessionId) => call("edits:label", { sessionId, targetId, label }),
+        async (_result, sessionId) => {
+          await refresh(sessionId, get().selectedEntryId);
+          return label === null ? `Cleared the label of ${targetId}.` : `Labelled ${targetId} “${label}”.`;
+        },
+      );
+    },
+    undoEdit() {
+      return undoRedo("undo");
+    },
+    redoEdit() {
+      return undoRedo("redo");
+    },
+  };
+};
