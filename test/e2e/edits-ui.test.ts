@@ -280,9 +280,10 @@ describe("editing sessions safely (issue 6)", () => {
       "true",
     );
     const forked = await tree(fork.id);
-    expect(forked.nodes.map((node) => node.id)).toEqual(
-      expect.arrayContaining(pathTo(source.nodes, target.id).map((node) => node.id)),
-    );
+    // SPEC §2.6: the path's entries minus its label entries (labels come back as fresh entries).
+    const carried = pathTo(source.nodes, target.id).filter((node) => node.type !== "label");
+    expect(forked.nodes.map((node) => node.id)).toEqual(expect.arrayContaining(carried.map((node) => node.id)));
+    expect(forked.nodes.filter((node) => node.type !== "label")).toHaveLength(carried.length);
     await poll(() => llmView().getAttribute("data-message-count")).toBe(String(expected.messages.length));
     await shot("04-forked-session");
   });
