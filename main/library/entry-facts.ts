@@ -1,0 +1,56 @@
+/**
+ * The few facts about a session's entry content that its library figures need besides the
+ * structural columns: dialect (D1), first user message (§10.3), display name, compaction title.
+ * Plain data, gathered while entries are parsed (on the main thread or in the import worker).
+ */
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { isOmpEntry } from "./entry-rows.ts";
+
+type Loose = { [key: string]: unknown };
+
+export interface ContentFacts {
+  omp: boolean;
+  /** Text of the first user message; null while none was seen. */
+  firstMessage: string | null;
+  displayName: string | null;
+  compactionTitle: string | null;
+}
+
+export function emptyContentFacts(omp: boolean): ContentFacts {
+  return { omp, firstMessage: null, displayName: null, compactionTitle: null };
+}
+
+/** SPEC §10.3: text blocks of the first user message joined with a space. */
+export function firstMessageTextOf(entry: Loose | null): string {
+  if (entry === null) return "(no messages)";
+  const message = entry.message as Loose | undefined;
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter(
+      (b): b is { type: "text"; text: string } =>
+        (b as Loose)?.type === "text" && typeof (b as Loose).text === "string",
+    )
+    .map((b) => b.text)
+    .join(" ");
+}
+
+/** `entry[key]` trimmed when it is a non-empty string, else null. */
+export function trimmedString(entry: Loose, key: string): string | null {
+  const value = entry[key];
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+}
+
+/** Updates `facts` with one entry, given in file order (`role` as in its row). */
+export function observeEntry(facts: ContentFacts, entry: SessionEntry, role: string | null): void {
+  const e = entry as Loose;
+  if (!facts.omp && isOmpEntry(entry)) facts.omp = true;
+  if (entry.type === "message") {
+    if (facts.firstMessage === null && role === "user") facts.firstMessage = firstMessageTextOf(e);
+  } else if (entry.type === "session_info") {
+    facts.displayName = trimmedString(e, "name") ?? facts.displayName;
+  } else if (entry.type === "compaction") {
+    facts.compactionTitle = trimmedString(e, "shortSummary") ?? facts.compactionTitle;
+  }
+}

@@ -1,0 +1,132 @@
+// Large files are parsed on the import worker (main/library/parallel-rows.ts): the rows, malformed
+// lines and content facts it hands over must be exactly what parsing in place gives, and a
+// worker-parsed import must keep every line (export equals the file) — CRLF, blank lines,
+// multibyte text, invalid UTF-8, a malformed line and an unterminated last line included.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportSession } from "../../../main/library/export.ts";
+import { emptyContentFacts } from "../../../main/library/entry-facts.ts";
+import { importPath } from "../../../main/library/import.ts";
+import { openSource } from "../../../main/library/import-source.ts";
+import { getSessionSummary } from "../../../main/library/load.ts";
+import {
+  PARALLEL_PARSE_MIN_BYTES,
+  type RowWorkerRun,
+  rowBatches,
+  startRowWorker,
+} from "../../../main/library/parallel-rows.ts";
+import type { RowBatch } from "../../../main/library/row-batches.ts";
+import { type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
+
+let lib: Library;
+beforeEach(() => {
+  lib = makeLibrary();
+});
+afterEach(() => lib.cleanup());
+
+const at = "2026-12-01T00:00:00.000Z";
+
+/** A v3 session just over the worker threshold, with every odd line shape a real file can have. */
+function largeSessionBytes(): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "big", timestamp: at, cwd: "/w" })}\n`)];
+  const filler = "The quick brown fox — naïve café 日本語 🌲 ".repeat(60);
+  let parent: string | null = null;
+  let size = 0;
+  for (let i = 0; size < PARALLEL_PARSE_MIN_BYTES + 1_000_000; i++) {
+    const id = `e${i.toString(16).padStart(7, "0")}`;
+    const entry =
+      i % 300 === 7
+        ? { type: "compaction", id, parentId: parent, timestamp: at, summary: "s", shortSummary: ` title ${i} `, firstKeptEntryId: parent, tokensBefore: 1000 }
+        : i % 2 === 0
+          ? { type: "message", id, parentId: parent, timestamp: at, message: { role: "user", content: `question ${i} ${filler}`, timestamp: 1 } }
+          : {
+              type: "message",
+              id,
+              parentId: parent,
+              timestamp: at,
+              message: { role: "assistant", content: [{ type: "text", text: `answer ${i} ${filler}` }], provider: "p", model: "m", timestamp: 2 },
+            };
+    let line = Buffer.from(JSON.stringify(entry));
+    if (i === 1234) line = Buffer.concat([line.subarray(0, 60), Buffer.from([0xff, 0xfe]), line.subarray(60)]);
+    const ending = i % 97 === 0 ? "\r\n" : i % 89 === 0 ? "\n\n  \n" : "\n";
+    parts.push(line, Buffer.from(ending));
+    if (i === 900) parts.push(Buffer.from("{not json at all\n"));
+    if (i === 1000) parts.push(Buffer.from(`${JSON.stringify({ type: "session_info", id: "info", parentId: id, timestamp: at, name: " Big one " })}\n`));
+    size += line.length + ending.length;
+    parent = id;
+  }
+  parts.push(Buffer.from(JSON.stringify({ type: "message", id: "last", parentId: parent, timestamp: at, message: { role: "user", content: "still being writ" } }).slice(0, 70)));
+  return Buffer.concat(parts);
+}
+
+function collect(batches: Iterable<RowBatch>) {
+  const rows: unknown[] = [];
+  const malformed: unknown[] = [];
+  for (const batch of batches) {
+    for (const r of batch.rows) rows.push({ ...r, json: typeof r.json === "string" ? r.json : Buffer.from(r.json).toString("utf8") });
+    malformed.push(...batch.malformed);
+  }
+  return { rows, malformed };
+}
+
+describe("parsing large files on the import worker", () => {
+  it("gives exactly the rows, malformed lines and facts of parsing in place", () => {
+    const buffer = largeSessionBytes();
+    const opened = openSource(buffer);
+    if (!opened.ok) throw new Error(opened.reason);
+    const run: RowWorkerRun | null = startRowWorker(opened.source);
+    expect(run).not.toBeNull();
+    const onWorker = emptyContentFacts(false);
+    const fromWorker = collect(rowBatches(opened.source, onWorker, run));
+    const inPlace = emptyContentFacts(false);
+    const fromHere = collect(rowBatches(opened.source, inPlace, null));
+
+    expect(fromWorker.rows.length).toBeGreaterThan(1000);
+    expect(fromWorker).toEqual(fromHere);
+    expect(onWorker).toEqual(inPlace);
+    expect(inPlace).toMatchObject({ displayName: "Big one", compactionTitle: expect.stringMatching(/^title \d+$/) });
+    expect(inPlace.firstMessage).toMatch(/^question 0 The quick brown fox — naïve café 日本語 🌲/);
+    // The invalid bytes are stored decoded (U+FFFD), as the in-place parse stores them.
+    const broken = fromHere.rows.find((r) => (r as { id: string }).id === "e00004d2") as { json: string };
+    expect(broken.json).toContain("\ufffd");
+    expect(fromHere.malformed.map((m) => (m as { raw: string }).raw)).toEqual([
+      "{not json at all",
+      expect.stringMatching(/^\{"type":"message","id":"last"/),
+    ]);
+  });
+
+  it("small files are parsed in place (no worker to start)", () => {
+    const opened = openSource(Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: at, cwd: "/w" })}\n`));
+    if (!opened.ok) throw new Error(opened.reason);
+    expect(startRowWorker(opened.source)).toBeNull();
+  });
+
+  it("a worker-parsed import keeps every line, and the unterminated last line is completed by the next import", () => {
+    const buffer = largeSessionBytes();
+    const file = path.join(lib.dir, "big.jsonl");
+    fs.writeFileSync(file, buffer);
+    const report = importPath(lib.db, file);
+    expect(report.failed).toBe(0);
+    const [imported] = report.files;
+    const summary = getSessionSummary(lib.db, "big");
+    expect(summary).toMatchObject({ title: "Big one", malformedCount: 2, compactionCount: expect.any(Number) });
+    expect(summary.compactionCount).toBeGreaterThan(2);
+
+    const exported = exportSession(lib.db, "big").text ?? "";
+    const original = buffer.toString("utf8");
+    expect(exported.split("\n").filter((l) => l.trim() !== "")).toEqual(
+      original.split("\n").map((l) => l.replace(/\r$/, "")).filter((l) => l.trim() !== ""),
+    );
+
+    // The agent finishes writing its last line: only that entry is added.
+    const rest = JSON.stringify({ type: "message", id: "last", parentId: null, timestamp: at, message: { role: "user", content: "still being writ" } }).slice(70);
+    fs.appendFileSync(file, `${rest}\n`);
+    const again = importPath(lib.db, file);
+    expect(again.files[0]).toMatchObject({ status: "updated", entriesAdded: 1, malformedLines: 0 });
+    expect(getSessionSummary(lib.db, "big").malformedCount).toBe(1);
+    const last = JSON.parse(nonBlankLines(exportSession(lib.db, "big").text ?? "").at(-1) ?? "null");
+    expect(last).toMatchObject({ id: "last" });
+    expect(imported?.entriesAdded).toBeGreaterThan(1000);
+  });
+});
