@@ -3,7 +3,7 @@
  * main process (ESM) and preload (one CommonJS file, as sandboxed preloads require) into
  * dist/electron. `ensureRendererBuilt` skips the work when the output is newer than the sources.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,43 +47,26 @@ export async function buildElectron(outDir = path.join(repoRoot, "dist", "electr
     id === "electron" ||
     nodeExternals.includes(id) ||
     dependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
-  await build({
-    configFile: false,
-    logLevel: "warn",
-    build: {
-      outDir,
-      emptyOutDir: true,
-      ssr: path.join(repoRoot, "main", "index.ts"),
-      target: "node22",
-      minify: false,
-      rollupOptions: { external, output: { format: "es", entryFileNames: "main.js" } },
-    },
-  });
+  /** One Node-side entry bundled into a single file of outDir. */
+  const bundle = (entry: string, fileName: string, format: "es" | "cjs", externals: (id: string) => boolean) =>
+    build({
+      configFile: false,
+      logLevel: "warn",
+      build: {
+        outDir,
+        emptyOutDir: false,
+        ssr: path.join(repoRoot, entry),
+        target: "node22",
+        minify: false,
+        rollupOptions: { external: externals, output: { format, entryFileNames: fileName } },
+      },
+    });
+  rmSync(outDir, { recursive: true, force: true });
+  await bundle("main/index.ts", "main.js", "es", external);
   // The import worker (main/library/parallel-rows.ts) runs as its own file next to main.js.
-  await build({
-    configFile: false,
-    logLevel: "warn",
-    build: {
-      outDir,
-      emptyOutDir: false,
-      ssr: path.join(repoRoot, "main", "library", "import-worker.ts"),
-      target: "node22",
-      minify: false,
-      rollupOptions: { external, output: { format: "es", entryFileNames: "import-worker.js" } },
-    },
-  });
-  await build({
-    configFile: false,
-    logLevel: "warn",
-    build: {
-      outDir,
-      emptyOutDir: false,
-      ssr: path.join(repoRoot, "preload", "index.ts"),
-      target: "node22",
-      minify: false,
-      rollupOptions: { external: ["electron"], output: { format: "cjs", entryFileNames: "preload.cjs" } },
-    },
-  });
+  await bundle("main/library/import-worker.ts", "import-worker.js", "es", external);
+  // Sandboxed preloads cannot load modules: one CommonJS file that imports only electron.
+  await bundle("preload/index.ts", "preload.cjs", "cjs", (id) => id === "electron");
 }
 
 const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
