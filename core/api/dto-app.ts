@@ -50,7 +50,7 @@ export interface SecretsStatusDto {
 
 /** Menu actions and files opened from the OS, sent by the desktop shell (`app:command`). */
 export type AppCommand =
-  /** File › Export…: export the current session (at the view leaf). */
+  /** File › Export…: open the export dialog of the current session. */
   | { command: "export" }
   /** Session › Compact (Ctrl/Cmd+Shift+K): open the compaction plan of the current session. */
   | { command: "compact" }
