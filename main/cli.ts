@@ -35,7 +35,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     }
     case "list": {
       cli.requireNoExtra(0);
-      const sessions = await cli.request("library:list", {});
+      const sessions = await cli.request("library:list", options.deleted ? { deleted: true } : {});
       cli.io.out(options.json ? JSON.stringify(sessions, null, 2) : renderSessionList(sessions));
       return true;
     }
@@ -62,7 +62,12 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         sessionId,
         ...(options.leaf === undefined ? {} : { leafId: options.leaf }),
         ...(options.out === undefined ? {} : { outPath: path.resolve(options.out) }),
+        ...(options.withoutArchived ? { withoutArchived: true } : {}),
+        ...(options.force ? { confirmLiveFolder: true } : {}),
       });
+      if (result.reimportedEntries) {
+        cli.io.err(`re-imported ${result.reimportedEntries} new entries from the session file first`);
+      }
       if (result.path) cli.io.err(`wrote ${result.lines} lines to ${result.path}`);
       else cli.io.out((result.text ?? "").replace(/\n$/, ""));
       return true;

@@ -27,9 +27,11 @@ import type {
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 
 export interface Requests {
-  /** All sessions in the library, newest first. */
-  "library:list": { input: Record<string, never>; output: SessionSummary[] };
-  /** Import one .jsonl file or a whole folder tree (re-import adds only new lines). */
+  /** All sessions in the library, newest first (deleted: only the deleted ones, which restore brings back). */
+  "library:list": { input: { deleted?: boolean }; output: SessionSummary[] };
+  /**
+   * Import one .jsonl file or a whole folder tree (re-import adds only new lines). A deleted
+   * session stays deleted when its folder is imported; importing its very file restores it. */
   "library:import": { input: { path: string }; output: ImportReport };
   /** Import the configured agent session folders (default ~/.pi/agent/sessions, ~/.omp/agent/sessions). */
   "library:import-default-folders": { input: Record<string, never>; output: ImportReport };
@@ -45,7 +47,14 @@ export interface Requests {
     input: { query: string; limit?: number; highlight?: [string, string] };
     output: SearchHit[];
   };
-  /** One session: header, entries, problems, labels. */
+  /**
+   * Deletes a session from the library (its file is never touched): gone from the list and
+   * search, left alone by folder scans and the watcher; undo (edits:undo) or restore brings it
+   * back with everything. An undoable operation like every edit. */
+  "library:delete": { input: { sessionId: string }; output: EditResultDto };
+  /** Brings a deleted session back (recorded as an operation: undo deletes it again). */
+  "library:restore": { input: { sessionId: string }; output: EditResultDto };
+  /** One session: header, entries, problems, labels, undo/redo state. */
   "session:get": { input: { sessionId: string }; output: SessionDetail };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
@@ -53,9 +62,18 @@ export interface Requests {
   "session:set-view-leaf": { input: { sessionId: string; leafId: string | null }; output: SessionSummary };
   /**
    * Lossless JSONL export (withoutArchived: a pruned copy without archived subtrees); a rename
-   * is written as the dialect expects. With leafId, a resume marker makes the agent resume there (D14). */
+   * is written as the dialect expects. With leafId, a resume marker makes the agent resume there (D14).
+   * A source file that changed since its import is re-imported first. outPath is refused when it
+   * is any session's source file, and ("live_source") when it is in the folder of a source file
+   * the agent is still writing, unless confirmLiveFolder. */
   "session:export": {
-    input: { sessionId: string; leafId?: string; outPath?: string; withoutArchived?: boolean };
+    input: {
+      sessionId: string;
+      leafId?: string;
+      outPath?: string;
+      withoutArchived?: boolean;
+      confirmLiveFolder?: boolean;
+    };
     output: ExportResult;
   };
   /** What the model sees at a leaf (default: the view leaf). */
@@ -107,7 +125,7 @@ export interface Requests {
   /** Archives the subtree below an entry; one holding the view leaf needs confirm: true. */
   "edits:archive": { input: { sessionId: string; entryId: string; confirm?: boolean }; output: EditResultDto };
   "edits:unarchive": { input: { sessionId: string; entryId: string }; output: EditResultDto };
-  /** Reverts the session's last Canopy edit exactly (operation null: nothing to undo). */
+  /** Reverts the session's last Canopy edit exactly (operation null: nothing to undo); on a deleted session, restores it. */
   "edits:undo": { input: { sessionId: string }; output: EditResultDto };
   /** Re-applies the last undone edit. */
   "edits:redo": { input: { sessionId: string }; output: EditResultDto };
@@ -128,6 +146,10 @@ export interface Requests {
    * auto-continue, overflow recovery with one retry).
    */
   "chat:send": { input: { sessionId: string; text: string }; output: ChatTurnResultDto };
+  /**
+   * "Continue from here": the reply to the user message at the view leaf (e.g. one just edited
+   * as a new branch), without a new user message; otherwise exactly as chat:send. */
+  "chat:continue": { input: { sessionId: string }; output: ChatTurnResultDto };
   /** Cancels the session's running chat turn (and its automatic compaction); see chat:send. */
   "chat:abort": { input: { sessionId: string }; output: { aborted: boolean } };
   /** Which API keys are set and where from (never a value); default names: the configured models'. */
@@ -183,6 +205,8 @@ export const CHANNELS = [
   "library:get-folders",
   "library:set-folders",
   "library:search",
+  "library:delete",
+  "library:restore",
   "session:get",
   "session:tree",
   "session:set-view-leaf",
@@ -212,6 +236,7 @@ export const CHANNELS = [
   "settings:hooks",
   "settings:test-connection",
   "chat:send",
+  "chat:continue",
   "chat:abort",
   "secrets:status",
   "secrets:set",

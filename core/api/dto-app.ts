@@ -4,10 +4,10 @@
  */
 import type { StopReason } from "../session/entries.ts";
 
-/** What `chat:send` did (the events told the details as they happened). */
+/** What `chat:send` / `chat:continue` did (the events told the details as they happened). */
 export interface ChatTurnResultDto {
   sessionId: string;
-  /** The user message this call appended. */
+  /** The user message this call appended (chat:continue: the one at the view leaf it answered). */
   userEntryId: string;
   /**
    * The reply the conversation now ends on: the answer to the user's message, or — after a
@@ -50,7 +50,7 @@ export interface SecretsStatusDto {
 
 /** Menu actions and files opened from the OS, sent by the desktop shell (`app:command`). */
 export type AppCommand =
-  /** File › Export…: export the current session (at the view leaf). */
+  /** File › Export…: open the export dialog of the current session. */
   | { command: "export" }
   /** Session › Compact (Ctrl/Cmd+Shift+K): open the compaction plan of the current session. */
   | { command: "compact" }

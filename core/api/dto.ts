@@ -14,6 +14,8 @@ export type ApiErrorCode =
   | "unsupported"
   | "cancelled"
   | "model_error"
+  /** An export into the folder of a session file the agent is still writing (confirm to go on). */
+  | "live_source"
   | "internal";
 
 export interface ApiError {
@@ -47,6 +49,8 @@ export interface SessionSummary {
   viewLeafId: string | null;
   fileLeafId: string | null;
   isDemo: boolean;
+  /** When the session was deleted from the library (only in `library:list` with `deleted`). */
+  deletedAt?: string;
 }
 
 /** A problem found while reading or validating a session (D2, D3). */
@@ -72,7 +76,7 @@ export interface ImportedFileReport {
   entriesAdded: number;
   malformedLines: number;
   problems: SessionProblem[];
-  /** Why a file was skipped or failed, in one line. */
+  /** Why a file was skipped or failed (or that a deleted session was restored), in one line. */
   reason?: string;
 }
 
@@ -110,6 +114,8 @@ export interface SessionDetail {
   malformed: MalformedLineDto[];
   problems: SessionProblem[];
   labels: Record<string, string>;
+  /** What undo and redo of Canopy's own edits would do next. */
+  history: EditHistoryDto;
 }
 
 export interface ContextView {
@@ -150,6 +156,8 @@ export interface ExportResult {
   lines: number;
   /** Id of the invisible resume-marker entry appended for a chosen leaf (D14), if any. */
   resumeEntryId?: string;
+  /** Entries re-imported from the source file first (the agent had written more since). */
+  reimportedEntries?: number;
 }
 
 export interface LibraryFolders {
@@ -297,15 +305,35 @@ export interface SessionTreeDto {
 
 // ── edits (issue 6) ─────────────────────────────────────────────────────────────
 
+/** Canopy's undoable operations on a session (its undo/redo stack, migration 2). */
+export type EditOperation =
+  | "edit-message"
+  | "fork"
+  | "undo-summary"
+  | "rename"
+  | "label"
+  | "archive"
+  | "unarchive"
+  | "delete"
+  | "restore";
+
+/** What undo and redo would revert / re-apply next (null: nothing). */
+export interface EditHistoryDto {
+  undo: EditOperation | null;
+  redo: EditOperation | null;
+}
+
 /** What an edit, undo or redo did. */
 export interface EditResultDto {
   sessionId: string;
   /** The operation applied or reverted (e.g. "edit-message", "fork"); null: nothing to undo/redo. */
-  operation: string | null;
+  operation: EditOperation | null;
   /** The session's view leaf afterwards. */
   viewLeafId: string | null;
   /** The entry the edit appended (edit-message, label). */
   entryId?: string;
   /** The new session (fork). */
   forkSessionId?: string;
+  /** The session's undo/redo state afterwards. */
+  history: EditHistoryDto;
 }

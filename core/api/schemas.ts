@@ -17,7 +17,7 @@ const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "a key nam
 type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
 export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
-  "library:list": empty as SchemaFor<"library:list">,
+  "library:list": z.object({ deleted: z.boolean().optional() }).strict(),
   "library:import": z.object({ path: nonEmpty }).strict(),
   "library:import-default-folders": empty as SchemaFor<"library:import-default-folders">,
   "library:get-folders": empty as SchemaFor<"library:get-folders">,
@@ -29,6 +29,8 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       highlight: z.tuple([z.string().max(8), z.string().max(8)]).optional(),
     })
     .strict(),
+  "library:delete": z.object({ sessionId }).strict(),
+  "library:restore": z.object({ sessionId }).strict(),
   "session:get": z.object({ sessionId }).strict(),
   "session:tree": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
@@ -38,6 +40,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       leafId: entryId.optional(),
       outPath: nonEmpty.optional(),
       withoutArchived: z.boolean().optional(),
+      confirmLiveFolder: z.boolean().optional(),
     })
     .strict(),
   "context:get": z.object({ sessionId, leafId: entryId.nullable().optional() }).strict(),
@@ -87,6 +90,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "chat:send": z
     .object({ sessionId, text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "empty message") })
     .strict(),
+  "chat:continue": z.object({ sessionId }).strict(),
   "chat:abort": z.object({ sessionId }).strict(),
   "secrets:status": z.object({ names: z.array(secretName).max(100).optional() }).strict(),
   "secrets:set": z.object({ name: secretName, value: z.string().max(20_000).nullable() }).strict(),

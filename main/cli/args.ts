@@ -22,6 +22,10 @@ export interface ParsedCommand {
     replacePrompt: boolean;
     restore: boolean;
     yes: boolean;
+    force: boolean;
+    deleted: boolean;
+    withoutArchived: boolean;
+    continue: boolean;
     help: boolean;
   };
 }
@@ -52,6 +56,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       replacePrompt: parsed.values["replace-prompt"] ?? false,
       restore: parsed.values.restore ?? false,
       yes: parsed.values.yes ?? false,
+      force: parsed.values.force ?? false,
+      deleted: parsed.values.deleted ?? false,
+      withoutArchived: parsed.values["without-archived"] ?? false,
+      continue: parsed.values.continue ?? false,
       help: parsed.values.help ?? false,
     },
   };
@@ -82,6 +90,10 @@ function parse(argv: readonly string[]) {
       "replace-prompt": { type: "boolean" },
       restore: { type: "boolean" },
       yes: { type: "boolean", short: "y" },
+      force: { type: "boolean" },
+      deleted: { type: "boolean" },
+      "without-archived": { type: "boolean" },
+      continue: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -91,13 +103,16 @@ export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]
 
 Commands:
   import <file|dir>                       Import a session file or every .jsonl below a folder
-  list [--json]                           Sessions in the library, newest first
+  list [--deleted] [--json]               Sessions in the library, newest first (--deleted: the
+                                          ones deleted from it, which undelete brings back)
   show <session>                          The session tree as text (leaf, compactions, first kept entries)
   context <session> [--leaf <id>] [--json]
                                           What the model receives at a leaf (default: the view leaf);
                                           --json prints exactly the message array
-  export <session> [--out <file>] [--leaf <id>]
-                                          Lossless JSONL; --leaf makes the agent resume at that entry
+  export <session> [--out <file>] [--leaf <id>] [--without-archived] [--force]
+                                          Lossless JSONL; --leaf makes the agent resume at that entry;
+                                          --force writes into the folder of a file its agent is
+                                          still writing (refused otherwise)
   search <query> [--limit N] [--json]     Full-text search over all sessions' messages
   compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N] [--dry-run] [--json]
                                           Compact at a leaf (default: the view leaf); --dry-run
@@ -112,12 +127,20 @@ Commands:
                                           Continue the conversation from the view leaf (or --leaf,
                                           which becomes the view leaf) with the configured model;
                                           automatic compaction runs after the reply
+  chat <session> --continue [--leaf <id>] [--json]
+                                          The reply to the user message at the view leaf (e.g. one
+                                          edited as a new branch), without a new message
   fork <session> <entryId> [--json]       A new library session holding the path to the entry
                                           (labels carried, parentSession set); prints its id
   archive <session> <entryId> [--yes]     Archive the branch below an entry (--yes when it holds
                                           the view leaf); unarchive <session> <entryId> restores it
-  rename <session> "title"                Rename in the library (written on export only)
-  undo <session>                          Revert the session's last Canopy edit
+  rename <session> ["title"]              Rename in the library (written on export only); no
+                                          title clears the rename
+  label <session> <entryId> ["text"]      Set an entry's label (no text clears it)
+  undo <session> | redo <session>         Revert the session's last Canopy edit / re-apply the
+                                          last undone one (undo of a delete restores the session)
+  delete <session>                        Delete from the library (the file is not touched)
+  undelete <session-id>                   Bring a deleted session back (see list --deleted)
   settings get [key] | settings set <key> <value>
                                           Show or change a setting (value: JSON or plain text)
 

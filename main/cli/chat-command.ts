@@ -1,7 +1,8 @@
 /**
  * `canopy chat <session> "text"`: one chat turn from the session's view leaf with the configured
- * model (keys from the environment). Replies go to stdout, automatic steps and errors to stderr;
- * Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
+ * model (keys from the environment); `--continue` instead answers the user message at the view
+ * leaf. Replies go to stdout, automatic steps and errors to stderr; Ctrl+C cancels the turn
+ * (nothing is appended for a cancelled reply).
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
@@ -21,7 +22,11 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
   const [sessionArg, ...words] = parsed.positionals;
   const sessionId = await cli.resolveSession(sessionArg);
   const text = words.join(" ");
-  if (text.trim() === "") throw new UsageError('missing the message: canopy chat <session> "text"');
+  const continuing = parsed.options.continue;
+  if (continuing && text.trim() !== "") throw new UsageError("--continue sends no message; leave the text out");
+  if (!continuing && text.trim() === "") {
+    throw new UsageError('missing the message: canopy chat <session> "text" (or --continue)');
+  }
   if (parsed.options.leaf !== undefined) {
     await cli.request("session:set-view-leaf", { sessionId, leafId: parsed.options.leaf });
   }
@@ -32,7 +37,7 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
   let result: RequestOutput<"chat:send">;
   try {
     result = await withCancel(cli, sessionId, "chat:abort", () =>
-      cli.request("chat:send", { sessionId, text }),
+      continuing ? cli.request("chat:continue", { sessionId }) : cli.request("chat:send", { sessionId, text }),
     );
   } finally {
     unsubscribe();

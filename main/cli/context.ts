@@ -16,6 +16,8 @@ export interface CliIo {
   isTerminal: boolean;
 }
 
+export type SessionScope = "listed" | "deleted" | "any";
+
 /** A command failed for a reason the user can act on; printed as one line, exit code 1. */
 export class CommandError extends Error {}
 
@@ -23,7 +25,8 @@ export interface CliContext {
   api: Api;
   io: CliIo;
   request<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>>;
-  resolveSession(arg: string | undefined): Promise<string>;
+  /** `scope`: which sessions the id may name (default the listed ones, not the deleted). */
+  resolveSession(arg: string | undefined, scope?: SessionScope): Promise<string>;
   requireNoExtra(count: number): void;
 }
 
@@ -35,8 +38,11 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
   };
 
   /** A session id, a unique id prefix, or a .jsonl path (imported first) → a session id. */
-  const resolveSession = async (arg: string | undefined): Promise<string> => {
+  const resolveSession = async (arg: string | undefined, scope: SessionScope = "listed"): Promise<string> => {
     if (!arg) throw new UsageError("missing <session> (a session id or a .jsonl file)");
+    if (scope === "deleted" && (arg.endsWith(".jsonl") || existsSync(arg))) {
+      throw new UsageError(`give a session id, not a file (importing the file itself restores it: canopy import ${arg})`);
+    }
     if (existsSync(arg) && statSync(arg).isFile()) {
       const report = await request("library:import", { path: path.resolve(arg) });
       const file = report.files[0];
@@ -46,13 +52,20 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
     if (arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep)) {
       throw new CommandError(`file not found: ${arg}`);
     }
-    const sessions = await request("library:list", {});
+    const sessions = [
+      ...(scope === "deleted" ? [] : await request("library:list", {})),
+      ...(scope === "listed" ? [] : await request("library:list", { deleted: true })),
+    ];
     const exact = sessions.find((session) => session.id === arg);
     if (exact) return exact.id;
     const matches = sessions.filter((session) => session.id.startsWith(arg));
     if (matches.length === 1 && matches[0]) return matches[0].id;
     if (matches.length > 1) throw new CommandError(`"${arg}" matches ${matches.length} sessions; give more of the id`);
-    throw new CommandError(`no session with id "${arg}" in the library (see \`canopy list\`)`);
+    throw new CommandError(
+      scope === "deleted"
+        ? `no deleted session with id "${arg}" (see \`canopy list --deleted\`)`
+        : `no session with id "${arg}" in the library (see \`canopy list\`)`,
+    );
   };
 
   return {

@@ -1,6 +1,7 @@
 /**
  * CLI commands for Canopy's own, undoable session edits (issue 6): fork, archive, unarchive,
- * rename and undo — the same `edits:` handlers as the app.
+ * rename, label, undo, redo, and deleting a session from the library (delete, undelete) — the
+ * same `edits:` and `library:` handlers as the app.
  */
 import type { EditResultDto } from "../../core/api/dto.ts";
 import type { ParsedCommand } from "./args.ts";
@@ -41,15 +42,43 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
     case "rename": {
       cli.requireNoExtra(2);
       const sessionId = await cli.resolveSession(sessionArg);
-      const result = await cli.request("edits:rename", { sessionId, title: required(second, '"title"') });
-      print(cli, parsed, result, `renamed ${sessionId}`);
+      const title = second === undefined || second.trim() === "" ? null : second;
+      const result = await cli.request("edits:rename", { sessionId, title });
+      print(cli, parsed, result, title === null ? `cleared the title of ${sessionId}` : `renamed ${sessionId}`);
       return true;
     }
-    case "undo": {
+    case "label": {
+      cli.requireNoExtra(3);
+      const sessionId = await cli.resolveSession(sessionArg);
+      const targetId = required(second, "<entryId>");
+      const text = parsed.positionals[2];
+      const label = text === undefined || text.trim() === "" ? null : text;
+      const result = await cli.request("edits:label", { sessionId, targetId, label });
+      print(cli, parsed, result, label === null ? `cleared the label of ${targetId}` : `labelled ${targetId}`);
+      return true;
+    }
+    case "undo":
+    case "redo": {
+      cli.requireNoExtra(1);
+      // Undo reaches a deleted session too: undoing its delete brings it back.
+      const sessionId = await cli.resolveSession(sessionArg, "any");
+      const result = await cli.request(parsed.command === "undo" ? "edits:undo" : "edits:redo", { sessionId });
+      const done = parsed.command === "undo" ? "undid" : "redid";
+      print(cli, parsed, result, result.operation === null ? `nothing to ${parsed.command}` : `${done} ${result.operation}`);
+      return true;
+    }
+    case "delete": {
       cli.requireNoExtra(1);
       const sessionId = await cli.resolveSession(sessionArg);
-      const result = await cli.request("edits:undo", { sessionId });
-      print(cli, parsed, result, result.operation === null ? "nothing to undo" : `undid ${result.operation}`);
+      const result = await cli.request("library:delete", { sessionId });
+      print(cli, parsed, result, `deleted ${sessionId} from the library (its file is untouched; undelete brings it back)`);
+      return true;
+    }
+    case "undelete": {
+      cli.requireNoExtra(1);
+      const sessionId = await cli.resolveSession(sessionArg, "deleted");
+      const result = await cli.request("library:restore", { sessionId });
+      print(cli, parsed, result, `restored ${sessionId}`);
       return true;
     }
     default:

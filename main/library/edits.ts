@@ -1,85 +1,36 @@
 /**
  * Canopy's edits of a session (issue 6): edit a message as a new branch, fork to a new session,
  * undo a summary, rename, label, archive — each one transaction that records an operation with
- * what it changed, so undo/redo restore the previous state exactly. Only entries Canopy
- * appended (origin 'canopy') are ever removed; the agents' entries and files are never altered.
+ * what it changed, so undo/redo (edit-history.ts) restore the previous state exactly. Only
+ * entries Canopy appended (origin 'canopy') are ever removed; the agents' entries and files are
+ * never altered.
  */
 import { randomUUID } from "node:crypto";
-import type { EditResultDto } from "../../core/api/dto.ts";
+import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { ApiFailure, invalidInput, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Database } from "../store/open.ts";
+import { archivedRoots, recordOp, setArchived } from "../store/repos/edits.ts";
+import { lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
+import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
 import {
-  archivedRoots,
-  childIdsOf,
-  countNonCanopyEntries,
-  deleteCanopyEntries,
-  type EditOpRow,
-  firstUndoneOp,
-  lastDoneOp,
-  originsOf,
-  recordOp,
-  setArchived,
-  setOpState,
-} from "../store/repos/edits.ts";
-import { entryIdExists, lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
-import {
-  deleteSession,
-  getSessionRow,
-  insertSession,
-  type SessionRow,
-  updateSession,
-} from "../store/repos/sessions.ts";
+  type AppendOp,
+  type ArchiveOp,
+  announce,
+  type ForkOp,
+  insertFork,
+  type LeafOp,
+  leafState,
+  type RenameOp,
+  result,
+} from "./edit-ops.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
-import { refreshSessionStats } from "./stats.ts";
 import { appendSessionEntries } from "./write.ts";
 
 type Loose = Record<string, unknown>;
-
-/** The view leaf as stored: the chosen id, or "follow the file's last entry" (set = 0). */
-interface LeafState {
-  id: string | null;
-  set: 0 | 1;
-}
-
-interface AppendOp {
-  entries: SessionEntry[];
-  before: LeafState;
-  after: LeafState;
-}
-interface LeafOp {
-  before: LeafState;
-  after: LeafState;
-}
-interface ForkOp {
-  forkSessionId: string;
-  dialect: "pi" | "omp";
-  header: SessionHeader;
-  entries: SessionEntry[];
-}
-interface RenameOp {
-  before: string | null;
-  after: string | null;
-}
-interface ArchiveOp {
-  entryId: string;
-  archived: boolean;
-}
-
-function leafState(row: SessionRow): LeafState {
-  return { id: row.view_leaf_id, set: row.view_leaf_set };
-}
-
-function restoreLeaf(db: Database, sessionId: string, leaf: LeafState): void {
-  const { sid } = requireSession(db, sessionId);
-  if (leaf.set === 1 && leaf.id !== null && !entryIdExists(db, sid, leaf.id)) {
-    throw new ApiFailure("conflict", `Entry ${leaf.id} no longer exists; the view leaf cannot be restored`);
-  }
-  updateSession(db, sessionId, { view_leaf_id: leaf.id, view_leaf_set: leaf.set });
-}
 
 function sessionIndex(db: Database, sessionId: string): TreeIndex {
   return buildTreeIndex(loadSessionEntries(db, sessionId));
@@ -89,23 +40,6 @@ function requireEntry(index: TreeIndex, sessionId: string, entryId: string): Ses
   const entry = index.byId.get(entryId);
   if (!entry) throw notFound(`Session ${sessionId} has no entry ${entryId}`);
   return entry;
-}
-
-function announce(ctx: AppContext, sessionIds: readonly string[]): void {
-  for (const sessionId of sessionIds) {
-    const row = getSessionRow(ctx.db, sessionId);
-    if (row) ctx.events.emit("session:changed", { sessionId, viewLeafId: effectiveViewLeaf(row) });
-  }
-  ctx.events.emit("library:changed", { sessionIds: [...sessionIds] });
-}
-
-function result(
-  db: Database,
-  sessionId: string,
-  operation: string | null,
-  extra: Partial<EditResultDto> = {},
-): EditResultDto {
-  return { sessionId, operation, viewLeafId: effectiveViewLeaf(requireSession(db, sessionId)), ...extra };
 }
 
 /** Entry ids in the subtrees below (and including) `roots`. */
@@ -177,7 +111,7 @@ function isEditable(entry: SessionEntry): boolean {
 function appendOp(
   ctx: AppContext,
   sessionId: string,
-  kind: string,
+  kind: EditOperation,
   build: (
     used: Set<string>,
     index: TreeIndex,
@@ -265,22 +199,6 @@ export function undoSummary(ctx: AppContext, sessionId: string, entryId: string)
 }
 
 // ── fork to a new session (SPEC §2.6 createBranchedSession) ─────────────────
-
-function insertFork(db: Database, fork: ForkOp): void {
-  const now = new Date().toISOString();
-  insertSession(db, {
-    id: fork.forkSessionId,
-    header_id: fork.header.id,
-    dialect: fork.dialect,
-    original_version: 3,
-    header_json: JSON.stringify(fork.header),
-    header_line: 1,
-    cwd: typeof fork.header.cwd === "string" ? fork.header.cwd : "",
-    created: typeof fork.header.timestamp === "string" ? fork.header.timestamp : now,
-    modified: now,
-  });
-  appendSessionEntries(db, fork.forkSessionId, fork.entries);
-}
 
 function randomHex16(): string {
   return randomUUID().replaceAll("-", "").slice(0, 16);
@@ -371,98 +289,4 @@ export function archiveSubtree(
   })();
   announce(ctx, [sessionId]);
   return result(db, sessionId, kind);
-}
-
-// ── undo / redo ─────────────────────────────────────────────────────────────
-
-/** Removes entries Canopy appended, refusing when any is not Canopy's or has other children. */
-function removeAppended(db: Database, sid: number, entries: readonly SessionEntry[]): void {
-  const ids = entries.map((entry) => entry.id);
-  if (originsOf(db, sid, ids).some((origin) => origin !== "canopy")) {
-    throw new ApiFailure("conflict", "An entry of this edit is no longer Canopy's own; nothing was undone");
-  }
-  const own = new Set(ids);
-  const children = childIdsOf(db, sid, ids).filter((id) => !own.has(id));
-  if (children.length > 0) {
-    throw new ApiFailure("conflict", `Entry ${children[0]} was added below this edit; undo that first`);
-  }
-  deleteCanopyEntries(db, sid, ids);
-}
-
-/** Applies (`redo` true) or reverts one operation; returns the sessions it touched. */
-function applyOp(db: Database, row: SessionRow, op: EditOpRow, redo: boolean): string[] {
-  const data: unknown = JSON.parse(op.data_json);
-  switch (op.kind) {
-    case "edit-message":
-    case "label": {
-      const { entries, before, after } = data as AppendOp;
-      if (redo) {
-        const used = storedEntryIds(db, row.sid);
-        if (entries.some((entry) => used.has(entry.id))) {
-          throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
-        }
-        appendSessionEntries(db, row.id, entries);
-        restoreLeaf(db, row.id, after);
-      } else {
-        removeAppended(db, row.sid, entries);
-        refreshSessionStats(db, row);
-        restoreLeaf(db, row.id, before);
-      }
-      return [row.id];
-    }
-    case "undo-summary": {
-      const { before, after } = data as LeafOp;
-      restoreLeaf(db, row.id, redo ? after : before);
-      return [row.id];
-    }
-    case "fork": {
-      const fork = data as ForkOp;
-      if (redo) {
-        if (getSessionRow(db, fork.forkSessionId)) {
-          throw new ApiFailure("conflict", `Session ${fork.forkSessionId} exists again; nothing was redone`);
-        }
-        insertFork(db, fork);
-      } else {
-        const forkRow = getSessionRow(db, fork.forkSessionId);
-        if (forkRow) {
-          if (countNonCanopyEntries(db, forkRow.sid) > 0 || forkRow.source_path !== null) {
-            throw new ApiFailure(
-              "conflict",
-              `Session ${fork.forkSessionId} now has entries from a file; it is kept`,
-            );
-          }
-          deleteSession(db, fork.forkSessionId);
-        }
-      }
-      return [row.id, fork.forkSessionId];
-    }
-    case "rename": {
-      const { before, after } = data as RenameOp;
-      updateSession(db, row.id, { canopy_title: redo ? after : before });
-      return [row.id];
-    }
-    case "archive":
-    case "unarchive": {
-      const { entryId, archived } = data as ArchiveOp;
-      setArchived(db, row.sid, entryId, redo ? archived : !archived);
-      return [row.id];
-    }
-    default:
-      throw new ApiFailure("internal", `Unknown edit operation ${op.kind}`);
-  }
-}
-
-export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): EditResultDto {
-  const { db } = ctx;
-  const done = db.transaction(() => {
-    const row = requireSession(db, sessionId);
-    const op = redo ? firstUndoneOp(db, row.sid) : lastDoneOp(db, row.sid);
-    if (!op) return null;
-    const touched = applyOp(db, row, op, redo);
-    setOpState(db, op.op_id, redo ? "done" : "undone");
-    return { kind: op.kind, touched };
-  })();
-  if (!done) return result(db, sessionId, null);
-  announce(ctx, done.touched);
-  return result(db, sessionId, done.kind);
 }

@@ -4,6 +4,8 @@
  * (D14), which lives only in the database and defaults to the file's last entry.
  */
 import type {
+  EditHistoryDto,
+  EditOperation,
   MalformedLineDto,
   SessionDetail,
   SessionProblem,
@@ -13,14 +15,28 @@ import type {
 import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
+import { nextOpKinds } from "../store/repos/edits.ts";
 import { entryIdExists, listEntryRows, listMalformed } from "../store/repos/entries.ts";
 import { getSessionRow, listSessionRows, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 
 export { searchMessages } from "./search.ts";
 
-export function requireSession(db: Database, sessionId: string): SessionRow {
+/** The session's row, deleted or not (undo/redo and restore reach deleted sessions). */
+export function requireAnySession(db: Database, sessionId: string): SessionRow {
   const row = getSessionRow(db, sessionId);
   if (!row) throw new StoreError("not_found", `No session ${sessionId} in the library`);
+  return row;
+}
+
+/** The row of a session in the library; a deleted one is not found (undo brings it back). */
+export function requireSession(db: Database, sessionId: string): SessionRow {
+  const row = requireAnySession(db, sessionId);
+  if (row.deleted_at !== null) {
+    throw new StoreError(
+      "not_found",
+      `Session ${sessionId} was deleted from the library (undo or \`canopy undelete\` brings it back)`,
+    );
+  }
   return row;
 }
 
@@ -50,12 +66,22 @@ export function toSessionSummary(row: SessionRow): SessionSummary {
     viewLeafId: effectiveViewLeaf(row),
     fileLeafId: row.file_leaf_id,
     isDemo: row.is_demo === 1,
+    ...(row.deleted_at === null ? {} : { deletedAt: row.deleted_at }),
   };
 }
 
-/** Every session, most recently modified first. */
-export function listSessions(db: Database): SessionSummary[] {
-  return listSessionRows(db).map(toSessionSummary);
+/** Every session, most recently modified first (`deleted`: only the deleted ones). */
+export function listSessions(db: Database, options: { deleted?: boolean } = {}): SessionSummary[] {
+  const deleted = options.deleted === true;
+  return listSessionRows(db)
+    .filter((row) => (row.deleted_at !== null) === deleted)
+    .map(toSessionSummary);
+}
+
+/** What undo and redo would do next on a session (its own edit stack). */
+export function editHistory(db: Database, sid: number): EditHistoryDto {
+  const { undo, redo } = nextOpKinds(db, sid);
+  return { undo: undo as EditOperation | null, redo: redo as EditOperation | null };
 }
 
 export function getSessionSummary(db: Database, sessionId: string): SessionSummary {
@@ -111,6 +137,7 @@ export function getSessionDetail(db: Database, sessionId: string): SessionDetail
     malformed: loadMalformedLines(db, sessionId),
     problems: JSON.parse(row.problems_json) as SessionProblem[],
     labels: labelsOf(entries),
+    history: editHistory(db, row.sid),
   };
 }
 

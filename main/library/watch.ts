@@ -4,13 +4,14 @@
  * agent session folders the library already imports from (recursively, so a new session the
  * agent starts appears too). A change is re-imported after a short debounce — the import is
  * append-only and costs a stat when nothing changed — and announced as `library:changed` plus
- * `session:changed` for each session that gained entries.
+ * `session:changed` for each session that gained entries. Sessions deleted from the library
+ * are not re-imported (nor re-added as new ones).
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { AppContext } from "../api/types.ts";
 import { checkpointWal } from "../store/open.ts";
-import { listSessionRows } from "../store/repos/sessions.ts";
+import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
 import { importFile } from "./import.ts";
 import { getSessionSummary } from "./load.ts";
@@ -58,9 +59,15 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   let recursiveFolders: string[] = [];
   let closed = false;
 
+  /** A file whose sessions were all deleted from the library is left alone (not re-added). */
+  const deletedFile = (file: string) => {
+    const rows = findSessionsByPath(ctx.db, file);
+    return rows.length > 0 && rows.every((row) => row.deleted_at !== null);
+  };
+
   const reimport = (file: string) => {
     pending.delete(file);
-    if (closed || !fs.existsSync(file)) return;
+    if (closed || !fs.existsSync(file) || deletedFile(file)) return;
     const { report } = importFile(ctx.db, file);
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;
@@ -125,9 +132,9 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
 
   const refresh = () => {
     if (closed) return;
-    // Bundled demo sessions never grow; everything else with a source file is watched.
+    // Bundled demo sessions never grow, deleted ones are left alone; the rest is watched.
     const files = listSessionRows(ctx.db)
-      .filter((row) => row.source_path !== null && row.is_demo !== 1)
+      .filter((row) => row.source_path !== null && row.is_demo !== 1 && row.deleted_at === null)
       .map((row) => row.source_path as string);
     knownFiles = new Set(files);
     // Source paths are real paths (the import resolves symlinks), so the folders must be too.

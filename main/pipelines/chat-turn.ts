@@ -3,6 +3,7 @@
  * The LLM view plus the new user message go to the endpoint; when the reply ends, both are
  * appended as the agents write them, then the automatic check (§9.3) runs with this flow as its
  * AgentPort. An aborted reply appends nothing: the user message is only written with its reply.
+ * "Continue from here" asks for the reply to the user message already at the view leaf.
  */
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
 import type { AssistantMessage, MessageEntry, UserMessage } from "../../core/session/entries.ts";
@@ -23,6 +24,8 @@ import { apiKeyFor } from "./summarizers.ts";
 export const NO_MODEL_MESSAGE =
   "No model configured: set one in Settings (the offline summarizer cannot chat)";
 export const CHAT_CANCELLED = "Chat turn cancelled";
+export const NOT_A_USER_LEAF =
+  "is not a user message: Continue from here answers the user message at the view leaf (send a new message instead)";
 /** The `api` the agents record for OpenAI-compatible chat completions. */
 export const CHAT_API = "openai-completions";
 
@@ -190,6 +193,28 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   );
 }
 
+function newFlow(ctx: AppContext, sessionId: string, job: Job): Flow {
+  const model = loadSettings(ctx.db).model;
+  if (!model) throw new ApiFailure("invalid_input", NO_MODEL_MESSAGE);
+  return { ctx, sessionId, model, job, appended: [], checks: 0, autoCheck: 0, continued: false, retried: false };
+}
+
+function resultOf(flow: Flow): ChatTurnResultDto {
+  if (flow.failure !== undefined) throw flow.failure;
+  const last = flow.last;
+  if (!flow.userEntryId || !last) throw new ApiFailure("cancelled", CHAT_CANCELLED);
+  return {
+    sessionId: flow.sessionId,
+    userEntryId: flow.userEntryId,
+    assistantEntryId: last.id,
+    stopReason: last.message.stopReason ?? "stop",
+    ...(last.message.errorMessage === undefined ? {} : { errorMessage: last.message.errorMessage }),
+    appendedEntryIds: flow.appended,
+    ...(flow.auto ? { autoCompaction: flow.auto } : {}),
+    cancelled: flow.job.controller.signal.aborted,
+  };
+}
+
 /** `chat:send`: runs the turn and what the automatic check starts, inside `job`. */
 export async function runChatTurn(
   ctx: AppContext,
@@ -197,31 +222,30 @@ export async function runChatTurn(
   job: Job,
 ): Promise<ChatTurnResultDto> {
   await ctx.hooksReady;
-  const model = loadSettings(ctx.db).model;
-  if (!model) throw new ApiFailure("invalid_input", NO_MODEL_MESSAGE);
-  const flow: Flow = {
-    ctx,
-    sessionId: input.sessionId,
-    model,
-    job,
-    appended: [],
-    checks: 0,
-    autoCheck: 0,
-    continued: false,
-    retried: false,
-  };
+  const flow = newFlow(ctx, input.sessionId, job);
   await turn(flow, userMessage(input.text));
-  if (flow.failure !== undefined) throw flow.failure;
-  const last = flow.last;
-  if (!flow.userEntryId || !last) throw new ApiFailure("cancelled", CHAT_CANCELLED);
-  return {
-    sessionId: input.sessionId,
-    userEntryId: flow.userEntryId,
-    assistantEntryId: last.id,
-    stopReason: last.message.stopReason ?? "stop",
-    ...(last.message.errorMessage === undefined ? {} : { errorMessage: last.message.errorMessage }),
-    appendedEntryIds: flow.appended,
-    ...(flow.auto ? { autoCompaction: flow.auto } : {}),
-    cancelled: job.controller.signal.aborted,
-  };
+  return resultOf(flow);
+}
+
+/**
+ * `chat:continue`: the reply to the user message at the view leaf, sent as the LLM view there
+ * (no new user message), then the same automatic check as after any reply. Like the agents'
+ * `continue()`, no check runs before the request: nothing new is prompted.
+ */
+export async function runContinueTurn(
+  ctx: AppContext,
+  input: { sessionId: string },
+  job: Job,
+): Promise<ChatTurnResultDto> {
+  await ctx.hooksReady;
+  const flow = newFlow(ctx, input.sessionId, job);
+  const state = loadSessionState(ctx.db, input.sessionId);
+  const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
+  const lastIndex = view.messages.length - 1;
+  if (state.leafId === null || view.messages[lastIndex]?.role !== "user" || view.messageEntryIds[lastIndex] !== state.leafId) {
+    throw new ApiFailure("invalid_input", `The view leaf ${state.leafId ?? "(none)"} ${NOT_A_USER_LEAF}`);
+  }
+  flow.userEntryId = state.leafId;
+  await turn(flow, null);
+  return resultOf(flow);
 }

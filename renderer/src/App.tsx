@@ -17,6 +17,7 @@ import { LibrarySidebar } from "./features/library/LibrarySidebar.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
 import { EditActions } from "./features/edits/EditActions.tsx";
+import { ExportDialog } from "./features/export/ExportDialog.tsx";
 import { TreePanel } from "./features/tree/TreePanel.tsx";
 import { useCanopy } from "./store/index.ts";
 import { useRouteSync } from "./use-route-sync.ts";
@@ -68,6 +69,7 @@ export function App() {
       <section className="right" aria-label="LLM view">
         <LlmView />
       </section>
+      <ExportDialog />
       {dropping && (
         <div className="drop-hint" aria-hidden="true">
           Drop session files or folders to import them

@@ -3,7 +3,7 @@
  * turn, a compaction or a branch summary started meanwhile is a conflict, and `chat:abort`
  * cancels it together with the automatic compaction it started.
  */
-import { runChatTurn } from "../../pipelines/chat-turn.ts";
+import { runChatTurn, runContinueTurn } from "../../pipelines/chat-turn.ts";
 import type { AreaHandlers } from "../types.ts";
 
 export const chatHandlers: AreaHandlers<"chat"> = {
@@ -11,6 +11,14 @@ export const chatHandlers: AreaHandlers<"chat"> = {
     const job = ctx.jobs.start(input.sessionId, "chat");
     try {
       return await runChatTurn(ctx, input, job);
+    } finally {
+      ctx.jobs.finish(job);
+    }
+  },
+  "chat:continue": async (input, ctx) => {
+    const job = ctx.jobs.start(input.sessionId, "chat");
+    try {
+      return await runContinueTurn(ctx, input, job);
     } finally {
       ctx.jobs.finish(job);
     }

@@ -2,13 +2,13 @@
  * Handlers of the `edits:` channels (issue 6): Canopy's own, undoable edits of a session —
  * edit as a branch, fork, undo a summary, rename, label, archive — and undo/redo.
  */
+import { undoOrRedo } from "../../library/edit-history.ts";
 import {
   archiveSubtree,
   editMessage,
   forkSession,
   renameSession,
   setLabel,
-  undoOrRedo,
   undoSummary,
 } from "../../library/edits.ts";
 import type { AreaHandlers } from "../types.ts";

@@ -1,11 +1,12 @@
 /**
  * Handlers of the `library:` channels: listing, importing (one path or the agent folders),
- * the folders setting, and full-text search.
+ * the folders setting, full-text search, and deleting/restoring a session.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ImportReport } from "../../../core/api/dto.ts";
+import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
 import { configuredFolders as foldersOf, setConfiguredFolders } from "../../library/folders.ts";
 import { importPath } from "../../library/import.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
@@ -26,10 +27,12 @@ function configuredFolders(ctx: AppContext): string[] {
 }
 
 function runImport(ctx: AppContext, target: string, jobId: string): ImportReport {
-  const report = importPath(ctx.db, target, {
+  const imported = importPath(ctx.db, target, {
     onProgress: (done, total, file) =>
       ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total }),
   });
+  // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
+  const report = settleDeletedImports(ctx, imported, statSync(target).isFile());
   const changed = report.files
     .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
     .map((file) => file.sessionId as string);
@@ -55,7 +58,7 @@ function mergeReports(reports: ImportReport[]): ImportReport {
 }
 
 export const libraryHandlers: AreaHandlers<"library"> = {
-  "library:list": (_input, ctx) => listSessions(ctx.db),
+  "library:list": (input, ctx) => listSessions(ctx.db, { deleted: input.deleted === true }),
   "library:import": (input, ctx) => {
     const target = expandPath(input.path);
     if (!existsSync(target)) throw new ApiFailure("not_found", `No such file or folder: ${target}`);
@@ -79,4 +82,6 @@ export const libraryHandlers: AreaHandlers<"library"> = {
   },
   "library:search": (input, ctx) =>
     searchMessages(ctx.db, input.query, input.limit ?? 50, input.highlight ? { highlight: input.highlight } : {}),
+  "library:delete": (input, ctx) => deleteFromLibrary(ctx, input.sessionId),
+  "library:restore": (input, ctx) => restoreToLibrary(ctx, input.sessionId),
 };

@@ -1,7 +1,9 @@
 /**
- * Handlers of the `session:` channels: a whole session, the view leaf (D14), and export.
+ * Handlers of the `session:` channels: a whole session, the view leaf (D14), and export (after
+ * the live-file guard: a changed source is re-imported first, agent files are never written).
  */
 import { exportSession, exportSessionToFile } from "../../library/export.ts";
+import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
 import { loadSessionTree } from "../../library/tree-nodes.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -15,12 +17,15 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     return summary;
   },
   "session:export": (input, ctx) => {
+    const live = guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
     const options = {
       ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
       ...(input.withoutArchived ? { withoutArchived: true } : {}),
     };
-    return input.outPath === undefined
-      ? exportSession(ctx.db, input.sessionId, options)
-      : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
+    const result =
+      input.outPath === undefined
+        ? exportSession(ctx.db, input.sessionId, options)
+        : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
+    return live && live.entriesAdded > 0 ? { ...result, reimportedEntries: live.entriesAdded } : result;
   },
 };

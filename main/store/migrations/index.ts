@@ -6,12 +6,13 @@ import type { Database } from "better-sqlite3";
 import { DatabaseTooNewError, StoreError } from "../errors.ts";
 import { initial } from "./001-initial.ts";
 import { edits } from "./002-edits.ts";
+import { deletedSessions } from "./003-deleted-sessions.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
 
 /** Every migration, oldest first. Append only; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initial, edits];
+export const MIGRATIONS: readonly Migration[] = [initial, edits, deletedSessions];
 
 export const LATEST_VERSION = MIGRATIONS.length;
 

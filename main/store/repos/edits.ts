@@ -41,6 +41,20 @@ export function firstUndoneOp(db: Database, sid: number): EditOpRow | undefined 
   ).get(sid) as EditOpRow | undefined;
 }
 
+/** Kinds of the operations undo and redo would take next (without their data). */
+export function nextOpKinds(db: Database, sid: number): { undo: string | null; redo: string | null } {
+  const undo = stmt(
+    db,
+    "SELECT kind FROM edit_ops WHERE sid = ? AND state = 'done' ORDER BY op_id DESC LIMIT 1",
+  )
+    .pluck(true)
+    .get(sid) as string | undefined;
+  const redo = stmt(db, "SELECT kind FROM edit_ops WHERE sid = ? AND state = 'undone' ORDER BY op_id LIMIT 1")
+    .pluck(true)
+    .get(sid) as string | undefined;
+  return { undo: undo ?? null, redo: redo ?? null };
+}
+
 export function setOpState(db: Database, opId: number, state: OpState): void {
   stmt(db, "UPDATE edit_ops SET state = ? WHERE op_id = ?").run(state, opId);
 }

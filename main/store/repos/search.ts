@@ -80,7 +80,7 @@ export interface SearchRow {
   session_title: string | null;
 }
 
-/** Best matches first (bm25). Never throws on user input. */
+/** Best matches first (bm25), deleted sessions left out. Never throws on user input. */
 export function searchEntryText(
   db: Database,
   query: string,
@@ -92,12 +92,12 @@ export function searchEntryText(
   const sessionFilter = options.sessionId === undefined ? "" : "AND s.id = ?";
   const sql = `
     SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, j.json AS json,
-           coalesce(s.title, s.display_name, s.compaction_title) AS session_title
+           coalesce(s.canopy_title, s.title, s.display_name, s.compaction_title) AS session_title
     FROM entry_text AS t
     JOIN entries AS e ON e.pk = t.rowid
     JOIN entry_json AS j ON j.pk = e.pk
     JOIN sessions AS s ON s.sid = e.sid
-    WHERE entry_text MATCH ? ${sessionFilter}
+    WHERE entry_text MATCH ? AND s.deleted_at IS NULL ${sessionFilter}
     ORDER BY t.rank
     LIMIT ?`;
   const params: unknown[] = [fts];

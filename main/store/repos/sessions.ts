@@ -50,6 +50,8 @@ export interface SessionRow {
   last_leaf_id: string | null;
   /** The user's rename (migration 2): shown in the library, written only on export. */
   canopy_title: string | null;
+  /** When the session was deleted from the library (migration 3); null while it is listed. */
+  deleted_at: string | null;
   imported_at: string;
   updated_at: string;
 }
@@ -97,6 +99,7 @@ const PATCHABLE = new Set<string>([
   "file_leaf_id",
   "last_leaf_id",
   "canopy_title",
+  "deleted_at",
 ]);
 
 function checkedColumns(patch: SessionPatch): string[] {

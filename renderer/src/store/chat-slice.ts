@@ -1,9 +1,9 @@
 /**
- * Chat slice: continuing the selected session from its view leaf (chat:send, D17), the reply as
- * it streams, cancelling it (the text goes back into the composer), the automatic compaction
+ * Chat slice: continuing the selected session from its view leaf (chat:send, D17) or answering
+ * the user message at the view leaf ("Continue from here", chat:continue), the reply as it streams, cancelling it (the text goes back into the composer), the automatic compaction
  * the turn may trigger (SPEC §9.3–9.4: started/ended events and the failure messages), and the
- * app-wide notices (desktop menu commands, dropped files, exports) plus the settings panel's
- * open state (the "No model configured" message links to it).
+ * app-wide notices (desktop menu commands, dropped files, exports, deletes) plus the settings
+ * panel's open state (the "No model configured" message links to it).
  */
 import type { StateCreator } from "zustand";
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
@@ -14,6 +14,8 @@ export interface RunningChat {
   sessionId: string;
   /** The message being sent (shown above the streamed reply; restored when cancelled). */
   userText: string;
+  /** Answering the message already at the view leaf: nothing goes back into the composer. */
+  continuing?: boolean;
   /** The reply streamed so far (chat:progressed). */
   replyText: string;
 }
@@ -39,6 +41,8 @@ export interface ChatMessage {
 export interface AppNotice {
   level: "info" | "error";
   message: string;
+  /** The notice reports deleting this session: it offers Undo. */
+  undoDeleteOf?: string;
 }
 
 export interface ChatSlice {
@@ -50,6 +54,8 @@ export interface ChatSlice {
   settingsOpen: boolean;
   /** Sends the composer text from the view leaf of the selected session. */
   sendChat(): Promise<void>;
+  /** Asks the model to answer the user message at the view leaf (no new message). */
+  continueChat(userText: string): Promise<void>;
   /** Cancels the running chat turn (and its automatic compaction). */
   abortChat(): Promise<void>;
   chatProgressed(sessionId: string, text: string): void;
@@ -65,8 +71,6 @@ export interface ChatSlice {
   clearChatMessage(): void;
   notify(notice: AppNotice | null): void;
   setSettingsOpen(open: boolean): void;
-  /** Exports the selected session at its view leaf as a downloaded .jsonl file. */
-  exportSession(): Promise<void>;
 }
 
 /** The main side's "No model configured: set one in Settings …" (main/pipelines/chat-turn.ts). */
@@ -147,6 +151,27 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
         set({ chat: null });
       }
     },
+    async continueChat(userText) {
+      const sessionId = get().selectedSessionId;
+      if (!sessionId || get().chat || get().running) return;
+      set({ chat: { sessionId, userText, replyText: "", continuing: true }, chatMessage: null, autoCompaction: null });
+      try {
+        const result = await call("chat:continue", { sessionId });
+        set({ lastTurn: result, chatMessage: outcome(result) });
+        await refresh(sessionId);
+      } catch (error) {
+        const cancelled = error instanceof ApiCallError && error.code === "cancelled";
+        const message = (error as Error).message;
+        set({
+          chatMessage: cancelled
+            ? { kind: "ok", text: "Reply cancelled; nothing was saved." }
+            : { kind: "error", text: message, settingsLink: isNoModel(message) },
+        });
+        if (cancelled) await refresh(sessionId);
+      } finally {
+        set({ chat: null });
+      }
+    },
     async abortChat() {
       const chat = get().chat;
       if (!chat) return;
@@ -193,35 +218,6 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     },
     setSettingsOpen(open) {
       set({ settingsOpen: open });
-    },
-    async exportSession() {
-      const sessionId = get().selectedSessionId;
-      if (!sessionId) {
-        set({ notice: { level: "error", message: "Select a session to export." } });
-        return;
-      }
-      try {
-        const leafId = get().tree?.sessionId === sessionId ? get().tree?.viewLeafId : undefined;
-        const result = await call("session:export", leafId ? { sessionId, leafId } : { sessionId });
-        const name = `${sessionId}.jsonl`;
-        if (result.text !== undefined) {
-          const url = URL.createObjectURL(new Blob([result.text], { type: "application/jsonl" }));
-          const link = document.createElement("a");
-          link.href = url;
-          link.download = name;
-          link.click();
-          setTimeout(() => URL.revokeObjectURL(url), 1000);
-        }
-        const marker = result.resumeEntryId ? ` with a resume marker at the view leaf (${result.resumeEntryId})` : "";
-        set({
-          notice: {
-            level: "info",
-            message: `Exported ${result.lines} lines${marker} as ${result.path ?? name}.`,
-          },
-        });
-      } catch (error) {
-        set({ notice: { level: "error", message: `Export failed: ${(error as Error).message}` } });
-      }
     },
   };
 };

@@ -1,12 +1,20 @@
 /**
  * Edits slice (issue 6): Canopy's safe edits of the open session — edit a message as a new
  * branch, fork to a new session, undo a compaction or branch summary, archive/restore a branch,
- * labels — and the undo/redo of Canopy's own edits. Outcomes go to the jobs slice's message.
+ * labels, rename — deleting a session from the library (asked first, undone by Ctrl+Z or the
+ * notice), and the undo/redo of Canopy's own edits. Outcomes go to the jobs slice's message.
  */
 import type { StateCreator } from "zustand";
 import type { EditResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
+import { operationName } from "../features/edits/operation-names.ts";
 import type { CanopyState } from "./index.ts";
+
+/** A session as the delete confirmation and the notice name it. */
+export interface NamedSession {
+  sessionId: string;
+  title: string;
+}
 
 export interface EditsSlice {
   /** Show archived branches on the canvas (hidden by default). */
@@ -23,6 +31,19 @@ export interface EditsSlice {
   cancelArchive(): void;
   restoreBranch(entryId: string): Promise<EditResultDto | null>;
   setLabel(targetId: string, label: string | null): Promise<EditResultDto | null>;
+  /** Renames the open session (null or blank: back to the file's own title). */
+  renameSession(title: string | null): Promise<EditResultDto | null>;
+  /** A delete waiting for the user's confirmation (the sidebar asks, naming the session). */
+  deleteConfirm: NamedSession | null;
+  /** The session deleted last: Ctrl+Z (or the notice's Undo) restores it, until another edit. */
+  lastDeleted: NamedSession | null;
+  askDelete(session: NamedSession): void;
+  cancelDelete(): void;
+  /** Deletes a session from the library (its file is untouched). */
+  deleteSession(session: NamedSession): Promise<EditResultDto | null>;
+  /** Brings the last deleted session back and opens it. */
+  undoDelete(): Promise<EditResultDto | null>;
+  /** Undoes the last delete if there is one, else the open session's last edit. */
   undoEdit(): Promise<EditResultDto | null>;
   redoEdit(): Promise<EditResultDto | null>;
 }
@@ -49,6 +70,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     set({ editBusy: true, jobMessage: null });
     try {
       const result = await edit(sessionId);
+      // Another edit happened: Ctrl+Z is about this session again, not the deleted one.
+      if (get().lastDeleted) set({ lastDeleted: null });
       const text = await after(result, sessionId);
       set({ jobMessage: { kind: "ok", text } });
       return result;
@@ -60,15 +83,37 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     }
   };
 
+  /** Leaves a deleted session: off its route, so the library opens the newest one instead. */
+  const leaveDeleted = async (sessionId: string) => {
+    if (get().selectedSessionId === sessionId) {
+      window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`);
+      await get().selectSession(null);
+    }
+    await get().loadLibrary();
+  };
+
+  const nameOf = (sessionId: string): NamedSession => {
+    const summary = get().sessions.find((session) => session.id === sessionId);
+    return { sessionId, title: summary ? (summary.title ?? summary.firstMessage) : sessionId };
+  };
+
   const undoRedo = (direction: "undo" | "redo") =>
     run(
       direction === "undo" ? "Undo" : "Redo",
       (sessionId) => call(direction === "undo" ? "edits:undo" : "edits:redo", { sessionId }),
       async (result, sessionId) => {
+        const left = direction === "redo" ? result.operation === "delete" : result.operation === "restore";
+        if (left) {
+          // The session left the library again: Ctrl+Z brings it back.
+          const session = nameOf(sessionId);
+          set({ lastDeleted: session });
+          await leaveDeleted(sessionId);
+          return `Deleted “${session.title}” from the library again; Undo brings it back.`;
+        }
         await refresh(sessionId, null);
         void get().loadLibrary();
         if (result.operation === null) return direction === "undo" ? "Nothing to undo." : "Nothing to redo.";
-        return `${direction === "undo" ? "Undid" : "Redid"} ${result.operation.replace(/-/g, " ")}.`;
+        return `${direction === "undo" ? "Undid" : "Redid"} ${operationName(result.operation)}.`;
       },
     );
 
@@ -76,6 +121,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     showArchived: false,
     archiveConfirm: null,
     editBusy: false,
+    deleteConfirm: null,
+    lastDeleted: null,
     setShowArchived(show) {
       set({ showArchived: show });
     },
@@ -85,7 +132,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         (sessionId) => call("edits:edit-message", { sessionId, entryId, text }),
         async (result, sessionId) => {
           await refresh(sessionId, result.entryId ?? null);
-          return `Edited as a new branch: ${result.entryId ?? result.viewLeafId ?? ""} (the original stays).`;
+          return `Edited as a new branch: ${result.entryId ?? result.viewLeafId ?? ""} (the original stays). Continue from here (below the tree) asks the model to answer it.`;
         },
       );
     },
@@ -165,7 +212,65 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         },
       );
     },
+    renameSession(title) {
+      const clean = title === null || title.trim() === "" ? null : title.trim();
+      return run(
+        "Renaming",
+        (sessionId) => call("edits:rename", { sessionId, title: clean }),
+        async (_result, sessionId) => {
+          await Promise.all([get().loadLibrary(), get().loadSessionDetail(sessionId)]);
+          return clean === null ? "Cleared the session's title." : `Renamed the session “${clean}”.`;
+        },
+      );
+    },
+    askDelete(session) {
+      set({ deleteConfirm: session });
+    },
+    cancelDelete() {
+      set({ deleteConfirm: null });
+    },
+    async deleteSession(session) {
+      set({ deleteConfirm: null });
+      if (get().editBusy) return null;
+      set({ editBusy: true });
+      try {
+        const result = await call("library:delete", { sessionId: session.sessionId });
+        set({
+          lastDeleted: session,
+          notice: {
+            level: "info",
+            message: `Deleted “${session.title}” from the library; its file is untouched.`,
+            undoDeleteOf: session.sessionId,
+          },
+        });
+        await leaveDeleted(session.sessionId);
+        return result;
+      } catch (error) {
+        set({ notice: { level: "error", message: `Deleting failed: ${(error as Error).message}` } });
+        return null;
+      } finally {
+        set({ editBusy: false });
+      }
+    },
+    async undoDelete() {
+      const deleted = get().lastDeleted;
+      if (!deleted || get().editBusy) return null;
+      set({ editBusy: true });
+      try {
+        const result = await call("edits:undo", { sessionId: deleted.sessionId });
+        set({ lastDeleted: null, notice: { level: "info", message: `Restored “${deleted.title}”.` } });
+        await get().loadLibrary();
+        await get().selectSession(deleted.sessionId);
+        return result;
+      } catch (error) {
+        set({ notice: { level: "error", message: `Restoring failed: ${(error as Error).message}` } });
+        return null;
+      } finally {
+        set({ editBusy: false });
+      }
+    },
     undoEdit() {
+      if (get().lastDeleted) return get().undoDelete();
       return undoRedo("undo");
     },
     redoEdit() {

@@ -4,6 +4,7 @@
 import { create } from "zustand";
 import { type ChatSlice, createChatSlice } from "./chat-slice.ts";
 import { createEditsSlice, type EditsSlice } from "./edits-slice.ts";
+import { createExportSlice, type ExportSlice } from "./export-slice.ts";
 import { createJobsSlice, type JobsSlice } from "./jobs-slice.ts";
 import { createLibrarySlice, type LibrarySlice } from "./library-slice.ts";
 import { createLlmViewSlice, type LlmViewSlice } from "./llm-view-slice.ts";
@@ -16,7 +17,8 @@ export type CanopyState = LibrarySlice &
   JobsSlice &
   TreeSlice &
   ChatSlice &
-  EditsSlice;
+  EditsSlice &
+  ExportSlice;
 
 export const useCanopy = create<CanopyState>()((...args) => ({
   ...createLibrarySlice(...args),
@@ -26,4 +28,5 @@ export const useCanopy = create<CanopyState>()((...args) => ({
   ...createTreeSlice(...args),
   ...createChatSlice(...args),
   ...createEditsSlice(...args),
+  ...createExportSlice(...args),
 }));

@@ -273,6 +273,47 @@ describe("undo stack", () => {
     await expectFileIntact(sessionId, name);
   });
 
+  it("says what undo and redo would do next, in every edit's result and in the session detail", async () => {
+    const sessionId = await importFixture("tree-01.jsonl");
+    const history = async () => (await h.call("session:get", { sessionId })).history;
+    expect(await history()).toEqual({ undo: null, redo: null });
+    const user = firstOf(await entries(sessionId), isUser);
+    expect((await h.call("edits:label", { sessionId, targetId: user.id, label: "l" })).history).toEqual({
+      undo: "label",
+      redo: null,
+    });
+    expect((await h.call("edits:rename", { sessionId, title: "t" })).history).toEqual({ undo: "rename", redo: null });
+    expect(await history()).toEqual({ undo: "rename", redo: null });
+    expect((await h.call("edits:undo", { sessionId })).history).toEqual({ undo: "label", redo: "rename" });
+    expect((await h.call("edits:undo", { sessionId })).history).toEqual({ undo: null, redo: "label" });
+    expect(await history()).toEqual({ undo: null, redo: "label" });
+    // Nothing to undo: the result says so and nothing changes.
+    const none = await h.call("edits:undo", { sessionId });
+    expect(none).toMatchObject({ operation: null, history: { undo: null, redo: "label" } });
+    expect((await h.call("edits:redo", { sessionId })).history).toEqual({ undo: "label", redo: "rename" });
+    const root = (await h.call("session:tree", { sessionId })).nodes.find((n) => n.parentId === null)?.id as string;
+    expect((await h.call("edits:archive", { sessionId, entryId: root, confirm: true })).history).toEqual({
+      undo: "archive",
+      redo: null,
+    });
+  });
+
+  it("a rename shows in the library list and in search hits; clearing it falls back to the file's title", async () => {
+    const sessionId = await importFixture("tree-01.omp.jsonl");
+    const listed = async () => (await h.call("library:list", {})).find((s) => s.id === sessionId)?.title;
+    const hitTitle = async () =>
+      (await h.call("library:search", { query: "parser", limit: 500 })).find((hit) => hit.sessionId === sessionId)
+        ?.sessionTitle;
+    const original = await listed();
+    expect(await hitTitle()).toBe(original);
+    await h.call("edits:rename", { sessionId, title: "  Renamed in Canopy  " });
+    expect(await listed()).toBe("Renamed in Canopy");
+    expect(await hitTitle()).toBe("Renamed in Canopy");
+    await h.call("edits:rename", { sessionId, title: null });
+    expect(await listed()).toBe(original);
+    expect(await hitTitle()).toBe(original);
+  });
+
   it("a new edit clears the redo stack", async () => {
     const sessionId = await importFixture("tree-01.jsonl");
     await h.call("edits:rename", { sessionId, title: "a" });

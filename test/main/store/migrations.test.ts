@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DatabaseTooNewError, StoreError } from "../../../main/store/errors.ts";
 import {
   LATEST_VERSION,
+  MIGRATIONS,
   type Migration,
   runMigrations,
   schemaVersion,
@@ -114,6 +115,25 @@ describe("openDatabase + migrations", () => {
     const db = new BetterSqlite3(":memory:");
     const steps: Migration[] = [{ version: 2, name: "gap", up: () => undefined }];
     expect(() => runMigrations(db, steps)).toThrow(/out of order/);
+    db.close();
+  });
+});
+
+describe("migration 3 (deleted sessions)", () => {
+  it("adds sessions.deleted_at to a version-2 library, whose sessions stay listed with their edits", () => {
+    const db = new BetterSqlite3(path.join(tmp.dir, "v2.db"));
+    expect(runMigrations(db, MIGRATIONS, 2).to).toBe(2);
+    const now = "2026-01-01T00:00:00.000Z";
+    db.prepare(
+      `INSERT INTO sessions (id, header_id, dialect, original_version, header_json, created, modified, canopy_title, imported_at, updated_at)
+       VALUES ('s1', 's1', 'pi', 3, '{}', ?, ?, 'Renamed', ?, ?)`,
+    ).run(now, now, now, now);
+    db.prepare("INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (1, 'rename', 'done', '{}', ?)").run(now);
+    expect(runMigrations(db)).toEqual({ from: 2, to: 3, applied: ["deleted sessions (soft delete)"] });
+    expect(db.prepare("SELECT id, canopy_title, deleted_at FROM sessions").all()).toEqual([
+      { id: "s1", canopy_title: "Renamed", deleted_at: null },
+    ]);
+    expect(db.prepare("SELECT count(*) FROM edit_ops").pluck().get()).toBe(1);
     db.close();
   });
 });

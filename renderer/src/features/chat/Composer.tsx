@@ -2,7 +2,8 @@
  * The composer at the bottom of the center pane: a message sent from the session's view leaf
  * (chat:send; Ctrl/Cmd+Enter), the reply as it streams, Cancel/Escape (chat:abort: nothing is
  * saved and the text comes back), the automatic compaction the turn triggers, and the outcome.
- * Navigating to a user message fills it with that message (SPEC §2.8).
+ * Navigating to a user message fills it with that message (SPEC §2.8). When the view leaf is a
+ * user message (e.g. one just edited as a new branch), "Continue from here" asks for its reply.
  */
 import type { KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -18,12 +19,20 @@ export function Composer() {
   const jobRunning = useCanopy((state) => state.running !== null);
   const message = useCanopy((state) => state.chatMessage);
   const sendChat = useCanopy((state) => state.sendChat);
+  const continueChat = useCanopy((state) => state.continueChat);
+  const leafNode = useCanopy((state) =>
+    state.tree?.sessionId === state.selectedSessionId
+      ? state.tree?.nodes.find((node) => node.id === state.tree?.viewLeafId)
+      : undefined,
+  );
   const abortChat = useCanopy((state) => state.abortChat);
   const openSettings = useCanopy((state) => state.setSettingsOpen);
 
   if (!sessionId) return null;
   const streaming = chat !== null && chat.sessionId === sessionId;
   const canSend = !streaming && !jobRunning && text.trim() !== "";
+  // What the model would answer: a user (or custom) message at the view leaf.
+  const answerable = leafNode !== undefined && (leafNode.kind === "user" || leafNode.type === "custom_message");
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -38,7 +47,7 @@ export function Composer() {
       {streaming && (
         <div className="chat-stream" data-testid="chat-stream" aria-live="polite">
           <p className="chat-user">
-            <strong>You:</strong> {chat.userText}
+            <strong>{chat.continuing ? "Answering:" : "You:"}</strong> {chat.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
             {chat.replyText || "Waiting for the reply…"}
@@ -79,6 +88,16 @@ export function Composer() {
         <button type="button" onClick={() => void sendChat()} disabled={!canSend} title="Ctrl/Cmd+Enter">
           Send
         </button>
+        {answerable && !streaming && (
+          <button
+            type="button"
+            onClick={() => void continueChat(leafNode.text)}
+            disabled={jobRunning || chat !== null}
+            title="Ask the model to answer the message at the view leaf, without a new message"
+          >
+            Continue from here
+          </button>
+        )}
         {streaming && (
           <button type="button" onClick={() => void abortChat()} title="Escape">
             Cancel

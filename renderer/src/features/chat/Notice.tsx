@@ -1,11 +1,16 @@
 /**
- * App-wide notices: what the desktop shell reports (app:command notify), dropped files, exports.
+ * App-wide notices: what the desktop shell reports (app:command notify), dropped files, exports,
+ * and a session deleted from the library (with Undo while it is still the last delete).
  */
 import { useCanopy } from "../../store/index.ts";
 
 export function Notice() {
   const notice = useCanopy((state) => state.notice);
   const notify = useCanopy((state) => state.notify);
+  const canUndoDelete = useCanopy(
+    (state) => state.notice?.undoDeleteOf !== undefined && state.notice.undoDeleteOf === state.lastDeleted?.sessionId,
+  );
+  const undoDelete = useCanopy((state) => state.undoDelete);
   if (!notice) return null;
   return (
     <p
@@ -14,6 +19,19 @@ export function Notice() {
       data-testid="notice"
     >
       {notice.message}{" "}
+      {canUndoDelete && (
+        <>
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => void undoDelete()}
+            aria-label="Undo the delete"
+            title="Ctrl+Z"
+          >
+            Undo
+          </button>{" "}
+        </>
+      )}
       <button type="button" className="link-button" onClick={() => notify(null)} aria-label="Dismiss">
         Dismiss
       </button>

@@ -1,6 +1,6 @@
 /**
- * The desktop shell's menu actions and opened files (app:command): export, compact, go to the
- * view leaf, open a session, show a message, follow a theme.
+ * The desktop shell's menu actions and opened files (app:command): export (opens the export
+ * dialog), compact, go to the view leaf, open a session, show a message, follow a theme.
  */
 import { useEffect } from "react";
 import type { AppCommand } from "../../../../core/api/dto-app.ts";
@@ -19,7 +19,7 @@ export async function runAppCommand(command: AppCommand): Promise<void> {
   const state = useCanopy.getState();
   switch (command.command) {
     case "export":
-      await state.exportSession();
+      state.openExport();
       return;
     case "compact":
       if (!state.selectedSessionId) state.notify({ level: "error", message: "Select a session to compact." });

@@ -1,10 +1,12 @@
 /**
  * One-click compaction: shows the plan (no model call; the canvas marks the cut and what gets
  * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
- * streams the summary while it is written, and Escape cancels.
+ * streams the summary while it is written, and Escape cancels. Its top row is the open
+ * session's bar: the title (rename) and Export… come first.
  */
 import { useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 
 export function CompactionPanel() {
@@ -20,6 +22,8 @@ export function CompactionPanel() {
   return (
     <section className="panel compaction-panel" aria-label="Compaction">
       <div className="row">
+        {/* The session's own bar: its title (rename) and export, then compaction. */}
+        <SessionHeader />
         <button type="button" onClick={() => void previewCompaction()} disabled={running !== null}>
           Compact…
         </button>

@@ -2,12 +2,15 @@
  * Issue 6: safe edits of the entry selected on the canvas (else the view leaf) — edit a user or
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
- * (Ctrl+Z / Ctrl+Shift+Z, not while typing). Nothing is ever rewritten in place.
+ * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
+ * they would do). Nothing is ever rewritten in place.
  */
 import { type FormEvent, useEffect, useState } from "react";
 import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import "./edits.css";
+import { operationName } from "./operation-names.ts";
+import { isTyping } from "./typing.ts";
 
 /** The message types "Edit as new branch" applies to. */
 function isEditable(node: TreeNodeDto): boolean {
@@ -44,11 +47,6 @@ function archivedRoot(nodes: readonly TreeNodeDto[], node: TreeNodeDto): string 
   return root.id;
 }
 
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
-}
-
 export function EditActions() {
   const sessionId = useCanopy((state) => state.selectedSessionId);
   const nodes = useCanopy((state) => state.tree?.nodes);
@@ -56,6 +54,10 @@ export function EditActions() {
   const context = useCanopy((state) => state.context);
   const busy = useCanopy((state) => state.editBusy || state.running !== null);
   const archiveConfirm = useCanopy((state) => state.archiveConfirm);
+  const history = useCanopy((state) =>
+    state.detail?.summary.id === state.selectedSessionId ? state.detail?.history : undefined,
+  );
+  const lastDeleted = useCanopy((state) => state.lastDeleted);
   const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);
   const [label, setLabel] = useState("");
 
@@ -81,6 +83,13 @@ export function EditActions() {
 
   if (!sessionId || !nodes) return null;
   const actions = useCanopy.getState();
+  // Ctrl+Z after a delete restores that session first (edits-slice undoEdit).
+  const undoTitle = lastDeleted
+    ? `Undo delete of “${lastDeleted.title}”`
+    : history?.undo
+      ? `Undo ${operationName(history.undo)}`
+      : null;
+  const redoTitle = history?.redo ? `Redo ${operationName(history.redo)}` : null;
 
   const onSave = (event: FormEvent) => {
     event.preventDefault();
@@ -160,10 +169,20 @@ export function EditActions() {
           </form>
         )}
         <span className="edit-history">
-          <button type="button" disabled={busy} onClick={() => void actions.undoEdit()} title="Ctrl+Z">
+          <button
+            type="button"
+            disabled={busy || undoTitle === null}
+            onClick={() => void actions.undoEdit()}
+            title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
+          >
             Undo
           </button>
-          <button type="button" disabled={busy} onClick={() => void actions.redoEdit()} title="Ctrl+Shift+Z">
+          <button
+            type="button"
+            disabled={busy || redoTitle === null}
+            onClick={() => void actions.redoEdit()}
+            title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
+          >
             Redo
           </button>
         </span>

@@ -1,15 +1,40 @@
 /**
  * The sessions in the library grouped by project (cwd): title or first message, the first
  * message, file size, last modified, compactions. Groups fold; the open session stays marked.
+ * Each session can be deleted from the library (asked first; its file is never touched).
  */
 import { useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
+import { DeleteConfirm } from "./DeleteConfirm.tsx";
 import { formatAge, formatSize, groupByProject } from "./library-format.ts";
+
+/** The name a session goes by in the list, the delete confirmation and the notice. */
+export function displayTitle(session: SessionSummary): string {
+  return session.title ?? session.firstMessage;
+}
+
+function DeleteButton({ session }: { session: SessionSummary }) {
+  const askDelete = useCanopy((state) => state.askDelete);
+  const busy = useCanopy((state) => state.editBusy);
+  const title = displayTitle(session);
+  return (
+    <button
+      type="button"
+      className="session-delete"
+      aria-label={`Delete “${title}” from the library`}
+      title="Delete from the library (the file stays)"
+      disabled={busy}
+      onClick={() => askDelete({ sessionId: session.id, title })}
+    >
+      ×
+    </button>
+  );
+}
 
 function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
   const selectSession = useCanopy((state) => state.selectSession);
-  const title = session.title ?? session.firstMessage;
+  const title = displayTitle(session);
   const details = [
     session.sourcePath ?? "no source file",
     `created ${session.created}`,
@@ -46,6 +71,7 @@ export function SessionList() {
   const sessions = useCanopy((state) => state.sessions);
   const selected = useCanopy((state) => state.selectedSessionId);
   const loaded = useCanopy((state) => state.libraryLoaded);
+  const confirming = useCanopy((state) => state.deleteConfirm?.sessionId ?? null);
   const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
 
   if (!loaded) return <p className="empty">Loading library…</p>;
@@ -87,8 +113,10 @@ export function SessionList() {
             {open && (
               <ul id={listId} className="session-list" aria-label={`Sessions in ${group.cwd}`}>
                 {group.sessions.map((session) => (
-                  <li key={session.id}>
+                  <li key={session.id} className="session-item">
                     <SessionButton session={session} selected={session.id === selected} />
+                    <DeleteButton session={session} />
+                    {confirming === session.id && <DeleteConfirm />}
                   </li>
                 ))}
               </ul>

@@ -1,0 +1,142 @@
+/**
+ * Undo and redo of Canopy's own edits (issue 6): the session's newest done operation is reverted,
+ * or its oldest undone one re-applied, exactly and in one transaction. Only entries Canopy
+ * appended (origin 'canopy') are ever removed; a deleted session can only be restored.
+ */
+import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { ApiFailure } from "../api/errors.ts";
+import type { AppContext } from "../api/types.ts";
+import type { Database } from "../store/open.ts";
+import {
+  childIdsOf,
+  countNonCanopyEntries,
+  deleteCanopyEntries,
+  type EditOpRow,
+  firstUndoneOp,
+  lastDoneOp,
+  originsOf,
+  setArchived,
+  setOpState,
+} from "../store/repos/edits.ts";
+import { storedEntryIds } from "../store/repos/entries.ts";
+import { deleteSession, getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { catchUpWithFile, setDeleted } from "./delete.ts";
+import {
+  type AppendOp,
+  type ArchiveOp,
+  announce,
+  type ForkOp,
+  insertFork,
+  type LeafOp,
+  type RenameOp,
+  restoreLeaf,
+  result,
+} from "./edit-ops.ts";
+import { requireAnySession } from "./load.ts";
+import { refreshSessionStats } from "./stats.ts";
+import { appendSessionEntries } from "./write.ts";
+
+/** Removes entries Canopy appended, refusing when any is not Canopy's or has other children. */
+function removeAppended(db: Database, sid: number, entries: readonly SessionEntry[]): void {
+  const ids = entries.map((entry) => entry.id);
+  if (originsOf(db, sid, ids).some((origin) => origin !== "canopy")) {
+    throw new ApiFailure("conflict", "An entry of this edit is no longer Canopy's own; nothing was undone");
+  }
+  const own = new Set(ids);
+  const children = childIdsOf(db, sid, ids).filter((id) => !own.has(id));
+  if (children.length > 0) {
+    throw new ApiFailure("conflict", `Entry ${children[0]} was added below this edit; undo that first`);
+  }
+  deleteCanopyEntries(db, sid, ids);
+}
+
+/** Applies (`redo` true) or reverts one operation; returns the sessions it touched. */
+function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean): string[] {
+  const { db } = ctx;
+  const data: unknown = JSON.parse(op.data_json);
+  switch (op.kind as EditOperation) {
+    case "edit-message":
+    case "label": {
+      const { entries, before, after } = data as AppendOp;
+      if (redo) {
+        const used = storedEntryIds(db, row.sid);
+        if (entries.some((entry) => used.has(entry.id))) {
+          throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
+        }
+        appendSessionEntries(db, row.id, entries);
+        restoreLeaf(db, row.id, after);
+      } else {
+        removeAppended(db, row.sid, entries);
+        refreshSessionStats(db, row);
+        restoreLeaf(db, row.id, before);
+      }
+      return [row.id];
+    }
+    case "undo-summary": {
+      const { before, after } = data as LeafOp;
+      restoreLeaf(db, row.id, redo ? after : before);
+      return [row.id];
+    }
+    case "fork": {
+      const fork = data as ForkOp;
+      if (redo) {
+        if (getSessionRow(db, fork.forkSessionId)) {
+          throw new ApiFailure("conflict", `Session ${fork.forkSessionId} exists again; nothing was redone`);
+        }
+        insertFork(db, fork);
+      } else {
+        const forkRow = getSessionRow(db, fork.forkSessionId);
+        if (forkRow) {
+          if (countNonCanopyEntries(db, forkRow.sid) > 0 || forkRow.source_path !== null) {
+            throw new ApiFailure(
+              "conflict",
+              `Session ${fork.forkSessionId} now has entries from a file; it is kept`,
+            );
+          }
+          deleteSession(db, fork.forkSessionId);
+        }
+      }
+      return [row.id, fork.forkSessionId];
+    }
+    case "rename": {
+      const { before, after } = data as RenameOp;
+      updateSession(db, row.id, { canopy_title: redo ? after : before });
+      return [row.id];
+    }
+    case "archive":
+    case "unarchive": {
+      const { entryId, archived } = data as ArchiveOp;
+      setArchived(db, row.sid, entryId, redo ? archived : !archived);
+      return [row.id];
+    }
+    case "delete":
+    case "restore": {
+      const deletes = op.kind === "delete";
+      setDeleted(ctx, row.id, redo ? deletes : !deletes);
+      return [row.id];
+    }
+    default:
+      throw new ApiFailure("internal", `Unknown edit operation ${op.kind}`);
+  }
+}
+
+export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): EditResultDto {
+  const { db } = ctx;
+  const done = db.transaction(() => {
+    const row = requireAnySession(db, sessionId);
+    const op = redo ? firstUndoneOp(db, row.sid) : lastDoneOp(db, row.sid);
+    if (!op) return null;
+    if (row.deleted_at !== null && (redo || op.kind !== "delete")) {
+      throw new ApiFailure("conflict", `Session ${sessionId} is deleted; restore it first`);
+    }
+    const touched = applyOp(ctx, row, op, redo);
+    setOpState(db, op.op_id, redo ? "done" : "undone");
+    return { kind: op.kind as EditOperation, touched };
+  })();
+  if (!done) return result(db, sessionId, null);
+  const restored = redo ? done.kind === "restore" : done.kind === "delete";
+  if (restored) catchUpWithFile(ctx, sessionId);
+  announce(ctx, done.touched);
+  return result(db, sessionId, done.kind);
+}

@@ -1,0 +1,90 @@
+/**
+ * The open session's title in the session bar (next to Compact…), renamed in place (Rename, F2,
+ * or a double-click on the title; Enter saves, an empty title goes back to the file's own,
+ * Escape cancels; Undo reverts it), and the button that opens the export dialog.
+ */
+import { type FormEvent, type KeyboardEvent, useEffect, useState } from "react";
+import { useCanopy } from "../../store/index.ts";
+import "./edits.css";
+import { isTyping } from "./typing.ts";
+
+export function SessionHeader() {
+  const summary = useCanopy((state) =>
+    state.sessions.find((session) => session.id === state.selectedSessionId),
+  );
+  const busy = useCanopy((state) => state.editBusy);
+  const renameSession = useCanopy((state) => state.renameSession);
+  const openExport = useCanopy((state) => state.openExport);
+  const [draft, setDraft] = useState<string | null>(null);
+  const sessionId = summary?.id ?? null;
+  const ownTitle = summary?.title ?? "";
+
+  // Another session: any rename in progress belonged to the previous one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset only when the session changes
+  useEffect(() => setDraft(null), [sessionId]);
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "F2" || isTyping(event.target) || sessionId === null) return;
+      event.preventDefault();
+      setDraft(ownTitle);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [sessionId, ownTitle]);
+
+  if (!summary) return null;
+  const shown = summary.title ?? summary.firstMessage;
+
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    if (draft === null) return;
+    void renameSession(draft).then((result) => {
+      if (result) setDraft(null);
+    });
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== "Escape") return;
+    event.stopPropagation();
+    setDraft(null);
+  };
+
+  return (
+    <div className="session-header" data-testid="session-header">
+      {draft === null ? (
+        <h2
+          className="session-heading"
+          title="Double-click or F2 to rename"
+          onDoubleClick={() => setDraft(ownTitle)}
+        >
+          {shown}
+        </h2>
+      ) : (
+        <form className="session-rename" onSubmit={onSave}>
+          <input
+            aria-label="Session title"
+            // biome-ignore lint/a11y/noAutofocus: renaming starts with the title field focused
+            autoFocus
+            value={draft}
+            placeholder={`${summary.firstMessage} (empty: the file's own title)`}
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={onKeyDown}
+          />
+          <button type="submit" disabled={busy}>
+            Save title
+          </button>
+          <button type="button" onClick={() => setDraft(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      {draft === null && (
+        <button type="button" disabled={busy} onClick={() => setDraft(ownTitle)} title="F2">
+          Rename
+        </button>
+      )}
+      <button type="button" onClick={openExport} title="Ctrl/Cmd+E in the desktop app">
+        Export…
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * The export dialog (File › Export…, Ctrl/Cmd+E, or "Export…" above the tree): resume at the view
+ * leaf (D14), without archived branches, a download or a path to save to. Enter exports, Escape
+ * closes. When the path is in the folder of a file the agent is still writing, main warns and
+ * the dialog offers "Export anyway".
+ */
+import type { FormEvent, KeyboardEvent } from "react";
+import { useCanopy } from "../../store/index.ts";
+import "./export.css";
+
+export function ExportDialog() {
+  const open = useCanopy((state) => state.exportOpen);
+  const options = useCanopy((state) => state.exportOptions);
+  const busy = useCanopy((state) => state.exportBusy);
+  const warning = useCanopy((state) => state.exportWarning);
+  const error = useCanopy((state) => state.exportError);
+  const viewLeafId = useCanopy((state) =>
+    state.tree?.sessionId === state.selectedSessionId ? (state.tree?.viewLeafId ?? null) : null,
+  );
+  const hasArchived = useCanopy((state) => state.tree?.nodes.some((node) => node.archived) ?? false);
+  const setOptions = useCanopy((state) => state.setExportOptions);
+  const runExport = useCanopy((state) => state.runExport);
+  const close = useCanopy((state) => state.closeExport);
+  if (!open) return null;
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void runExport(false);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      close();
+      return;
+    }
+    // Enter exports from anywhere in the dialog (checkboxes too); buttons keep their own Enter.
+    if (event.key === "Enter" && !(event.target instanceof HTMLButtonElement)) {
+      event.preventDefault();
+      void runExport(false);
+    }
+  };
+
+  return (
+    <div className="export-backdrop">
+      <form
+        className="export-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="export-dialog-title"
+        onSubmit={onSubmit}
+        onKeyDown={onKeyDown}
+      >
+        <h2 id="export-dialog-title">Export session</h2>
+        <label>
+          <input
+            type="checkbox"
+            checked={options.resumeAtLeaf}
+            disabled={viewLeafId === null}
+            onChange={(event) => setOptions({ resumeAtLeaf: event.target.checked })}
+          />
+          Resume at the view leaf{viewLeafId ? ` (${viewLeafId})` : ""}
+        </label>
+        <label title={hasArchived ? undefined : "This session has no archived branch"}>
+          <input
+            type="checkbox"
+            checked={options.withoutArchived}
+            onChange={(event) => setOptions({ withoutArchived: event.target.checked })}
+          />
+          Without archived branches
+        </label>
+        <label className="export-path">
+          Save to path (empty: download)
+          <input
+            type="text"
+            value={options.outPath}
+            placeholder="/path/to/session.jsonl"
+            onChange={(event) => setOptions({ outPath: event.target.value })}
+          />
+        </label>
+        {warning && (
+          <div className="export-warning" role="alert" data-testid="export-warning">
+            <p>{warning}</p>
+            <button type="button" disabled={busy} onClick={() => void runExport(true)}>
+              Export anyway
+            </button>
+          </div>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="row">
+          {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
+          <button type="submit" autoFocus disabled={busy}>
+            {options.outPath.trim() === "" ? "Download" : "Save"}
+          </button>
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Asks before deleting a session from the library, naming it; says that the file stays and that
+ * Undo brings the session back. Escape or Cancel keeps it.
+ */
+import { useCanopy } from "../../store/index.ts";
+
+export function DeleteConfirm() {
+  const pending = useCanopy((state) => state.deleteConfirm);
+  const deleteSession = useCanopy((state) => state.deleteSession);
+  const cancelDelete = useCanopy((state) => state.cancelDelete);
+  if (!pending) return null;
+  return (
+    <div
+      className="delete-confirm"
+      role="alertdialog"
+      aria-label="Delete this session from the library?"
+      onKeyDown={(event) => {
+        if (event.key !== "Escape") return;
+        event.stopPropagation();
+        cancelDelete();
+      }}
+    >
+      <p>
+        Delete “{pending.title}” from the library? Its file stays untouched, and Undo (Ctrl+Z) brings the
+        session back.
+      </p>
+      <div className="row">
+        {/* biome-ignore lint/a11y/noAutofocus: the confirmation takes the focus so Enter/Escape answer it */}
+        <button type="button" autoFocus onClick={() => void deleteSession(pending)}>
+          Delete
+        </button>
+        <button type="button" onClick={cancelDelete}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Export slice: the export dialog of the open session — resume at the view leaf (D14), leave
+ * archived branches out, a download or a path to save to — and the main side's live-folder
+ * warning ("live_source"), which the user may overrule with "Export anyway".
+ */
+import type { StateCreator } from "zustand";
+import type { ExportResult } from "../../../core/api/dto.ts";
+import { ApiCallError, call } from "../api.ts";
+import type { CanopyState } from "./index.ts";
+
+export interface ExportOptions {
+  /** Append the resume marker at the view leaf, so the agent resumes there (default on). */
+  resumeAtLeaf: boolean;
+  withoutArchived: boolean;
+  /** Where to write the file; empty: a browser download. */
+  outPath: string;
+}
+
+export interface ExportSlice {
+  exportOpen: boolean;
+  exportOptions: ExportOptions;
+  exportBusy: boolean;
+  /** Why the main side asks before writing (the folder of a file its agent is still writing). */
+  exportWarning: string | null;
+  exportError: string | null;
+  openExport(): void;
+  closeExport(): void;
+  setExportOptions(patch: Partial<ExportOptions>): void;
+  /** Exports with the dialog's options; `confirmLiveFolder` answers the warning. */
+  runExport(confirmLiveFolder?: boolean): Promise<void>;
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/jsonl" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function outcome(result: ExportResult, name: string): string {
+  const marker = result.resumeEntryId
+    ? ` with a resume marker at the view leaf (${result.resumeEntryId})`
+    : "";
+  const reimported = result.reimportedEntries
+    ? ` ${result.reimportedEntries} new entries were re-imported from the session file first.`
+    : "";
+  return `Exported ${result.lines} lines${marker} as ${result.path ?? name}.${reimported}`;
+}
+
+export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> = (set, get) => ({
+  exportOpen: false,
+  exportOptions: { resumeAtLeaf: true, withoutArchived: false, outPath: "" },
+  exportBusy: false,
+  exportWarning: null,
+  exportError: null,
+  openExport() {
+    if (!get().selectedSessionId) {
+      set({ notice: { level: "error", message: "Select a session to export." } });
+      return;
+    }
+    set({ exportOpen: true, exportWarning: null, exportError: null });
+  },
+  closeExport() {
+    set({ exportOpen: false, exportWarning: null, exportError: null });
+  },
+  setExportOptions(patch) {
+    // A changed choice is a new question: an earlier warning no longer applies.
+    set({ exportOptions: { ...get().exportOptions, ...patch }, exportWarning: null, exportError: null });
+  },
+  async runExport(confirmLiveFolder = false) {
+    const sessionId = get().selectedSessionId;
+    if (!sessionId || get().exportBusy) return;
+    const { resumeAtLeaf, withoutArchived, outPath } = get().exportOptions;
+    const leafId = resumeAtLeaf && get().tree?.sessionId === sessionId ? get().tree?.viewLeafId : undefined;
+    const path = outPath.trim();
+    set({ exportBusy: true, exportError: null });
+    try {
+      const result = await call("session:export", {
+        sessionId,
+        ...(leafId ? { leafId } : {}),
+        ...(withoutArchived ? { withoutArchived: true } : {}),
+        ...(path === "" ? {} : { outPath: path }),
+        ...(confirmLiveFolder ? { confirmLiveFolder: true } : {}),
+      });
+      const name = `${sessionId}.jsonl`;
+      if (result.text !== undefined) download(name, result.text);
+      set({
+        exportOpen: false,
+        exportWarning: null,
+        notice: { level: "info", message: outcome(result, name) },
+      });
+    } catch (error) {
+      if (error instanceof ApiCallError && error.code === "live_source")
+        set({ exportWarning: error.message });
+      else set({ exportError: (error as Error).message });
+    } finally {
+      set({ exportBusy: false });
+    }
+  },
+});

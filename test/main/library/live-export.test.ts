@@ -1,0 +1,169 @@
+// Issue 6, live files: before an export, a source file that grew since its import is
+// re-imported; an export into the folder of a file its agent is still writing (grown, or
+// modified within LIVE_WINDOW_MS) is refused unless confirmed; no export ever writes a session's
+// own file. Real temp files, real mtimes.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionEntry } from "../../../core/session/entries.ts";
+import { parseSessionText } from "../../../core/session/jsonl.ts";
+import { runCli } from "../../../main/cli.ts";
+import { LIVE_WINDOW_MS } from "../../../main/library/live-source.ts";
+import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
+
+let h: Harness;
+let agentDir: string;
+let otherDir: string;
+let source: string;
+
+beforeEach(() => {
+  h = createHarness();
+  agentDir = path.join(h.dir, "agent");
+  otherDir = path.join(h.dir, "exports");
+  fs.mkdirSync(agentDir);
+  fs.mkdirSync(otherDir);
+  source = path.join(agentDir, "session.jsonl");
+  fs.writeFileSync(
+    source,
+    new SessionFile({ id: "live-1" }).user("u1", "hello").assistant("a1", "hi").text(),
+  );
+  makeOld(source);
+});
+afterEach(() => {
+  h.close();
+  removeDir(h.dir);
+});
+
+/** Sets the file's modification time to ten minutes ago (long before the live window). */
+function makeOld(file: string): void {
+  const old = new Date(Date.now() - 10 * 60_000);
+  fs.utimesSync(file, old, old);
+}
+
+function append(file: string, id: string, parentId: string): void {
+  const entry = {
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-02-01T11:00:00.000Z",
+    message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 1 },
+  };
+  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+const entriesOf = (text: string): SessionEntry[] => parseSessionText(text).entries.map((e) => e.entry);
+const storedIds = async (sessionId: string) =>
+  (await h.call("session:get", { sessionId })).entries.map((stored) => stored.entry.id);
+
+async function importSource(): Promise<string> {
+  const report = await h.call("library:import", { path: source });
+  return report.files[0]?.sessionId as string;
+}
+
+describe("export of a session whose file the agent is writing", () => {
+  it("re-imports the lines the file gained since its import before exporting, losing none", async () => {
+    const sessionId = await importSource();
+    append(source, "u2", "a1");
+    append(source, "u3", "u2");
+    makeOld(source);
+    const sourceBytes = fs.readFileSync(source);
+    const out = path.join(otherDir, "out.jsonl");
+    const result = await h.call("session:export", { sessionId, outPath: out });
+    expect(result.reimportedEntries).toBe(2);
+    expect(await storedIds(sessionId)).toEqual(["u1", "a1", "u2", "u3"]);
+    // The export holds exactly the file's entries (nothing lost, the new ones included).
+    expect(entriesOf(fs.readFileSync(out, "utf8"))).toEqual(entriesOf(sourceBytes.toString("utf8")));
+    expect(fs.readFileSync(source).equals(sourceBytes)).toBe(true);
+    // A text export re-imports too.
+    append(source, "u4", "u3");
+    makeOld(source);
+    const text = await h.call("session:export", { sessionId });
+    expect(text.reimportedEntries).toBe(1);
+    expect(entriesOf(text.text ?? "").map((e) => e.id)).toEqual(["u1", "a1", "u2", "u3", "u4"]);
+  });
+
+  it("refuses an export into the folder of a grown file unless confirmed; the new lines are imported either way", async () => {
+    const sessionId = await importSource();
+    append(source, "u2", "a1");
+    makeOld(source);
+    const sourceBytes = fs.readFileSync(source);
+    const out = path.join(agentDir, "copy.jsonl");
+    const refused = await h.fail("session:export", { sessionId, outPath: out });
+    expect(refused.code).toBe("live_source");
+    expect(refused.message).toContain("session.jsonl grew since its import (1 new entries re-imported)");
+    expect(refused.message).toContain("--force");
+    expect(refused.message).not.toContain("\n");
+    expect(fs.existsSync(out)).toBe(false);
+    expect(await storedIds(sessionId)).toEqual(["u1", "a1", "u2"]);
+
+    const written = await h.call("session:export", { sessionId, outPath: out, confirmLiveFolder: true });
+    expect(written.path).toBe(fs.realpathSync(out));
+    expect(entriesOf(fs.readFileSync(out, "utf8"))).toEqual(entriesOf(sourceBytes.toString("utf8")));
+    expect(fs.readFileSync(source).equals(sourceBytes)).toBe(true);
+  });
+
+  it("a file modified within the live window (even only touched) counts as live; an old, unchanged one does not", async () => {
+    const sessionId = await importSource();
+    const out = path.join(agentDir, "copy.jsonl");
+    // Old and unchanged: the folder is fine.
+    expect((await h.call("session:export", { sessionId, outPath: out })).path).toBeTruthy();
+    fs.rmSync(out);
+    // Touched just now, same bytes: the agent may be about to write.
+    const now = new Date();
+    fs.utimesSync(source, now, now);
+    const refused = await h.fail("session:export", { sessionId, outPath: out });
+    expect(refused.code).toBe("live_source");
+    expect(refused.message).toMatch(/session\.jsonl was modified \d+ s ago: its agent is still writing it/);
+    expect(fs.existsSync(out)).toBe(false);
+    // Another folder is always fine, and nothing was re-imported for a touch.
+    const elsewhere = await h.call("session:export", { sessionId, outPath: path.join(otherDir, "x.jsonl") });
+    expect(elsewhere.reimportedEntries).toBeUndefined();
+    expect(LIVE_WINDOW_MS).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("never writes a session's own file: not this one, not another's, not through a symlink, not even confirmed", async () => {
+    const sessionId = await importSource();
+    const otherSource = path.join(otherDir, "other.jsonl");
+    fs.writeFileSync(otherSource, new SessionFile({ id: "other-1" }).user("o1", "other").text());
+    await h.call("library:import", { path: otherSource });
+    const link = path.join(h.dir, "link.jsonl");
+    fs.symlinkSync(otherSource, link);
+    const before = [fs.readFileSync(source), fs.readFileSync(otherSource)];
+    for (const outPath of [source, otherSource, link]) {
+      const error = await h.fail("session:export", { sessionId, outPath, confirmLiveFolder: true });
+      expect(error.code).toBe("invalid_input");
+      expect(error.message).toContain("never writes into an agent's session file");
+    }
+    // Also for a session deleted from the library: its file is still an agent's.
+    await h.call("library:delete", { sessionId: "other-1" });
+    expect((await h.fail("session:export", { sessionId, outPath: otherSource })).code).toBe("invalid_input");
+    expect(fs.readFileSync(source).equals(before[0] as Buffer)).toBe(true);
+    expect(fs.readFileSync(otherSource).equals(before[1] as Buffer)).toBe(true);
+  });
+
+  it("CLI export: one-line warning and exit 1 without --force, written with it", async () => {
+    const sessionId = await importSource();
+    append(source, "u2", "a1");
+    h.close();
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      progress: () => {},
+      isTerminal: false,
+    };
+    const run = (...args: string[]) => runCli([...args, "--db", h.dbPath], io);
+    const target = path.join(agentDir, "cli-copy.jsonl");
+    expect(await run("export", sessionId, "--out", target)).toBe(1);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(
+      /^canopy: error: session\.jsonl (was modified \d+ s ago|grew since its import) \(1 new entries re-imported\).*--force/,
+    );
+    expect(fs.existsSync(target)).toBe(false);
+    err.length = 0;
+    expect(await run("export", sessionId, "--out", target, "--force")).toBe(0);
+    expect(err.at(-1)).toContain(`wrote 4 lines to ${fs.realpathSync(target)}`);
+    expect(entriesOf(fs.readFileSync(target, "utf8")).map((e) => e.id)).toEqual(["u1", "a1", "u2"]);
+  });
+});
