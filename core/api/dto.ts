@@ -293,6 +293,8 @@ export interface TreeNodeDto {
   pruned?: boolean;
   /** In an archived subtree (hidden from the canvas by default). */
   archived?: boolean;
+  /** Branch summaries: the entry the summarized branch was left from. */
+  fromId?: string;
 }
 
 export interface SessionTreeDto {
@@ -301,6 +303,8 @@ export interface SessionTreeDto {
   viewLeafId: string | null;
   fileLeafId: string | null;
   problems: SessionProblem[];
+  /** What undo and redo of Canopy's edits would do next. */
+  history: EditHistoryDto;
 }
 
 // ── edits (issue 6) ─────────────────────────────────────────────────────────────

@@ -30,7 +30,10 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
     if (typeof e.firstKeptEntryId === "string") node.firstKeptEntryId = e.firstKeptEntryId;
     if (typeof e.summary === "string") node.summary = e.summary;
   }
-  if (entry.type === "branch_summary" && typeof e.summary === "string") node.summary = e.summary;
+  if (entry.type === "branch_summary") {
+    if (typeof e.summary === "string") node.summary = e.summary;
+    if (typeof e.fromId === "string") node.fromId = e.fromId;
+  }
   const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;
   if (message?.role === "assistant") {
     if (typeof message.stopReason === "string") node.stopReason = message.stopReason;
@@ -65,5 +68,6 @@ export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto
     viewLeafId: detail.summary.viewLeafId,
     fileLeafId: detail.summary.fileLeafId,
     problems: detail.problems,
+    history: detail.history,
   };
 }

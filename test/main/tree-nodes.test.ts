@@ -38,6 +38,17 @@ describe("session:tree", () => {
     expect(compaction?.summary).toMatch(/^Compaction summary:/);
     expect(tree.viewLeafId).toBe(entries.at(-1)?.id);
     expect(tree.nodes.every((node) => node.text.length <= 200)).toBe(true);
+    // Branch summaries carry the entry they were left from (the renderer's context diff uses it),
+    // and the tree says what undo/redo would do: the renderer needs no other session call.
+    const fromIds = new Map(
+      lines
+        .map((line) => JSON.parse(line) as { id: string; type: string; fromId?: string })
+        .filter((entry) => entry.type === "branch_summary")
+        .map((entry) => [entry.id, entry.fromId]),
+    );
+    expect(fromIds.size).toBeGreaterThan(0);
+    for (const [id, fromId] of fromIds) expect(tree.nodes.find((node) => node.id === id)?.fromId).toBe(fromId);
+    expect(tree.history).toEqual({ undo: null, redo: null });
   });
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {

@@ -112,7 +112,9 @@ describe("sending from the composer", () => {
     expect(state.chat).toBeNull();
     expect(state.selectedEntryId).toBeNull();
     expect(state.chatMessage).toEqual({ kind: "ok", text: "Reply a9 added." });
-    expect(calls.map((c) => c.channel)).toEqual(expect.arrayContaining(["session:tree", "context:get", "session:get"]));
+    expect(calls.map((c) => c.channel)).toEqual(expect.arrayContaining(["session:tree", "context:get"]));
+    // The tree carries what the renderer needs: every entry's JSON is never loaded.
+    expect(calls.map((c) => c.channel)).not.toContain("session:get");
     expect(calls.find((c) => c.channel === "context:get")?.input).toEqual({ sessionId: "s1" });
   });
 

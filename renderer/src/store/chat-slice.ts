@@ -83,7 +83,6 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     await Promise.all([
       get().loadTree(sessionId),
       get().loadContext(sessionId, undefined),
-      get().loadSessionDetail(sessionId),
     ]);
   };
 

@@ -49,12 +49,11 @@ export interface EditsSlice {
 }
 
 export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (set, get) => {
-  /** Reloads tree, detail and LLM view; `select` picks the entry shown (null: the view leaf). */
+  /** Reloads tree and LLM view; `select` picks the entry shown (null: the view leaf). */
   const refresh = async (sessionId: string, select: string | null) => {
     set({ selectedEntryId: select });
     await Promise.all([
       get().loadTree(sessionId),
-      get().loadSessionDetail(sessionId),
       get().loadContext(sessionId, select ?? undefined),
     ]);
   };
@@ -218,7 +217,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         "Renaming",
         (sessionId) => call("edits:rename", { sessionId, title: clean }),
         async (_result, sessionId) => {
-          await Promise.all([get().loadLibrary(), get().loadSessionDetail(sessionId)]);
+          await Promise.all([get().loadLibrary(), get().loadTree(sessionId)]);
           return clean === null ? "Cleared the session's title." : `Renamed the session “${clean}”.`;
         },
       );

@@ -29,7 +29,6 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     set({ selectedEntryId: null });
     await Promise.all([
       get().loadContext(sessionId, undefined),
-      get().loadSessionDetail(sessionId),
       get().loadTree(sessionId),
     ]);
   };

@@ -31,7 +31,7 @@ export interface LibrarySlice {
   search(query: string): Promise<void>;
   /** Opens the hit's session with its entry selected (the route follows). */
   openSearchHit(hit: SearchHit): Promise<void>;
-  /** Reloads the open session's tree, detail and LLM view, keeping the selection (coalesced). */
+  /** Reloads the open session's tree and LLM view, keeping the selection (coalesced). */
   refreshOpenSession(sessionId: string): void;
 }
 
@@ -47,7 +47,6 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     try {
       await Promise.all([
         get().loadTree(sessionId),
-        get().loadSessionDetail(sessionId),
         get().loadContext(sessionId, get().selectedEntryId ?? undefined),
       ]);
     } finally {
@@ -98,7 +97,6 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         plan: null,
         planError: null,
         jobMessage: null,
-        detail: null,
         tree: null,
         selectedEntryId: null,
         diff: null,
@@ -108,7 +106,6 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       if (!sessionId) return;
       await Promise.all([
         get().loadContext(sessionId, undefined),
-        get().loadSessionDetail(sessionId),
         get().loadTree(sessionId),
       ]);
     },

@@ -65,7 +65,7 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
         fetchView(sessionId, afterLeafId),
       ]);
       if (request !== diffRequest || get().selectedSessionId !== sessionId) return;
-      const result = diffContextsWithLinks(before, after, entryLinks(get().tree, get().detail));
+      const result = diffContextsWithLinks(before, after, entryLinks(get().tree));
       set({ diff: { title, kind, before, after, result }, diffLoading: false });
     } catch (error) {
       if (request === diffRequest) set({ diffLoading: false, diffError: (error as Error).message });
@@ -132,7 +132,7 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       );
     },
     async openCompactionDiff(compactionId) {
-      const links = entryLinks(get().tree, get().detail);
+      const links = entryLinks(get().tree);
       const link = links.get(compactionId);
       if (link?.type !== "compaction") {
         set({ diffError: `${compactionId} is not a compaction of this session` });

@@ -56,9 +56,11 @@ const deletedIds = async () => (await h.call("library:list", { deleted: true }))
 /** Everything a user sees of a session: the detail (without the undo state) and the tree. */
 async function view(
   sessionId: string,
-): Promise<{ detail: Omit<SessionDetail, "history">; tree: SessionTreeDto }> {
+): Promise<{ detail: Omit<SessionDetail, "history">; tree: Omit<SessionTreeDto, "history"> }> {
+  // The undo/redo history is what changes; it is checked on its own.
   const { history: _history, ...detail } = await h.call("session:get", { sessionId });
-  return { detail, tree: await h.call("session:tree", { sessionId }) };
+  const { history: _treeHistory, ...tree } = await h.call("session:tree", { sessionId });
+  return { detail, tree };
 }
 
 /** tree-02 with Canopy state on top: a moved view leaf, a label, an archived branch, a rename. */

@@ -55,7 +55,7 @@ export function EditActions() {
   const busy = useCanopy((state) => state.editBusy || state.running !== null);
   const archiveConfirm = useCanopy((state) => state.archiveConfirm);
   const history = useCanopy((state) =>
-    state.detail?.summary.id === state.selectedSessionId ? state.detail?.history : undefined,
+    state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,
   );
   const lastDeleted = useCanopy((state) => state.lastDeleted);
   const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);

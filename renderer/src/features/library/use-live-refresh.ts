@@ -1,6 +1,6 @@
 /**
  * Live refresh: main re-imports agent files as they grow (main/library/watch.ts) and says so;
- * the list reloads, and the open session reloads its tree, detail and LLM view in place.
+ * the list reloads, and the open session reloads its tree and LLM view in place.
  */
 import { useEffect } from "react";
 import { onEvent } from "../../api.ts";

@@ -21,14 +21,13 @@ export function ContextBar({ context }: { context: ContextView }) {
   const limits = useCanopy((state) => state.limits);
   const limitsError = useCanopy((state) => state.limitsError);
   const tree = useCanopy((state) => state.tree);
-  const detail = useCanopy((state) => state.detail);
   const figures = contextFigures(context, limits);
   const stale = useMemo(() => {
     if (context.compactionId === null) return false;
-    const before = ancestorsOf(context.compactionId, entryLinks(tree, detail));
+    const before = ancestorsOf(context.compactionId, entryLinks(tree));
     before.delete(context.compactionId);
     return measuredIsStale(context, (id) => before.has(id));
-  }, [context, tree, detail]);
+  }, [context, tree]);
   const attr = (value: number | null) => (value === null ? "" : String(value));
 
   return (

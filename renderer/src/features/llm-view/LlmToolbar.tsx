@@ -11,8 +11,6 @@ import { entryLinks } from "./entry-links.ts";
 export function useViewLeafId(): string | null {
   return useCanopy((state) => {
     if (state.tree?.sessionId === state.selectedSessionId && state.tree) return state.tree.viewLeafId;
-    if (state.detail?.summary.id === state.selectedSessionId && state.detail)
-      return state.detail.summary.viewLeafId;
     return state.sessions.find((session) => session.id === state.selectedSessionId)?.viewLeafId ?? null;
   });
 }
@@ -61,7 +59,6 @@ function TwoEntryForm({
 export function LlmToolbar({ context }: { context: ContextView }) {
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
   const tree = useCanopy((state) => state.tree);
-  const detail = useCanopy((state) => state.detail);
   const diffOpen = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
   const openLeafDiff = useCanopy((state) => state.openLeafDiff);
   const openCompactionDiff = useCanopy((state) => state.openCompactionDiff);
@@ -69,7 +66,7 @@ export function LlmToolbar({ context }: { context: ContextView }) {
   const viewLeafId = useViewLeafId();
   const [formOpen, setFormOpen] = useState(false);
 
-  const selectedType = selectedEntryId ? entryLinks(tree, detail).get(selectedEntryId)?.type : undefined;
+  const selectedType = selectedEntryId ? entryLinks(tree).get(selectedEntryId)?.type : undefined;
   const compactionId = selectedType === "compaction" ? selectedEntryId : context.compactionId;
   const canCompareLeaf = selectedEntryId !== null && selectedEntryId !== viewLeafId;
 
