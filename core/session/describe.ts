@@ -42,9 +42,18 @@ function messageSnippet(message: AgentMessage): string {
   }
 }
 
+/**
+ * The text on one line (whitespace runs folded to a space), cut to `width` with "…". Only the
+ * start is shown, so only a growing prefix is folded, never a whole 100 KB tool output.
+ */
 export function flatten(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > width ? `${flat.slice(0, Math.max(0, width - 1))}…` : flat;
+  for (let take = Math.max(64, width * 2); ; take *= 4) {
+    const whole = take >= text.length;
+    // Folding a prefix gives a prefix of the whole text's folded form (up to a trailing space).
+    const flat = (whole ? text : text.slice(0, take)).replace(/\s+/g, " ").trim();
+    if (flat.length > width) return `${flat.slice(0, Math.max(0, width - 1))}…`;
+    if (whole) return flat;
+  }
 }
 
 /** The entry's kind as shown to users: the message role for messages, else the entry type. */
