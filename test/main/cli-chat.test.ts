@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../main/cli.ts";
 import { NO_MODEL_MESSAGE } from "../../main/pipelines/chat-turn.ts";
+import { type CliRun, runCliCaptured } from "../helpers/cli.ts";
 import {
   type FakeServer,
   type RequestMatcher,
@@ -19,16 +19,8 @@ let fake: FakeServer;
 let dir: string;
 let db: string;
 
-async function cli(...args: string[]) {
-  let out = "";
-  let err = "";
-  const code = await runCli([...args, "--db", db], {
-    out: (text) => (out += `${text}\n`),
-    err: (text) => (err += `${text}\n`),
-    progress: () => {},
-    isTerminal: false,
-  });
-  return { code, out, err };
+function cli(...args: string[]): Promise<CliRun> {
+  return runCliCaptured([...args, "--db", db]);
 }
 
 beforeEach(async () => {

@@ -5,27 +5,13 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../main/cli.ts";
+import { type CliRun, runCliCaptured } from "../helpers/cli.ts";
 import { fixturePath, readExpectedContexts, repoRoot, withoutSummaryFraming } from "../helpers/fixtures.ts";
 
 process.env.CANOPY_NO_DEMO = "1";
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(...args: string[]): Promise<Run> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, {
-    out: (text) => (out += `${text}\n`),
-    err: (text) => (err += `${text}\n`),
-    progress: () => {},
-    isTerminal: false,
-  });
-  return { code, out, err };
+function cli(...args: string[]): Promise<CliRun> {
+  return runCliCaptured(args);
 }
 
 let dir: string;

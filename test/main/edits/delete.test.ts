@@ -6,10 +6,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EventName } from "../../../core/api/contract.ts";
 import type { SessionDetail, SessionTreeDto } from "../../../core/api/dto.ts";
-import { runCli } from "../../../main/cli.ts";
 import { type LibraryWatcher, startLibraryWatcher } from "../../../main/library/watch.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
 import { getSessionRow } from "../../../main/store/repos/sessions.ts";
+import { cliRecorder } from "../../helpers/cli.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
 
@@ -284,15 +284,7 @@ describe("CLI delete, undelete, undo, redo, label", () => {
     const tree = await h.call("session:tree", { sessionId });
     const entryId = tree.nodes.find((n) => n.kind === "user")?.id as string;
     h.close();
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      progress: () => {},
-      isTerminal: false,
-    };
-    const run = (...args: string[]) => runCli([...args, "--db", h.dbPath], io);
+    const { out, err, run } = cliRecorder(h.dbPath);
 
     expect(await run("delete", sessionId)).toBe(0);
     expect(out.pop()).toContain(`deleted ${sessionId}`);

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../../core/session/entries.ts";
 import { parseSessionText } from "../../../core/session/jsonl.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
-import { runCli } from "../../../main/cli.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
+import { cliRecorder } from "../../helpers/cli.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { createHarness, type Harness, removeDir } from "../pipelines/harness.ts";
 
@@ -282,7 +282,10 @@ describe("undo stack", () => {
       undo: "label",
       redo: null,
     });
-    expect((await h.call("edits:rename", { sessionId, title: "t" })).history).toEqual({ undo: "rename", redo: null });
+    expect((await h.call("edits:rename", { sessionId, title: "t" })).history).toEqual({
+      undo: "rename",
+      redo: null,
+    });
     expect(await history()).toEqual({ undo: "rename", redo: null });
     expect((await h.call("edits:undo", { sessionId })).history).toEqual({ undo: "label", redo: "rename" });
     expect((await h.call("edits:undo", { sessionId })).history).toEqual({ undo: null, redo: "label" });
@@ -291,7 +294,8 @@ describe("undo stack", () => {
     const none = await h.call("edits:undo", { sessionId });
     expect(none).toMatchObject({ operation: null, history: { undo: null, redo: "label" } });
     expect((await h.call("edits:redo", { sessionId })).history).toEqual({ undo: "label", redo: "rename" });
-    const root = (await h.call("session:tree", { sessionId })).nodes.find((n) => n.parentId === null)?.id as string;
+    const root = (await h.call("session:tree", { sessionId })).nodes.find((n) => n.parentId === null)
+      ?.id as string;
     expect((await h.call("edits:archive", { sessionId, entryId: root, confirm: true })).history).toEqual({
       undo: "archive",
       redo: null,
@@ -302,8 +306,9 @@ describe("undo stack", () => {
     const sessionId = await importFixture("tree-01.omp.jsonl");
     const listed = async () => (await h.call("library:list", {})).find((s) => s.id === sessionId)?.title;
     const hitTitle = async () =>
-      (await h.call("library:search", { query: "parser", limit: 500 })).find((hit) => hit.sessionId === sessionId)
-        ?.sessionTitle;
+      (await h.call("library:search", { query: "parser", limit: 500 })).find(
+        (hit) => hit.sessionId === sessionId,
+      )?.sessionTitle;
     const original = await listed();
     expect(await hitTitle()).toBe(original);
     await h.call("edits:rename", { sessionId, title: "  Renamed in Canopy  " });
@@ -330,15 +335,7 @@ describe("CLI", () => {
     const user = firstOf(list, isUser);
     const root = (list[0] as SessionEntry).id;
     h.close();
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      progress: () => {},
-      isTerminal: false,
-    };
-    const run = (...args: string[]) => runCli([...args, "--db", h.dbPath], io);
+    const { out, err, run } = cliRecorder(h.dbPath);
     expect(await run("fork", sessionId, user.id)).toBe(0);
     const forkId = out.pop() as string;
     expect(forkId).toMatch(/\S/);

@@ -7,8 +7,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../../core/session/entries.ts";
 import { parseSessionText } from "../../../core/session/jsonl.ts";
-import { runCli } from "../../../main/cli.ts";
 import { LIVE_WINDOW_MS } from "../../../main/library/live-source.ts";
+import { cliRecorder } from "../../helpers/cli.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
 
 let h: Harness;
@@ -145,15 +145,7 @@ describe("export of a session whose file the agent is writing", () => {
     const sessionId = await importSource();
     append(source, "u2", "a1");
     h.close();
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      progress: () => {},
-      isTerminal: false,
-    };
-    const run = (...args: string[]) => runCli([...args, "--db", h.dbPath], io);
+    const { err, run } = cliRecorder(h.dbPath);
     const target = path.join(agentDir, "cli-copy.jsonl");
     expect(await run("export", sessionId, "--out", target)).toBe(1);
     expect(err).toHaveLength(1);

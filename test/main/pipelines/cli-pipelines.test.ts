@@ -4,17 +4,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../../main/cli.ts";
+import { type CliRun, runCliCaptured } from "../../helpers/cli.ts";
 import { promptText, removeDir, SessionFile } from "./harness.ts";
 import { chainSession, plainEstimate, plainFileTags, plainSession } from "./sessions.ts";
 
 process.env.CANOPY_NO_DEMO = "1";
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
 
 let dir: string;
 let db: string;
@@ -28,20 +22,8 @@ afterEach(() => {
   removeDir(dir);
 });
 
-async function cli(...args: string[]): Promise<Run> {
-  let out = "";
-  let err = "";
-  const code = await runCli([...args, "--db", db], {
-    out: (text) => {
-      out += `${text}\n`;
-    },
-    err: (text) => {
-      err += `${text}\n`;
-    },
-    progress: () => {},
-    isTerminal: false,
-  });
-  return { code, out, err };
+function cli(...args: string[]): Promise<CliRun> {
+  return runCliCaptured([...args, "--db", db]);
 }
 
 function write(name: string, session: SessionFile): string {
@@ -50,7 +32,7 @@ function write(name: string, session: SessionFile): string {
   return file;
 }
 
-function oneErrorLine(run: Run): string {
+function oneErrorLine(run: CliRun): string {
   expect(run.out).toBe("");
   const lines = run.err.trimEnd().split("\n");
   expect(lines).toHaveLength(1);
