@@ -15,7 +15,7 @@ import { isOmpHeader } from "./entry-rows.ts";
 import type { SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
-/** Entry lines below this size are parsed in place: a worker costs ~30 ms to start. */
+/** Entry lines below this size are parsed in place: a worker takes ~50–100 ms to start. */
 export const PARALLEL_PARSE_MIN_BYTES = 8 * 1024 * 1024;
 /** How long the worker may take to start before the file is parsed in place instead. */
 const START_TIMEOUT_MS = 10_000;
