@@ -21,6 +21,8 @@ import { launchChromium } from "../test/helpers/chromium.ts";
 import { fmt, median, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 // The functions passed to page.evaluate run in Chromium. This project is type-checked without
 // the DOM library, so the few page globals they use are declared here (module-local).
 interface PageElement {
@@ -82,6 +84,12 @@ async function openPage(browser: Browser, mode: BrowserMode, baseline: boolean, 
   const page = await browser.newPage({ viewport: VIEWPORT, colorScheme: "dark" });
   await page.goto(`${mode.url}${baseline ? "&bench=baseline" : ""}`);
   await page.locator(`.session-groups [data-session-id="${sessionId}"]`).waitFor();
+  // The measured click must open the session: when the library opened on it (it sorts first
+  // when its file is the newest), another session is opened first.
+  const other = page.locator(`.session-groups [data-session-id]:not([data-session-id="${sessionId}"])`).first();
+  const otherId = await other.getAttribute("data-session-id");
+  await other.click();
+  await page.locator(`.tree-canvas[data-tree-session="${otherId}"]`).waitFor();
   return page;
 }
 
@@ -231,7 +239,11 @@ export async function runTreeRenderBench(options: { runs?: number; entries?: num
       watch: false,
     });
     await apiCall(mode, "library:import", { path: generated.file });
-    const [session] = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    // A second, small session: each measured open starts from it (see openPage).
+    await apiCall(mode, "library:import", { path: path.join(repoRoot, "main", "demo", "refactor-small.jsonl") });
+    const session = (await apiCall<SessionSummary[]>(mode, "library:list", {})).find(
+      (s) => s.entryCount === generated.entries,
+    );
     if (!session) throw new Error("the generated session was not imported");
     const serverTreeMs = await timeApi(mode, "session:tree", { sessionId: session.id }, 5);
     const serverGetMs = await timeApi(mode, "session:get", { sessionId: session.id }, 5);
