@@ -8,11 +8,12 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import type { ContextView, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { parseSessionText } from "../../core/session/jsonl.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
 import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 import {
   type FakeServer,
@@ -34,7 +35,6 @@ let page: Page;
 let fake: FakeServer;
 let work: string;
 
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000 });
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
@@ -52,25 +52,8 @@ async function byTitle(title: string): Promise<SessionSummary> {
   return found;
 }
 
-function pathTo(nodes: readonly TreeNodeDto[], id: string | null): TreeNodeDto[] {
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const out: TreeNodeDto[] = [];
-  for (let node = id ? byId.get(id) : undefined; node; node = byId.get(node.parentId ?? ""))
-    out.unshift(node);
-  return out;
-}
-
-async function openSession(sessionId: string, leafId?: string): Promise<void> {
-  const hash = `#/session/${encodeURIComponent(sessionId)}${leafId ? `?leaf=${leafId}` : ""}`;
-  await page.goto(`${mode.url}${hash}`);
-  await page.getByTestId("tree-canvas").waitFor();
-  await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
-  const current = await tree(sessionId);
-  await poll(() => llmView().getAttribute("data-leaf-id")).toBe(leafId ?? current.viewLeafId ?? "");
-  await page.getByLabel("Filter").selectOption("all");
-  await page.getByLabel("Collapse long chains").uncheck();
-  await page.getByRole("button", { name: "Fit View" }).click();
-  await page.waitForTimeout(300);
+function openSession(sessionId: string, leafId?: string): Promise<void> {
+  return openSessionShowingAll(page, mode, sessionId, leafId);
 }
 
 async function renderedEntryIds(): Promise<string[]> {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
 import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 
 const shots = path.join(artifactsDir(), "edits");
@@ -18,37 +19,14 @@ let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
 
-/** expect.poll with room for a loaded machine (the default is one second). */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 10_000 });
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
 const llmView = () => page.getByTestId("llm-view");
 
-/** Entries from the root to `id` (inclusive). */
-function pathTo(nodes: readonly TreeNodeDto[], id: string | null): TreeNodeDto[] {
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const path: TreeNodeDto[] = [];
-  for (let node = id ? byId.get(id) : undefined; node; node = byId.get(node.parentId ?? ""))
-    path.unshift(node);
-  return path;
-}
-
-/** Opens a session (optionally with an entry selected) and waits for its canvas and LLM view. */
-async function openSession(sessionId: string, leafId?: string): Promise<void> {
-  const hash = `#/session/${encodeURIComponent(sessionId)}${leafId ? `?leaf=${leafId}` : ""}`;
-  await page.goto(`${mode.url}${hash}`);
-  await page.getByTestId("tree-canvas").waitFor();
-  await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
-  const current = await tree(sessionId);
-  await poll(() => llmView().getAttribute("data-leaf-id")).toBe(leafId ?? current.viewLeafId ?? "");
-  await showEverything();
-}
-
-async function showEverything(): Promise<void> {
-  await page.getByLabel("Filter").selectOption("all");
-  await page.getByLabel("Collapse long chains").uncheck();
-  await fitView();
+/** Opens a session (optionally with an entry selected), with every entry shown. */
+function openSession(sessionId: string, leafId?: string): Promise<void> {
+  return openSessionShowingAll(page, mode, sessionId, leafId);
 }
 
 async function fitView(): Promise<void> {
