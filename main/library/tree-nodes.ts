@@ -2,13 +2,13 @@
  * The session tree for the canvas: every entry reduced to what a node shows (kind, snippet,
  * tokens, label, compaction markers), with the repaired parent links of the tree index.
  */
-import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { archivedEntryIds } from "./edits.ts";
-import { getSessionDetail } from "./load.ts";
+import { editHistory, effectiveViewLeaf, loadStoredEntries, requireSession } from "./load.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -47,27 +47,28 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
 }
 
 export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto {
-  const detail = getSessionDetail(db, sessionId);
-  const entries = detail.entries.map((stored) => stored.entry);
-  const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
+  // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
+  const row = requireSession(db, sessionId);
+  const stored = loadStoredEntries(db, sessionId);
+  const entries = stored.map((item) => item.entry);
+  const index = buildTreeIndex(entries, { lines: stored.map((item) => item.line) });
   const archived = archivedEntryIds(db, sessionId, index);
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
-  for (const stored of detail.entries) {
-    const { entry } = stored;
+  for (const { entry, line, tokens } of stored) {
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (typeof entry.id !== "string" || index.byId.get(entry.id) !== entry || seen.has(entry.id)) continue;
     seen.add(entry.id);
-    const node = nodeOf(entry, stored.line, stored.tokens, index.parentOf(entry.id), index.labels.get(entry.id));
+    const node = nodeOf(entry, line, tokens, index.parentOf(entry.id), index.labels.get(entry.id));
     if (archived.has(entry.id)) node.archived = true;
     nodes.push(node);
   }
   return {
     sessionId,
     nodes,
-    viewLeafId: detail.summary.viewLeafId,
-    fileLeafId: detail.summary.fileLeafId,
-    problems: detail.problems,
-    history: detail.history,
+    viewLeafId: effectiveViewLeaf(row),
+    fileLeafId: row.file_leaf_id,
+    problems: JSON.parse(row.problems_json) as SessionProblem[],
+    history: editHistory(db, row.sid),
   };
 }
