@@ -3,7 +3,7 @@
  * structural columns: dialect (D1), first user message (§10.3), display name, compaction title.
  * Plain data, gathered while entries are parsed (on the main thread or in the import worker).
  */
-import type { SessionEntry } from "../../core/session/entries.ts";
+import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
 import { isOmpEntry } from "./entry-rows.ts";
 
 type Loose = { [key: string]: unknown };
@@ -52,5 +52,40 @@ export function observeEntry(facts: ContentFacts, entry: SessionEntry, role: str
     facts.displayName = trimmedString(e, "name") ?? facts.displayName;
   } else if (entry.type === "compaction") {
     facts.compactionTitle = trimmedString(e, "shortSummary") ?? facts.compactionTitle;
+  }
+}
+
+const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
+
+/**
+ * Watches entries in file order for what makes a tree obviously healthy, so the full tree
+ * validation (D3) can be skipped: known types, unique ids, every parent seen earlier (how the
+ * agents write files, hence no cycle and no orphan).
+ */
+export class TreeOrderCheck {
+  private readonly seen = new Set<string>();
+  private last: string | null = null;
+  private ok = true;
+
+  get healthy(): boolean {
+    return this.ok;
+  }
+
+  add(id: string | null, parentId: string | null, type: string): void {
+    if (!this.ok) return;
+    const { seen } = this;
+    const size = seen.size;
+    // One Set operation per entry in the common case: a new id whose parent is the entry before.
+    const healthy =
+      id !== null &&
+      KNOWN_TYPES.has(type) &&
+      (parentId === null || parentId === this.last || seen.has(parentId)) &&
+      seen.add(id).size > size;
+    if (!healthy) {
+      this.ok = false;
+      seen.clear();
+      return;
+    }
+    this.last = id;
   }
 }

@@ -91,6 +91,30 @@ export function sha256Hex(data: Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
+/** What the next import compares a file against: its hashes and its number of complete lines. */
+export interface FileDigest {
+  /** sha256 of the whole file. */
+  hash: string;
+  /** sha256 of the complete lines (up to the last "\n"); `hash` when the file ends with one. */
+  importedHash: string;
+  /** Number of complete lines. */
+  lines: number;
+}
+
+/** The digest of `buffer`; `wholeHash` when its sha256 is already known. One pass otherwise. */
+export function digestBytes(buffer: Buffer, wholeHash?: string): FileDigest {
+  const end = completeLinesEnd(buffer);
+  const lines = countNewlines(buffer, end);
+  if (wholeHash !== undefined) {
+    const importedHash = end === buffer.length ? wholeHash : sha256Hex(buffer.subarray(0, end));
+    return { hash: wholeHash, importedHash, lines };
+  }
+  const hasher = createHash("sha256").update(buffer.subarray(0, end));
+  const importedHash = end === buffer.length ? null : hasher.copy().digest("hex");
+  const hash = hasher.update(buffer.subarray(end)).digest("hex");
+  return { hash, importedHash: importedHash ?? hash, lines };
+}
+
 /**
  * The whole file. From `sharedFrom` bytes on it is read into shared memory, so the import
  * worker (parallel-rows.ts) can parse it without a copy.

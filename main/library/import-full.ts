@@ -22,12 +22,13 @@ import {
 import { insertSession, type SessionRow, sessionExists, updateSession } from "../store/repos/sessions.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
+import { digestBytes } from "./files.ts";
 import type { SessionSource } from "./import-source.ts";
-import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
+import { type FileBytes, type FileFacts, fileState, malformedProblems } from "./import-state.ts";
 import { type RowWorkerRun, rowBatches } from "./parallel-rows.ts";
 import { refreshSessionStats, SessionStatsCollector } from "./stats.ts";
 
-function headerColumns(source: SessionSource, omp: boolean, file: FileFacts) {
+function headerColumns(source: SessionSource, omp: boolean, file: FileBytes) {
   const h = source.header;
   return {
     header_id: h.id,
@@ -52,50 +53,52 @@ function chooseSessionId(db: Database, headerId: string, sourcePath: string): st
 export function newSession(
   db: Database,
   source: SessionSource,
-  file: FileFacts,
+  /** `hash` when the caller already hashed the file. */
+  file: FileBytes & { hash?: string },
   isDemo: boolean,
   parsing: RowWorkerRun | null,
 ): ImportedFileReport {
-  const state = fileState(file);
   const id = chooseSessionId(db, source.header.id, file.sourcePath);
-  const provisional = state.provisionalLine;
   const malformedSeen: MalformedLine[] = [];
   let added = 0;
   let problems: SessionProblem[] = [];
   db.transaction(() => {
     const facts = emptyContentFacts(isOmpHeader(source.header));
-    let hasProvisionalRow = false;
+    // The file's hashes come last (the import worker computes them while rows are inserted).
     const sid = insertSession(db, {
       id,
       ...headerColumns(source, facts.omp, file),
-      ...state.patch,
-      // A header still being written cannot be re-read as a tail: force a full parse next time.
-      ...(provisional === source.headerLine ? { imported_hash: null } : {}),
+      source_path: file.sourcePath,
+      modified: new Date(file.mtimeMs).toISOString(),
       header_line: source.headerLine,
       is_demo: isDemo ? 1 : 0,
     });
     const stats = new SessionStatsCollector();
+    let lastRowSeq: number | null = null;
     for (const { rows, malformed } of rowBatches(source, facts, parsing)) {
       const pks = insertEntries(db, sid, rows);
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as NewEntryRow;
-        if (row.seq === provisional) hasProvisionalRow = true;
-        stats.add(pks[i] as number, row);
-      }
+      for (let i = 0; i < rows.length; i++) stats.add(pks[i] as number, rows[i] as NewEntryRow);
+      if (rows.length > 0) lastRowSeq = (rows[rows.length - 1] as NewEntryRow).seq;
       insertMalformed(
         db,
         sid,
         malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
       );
-      for (const m of malformed) {
-        if (m.line === provisional) hasProvisionalRow = true;
-        malformedSeen.push(m);
-      }
+      for (const m of malformed) malformedSeen.push(m);
       added += rows.length;
     }
+    const worker = parsing?.result ?? null;
+    const state = fileState(file, worker?.digest ?? digestBytes(file.buffer, file.hash));
+    const provisional = state.provisionalLine;
+    // The unterminated last line, if any, is the file's last line: the last row or malformed line.
+    const hasProvisionalRow =
+      provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
     // Everything the session has was just inserted: its figures come from memory, one update.
-    const figures = stats.finish(malformedSeen.length, facts);
+    const figures = stats.finish(malformedSeen.length, facts, worker?.treeHealthy === true);
     updateSession(db, id, {
+      ...state.patch,
+      // A header still being written cannot be re-read as a tail: force a full parse next time.
+      ...(provisional === source.headerLine ? { imported_hash: null } : {}),
       ...figures.patch,
       provisional_seq: hasProvisionalRow ? provisional : null,
       ...(facts.omp ? { dialect: "omp" as const } : {}),
@@ -125,7 +128,7 @@ export function mergeSource(
   file: FileFacts,
   options: MergeOptions,
 ): ImportedFileReport {
-  const state = fileState(file);
+  const state = fileState(file, digestBytes(file.buffer, file.hash));
   let added = 0;
   const malformedAdded: MalformedLine[] = [];
   let problems: SessionProblem[] = [];

@@ -21,13 +21,7 @@ export interface Chunk {
 }
 
 /** A chunk of a v3 file's entry lines and where it sits in the file. */
-export interface BodyChunk extends Chunk {
-  /** Byte range of the chunk in the buffer (whole lines). */
-  start: number;
-  end: number;
-  /** Line number of the chunk's first line. */
-  firstLine: number;
-}
+export interface BodyChunk extends Chunk, ChunkRange {}
 
 /** Where a v3 file's entry lines start: they can be parsed from here on, in any thread. */
 export interface SourceBody {
@@ -76,27 +70,43 @@ function endOfFirstJsonLine(buffer: Buffer): number {
   return 0;
 }
 
-/** The entry lines of `buffer` from byte `start` (line `firstLine`), a few MB per chunk. */
-export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): Generator<BodyChunk> {
+/** Where a few MB of whole lines sit in a file. */
+export interface ChunkRange {
+  /** Byte range in the buffer (whole lines). */
+  start: number;
+  end: number;
+  /** Line number of the first line. */
+  firstLine: number;
+}
+
+/** `buffer` from byte `start` (line `firstLine`) cut into ranges of whole lines, a few MB each. */
+export function* bodyRanges(buffer: Buffer, start: number, firstLine: number): Generator<ChunkRange> {
   let pos = start;
   let line = firstLine;
   while (pos < buffer.length) {
     const cut = buffer.indexOf(0x0a, Math.min(pos + CHUNK_BYTES, buffer.length) - 1);
     const end = cut === -1 ? buffer.length : cut + 1;
+    yield { start: pos, end, firstLine: line };
+    line += countNewlines(buffer.subarray(pos, end));
+    pos = end;
+  }
+}
+
+/** The entry lines of `buffer` from byte `start` (line `firstLine`), a few MB per chunk. */
+export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): Generator<BodyChunk> {
+  for (const range of bodyRanges(buffer, start, firstLine)) {
     const entries: ParsedEntryLine[] = [];
     const raws: string[] = [];
     const malformed: MalformedLine[] = [];
     // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
-    visitEntryLines(buffer.toString("utf8", pos, end), line, {
+    visitEntryLines(buffer.toString("utf8", range.start, range.end), range.firstLine, {
       entry(entry, at, raw) {
         entries.push({ line: at, entry });
         raws.push(raw);
       },
       malformed: (m) => malformed.push(m),
     });
-    yield { entries, malformed, jsonAt: (i) => raws[i] as string, start: pos, end, firstLine: line };
-    line += countNewlines(buffer.subarray(pos, end));
-    pos = end;
+    yield { entries, malformed, jsonAt: (i) => raws[i] as string, ...range };
   }
 }
 

@@ -7,15 +7,19 @@
 import type { SessionProblem } from "../../core/api/dto.ts";
 import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { SessionPatch } from "../store/repos/sessions.ts";
-import { completeLinesEnd, countNewlines, decodeUtf8, sha256Hex } from "./files.ts";
+import { completeLinesEnd, decodeUtf8, type FileDigest } from "./files.ts";
 
-export interface FileFacts {
+/** A file as read for an import. */
+export interface FileBytes {
   /** The path as given (for reports). */
   path: string;
   /** Real path: the session's identity on disk. */
   sourcePath: string;
   buffer: Buffer;
   mtimeMs: number;
+}
+
+export interface FileFacts extends FileBytes {
   /** sha256 of the whole buffer. */
   hash: string;
 }
@@ -40,23 +44,22 @@ export interface FileState {
   provisionalLine: number | null;
 }
 
-export function fileState(file: FileFacts): FileState {
+export function fileState(file: FileBytes, digest: FileDigest): FileState {
   const { buffer } = file;
   const end = completeLinesEnd(buffer);
-  const lines = countNewlines(buffer, end);
   const rest = end < buffer.length ? decodeUtf8(buffer, end) : "";
   return {
     patch: {
       source_path: file.sourcePath,
       file_size: buffer.length,
       file_mtime_ms: file.mtimeMs,
-      file_hash: file.hash,
+      file_hash: digest.hash,
       modified: new Date(file.mtimeMs).toISOString(),
       imported_bytes: end,
-      imported_hash: end === buffer.length ? file.hash : sha256Hex(buffer.subarray(0, end)),
-      imported_lines: lines,
+      imported_hash: digest.importedHash,
+      imported_lines: digest.lines,
     },
-    provisionalLine: rest.trim() === "" ? null : lines + 1,
+    provisionalLine: rest.trim() === "" ? null : digest.lines + 1,
   };
 }
 

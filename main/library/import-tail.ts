@@ -15,7 +15,7 @@ import {
 } from "../store/repos/entries.ts";
 import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
-import { decodeUtf8 } from "./files.ts";
+import { decodeUtf8, digestBytes } from "./files.ts";
 import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
 
@@ -30,7 +30,7 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
     },
     malformed: (m) => parsed.malformed.push(m),
   });
-  const state = fileState(file);
+  const state = fileState(file, digestBytes(file.buffer, file.hash));
   let added = 0;
   let problems: SessionProblem[] = [];
   db.transaction(() => {

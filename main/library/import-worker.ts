@@ -1,16 +1,18 @@
 /**
- * The import worker (see parallel-rows.ts): parses a v3 session file's entry lines from a
- * shared buffer and posts row batches whose JSON is a byte range into that buffer (the text
- * is not copied back). After every message it bumps the shared counter the main thread waits on.
+ * The import worker (see parallel-rows.ts): started before the file is read, it gets one job,
+ * parses the entry lines from the shared buffer and posts row batches whose JSON is a byte
+ * range into that buffer (the text is not copied back), then hashes the file and reports what
+ * the session figures need. After every message it bumps the shared counter the main thread waits on.
  */
-import { isUtf8 } from "node:buffer";
-import { type MessagePort, workerData } from "node:worker_threads";
-import { emptyContentFacts } from "./entry-facts.ts";
-import { bodyChunks } from "./import-source.ts";
-import type { WorkerInput, WorkerMessage } from "./parallel-rows.ts";
-import { chunkRows } from "./row-batches.ts";
+import { workerData } from "node:worker_threads";
+import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
+import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
+import { digestBytes } from "./files.ts";
+import { bodyRanges, type ChunkRange } from "./import-source.ts";
+import type { RowColumns, WorkerInit, WorkerJob, WorkerMessage } from "./parallel-rows.ts";
+import { observedRow } from "./row-batches.ts";
 
-const { shared, start, firstLine, omp, signal, port } = workerData as WorkerInput & { port: MessagePort };
+const { signal, port } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
 
 function send(message: WorkerMessage): void {
@@ -20,19 +22,19 @@ function send(message: WorkerMessage): void {
 }
 
 /** Byte ranges of the lines the rows came from ("\r" before "\n" excluded, as the parser does). */
-function lineRanges(buffer: Buffer, from: number, to: number, firstLine: number, lines: number[]): number[] {
+function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: number[]): Float64Array {
   const starts: number[] = [];
-  for (let at = from; at < to; ) {
+  for (let at = chunk.start; at < chunk.end; ) {
     starts.push(at);
     const nl = buffer.indexOf(0x0a, at);
-    if (nl === -1 || nl >= to) break;
+    if (nl === -1 || nl >= chunk.end) break;
     at = nl + 1;
   }
-  const ranges = new Array<number>(lines.length * 2);
+  const ranges = new Float64Array(lines.length * 2);
   for (let i = 0; i < lines.length; i++) {
-    const begin = starts[(lines[i] as number) - firstLine] as number;
+    const begin = starts[(lines[i] as number) - chunk.firstLine] as number;
     const nl = buffer.indexOf(0x0a, begin);
-    let end = nl === -1 || nl >= to ? to : nl;
+    let end = nl === -1 || nl >= chunk.end ? chunk.end : nl;
     if (end > begin && buffer[end - 1] === 0x0d) end--;
     ranges[2 * i] = begin;
     ranges[2 * i + 1] = end;
@@ -40,34 +42,82 @@ function lineRanges(buffer: Buffer, from: number, to: number, firstLine: number,
   return ranges;
 }
 
-try {
-  send({ kind: "ready" });
-  const buffer = Buffer.from(shared);
-  const facts = emptyContentFacts(omp);
-  for (const chunk of bodyChunks(buffer, start, firstLine)) {
-    const { rows, malformed } = chunkRows(chunk, facts);
-    const columns: (string | number | null)[] = [];
-    for (const r of rows)
-      columns.push(r.seq, r.id, r.parentId, r.type, r.role, r.model, r.timestamp, r.tokens);
-    // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
-    const valid = isUtf8(buffer.subarray(chunk.start, chunk.end));
-    send({
-      kind: "batch",
-      columns,
-      ranges: valid
-        ? lineRanges(
-            buffer,
-            chunk.start,
-            chunk.end,
-            chunk.firstLine,
-            rows.map((r) => r.seq),
-          )
-        : null,
-      texts: valid ? null : rows.map((r) => r.json as string),
-      malformed,
-    });
+/** Fails on invalid UTF-8: one pass that both checks and decodes. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The chunk's text, and whether its bytes were valid UTF-8 (else decoded with U+FFFD). */
+function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: boolean } {
+  const bytes = buffer.subarray(chunk.start, chunk.end);
+  try {
+    return { text: strictUtf8.decode(bytes), valid: true };
+  } catch {
+    return { text: bytes.toString("utf8"), valid: false };
   }
-  send({ kind: "done", facts });
-} catch (error) {
-  send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
 }
+
+function chunkBatch(
+  buffer: Buffer,
+  chunk: ChunkRange,
+  facts: ContentFacts,
+  order: TreeOrderCheck,
+): RowColumns {
+  const { text, valid } = decodeChunk(buffer, chunk);
+  const numbers: number[] = [];
+  const strings: (string | null)[] = [];
+  const codes: number[] = [];
+  const names: (string | null)[] = [];
+  const codeOf = new Map<string | null, number>();
+  const code = (name: string | null): number => {
+    let at = codeOf.get(name);
+    if (at === undefined) {
+      at = names.push(name) - 1;
+      codeOf.set(name, at);
+    }
+    return at;
+  };
+  const lines: number[] = [];
+  const texts: string[] | null = valid ? null : [];
+  const malformed: MalformedLine[] = [];
+  // Each entry becomes its row at once: parsed objects die young (cheap for the GC).
+  visitEntryLines(text, chunk.firstLine, {
+    entry(entry, line, raw) {
+      const r = observedRow(entry, line, "", facts);
+      order.add(r.id, r.parentId, r.type);
+      numbers.push(r.seq, r.tokens);
+      strings.push(r.id, r.parentId, r.timestamp);
+      codes.push(code(r.type), code(r.role), code(r.model));
+      lines.push(line);
+      // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
+      texts?.push(raw);
+    },
+    malformed: (m) => malformed.push(m),
+  });
+  return {
+    numbers: new Float64Array(numbers),
+    strings,
+    codes: new Int32Array(codes),
+    names,
+    ranges: valid ? lineRanges(buffer, chunk, lines) : null,
+    texts,
+    malformed,
+  };
+}
+
+function run(job: WorkerJob): void {
+  const buffer = Buffer.from(job.shared, 0, job.length);
+  const facts = emptyContentFacts(job.omp);
+  const order = new TreeOrderCheck();
+  for (const chunk of bodyRanges(buffer, job.start, job.firstLine)) {
+    send({ kind: "batch", ...chunkBatch(buffer, chunk, facts, order) });
+  }
+  send({ kind: "done", facts, digest: digestBytes(buffer), treeHealthy: order.healthy });
+}
+
+port.once("message", (job: WorkerJob) => {
+  try {
+    run(job);
+  } catch (error) {
+    send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
+  }
+  port.close();
+});

@@ -15,10 +15,10 @@ import {
 } from "../store/repos/sessions.ts";
 import { listSessionFiles, readFileBytes, reasonOf, sha256Hex } from "./files.ts";
 import { mergeSource, newSession } from "./import-full.ts";
-import { type OpenedSource, openSource } from "./import-source.ts";
-import type { FileFacts } from "./import-state.ts";
+import { openSource, type SessionSource } from "./import-source.ts";
+import type { FileBytes, FileFacts } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
-import { PARALLEL_PARSE_MIN_BYTES, type RowWorkerRun, startRowWorker } from "./parallel-rows.ts";
+import { PARALLEL_PARSE_MIN_BYTES, RowWorker } from "./parallel-rows.ts";
 
 export { defaultAgentFolders } from "./files.ts";
 
@@ -95,22 +95,28 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
   const untouched = known.find((r) => r.file_size === stat.size && r.file_mtime_ms === stat.mtimeMs);
   if (untouched) return { report: unchanged(file, untouched), bytesRead: 0 };
 
-  let buffer: Buffer;
+  // A large file seen for the first time is parsed on a worker, started now so that it boots
+  // while the file is read.
+  const worker = known.length === 0 && stat.size >= PARALLEL_PARSE_MIN_BYTES ? RowWorker.spawn() : null;
   try {
-    buffer = readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
-  } catch (error) {
-    return { report: failed(file, reasonOf(error)), bytesRead: 0 };
-  }
-  try {
-    const report = importBuffer(
-      db,
-      { path: file, sourcePath, buffer, mtimeMs: stat.mtimeMs },
-      known,
-      options,
-    );
-    return { report, bytesRead: buffer.length };
-  } catch (error) {
-    return { report: failed(file, reasonOf(error)), bytesRead: buffer.length };
+    let buffer: Buffer;
+    try {
+      buffer = readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
+    } catch (error) {
+      return { report: failed(file, reasonOf(error)), bytesRead: 0 };
+    }
+    const bytes: FileBytes = { path: file, sourcePath, buffer, mtimeMs: stat.mtimeMs };
+    try {
+      const report =
+        known.length === 0
+          ? importNewPath(db, bytes, options, worker)
+          : importKnownPath(db, bytes, known, options);
+      return { report, bytesRead: buffer.length };
+    } catch (error) {
+      return { report: failed(file, reasonOf(error)), bytesRead: buffer.length };
+    }
+  } finally {
+    worker?.close();
   }
 }
 
@@ -125,33 +131,43 @@ function unchanged(file: string, row: SessionRow): ImportedFileReport {
   };
 }
 
-function importBuffer(
-  db: Database,
-  facts: Omit<FileFacts, "hash">,
-  known: SessionRow[],
-  options: ImportOptions,
-): ImportedFileReport {
-  // A path seen for the first time is parsed whatever its hash: a large file starts parsing on
-  // the worker right away, while this thread hashes it.
-  const early = known.length === 0 ? openSource(facts.buffer) : null;
-  const parsing = early?.ok ? startRowWorker(early.source) : null;
-  try {
-    return importHashed(db, facts, known, options, early, parsing);
-  } finally {
-    parsing?.worker.close();
-  }
+function skipped(file: string, reason: string): ImportedFileReport {
+  return {
+    path: file,
+    sessionId: null,
+    status: "skipped",
+    entriesAdded: 0,
+    malformedLines: 0,
+    problems: [],
+    reason,
+  };
 }
 
-function importHashed(
+/** A path not in the library yet: a new session, or a known session whose file was moved here. */
+function importNewPath(
   db: Database,
-  facts: Omit<FileFacts, "hash">,
+  bytes: FileBytes,
+  options: ImportOptions,
+  worker: RowWorker | null,
+): ImportedFileReport {
+  const opened = openSource(bytes.buffer);
+  if (!opened.ok) return skipped(bytes.path, opened.reason);
+  const { source } = opened;
+  const moved = movedSession(db, source.header.id);
+  if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
+  // The worker (if any) parses and hashes the file while this thread stores the rows.
+  return newSession(db, source, bytes, options.isDemo === true, worker?.start(source) ?? null);
+}
+
+/** A path imported before: unchanged, grown (only the tail is read), or rewritten (merged). */
+function importKnownPath(
+  db: Database,
+  bytes: FileBytes,
   known: SessionRow[],
   options: ImportOptions,
-  early: OpenedSource | null,
-  parsing: RowWorkerRun | null,
 ): ImportedFileReport {
-  const { buffer } = facts;
-  const file: FileFacts = { ...facts, hash: sha256Hex(buffer) };
+  const { buffer } = bytes;
+  const file: FileFacts = { ...bytes, hash: sha256Hex(buffer) };
   const same = known.find((r) => r.file_hash === file.hash);
   if (same) {
     // Touched but identical (e.g. copied over itself): remember the new mtime, change nothing else.
@@ -171,21 +187,10 @@ function importHashed(
   // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
   if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
 
-  const opened = early ?? openSource(buffer);
-  if (!opened.ok) {
-    return {
-      path: file.path,
-      sessionId: null,
-      status: "skipped",
-      entriesAdded: 0,
-      malformedLines: 0,
-      problems: [],
-      reason: opened.reason,
-    };
-  }
+  const opened = openSource(buffer);
+  if (!opened.ok) return skipped(file.path, opened.reason);
   const { source } = opened;
-  const headerId = source.header.id;
-  const samePath = known.find((r) => r.header_id === headerId);
+  const samePath = known.find((r) => r.header_id === source.header.id);
   if (samePath) {
     const problems: SessionProblem[] = [];
     if (samePath !== grown) {
@@ -199,22 +204,31 @@ function importHashed(
       problems,
     });
   }
-  // A session whose file disappeared from its old place was moved (e.g. to another cwd folder).
-  const moved = findSessionsByHeaderId(db, headerId).find(
+  const moved = movedSession(db, source.header.id);
+  if (moved) return mergeMoved(db, moved, source, file);
+  return newSession(db, source, file, options.isDemo === true, null);
+}
+
+/** A stored session with this header id whose file disappeared from its old place. */
+function movedSession(db: Database, headerId: string): SessionRow | undefined {
+  return findSessionsByHeaderId(db, headerId).find(
     (r) => r.source_path === null || !fs.existsSync(r.source_path),
   );
-  if (moved) {
-    const problems: SessionProblem[] = [];
-    if (moved.file_hash !== file.hash) {
-      problems.push({
-        kind: "file_rewritten",
-        message: `${path.basename(file.path)} was moved from ${moved.source_path ?? "(no file)"} and changed; new entries were added`,
-      });
-    }
-    return mergeSource(db, moved, source, file, {
-      grown: false,
-      problems,
+}
+
+/** A session whose file was moved (e.g. to another cwd folder): merged into the stored one. */
+function mergeMoved(
+  db: Database,
+  moved: SessionRow,
+  source: SessionSource,
+  file: FileFacts,
+): ImportedFileReport {
+  const problems: SessionProblem[] = [];
+  if (moved.file_hash !== file.hash) {
+    problems.push({
+      kind: "file_rewritten",
+      message: `${path.basename(file.path)} was moved from ${moved.source_path ?? "(no file)"} and changed; new entries were added`,
     });
   }
-  return newSession(db, source, file, options.isDemo === true, parsing);
+  return mergeSource(db, moved, source, file, { grown: false, problems });
 }

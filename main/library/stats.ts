@@ -4,7 +4,7 @@
  * never has to touch entry JSON.
  */
 import type { SessionProblem } from "../../core/api/dto.ts";
-import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import {
@@ -15,11 +15,9 @@ import {
   type NewEntryRow,
 } from "../store/repos/entries.ts";
 import { type SessionPatch, updateSession } from "../store/repos/sessions.ts";
-import { type ContentFacts, firstMessageTextOf, trimmedString } from "./entry-facts.ts";
+import { type ContentFacts, firstMessageTextOf, TreeOrderCheck, trimmedString } from "./entry-facts.ts";
 
 type Loose = { [key: string]: unknown };
-
-const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 
 /** SPEC §10.3: text blocks of the first user message joined with a space. */
 export function firstMessageText(json: string | null): string {
@@ -31,11 +29,10 @@ export function firstMessageText(json: string | null): string {
  * parent already seen earlier in line order (how agents write files), hence no cycle or orphan.
  */
 function obviouslyHealthy(shapes: readonly EntryShape[]): boolean {
-  const seen = new Set<string>();
+  const check = new TreeOrderCheck();
   for (const [, , id, parentId, type] of shapes) {
-    if (id === null || seen.has(id) || !KNOWN_TYPES.has(type)) return false;
-    if (parentId !== null && !seen.has(parentId)) return false;
-    seen.add(id);
+    check.add(id, parentId, type);
+    if (!check.healthy) return false;
   }
   return true;
 }
@@ -95,6 +92,8 @@ function shapeStats(
   shapes: readonly EntryShape[],
   malformedCount: number,
   texts: { firstMessage: string; displayName: string | null; compactionTitle: string | null },
+  /** The rows were already seen in order by a TreeOrderCheck that found them healthy. */
+  knownHealthy = false,
 ): SessionStats {
   let messageCount = 0;
   let compactionCount = 0;
@@ -106,7 +105,7 @@ function shapeStats(
     else if (type === "branch_summary") branchSummaryCount++;
     if (origin === "file") fileLeaf = id;
   }
-  const problems = treeProblems(shapes);
+  const problems = knownHealthy ? [] : treeProblems(shapes);
   return {
     patch: {
       entry_count: shapes.length,
@@ -156,11 +155,17 @@ export class SessionStatsCollector {
     this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
   }
 
-  finish(malformedCount: number, facts: ContentFacts): SessionStats {
-    return shapeStats(this.shapes, malformedCount, {
-      firstMessage: facts.firstMessage ?? firstMessageTextOf(null),
-      displayName: facts.displayName,
-      compactionTitle: facts.compactionTitle,
-    });
+  /** `knownHealthy`: the import worker checked the rows' order (TreeOrderCheck) and found it healthy. */
+  finish(malformedCount: number, facts: ContentFacts, knownHealthy = false): SessionStats {
+    return shapeStats(
+      this.shapes,
+      malformedCount,
+      {
+        firstMessage: facts.firstMessage ?? firstMessageTextOf(null),
+        displayName: facts.displayName,
+        compactionTitle: facts.compactionTitle,
+      },
+      knownHealthy,
+    );
   }
 }

@@ -2,6 +2,7 @@
 // built-ins and dependencies and starts in plain Node with a recording fake `electron`; the
 // electron-builder config validates and lays out a Linux app (stub Electron, nothing downloaded).
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
@@ -76,10 +77,11 @@ describe("the Electron bundle", () => {
     bytes.copy(Buffer.from(shared));
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(path.join(electronDir, "import-worker.js"), {
-      workerData: { shared, start: 0, firstLine: 2, omp: false, signal: new SharedArrayBuffer(4), port: port2 },
+      workerData: { signal: new SharedArrayBuffer(4), port: port2 },
       transferList: [port2],
     });
-    const messages: { kind: string; columns?: unknown[]; ranges?: number[] }[] = [];
+    port1.postMessage({ shared, length: bytes.length, start: 0, firstLine: 2, omp: false });
+    const messages: { kind: string; strings?: unknown[]; ranges?: Float64Array }[] = [];
     await new Promise<void>((resolve, reject) => {
       worker.on("error", reject);
       port1.on("message", (message) => {
@@ -89,9 +91,13 @@ describe("the Electron bundle", () => {
     });
     port1.close();
     await worker.terminate();
-    expect(messages.map((m) => m.kind)).toEqual(["ready", "batch", "done"]);
-    expect(messages[1]?.columns?.slice(0, 4)).toEqual([2, "a", null, "message"]);
-    expect(messages[1]?.ranges?.slice(0, 2)).toEqual([0, JSON.stringify(lines[0]).length]);
+    expect(messages.map((m) => m.kind)).toEqual(["batch", "done"]);
+    expect(messages[0]).toMatchObject({ strings: ["a", null, "t", "b", "a", "t"], names: ["message", "user", null, "assistant"] });
+    expect([...(messages[0]?.ranges?.slice(0, 2) ?? [])]).toEqual([0, JSON.stringify(lines[0]).length]);
+    expect(messages[1]).toMatchObject({
+      treeHealthy: true,
+      digest: { hash: createHash("sha256").update(bytes).digest("hex"), lines: 2 },
+    });
   });
 
   it("starts in Node with a fake electron: secure window, every channel bound, a session file from argv opened", async () => {

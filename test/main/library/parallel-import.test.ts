@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportSession } from "../../../main/library/export.ts";
 import { emptyContentFacts } from "../../../main/library/entry-facts.ts";
+import { digestBytes } from "../../../main/library/files.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
@@ -85,6 +86,9 @@ describe("parsing large files on the import worker", () => {
     expect(fromWorker.rows.length).toBeGreaterThan(1000);
     expect(fromWorker).toEqual(fromHere);
     expect(onWorker).toEqual(inPlace);
+    // The worker also hashes the file (whole, and up to the unterminated last line) and checks the tree order.
+    expect(run?.result).toEqual({ digest: digestBytes(buffer), treeHealthy: true });
+    expect(run?.result?.digest.importedHash).not.toBe(run?.result?.digest.hash);
     expect(inPlace).toMatchObject({ displayName: "Big one", compactionTitle: expect.stringMatching(/^title \d+$/) });
     expect(inPlace.firstMessage).toMatch(/^question 0 The quick brown fox — naïve café 日本語 🌲/);
     // The invalid bytes are stored decoded (U+FFFD), as the in-place parse stores them.
