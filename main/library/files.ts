@@ -101,18 +101,67 @@ export interface FileDigest {
   lines: number;
 }
 
+/**
+ * Builds a FileDigest while a file is read (the import worker hashes the bytes as they arrive).
+ * Bytes are hashed up to the last "\n" seen; the rest waits, as it may end up being the
+ * unterminated last line whose prefix hash is wanted.
+ */
+export class FileDigester {
+  private readonly hasher = createHash("sha256");
+  private hashed = 0;
+  private lines = 0;
+
+  /** How far the file is hashed (just after a "\n", or 0). */
+  get hashedBytes(): number {
+    return this.hashed;
+  }
+
+  /** Takes in `buffer[0, available)` (the part of the file read so far). */
+  advance(buffer: Buffer, available: number): void {
+    if (available <= this.hashed) return;
+    const end = buffer.lastIndexOf(0x0a, available - 1) + 1;
+    if (end <= this.hashed) return;
+    const part = buffer.subarray(this.hashed, end);
+    this.lines += countNewlines(part);
+    this.hasher.update(part);
+    this.hashed = end;
+  }
+
+  /** The digest of the whole file `buffer`. */
+  finish(buffer: Buffer): FileDigest {
+    this.advance(buffer, buffer.length);
+    if (this.hashed === buffer.length) {
+      const hash = this.hasher.digest("hex");
+      return { hash, importedHash: hash, lines: this.lines };
+    }
+    const importedHash = this.hasher.copy().digest("hex");
+    const hash = this.hasher.update(buffer.subarray(this.hashed)).digest("hex");
+    return { hash, importedHash, lines: this.lines };
+  }
+}
+
 /** The digest of `buffer`; `wholeHash` when its sha256 is already known. One pass otherwise. */
 export function digestBytes(buffer: Buffer, wholeHash?: string): FileDigest {
+  if (wholeHash === undefined) return new FileDigester().finish(buffer);
   const end = completeLinesEnd(buffer);
-  const lines = countNewlines(buffer, end);
-  if (wholeHash !== undefined) {
-    const importedHash = end === buffer.length ? wholeHash : sha256Hex(buffer.subarray(0, end));
-    return { hash: wholeHash, importedHash, lines };
+  const importedHash = end === buffer.length ? wholeHash : sha256Hex(buffer.subarray(0, end));
+  return { hash: wholeHash, importedHash, lines: countNewlines(buffer, end) };
+}
+
+/** Bytes per read call: progress is reported this often. */
+const READ_STEP = 4 * 1024 * 1024;
+
+/**
+ * Reads the file open at `fd` into `target` from its start, at most `target.length` bytes,
+ * calling `onProgress` with the number of bytes read so far; returns that number.
+ */
+export function readInto(fd: number, target: Buffer, onProgress?: (bytes: number) => void): number {
+  let got = 0;
+  for (let n = 1; got < target.length && n > 0; got += n) {
+    n = fs.readSync(fd, target, got, Math.min(READ_STEP, target.length - got), got);
+    onProgress?.(got + n);
   }
-  const hasher = createHash("sha256").update(buffer.subarray(0, end));
-  const importedHash = end === buffer.length ? null : hasher.copy().digest("hex");
-  const hash = hasher.update(buffer.subarray(end)).digest("hex");
-  return { hash, importedHash: importedHash ?? hash, lines };
+  return got;
 }
 
 /**
@@ -125,8 +174,7 @@ export function readFileBytes(file: string, sharedFrom: number): Buffer {
     const size = fs.fstatSync(fd).size;
     if (size < sharedFrom) return fs.readFileSync(fd);
     const buffer = Buffer.from(new SharedArrayBuffer(size));
-    let got = 0;
-    for (let n = 1; got < size && n > 0; got += n) n = fs.readSync(fd, buffer, got, size - got, got);
+    const got = readInto(fd, buffer);
     return got === size ? buffer : buffer.subarray(0, got);
   } finally {
     fs.closeSync(fd);

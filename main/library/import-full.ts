@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
 import type { MalformedLine } from "../../core/session/jsonl.ts";
-import type { Database } from "../store/open.ts";
+import { type Database, withoutForeignKeyChecks } from "../store/open.ts";
 import {
   deleteEntryAtSeq,
   deleteMalformedAtSeq,
@@ -62,49 +62,52 @@ export function newSession(
   const malformedSeen: MalformedLine[] = [];
   let added = 0;
   let problems: SessionProblem[] = [];
-  db.transaction(() => {
-    const facts = emptyContentFacts(isOmpHeader(source.header));
-    // The file's hashes come last (the import worker computes them while rows are inserted).
-    const sid = insertSession(db, {
-      id,
-      ...headerColumns(source, facts.omp, file),
-      source_path: file.sourcePath,
-      modified: new Date(file.mtimeMs).toISOString(),
-      header_line: source.headerLine,
-      is_demo: isDemo ? 1 : 0,
-    });
-    const stats = new SessionStatsCollector();
-    let lastRowSeq: number | null = null;
-    for (const { rows, malformed } of rowBatches(source, facts, parsing)) {
-      const pks = insertEntries(db, sid, rows);
-      for (let i = 0; i < rows.length; i++) stats.add(pks[i] as number, rows[i] as NewEntryRow);
-      if (rows.length > 0) lastRowSeq = (rows[rows.length - 1] as NewEntryRow).seq;
-      insertMalformed(
-        db,
-        sid,
-        malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
-      );
-      for (const m of malformed) malformedSeen.push(m);
-      added += rows.length;
-    }
-    const worker = parsing?.result ?? null;
-    const state = fileState(file, worker?.digest ?? digestBytes(file.buffer, file.hash));
-    const provisional = state.provisionalLine;
-    // The unterminated last line, if any, is the file's last line: the last row or malformed line.
-    const hasProvisionalRow =
-      provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
-    // Everything the session has was just inserted: its figures come from memory, one update.
-    const figures = stats.finish(malformedSeen.length, facts, worker?.treeHealthy === true);
-    updateSession(db, id, {
-      ...state.patch,
-      // A header still being written cannot be re-read as a tail: force a full parse next time.
-      ...(provisional === source.headerLine ? { imported_hash: null } : {}),
-      ...figures.patch,
-      provisional_seq: hasProvisionalRow ? provisional : null,
-      ...(facts.omp ? { dialect: "omp" as const } : {}),
-    });
-    problems = figures.problems;
-  })();
+  // The rows are a new session's, keyed by construction: no foreign-key lookup per row.
+  withoutForeignKeyChecks(db, () =>
+    db.transaction(() => {
+      const facts = emptyContentFacts(isOmpHeader(source.header));
+      // The file's hashes come last (the import worker computes them while rows are inserted).
+      const sid = insertSession(db, {
+        id,
+        ...headerColumns(source, facts.omp, file),
+        source_path: file.sourcePath,
+        modified: new Date(file.mtimeMs).toISOString(),
+        header_line: source.headerLine,
+        is_demo: isDemo ? 1 : 0,
+      });
+      const stats = new SessionStatsCollector();
+      let lastRowSeq: number | null = null;
+      for (const { rows, malformed } of rowBatches(source, facts, parsing)) {
+        const pks = insertEntries(db, sid, rows);
+        for (let i = 0; i < rows.length; i++) stats.add(pks[i] as number, rows[i] as NewEntryRow);
+        if (rows.length > 0) lastRowSeq = (rows[rows.length - 1] as NewEntryRow).seq;
+        insertMalformed(
+          db,
+          sid,
+          malformed.map((m) => ({ seq: m.line, raw: m.raw, error: m.error })),
+        );
+        for (const m of malformed) malformedSeen.push(m);
+        added += rows.length;
+      }
+      const worker = parsing?.result ?? null;
+      const state = fileState(file, worker?.digest ?? digestBytes(file.buffer, file.hash));
+      const provisional = state.provisionalLine;
+      // The unterminated last line, if any, is the file's last line: the last row or malformed line.
+      const hasProvisionalRow =
+        provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
+      // Everything the session has was just inserted: its figures come from memory, one update.
+      const figures = stats.finish(malformedSeen.length, facts, worker?.treeHealthy === true);
+      updateSession(db, id, {
+        ...state.patch,
+        // A header still being written cannot be re-read as a tail: force a full parse next time.
+        ...(provisional === source.headerLine ? { imported_hash: null } : {}),
+        ...figures.patch,
+        provisional_seq: hasProvisionalRow ? provisional : null,
+        ...(facts.omp ? { dialect: "omp" as const } : {}),
+      });
+      problems = figures.problems;
+    })(),
+  );
   return {
     path: file.path,
     sessionId: id,

@@ -1,19 +1,30 @@
 /**
- * The import worker (see parallel-rows.ts): started before the file is read, it gets one job,
- * parses the entry lines from the shared buffer and posts row batches whose JSON is a byte
- * range into that buffer (the text is not copied back), then hashes the file and reports what
- * the session figures need. After every message it bumps the shared counter the main thread waits on.
+ * The import worker (see parallel-rows.ts): started before the file is read, it hashes the bytes
+ * as the calling thread reads them into the shared buffer, then gets one job: it parses the entry
+ * lines and posts row batches whose JSON is a byte range into that buffer (the text is not
+ * copied back), and last what the session figures need. After every message it bumps the shared counter the main thread waits on.
  */
-import { workerData } from "node:worker_threads";
+import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
-import { digestBytes } from "./files.ts";
+import { FileDigester } from "./files.ts";
 import { bodyRanges, type ChunkRange } from "./import-source.ts";
-import type { RowColumns, WorkerInit, WorkerJob, WorkerMessage } from "./parallel-rows.ts";
+import {
+  READ_UNIT,
+  type RowColumns,
+  type WorkerInit,
+  type WorkerJob,
+  type WorkerMessage,
+} from "./parallel-rows.ts";
 import { observedRow } from "./row-batches.ts";
 
-const { signal, port } = workerData as WorkerInit;
+const { signal, port, shared, progress } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
+const readState = new Int32Array(progress);
+const file = Buffer.from(shared);
+const digester = new FileDigester();
+/** Bytes hashed between two looks for the job. */
+const HASH_STEP = 4 * 1024 * 1024;
 
 function send(message: WorkerMessage): void {
   port.postMessage(message);
@@ -103,21 +114,40 @@ function chunkBatch(
   };
 }
 
+/** Hashes the file as it is read, until the job arrives (the file is then read whole). */
+function awaitJob(): WorkerJob {
+  for (;;) {
+    // Read the sequence before looking: an update or a job posted after this makes the wait return.
+    const seen = Atomics.load(readState, 0);
+    const got = receiveMessageOnPort(port);
+    if (got) return got.message as WorkerJob;
+    const available = Math.min(file.length, Atomics.load(readState, 1) * READ_UNIT);
+    // A few MB at a time, so the job is picked up soon after it is posted.
+    const before = digester.hashedBytes;
+    if (before + HASH_STEP < available) digester.advance(file, before + HASH_STEP);
+    // No line ends in the next few MB (a huge line): take in all there is.
+    if (digester.hashedBytes === before) {
+      digester.advance(file, available);
+      Atomics.wait(readState, 0, seen, 1000);
+    }
+  }
+}
+
 function run(job: WorkerJob): void {
-  const buffer = Buffer.from(job.shared, 0, job.length);
+  const buffer = file.subarray(0, job.length);
   const facts = emptyContentFacts(job.omp);
   const order = new TreeOrderCheck();
   for (const chunk of bodyRanges(buffer, job.start, job.firstLine)) {
     send({ kind: "batch", ...chunkBatch(buffer, chunk, facts, order) });
+    // What was not hashed during the read is hashed behind the parse, a chunk at a time.
+    digester.advance(buffer, chunk.end);
   }
-  send({ kind: "done", facts, digest: digestBytes(buffer), treeHealthy: order.healthy });
+  send({ kind: "done", facts, digest: digester.finish(buffer), treeHealthy: order.healthy });
 }
 
-port.once("message", (job: WorkerJob) => {
-  try {
-    run(job);
-  } catch (error) {
-    send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
-  }
-  port.close();
-});
+try {
+  run(awaitJob());
+} catch (error) {
+  send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
+}
+port.close();

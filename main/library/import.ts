@@ -96,12 +96,14 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
   if (untouched) return { report: unchanged(file, untouched), bytesRead: 0 };
 
   // A large file seen for the first time is parsed on a worker, started now so that it boots
-  // while the file is read.
-  const worker = known.length === 0 && stat.size >= PARALLEL_PARSE_MIN_BYTES ? RowWorker.spawn() : null;
+  // while the file is read (into its shared memory), and hashes it meanwhile. A file that grew
+  // since the stat is read up to the size stated: the rest is imported next time.
+  const worker =
+    known.length === 0 && stat.size >= PARALLEL_PARSE_MIN_BYTES ? RowWorker.spawn(stat.size) : null;
   try {
     let buffer: Buffer;
     try {
-      buffer = readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
+      buffer = worker ? worker.readFile(file) : readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
     } catch (error) {
       return { report: failed(file, reasonOf(error)), bytesRead: 0 };
     }

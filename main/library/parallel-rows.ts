@@ -12,7 +12,7 @@ import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
-import type { FileDigest } from "./files.ts";
+import { type FileDigest, readInto } from "./files.ts";
 import type { SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
@@ -28,11 +28,17 @@ export interface WorkerInit {
   /** Int32 counter bumped after every message. */
   signal: SharedArrayBuffer;
   port: MessagePort;
+  /** The file's bytes, filled in by the calling thread while the worker boots and hashes them. */
+  shared: SharedArrayBuffer;
+  /** Int32 [sequence, bytes read / READ_UNIT]: the sequence changes after every update and after the job is posted. */
+  progress: SharedArrayBuffer;
 }
 
-/** The one job a worker gets, once the file is read: its bytes and where the entry lines start. */
+/** Unit of the read progress (an Int32 of units covers files of any size). */
+export const READ_UNIT = 64 * 1024;
+
+/** The one job a worker gets, once the file is read: its length and where the entry lines start. */
 export interface WorkerJob {
-  shared: SharedArrayBuffer;
   length: number;
   start: number;
   firstLine: number;
@@ -77,38 +83,40 @@ function workerUrl(): URL {
   );
 }
 
-/** `buffer`'s bytes in shared memory (a view when they already are, else one copy). */
-function sharedBytes(buffer: Buffer): SharedArrayBuffer {
-  if (buffer.buffer instanceof SharedArrayBuffer && buffer.byteOffset === 0) return buffer.buffer;
-  const shared = new SharedArrayBuffer(buffer.length);
-  buffer.copy(Buffer.from(shared));
-  return shared;
-}
-
 /**
- * A worker thread for one large file. It is started before the file is read, so it boots while
- * the file is read; `start` then hands it the bytes (or `close` drops it, e.g. for a v1 file).
+ * A worker thread for one large file. It is started before the file is read: it boots while the
+ * file is read into its shared buffer (readFile) and hashes the bytes as they arrive; `start`
+ * then hands it the entry lines (or `close` drops it, e.g. for a v1 file).
  */
 export class RowWorker {
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly counter: Int32Array;
+  private readonly progress: Int32Array;
+  /** The shared buffer the file is read into. */
+  readonly bytes: Buffer;
 
-  private constructor(worker: Worker, port: MessagePort, signal: SharedArrayBuffer) {
+  private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
     this.port = port;
-    this.counter = new Int32Array(signal);
+    this.counter = new Int32Array(init.signal);
+    this.progress = new Int32Array(init.progress);
+    this.bytes = Buffer.from(init.shared);
   }
 
-  /** Starts a thread (without waiting for it); null when it cannot be started. */
-  static spawn(): RowWorker | null {
+  /** Starts a thread for a file of `size` bytes (without waiting for it); null when it cannot start. */
+  static spawn(size: number): RowWorker | null {
     const script = fileURLToPath(workerUrl());
     if (!fs.existsSync(script)) return null;
-    const signal = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
+    const init: WorkerInit = {
+      signal: new SharedArrayBuffer(4),
+      port: port2,
+      shared: new SharedArrayBuffer(size),
+      progress: new SharedArrayBuffer(8),
+    };
     let thread: Worker;
     try {
-      const init: WorkerInit = { signal, port: port2 };
       thread = new Worker(script, { workerData: init, transferList: [port2] });
     } catch (error) {
       void error;
@@ -118,12 +126,42 @@ export class RowWorker {
     // The thread must not keep the process alive, nor report asynchronously to nobody.
     thread.unref();
     thread.on("error", () => {});
-    return new RowWorker(thread, port1, signal);
+    return new RowWorker(thread, port1, init);
+  }
+
+  private wake(): void {
+    Atomics.add(this.progress, 0, 1);
+    Atomics.notify(this.progress, 0);
+  }
+
+  private report(bytes: number): void {
+    Atomics.store(this.progress, 1, Math.floor(bytes / READ_UNIT));
+    this.wake();
+  }
+
+  /** Reads `file` (up to the size given to spawn) into the shared buffer; the bytes read. */
+  readFile(file: string): Buffer {
+    const fd = fs.openSync(file, "r");
+    try {
+      return this.bytes.subarray(
+        0,
+        readInto(fd, this.bytes, (n) => this.report(n)),
+      );
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Copies `buffer` into the shared buffer (a file already in memory). */
+  load(buffer: Buffer): Buffer {
+    buffer.copy(this.bytes);
+    this.report(buffer.length);
+    return this.bytes.subarray(0, buffer.length);
   }
 
   /**
-   * Hands `source`'s entry lines to the thread. Null (and the thread closed) for small files
-   * and migrated files, which are parsed in place.
+   * Hands `source`'s entry lines to the thread; `source` was opened from the bytes readFile or
+   * load returned. Null (and the thread closed) for small and migrated files, parsed in place.
    */
   start(source: SessionSource): RowWorkerRun | null {
     const { body } = source;
@@ -131,16 +169,15 @@ export class RowWorker {
       this.close();
       return null;
     }
-    const shared = sharedBytes(body.buffer);
     const job: WorkerJob = {
-      shared,
       length: body.buffer.length,
       start: body.start,
       firstLine: body.firstLine,
       omp: isOmpHeader(source.header),
     };
     this.port.postMessage(job);
-    return { worker: this, shared: Buffer.from(shared, 0, body.buffer.length), result: null };
+    this.wake();
+    return { worker: this, shared: this.bytes.subarray(0, job.length), result: null };
   }
 
   /** The next message, or null after `timeoutMs`. */
@@ -176,7 +213,9 @@ export interface RowWorkerRun {
 export function startRowWorker(source: SessionSource): RowWorkerRun | null {
   const { body } = source;
   if (body === null || body.buffer.length - body.start < PARALLEL_PARSE_MIN_BYTES) return null;
-  return RowWorker.spawn()?.start(source) ?? null;
+  const worker = RowWorker.spawn(body.buffer.length);
+  worker?.load(body.buffer);
+  return worker?.start(source) ?? null;
 }
 
 function toRows(batch: RowColumns, shared: Buffer): NewEntryRow[] {

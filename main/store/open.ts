@@ -55,6 +55,21 @@ export function withoutAutoCheckpoint<T>(db: Database, fn: () => T): T {
   }
 }
 
+/**
+ * Runs `fn` with foreign-key enforcement off: for a bulk insert whose keys hold by construction
+ * (a new session's rows, each JSON row right after its entry row), where the checks cost a
+ * lookup per row. Inside an open transaction the pragma cannot change, so the checks stay on.
+ */
+export function withoutForeignKeyChecks<T>(db: Database, fn: () => T): T {
+  if (db.inTransaction || db.pragma("foreign_keys", { simple: true }) !== 1) return fn();
+  db.pragma("foreign_keys = OFF");
+  try {
+    return fn();
+  } finally {
+    db.pragma("foreign_keys = ON");
+  }
+}
+
 /** Copies what the WAL holds into the database file without waiting for readers (PASSIVE). */
 export function checkpointWal(db: Database): void {
   if (db.open && !db.memory) db.pragma("wal_checkpoint(PASSIVE)");

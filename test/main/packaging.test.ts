@@ -12,7 +12,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire, builtinModules } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -70,17 +70,28 @@ describe("the Electron bundle", () => {
   it("bundles the import worker as its own file that runs without the TypeScript sources", async () => {
     const lines = [
       { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi" } },
-      { type: "message", id: "b", parentId: "a", timestamp: "t", message: { role: "assistant", content: [] } },
+      {
+        type: "message",
+        id: "b",
+        parentId: "a",
+        timestamp: "t",
+        message: { role: "assistant", content: [] },
+      },
     ];
     const bytes = Buffer.from(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
     const shared = new SharedArrayBuffer(bytes.length);
     bytes.copy(Buffer.from(shared));
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(path.join(electronDir, "import-worker.js"), {
-      workerData: { signal: new SharedArrayBuffer(4), port: port2 },
+      workerData: {
+        signal: new SharedArrayBuffer(4),
+        port: port2,
+        shared,
+        progress: new SharedArrayBuffer(8),
+      },
       transferList: [port2],
     });
-    port1.postMessage({ shared, length: bytes.length, start: 0, firstLine: 2, omp: false });
+    port1.postMessage({ length: bytes.length, start: 0, firstLine: 2, omp: false });
     const messages: { kind: string; strings?: unknown[]; ranges?: Float64Array }[] = [];
     await new Promise<void>((resolve, reject) => {
       worker.on("error", reject);
@@ -92,7 +103,10 @@ describe("the Electron bundle", () => {
     port1.close();
     await worker.terminate();
     expect(messages.map((m) => m.kind)).toEqual(["batch", "done"]);
-    expect(messages[0]).toMatchObject({ strings: ["a", null, "t", "b", "a", "t"], names: ["message", "user", null, "assistant"] });
+    expect(messages[0]).toMatchObject({
+      strings: ["a", null, "t", "b", "a", "t"],
+      names: ["message", "user", null, "assistant"],
+    });
     expect([...(messages[0]?.ranges?.slice(0, 2) ?? [])]).toEqual([0, JSON.stringify(lines[0]).length]);
     expect(messages[1]).toMatchObject({
       treeHealthy: true,

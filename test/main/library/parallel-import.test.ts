@@ -112,6 +112,9 @@ describe("parsing large files on the import worker", () => {
     fs.writeFileSync(file, buffer);
     const report = importPath(lib.db, file);
     expect(report.failed).toBe(0);
+    // Inserted without per-row foreign-key lookups: the keys hold, and enforcement is back on.
+    expect(lib.db.pragma("foreign_key_check")).toEqual([]);
+    expect(lib.db.pragma("foreign_keys", { simple: true })).toBe(1);
     const [imported] = report.files;
     const summary = getSessionSummary(lib.db, "big");
     expect(summary).toMatchObject({ title: "Big one", malformedCount: 2, compactionCount: expect.any(Number) });
