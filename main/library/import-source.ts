@@ -79,13 +79,36 @@ export interface ChunkRange {
   firstLine: number;
 }
 
-/** `buffer` from byte `start` (line `firstLine`) cut into ranges of whole lines, a few MB each. */
-export function* bodyRanges(buffer: Buffer, start: number, firstLine: number): Generator<ChunkRange> {
+/** How much of a file being read has arrived (`complete`: all of it). */
+export interface Arrival {
+  bytes: number;
+  complete: boolean;
+}
+
+/**
+ * `buffer` from byte `start` (line `firstLine`) cut into ranges of whole lines, a few MB each.
+ * For a file still being read into `buffer`, `arrived(want)` blocks until at least `want` bytes
+ * are in or the file is complete; only bytes that arrived are looked at.
+ */
+export function* bodyRanges(
+  buffer: Buffer,
+  start: number,
+  firstLine: number,
+  arrived: (want: number) => Arrival = () => ({ bytes: buffer.length, complete: true }),
+): Generator<ChunkRange> {
   let pos = start;
   let line = firstLine;
-  while (pos < buffer.length) {
-    const cut = buffer.indexOf(0x0a, Math.min(pos + CHUNK_BYTES, buffer.length) - 1);
-    const end = cut === -1 ? buffer.length : cut + 1;
+  for (;;) {
+    let { bytes, complete } = arrived(pos + CHUNK_BYTES);
+    if (pos >= bytes) return;
+    const from = Math.min(pos + CHUNK_BYTES, bytes) - 1;
+    let cut = buffer.subarray(0, bytes).indexOf(0x0a, from);
+    // No line ends in what arrived: wait for more (a line longer than a chunk).
+    while (cut === -1 && !complete) {
+      ({ bytes, complete } = arrived(bytes + CHUNK_BYTES));
+      cut = buffer.subarray(0, bytes).indexOf(0x0a, from);
+    }
+    const end = cut === -1 ? bytes : cut + 1;
     yield { start: pos, end, firstLine: line };
     line += countNewlines(buffer.subarray(pos, end));
     pos = end;
@@ -108,6 +131,18 @@ export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): G
     });
     yield { entries, malformed, jsonAt: (i) => raws[i] as string, ...range };
   }
+}
+
+/**
+ * Where the entry lines start, from the first bytes of a v3 file (the rest may still be being
+ * read); null for other versions or when the header is not among them. openSource agrees.
+ */
+export function peekBody(head: Buffer): { header: SessionHeader; start: number; firstLine: number } | null {
+  const headEnd = endOfFirstJsonLine(head);
+  if (headEnd === 0) return null;
+  const parsed = parseSessionText(decodeUtf8(head, 0, headEnd));
+  if (parsed.header === null || parsed.originalVersion < 3) return null;
+  return { header: parsed.header, start: headEnd, firstLine: countNewlines(head.subarray(0, headEnd)) + 1 };
 }
 
 export function openSource(buffer: Buffer): OpenedSource {

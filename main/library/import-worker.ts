@@ -1,14 +1,14 @@
 /**
- * The import worker (see parallel-rows.ts): started before the file is read, it hashes the bytes
- * as the calling thread reads them into the shared buffer, then gets one job: it parses the entry
- * lines and posts row batches whose JSON is a byte range into that buffer (the text is not
- * copied back), and last what the session figures need. After every message it bumps the shared counter the main thread waits on.
+ * The import worker (see parallel-rows.ts): started before the file is read, it follows the
+ * calling thread's read of the file into the shared buffer: it parses the entry lines as they
+ * arrive and posts row batches whose JSON is a byte range into that buffer (the text is not
+ * copied back), hashes the bytes, and last reports what the session figures need. After every message it bumps the shared counter the main thread waits on.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
 import { FileDigester } from "./files.ts";
-import { bodyRanges, type ChunkRange } from "./import-source.ts";
+import { type Arrival, bodyRanges, type ChunkRange } from "./import-source.ts";
 import {
   READ_UNIT,
   type RowColumns,
@@ -114,34 +114,62 @@ function chunkBatch(
   };
 }
 
-/** Hashes the file as it is read, until the job arrives (the file is then read whole). */
-function awaitJob(): WorkerJob {
-  for (;;) {
-    // Read the sequence before looking: an update or a job posted after this makes the wait return.
-    const seen = Atomics.load(readState, 0);
-    const got = receiveMessageOnPort(port);
-    if (got) return got.message as WorkerJob;
-    const available = Math.min(file.length, Atomics.load(readState, 1) * READ_UNIT);
-    // A few MB at a time, so the job is picked up soon after it is posted.
-    const before = digester.hashedBytes;
-    if (before + HASH_STEP < available) digester.advance(file, before + HASH_STEP);
-    // No line ends in the next few MB (a huge line): take in all there is.
-    if (digester.hashedBytes === before) {
-      digester.advance(file, available);
-      Atomics.wait(readState, 0, seen, 1000);
-    }
+/** The file's length once the calling thread has read it all (its "end" message). */
+let length: number | null = null;
+let job: (WorkerJob & { kind: "job" }) | null = null;
+
+/** Takes in what the calling thread posted (the job, the end of the read). */
+function poll(): void {
+  for (let got = receiveMessageOnPort(port); got; got = receiveMessageOnPort(port)) {
+    const message = got.message as WorkerJob;
+    if (message.kind === "job") job = message;
+    else length = message.length;
   }
 }
 
-function run(job: WorkerJob): void {
-  const buffer = file.subarray(0, job.length);
+/** Bytes read so far (all of them once the read is over). */
+function bytesIn(): number {
+  return length ?? Math.min(file.length, Atomics.load(readState, 1) * READ_UNIT);
+}
+
+/** While waiting on the read: hashes a few MB of what is in, else sleeps until the next update. */
+function idle(seen: number): void {
+  const before = digester.hashedBytes;
+  digester.advance(file, Math.min(bytesIn(), before + HASH_STEP));
+  if (digester.hashedBytes === before) Atomics.wait(readState, 0, seen, 1000);
+}
+
+/** How much of the file has been read, waiting until `want` bytes are in or the read is over. */
+function arrived(want: number): Arrival {
+  for (;;) {
+    // Read the sequence before looking: an update or a message posted after this makes the wait return.
+    const seen = Atomics.load(readState, 0);
+    poll();
+    const bytes = bytesIn();
+    if (length !== null || bytes >= want) return { bytes, complete: length !== null };
+    idle(seen);
+  }
+}
+
+/** Hashes the file as it is read until the job arrives (a file that is not v3 gets none). */
+function awaitJob(): WorkerJob & { kind: "job" } {
+  for (;;) {
+    const seen = Atomics.load(readState, 0);
+    poll();
+    if (job !== null) return job;
+    idle(seen);
+  }
+}
+
+function run(job: WorkerJob & { kind: "job" }): void {
   const facts = emptyContentFacts(job.omp);
   const order = new TreeOrderCheck();
-  for (const chunk of bodyRanges(buffer, job.start, job.firstLine)) {
-    send({ kind: "batch", ...chunkBatch(buffer, chunk, facts, order) });
+  for (const chunk of bodyRanges(file, job.start, job.firstLine, arrived)) {
+    send({ kind: "batch", ...chunkBatch(file, chunk, facts, order) });
     // What was not hashed during the read is hashed behind the parse, a chunk at a time.
-    digester.advance(buffer, chunk.end);
+    digester.advance(file, chunk.end);
   }
+  const buffer = file.subarray(0, length ?? file.length);
   send({ kind: "done", facts, digest: digester.finish(buffer), treeHealthy: order.healthy });
 }
 

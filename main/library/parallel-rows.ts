@@ -13,7 +13,7 @@ import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
 import { type FileDigest, readInto } from "./files.ts";
-import type { SessionSource } from "./import-source.ts";
+import { peekBody, type SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
 /** Entry lines below this size are parsed in place: a worker takes ~50–100 ms to start. */
@@ -34,16 +34,19 @@ export interface WorkerInit {
   progress: SharedArrayBuffer;
 }
 
+/** How far into a file its header is looked for while it is read. */
+const HEAD_BYTES = 16 * 1024 * 1024;
+
 /** Unit of the read progress (an Int32 of units covers files of any size). */
 export const READ_UNIT = 64 * 1024;
 
-/** The one job a worker gets, once the file is read: its length and where the entry lines start. */
-export interface WorkerJob {
-  length: number;
-  start: number;
-  firstLine: number;
-  omp: boolean;
-}
+/**
+ * What the worker is told: where the entry lines start (posted as soon as the first bytes show a
+ * v3 header, so parsing follows the read), and the file's length once it is read.
+ */
+export type WorkerJob =
+  | { kind: "job"; start: number; firstLine: number; omp: boolean }
+  | { kind: "end"; length: number };
 
 export type WorkerMessage =
   | ({ kind: "batch" } & RowColumns)
@@ -85,8 +88,8 @@ function workerUrl(): URL {
 
 /**
  * A worker thread for one large file. It is started before the file is read: it boots while the
- * file is read into its shared buffer (readFile) and hashes the bytes as they arrive; `start`
- * then hands it the entry lines (or `close` drops it, e.g. for a v1 file).
+ * file is read into its shared buffer (readFile), then parses and hashes the bytes as they
+ * arrive; `start` hands its run to the import (or `close` drops it, e.g. for a v1 file).
  */
 export class RowWorker {
   private readonly worker: Worker;
@@ -95,6 +98,10 @@ export class RowWorker {
   private readonly progress: Int32Array;
   /** The shared buffer the file is read into. */
   readonly bytes: Buffer;
+  /** The job posted (false: none will be, null: not yet decided). */
+  private posted: (WorkerJob & { kind: "job" }) | false | null = null;
+  /** Bytes read, once the read is over. */
+  private length: number | null = null;
 
   private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
@@ -143,10 +150,12 @@ export class RowWorker {
   readFile(file: string): Buffer {
     const fd = fs.openSync(file, "r");
     try {
-      return this.bytes.subarray(
-        0,
-        readInto(fd, this.bytes, (n) => this.report(n)),
-      );
+      const got = readInto(fd, this.bytes, (n) => {
+        if (this.posted === null && n <= HEAD_BYTES) this.postJob(this.bytes.subarray(0, n));
+        this.report(n);
+      });
+      this.end(got);
+      return this.bytes.subarray(0, got);
     } finally {
       fs.closeSync(fd);
     }
@@ -155,29 +164,55 @@ export class RowWorker {
   /** Copies `buffer` into the shared buffer (a file already in memory). */
   load(buffer: Buffer): Buffer {
     buffer.copy(this.bytes);
+    this.postJob(buffer);
     this.report(buffer.length);
+    this.end(buffer.length);
     return this.bytes.subarray(0, buffer.length);
   }
 
+  /** Tells the thread where the entry lines start, once `head` (the first bytes) shows a v3 header. */
+  private postJob(head: Buffer): void {
+    const body = peekBody(head);
+    if (body === null) return;
+    const job: WorkerJob = {
+      kind: "job",
+      start: body.start,
+      firstLine: body.firstLine,
+      omp: isOmpHeader(body.header),
+    };
+    this.port.postMessage(job);
+    this.posted = job;
+    this.wake();
+  }
+
+  private end(length: number): void {
+    // No v3 header in the first bytes: the file is parsed in place.
+    if (this.posted === null) this.posted = false;
+    this.length = length;
+    this.port.postMessage({ kind: "end", length } satisfies WorkerJob);
+    this.wake();
+  }
+
   /**
-   * Hands `source`'s entry lines to the thread; `source` was opened from the bytes readFile or
+   * The run parsing `source`'s entry lines, `source` being opened from the bytes readFile or
    * load returned. Null (and the thread closed) for small and migrated files, parsed in place.
    */
   start(source: SessionSource): RowWorkerRun | null {
     const { body } = source;
-    if (body === null || body.buffer.length - body.start < PARALLEL_PARSE_MIN_BYTES) {
+    const job = this.posted;
+    const agrees =
+      job !== null &&
+      job !== false &&
+      body !== null &&
+      body.start === job.start &&
+      body.firstLine === job.firstLine &&
+      job.omp === isOmpHeader(source.header) &&
+      body.buffer.length === this.length;
+    if (!agrees || body.buffer.length - body.start < PARALLEL_PARSE_MIN_BYTES) {
       this.close();
       return null;
     }
-    const job: WorkerJob = {
-      length: body.buffer.length,
-      start: body.start,
-      firstLine: body.firstLine,
-      omp: isOmpHeader(source.header),
-    };
-    this.port.postMessage(job);
-    this.wake();
-    return { worker: this, shared: this.bytes.subarray(0, job.length), result: null };
+    return { worker: this, shared: this.bytes.subarray(0, body.buffer.length), result: null };
   }
 
   /** The next message, or null after `timeoutMs`. */

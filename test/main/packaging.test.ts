@@ -91,7 +91,8 @@ describe("the Electron bundle", () => {
       },
       transferList: [port2],
     });
-    port1.postMessage({ length: bytes.length, start: 0, firstLine: 2, omp: false });
+    port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false });
+    port1.postMessage({ kind: "end", length: bytes.length });
     const messages: { kind: string; strings?: unknown[]; ranges?: Float64Array }[] = [];
     await new Promise<void>((resolve, reject) => {
       worker.on("error", reject);

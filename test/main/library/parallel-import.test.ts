@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { exportSession } from "../../../main/library/export.ts";
 import { emptyContentFacts } from "../../../main/library/entry-facts.ts";
+import { exportSession } from "../../../main/library/export.ts";
 import { digestBytes } from "../../../main/library/files.ts";
 import { importPath } from "../../../main/library/import.ts";
-import { openSource } from "../../../main/library/import-source.ts";
+import { bodyRanges, openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
 import {
   PARALLEL_PARSE_MIN_BYTES,
@@ -30,7 +30,9 @@ const at = "2026-12-01T00:00:00.000Z";
 
 /** A v3 session just over the worker threshold, with every odd line shape a real file can have. */
 function largeSessionBytes(): Buffer {
-  const parts: Buffer[] = [Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "big", timestamp: at, cwd: "/w" })}\n`)];
+  const parts: Buffer[] = [
+    Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "big", timestamp: at, cwd: "/w" })}\n`),
+  ];
   const filler = "The quick brown fox — naïve café 日本語 🌲 ".repeat(60);
   let parent: string | null = null;
   let size = 0;
@@ -38,26 +40,63 @@ function largeSessionBytes(): Buffer {
     const id = `e${i.toString(16).padStart(7, "0")}`;
     const entry =
       i % 300 === 7
-        ? { type: "compaction", id, parentId: parent, timestamp: at, summary: "s", shortSummary: ` title ${i} `, firstKeptEntryId: parent, tokensBefore: 1000 }
+        ? {
+            type: "compaction",
+            id,
+            parentId: parent,
+            timestamp: at,
+            summary: "s",
+            shortSummary: ` title ${i} `,
+            firstKeptEntryId: parent,
+            tokensBefore: 1000,
+          }
         : i % 2 === 0
-          ? { type: "message", id, parentId: parent, timestamp: at, message: { role: "user", content: `question ${i} ${filler}`, timestamp: 1 } }
+          ? {
+              type: "message",
+              id,
+              parentId: parent,
+              timestamp: at,
+              message: { role: "user", content: `question ${i} ${filler}`, timestamp: 1 },
+            }
           : {
               type: "message",
               id,
               parentId: parent,
               timestamp: at,
-              message: { role: "assistant", content: [{ type: "text", text: `answer ${i} ${filler}` }], provider: "p", model: "m", timestamp: 2 },
+              message: {
+                role: "assistant",
+                content: [{ type: "text", text: `answer ${i} ${filler}` }],
+                provider: "p",
+                model: "m",
+                timestamp: 2,
+              },
             };
     let line = Buffer.from(JSON.stringify(entry));
-    if (i === 1234) line = Buffer.concat([line.subarray(0, 60), Buffer.from([0xff, 0xfe]), line.subarray(60)]);
+    if (i === 1234)
+      line = Buffer.concat([line.subarray(0, 60), Buffer.from([0xff, 0xfe]), line.subarray(60)]);
     const ending = i % 97 === 0 ? "\r\n" : i % 89 === 0 ? "\n\n  \n" : "\n";
     parts.push(line, Buffer.from(ending));
     if (i === 900) parts.push(Buffer.from("{not json at all\n"));
-    if (i === 1000) parts.push(Buffer.from(`${JSON.stringify({ type: "session_info", id: "info", parentId: id, timestamp: at, name: " Big one " })}\n`));
+    if (i === 1000)
+      parts.push(
+        Buffer.from(
+          `${JSON.stringify({ type: "session_info", id: "info", parentId: id, timestamp: at, name: " Big one " })}\n`,
+        ),
+      );
     size += line.length + ending.length;
     parent = id;
   }
-  parts.push(Buffer.from(JSON.stringify({ type: "message", id: "last", parentId: parent, timestamp: at, message: { role: "user", content: "still being writ" } }).slice(0, 70)));
+  parts.push(
+    Buffer.from(
+      JSON.stringify({
+        type: "message",
+        id: "last",
+        parentId: parent,
+        timestamp: at,
+        message: { role: "user", content: "still being writ" },
+      }).slice(0, 70),
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -65,7 +104,8 @@ function collect(batches: Iterable<RowBatch>) {
   const rows: unknown[] = [];
   const malformed: unknown[] = [];
   for (const batch of batches) {
-    for (const r of batch.rows) rows.push({ ...r, json: typeof r.json === "string" ? r.json : Buffer.from(r.json).toString("utf8") });
+    for (const r of batch.rows)
+      rows.push({ ...r, json: typeof r.json === "string" ? r.json : Buffer.from(r.json).toString("utf8") });
     malformed.push(...batch.malformed);
   }
   return { rows, malformed };
@@ -89,7 +129,10 @@ describe("parsing large files on the import worker", () => {
     // The worker also hashes the file (whole, and up to the unterminated last line) and checks the tree order.
     expect(run?.result).toEqual({ digest: digestBytes(buffer), treeHealthy: true });
     expect(run?.result?.digest.importedHash).not.toBe(run?.result?.digest.hash);
-    expect(inPlace).toMatchObject({ displayName: "Big one", compactionTitle: expect.stringMatching(/^title \d+$/) });
+    expect(inPlace).toMatchObject({
+      displayName: "Big one",
+      compactionTitle: expect.stringMatching(/^title \d+$/),
+    });
     expect(inPlace.firstMessage).toMatch(/^question 0 The quick brown fox — naïve café 日本語 🌲/);
     // The invalid bytes are stored decoded (U+FFFD), as the in-place parse stores them.
     const broken = fromHere.rows.find((r) => (r as { id: string }).id === "e00004d2") as { json: string };
@@ -100,8 +143,31 @@ describe("parsing large files on the import worker", () => {
     ]);
   });
 
+  it("a file still being read is cut into the same chunks once its bytes arrive", () => {
+    const buffer = largeSessionBytes();
+    const opened = openSource(buffer);
+    if (!opened.ok || opened.source.body === null) throw new Error("not a v3 source");
+    const { start, firstLine } = opened.source.body;
+    const whole = [...bodyRanges(buffer, start, firstLine)];
+    // Bytes arrive 300 KB at a time; beyond them the buffer holds garbage that must not be read.
+    const partial = Buffer.alloc(buffer.length, 0x0a);
+    let bytes = 0;
+    const arrived = (want: number) => {
+      while (bytes < Math.min(want, buffer.length)) {
+        const next = Math.min(bytes + 300_000, buffer.length);
+        buffer.copy(partial, bytes, bytes, next);
+        bytes = next;
+      }
+      return { bytes, complete: bytes === buffer.length };
+    };
+    expect([...bodyRanges(partial, start, firstLine, arrived)]).toEqual(whole);
+    expect(whole.length).toBeGreaterThan(2);
+  });
+
   it("small files are parsed in place (no worker to start)", () => {
-    const opened = openSource(Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: at, cwd: "/w" })}\n`));
+    const opened = openSource(
+      Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: at, cwd: "/w" })}\n`),
+    );
     if (!opened.ok) throw new Error(opened.reason);
     expect(startRowWorker(opened.source)).toBeNull();
   });
@@ -117,17 +183,30 @@ describe("parsing large files on the import worker", () => {
     expect(lib.db.pragma("foreign_keys", { simple: true })).toBe(1);
     const [imported] = report.files;
     const summary = getSessionSummary(lib.db, "big");
-    expect(summary).toMatchObject({ title: "Big one", malformedCount: 2, compactionCount: expect.any(Number) });
+    expect(summary).toMatchObject({
+      title: "Big one",
+      malformedCount: 2,
+      compactionCount: expect.any(Number),
+    });
     expect(summary.compactionCount).toBeGreaterThan(2);
 
     const exported = exportSession(lib.db, "big").text ?? "";
     const original = buffer.toString("utf8");
     expect(exported.split("\n").filter((l) => l.trim() !== "")).toEqual(
-      original.split("\n").map((l) => l.replace(/\r$/, "")).filter((l) => l.trim() !== ""),
+      original
+        .split("\n")
+        .map((l) => l.replace(/\r$/, ""))
+        .filter((l) => l.trim() !== ""),
     );
 
     // The agent finishes writing its last line: only that entry is added.
-    const rest = JSON.stringify({ type: "message", id: "last", parentId: null, timestamp: at, message: { role: "user", content: "still being writ" } }).slice(70);
+    const rest = JSON.stringify({
+      type: "message",
+      id: "last",
+      parentId: null,
+      timestamp: at,
+      message: { role: "user", content: "still being writ" },
+    }).slice(70);
     fs.appendFileSync(file, `${rest}\n`);
     const again = importPath(lib.db, file);
     expect(again.files[0]).toMatchObject({ status: "updated", entriesAdded: 1, malformedLines: 0 });
