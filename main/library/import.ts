@@ -63,16 +63,13 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   };
 }
 
+/** A file that gave no session: it could not be read ("failed") or is not a session ("skipped"). */
+function noSession(file: string, status: "failed" | "skipped", reason: string): ImportedFileReport {
+  return { path: file, sessionId: null, status, entriesAdded: 0, malformedLines: 0, problems: [], reason };
+}
+
 function failed(file: string, reason: string): ImportedFileReport {
-  return {
-    path: file,
-    sessionId: null,
-    status: "failed",
-    entriesAdded: 0,
-    malformedLines: 0,
-    problems: [],
-    reason,
-  };
+  return noSession(file, "failed", reason);
 }
 
 export interface FileOutcome {
@@ -133,18 +130,6 @@ function unchanged(file: string, row: SessionRow): ImportedFileReport {
   };
 }
 
-function skipped(file: string, reason: string): ImportedFileReport {
-  return {
-    path: file,
-    sessionId: null,
-    status: "skipped",
-    entriesAdded: 0,
-    malformedLines: 0,
-    problems: [],
-    reason,
-  };
-}
-
 /** A path not in the library yet: a new session, or a known session whose file was moved here. */
 function importNewPath(
   db: Database,
@@ -153,7 +138,7 @@ function importNewPath(
   worker: RowWorker | null,
 ): ImportedFileReport {
   const opened = openSource(bytes.buffer);
-  if (!opened.ok) return skipped(bytes.path, opened.reason);
+  if (!opened.ok) return noSession(bytes.path, "skipped", opened.reason);
   const { source } = opened;
   const moved = movedSession(db, source.header.id);
   if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
@@ -190,7 +175,7 @@ function importKnownPath(
   if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
 
   const opened = openSource(buffer);
-  if (!opened.ok) return skipped(file.path, opened.reason);
+  if (!opened.ok) return noSession(file.path, "skipped", opened.reason);
   const { source } = opened;
   const samePath = known.find((r) => r.header_id === source.header.id);
   if (samePath) {
