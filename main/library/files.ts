@@ -164,23 +164,6 @@ export function readInto(fd: number, target: Buffer, onProgress?: (bytes: number
   return got;
 }
 
-/**
- * The whole file. From `sharedFrom` bytes on it is read into shared memory, so the import
- * worker (parallel-rows.ts) can parse it without a copy.
- */
-export function readFileBytes(file: string, sharedFrom: number): Buffer {
-  const fd = fs.openSync(file, "r");
-  try {
-    const size = fs.fstatSync(fd).size;
-    if (size < sharedFrom) return fs.readFileSync(fd);
-    const buffer = Buffer.from(new SharedArrayBuffer(size));
-    const got = readInto(fd, buffer);
-    return got === size ? buffer : buffer.subarray(0, got);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Bytes up to and including the last `\n` (0 when there is none). */
 export function completeLinesEnd(buffer: Buffer): number {
   return buffer.lastIndexOf(0x0a) + 1;

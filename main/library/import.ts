@@ -13,7 +13,7 @@ import {
   type SessionRow,
   updateSession,
 } from "../store/repos/sessions.ts";
-import { listSessionFiles, readFileBytes, reasonOf, sha256Hex } from "./files.ts";
+import { listSessionFiles, reasonOf, sha256Hex } from "./files.ts";
 import { mergeSource, newSession } from "./import-full.ts";
 import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
@@ -100,7 +100,8 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
   try {
     let buffer: Buffer;
     try {
-      buffer = worker ? worker.readFile(file) : readFileBytes(file, PARALLEL_PARSE_MIN_BYTES);
+      // Only the worker needs the bytes in shared memory.
+      buffer = worker ? worker.readFile(file) : fs.readFileSync(file);
     } catch (error) {
       return { report: failed(file, reasonOf(error)), bytesRead: 0 };
     }
