@@ -6,11 +6,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAppContext } from "./app-context.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
+import { createAppContext } from "./app-context.ts";
 import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
-import { CommandError, type CliContext, type CliIo, createCliContext } from "./cli/context.ts";
 import { runChatCommand } from "./cli/chat-command.ts";
+import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
@@ -120,9 +120,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-const invokedDirectly = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const invokedDirectly =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  const line = (stream: NodeJS.WriteStream) => (text: string) => stream.write(text.endsWith("\n") ? text : `${text}\n`);
+  // A reader that stops early (`canopy context … | head`) is not an error: stop quietly.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  const line = (stream: NodeJS.WriteStream) => (text: string) =>
+    stream.write(text.endsWith("\n") ? text : `${text}\n`);
   const code = await runCli(process.argv.slice(2), {
     out: line(process.stdout),
     err: line(process.stderr),

@@ -211,4 +211,19 @@ describe("npm run --silent canopy", () => {
       'canopy: error: no session with id "no-such-session" in the library (see `canopy list`)',
     ]);
   });
+
+  it("stops quietly when the reader of its output goes away (`| head`)", () => {
+    const file = fixturePath("tree-01.jsonl");
+    const run = spawnSync(
+      "sh",
+      ["-c", `npm run --silent canopy -- context "${file}" --json --db "${db}" | head -c 10`],
+      {
+        cwd: repoRoot,
+        encoding: "utf8",
+      },
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("[\n  {\n    ");
+    expect(run.stderr).toBe("");
+  });
 });
