@@ -2,12 +2,11 @@
  * The import worker (see parallel-rows.ts): started before the file is read, it follows the
  * calling thread's read of the file into the shared buffer: it parses the entry lines as they
  * arrive and posts row batches whose JSON is a byte range into that buffer (the text is not
- * copied back), hashes the bytes, and last reports what the session figures need. After every message it bumps the shared counter the main thread waits on.
+ * copied back), and last reports what the session figures need. After every message it bumps the shared counter the main thread waits on.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
-import { FileDigester } from "./files.ts";
 import { type Arrival, bodyRanges, type ChunkRange } from "./import-source.ts";
 import {
   READ_UNIT,
@@ -22,9 +21,6 @@ const { signal, port, shared, progress } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
 const readState = new Int32Array(progress);
 const file = Buffer.from(shared);
-const digester = new FileDigester();
-/** Bytes hashed between two looks for the job. */
-const HASH_STEP = 4 * 1024 * 1024;
 
 function send(message: WorkerMessage): void {
   port.postMessage(message);
@@ -132,11 +128,9 @@ function bytesIn(): number {
   return length ?? Math.min(file.length, Atomics.load(readState, 1) * READ_UNIT);
 }
 
-/** While waiting on the read: hashes a few MB of what is in, else sleeps until the next update. */
+/** Sleeps until the read moves on (or a message comes). */
 function idle(seen: number): void {
-  const before = digester.hashedBytes;
-  digester.advance(file, Math.min(bytesIn(), before + HASH_STEP));
-  if (digester.hashedBytes === before) Atomics.wait(readState, 0, seen, 1000);
+  Atomics.wait(readState, 0, seen, 1000);
 }
 
 /** How much of the file has been read, waiting until `want` bytes are in or the read is over. */
@@ -151,7 +145,7 @@ function arrived(want: number): Arrival {
   }
 }
 
-/** Hashes the file as it is read until the job arrives (a file that is not v3 gets none). */
+/** Waits for the job while the file is read (a file that is not v3 gets none). */
 function awaitJob(): WorkerJob & { kind: "job" } {
   for (;;) {
     const seen = Atomics.load(readState, 0);
@@ -166,11 +160,8 @@ function run(job: WorkerJob & { kind: "job" }): void {
   const order = new TreeOrderCheck();
   for (const chunk of bodyRanges(file, job.start, job.firstLine, arrived)) {
     send({ kind: "batch", ...chunkBatch(file, chunk, facts, order) });
-    // What was not hashed during the read is hashed behind the parse, a chunk at a time.
-    digester.advance(file, chunk.end);
   }
-  const buffer = file.subarray(0, length ?? file.length);
-  send({ kind: "done", facts, digest: digester.finish(buffer), treeHealthy: order.healthy });
+  send({ kind: "done", facts, treeHealthy: order.healthy });
 }
 
 try {

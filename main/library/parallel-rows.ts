@@ -1,6 +1,7 @@
 /**
  * Parses large v3 session files on a worker thread while the calling thread inserts the rows
- * (import throughput, issue 2); the worker also hashes the file. importPath stays synchronous:
+ * (import throughput, issue 2) and, whenever it would wait for a batch, hashes the file.
+ * importPath stays synchronous:
  * batches are received with receiveMessageOnPort, waiting on a shared counter with Atomics.wait.
  * Rows carry their JSON as a view of the shared file buffer (bound as a BLOB and CAST to TEXT).
  * When the worker cannot start or does not answer, the file is parsed on the calling thread.
@@ -12,7 +13,7 @@ import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
-import { type FileDigest, readInto } from "./files.ts";
+import { type FileDigest, FileDigester, readInto } from "./files.ts";
 import { peekBody, type SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
@@ -34,6 +35,9 @@ export interface WorkerInit {
   progress: SharedArrayBuffer;
 }
 
+/** Bytes hashed between two looks for the next batch. */
+const HASH_STEP = 2 * 1024 * 1024;
+
 /** How far into a file its header is looked for while it is read. */
 const HEAD_BYTES = 16 * 1024 * 1024;
 
@@ -50,7 +54,7 @@ export type WorkerJob =
 
 export type WorkerMessage =
   | ({ kind: "batch" } & RowColumns)
-  | { kind: "done"; facts: ContentFacts; digest: FileDigest; treeHealthy: boolean }
+  | { kind: "done"; facts: ContentFacts; treeHealthy: boolean }
   | { kind: "error"; message: string };
 
 /**
@@ -102,6 +106,8 @@ export class RowWorker {
   private posted: (WorkerJob & { kind: "job" }) | false | null = null;
   /** Bytes read, once the read is over. */
   private length: number | null = null;
+  /** Hashes the file while the calling thread waits for batches (see receive). */
+  private readonly digester = new FileDigester();
 
   private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
@@ -215,7 +221,7 @@ export class RowWorker {
     return { worker: this, shared: this.bytes.subarray(0, body.buffer.length), result: null };
   }
 
-  /** The next message, or null after `timeoutMs`. */
+  /** The next message, or null after `timeoutMs`; hashes a little of the file while there is none. */
   receive(timeoutMs: number): WorkerMessage | null {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
@@ -225,8 +231,21 @@ export class RowWorker {
       if (got) return got.message as WorkerMessage;
       const left = deadline - performance.now();
       if (left <= 0) return null;
-      Atomics.wait(this.counter, 0, seen, left);
+      if (!this.hashSome()) Atomics.wait(this.counter, 0, seen, left);
     }
+  }
+
+  /** Hashes up to HASH_STEP more bytes of what was read; false when there was nothing to do. */
+  private hashSome(): boolean {
+    const before = this.digester.hashedBytes;
+    if (this.length === null) return false;
+    this.digester.advance(this.bytes, Math.min(this.length, before + HASH_STEP));
+    return this.digester.hashedBytes !== before;
+  }
+
+  /** The digest of the file read (what the waits did not hash yet is hashed now). */
+  digest(): FileDigest {
+    return this.digester.finish(this.bytes.subarray(0, this.length ?? 0));
   }
 
   /** Stops the thread; safe to call more than once. */
@@ -298,7 +317,7 @@ export function* rowBatches(
       if (message.kind === "error") throw new Error(message.message);
       if (message.kind === "done") {
         Object.assign(facts, message.facts);
-        run.result = { digest: message.digest, treeHealthy: message.treeHealthy };
+        run.result = { digest: worker.digest(), treeHealthy: message.treeHealthy };
         return;
       }
       yield { rows: toRows(message, shared), malformed: message.malformed };

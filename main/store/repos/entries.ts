@@ -1,11 +1,19 @@
 /**
- * Entry rows (structural columns in `entries`, the JSON text in `entry_json`) and malformed
+ * Entry rows (structural columns in `entries`, the JSON text in blocks, see entry-blocks.ts) and malformed
  * lines. `seq` orders everything of a session: the physical line for file entries (shifted only
  * after a rewritten file or Canopy's own appends), so export can put every line back in place.
  * Functions take the session's internal key `sid` (SessionRow.sid).
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
+import {
+  EntryJsonReader,
+  type JsonPlace,
+  STORED_JSON_COLUMNS,
+  type StoredJson,
+  withJsonText,
+  writeJsonBlocks,
+} from "./entry-blocks.ts";
 
 export type EntryOrigin = "file" | "canopy";
 
@@ -68,10 +76,9 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
   if (rows.length === 0) return [];
   const insert = stmt(
     db,
-    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin, json_block, json_at, json_len)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertJson = stmt(db, "INSERT INTO entry_json (pk, json) VALUES (?, CAST(? AS TEXT))");
   const first = stmt(
     db,
     `SELECT max(coalesce((SELECT value FROM store_meta WHERE key = ?), 1),
@@ -79,12 +86,32 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
   )
     .pluck(true)
     .get(NEXT_PK) as number;
+  const places = writeJsonBlocks(
+    db,
+    sid,
+    rows.map((r) => r.json),
+  );
   const pks: number[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as NewEntryRow;
+    const p = places[i] as JsonPlace;
     const pk = first + i;
-    insert.run(pk, sid, r.seq, r.id, r.parentId, r.type, r.role, r.model, r.timestamp, r.tokens, r.origin);
-    insertJson.run(pk, r.json);
+    insert.run(
+      pk,
+      sid,
+      r.seq,
+      r.id,
+      r.parentId,
+      r.type,
+      r.role,
+      r.model,
+      r.timestamp,
+      r.tokens,
+      r.origin,
+      p.block,
+      p.at,
+      p.len,
+    );
     pks[i] = pk;
   }
   stmt(
@@ -95,14 +122,17 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
 }
 
 const ROW_COLUMNS = `e.pk, e.seq, e.id, e.parent_id, e.type, e.role, e.model, e.timestamp, e.tokens, e.origin,
-  j.json, j.original_json`;
+  j.original_json, ${STORED_JSON_COLUMNS}`;
+
+type StoredEntryRow = Omit<EntryRow, "json"> & StoredJson;
 
 /** Every entry of a session in seq order, with its JSON. */
 export function listEntryRows(db: Database, sid: number): EntryRow[] {
-  return stmt(
+  const rows = stmt(
     db,
-    `SELECT ${ROW_COLUMNS} FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
-  ).all(sid) as EntryRow[];
+    `SELECT ${ROW_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
+  ).all(sid) as StoredEntryRow[];
+  return withJsonText(db, rows);
 }
 
 export function listEntryShapes(db: Database, sid: number): EntryShape[] {
@@ -115,8 +145,11 @@ export function listEntryShapes(db: Database, sid: number): EntryShape[] {
 }
 
 export function entryJson(db: Database, pk: number): string | null {
-  const json = stmt(db, "SELECT json FROM entry_json WHERE pk = ?").pluck(true).get(pk) as string | undefined;
-  return json ?? null;
+  const row = stmt(
+    db,
+    `SELECT ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.pk = ?`,
+  ).get(pk) as StoredJson | undefined;
+  return row ? new EntryJsonReader(db).text(row) : null;
 }
 
 /** [pk, id, parentId, type, role] of every entry in seq order: the least a path walk needs. */
@@ -136,21 +169,24 @@ export function listEntryLinks(db: Database, sid: number): EntryLink[] {
 
 /** The JSON of the given entries (by pk), in the order of `pks`. */
 export function entryJsonByPk(db: Database, pks: readonly number[]): string[] {
-  return stmt(
+  const rows = stmt(
     db,
-    "SELECT j.json FROM json_each(?) AS k JOIN entry_json AS j ON j.pk = k.value ORDER BY k.key",
-  )
-    .pluck(true)
-    .all(JSON.stringify(pks)) as string[];
+    `SELECT ${STORED_JSON_COLUMNS}
+       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value LEFT JOIN entry_json AS j ON j.pk = e.pk
+      ORDER BY k.key`,
+  ).all(JSON.stringify(pks)) as StoredJson[];
+  const reader = new EntryJsonReader(db, rows);
+  return rows.map((row) => reader.text(row));
 }
 
 /** The entry a lookup by id resolves to: the LAST one in file order, as the agents' byId does. */
 export function getEntryRowById(db: Database, sid: number, id: string): EntryRow | undefined {
-  return stmt(
+  const row = stmt(
     db,
-    `SELECT ${ROW_COLUMNS} FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
+    `SELECT ${ROW_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
      WHERE e.sid = ? AND e.id = ? ORDER BY e.seq DESC LIMIT 1`,
-  ).get(sid, id) as EntryRow | undefined;
+  ).get(sid, id) as StoredEntryRow | undefined;
+  return row ? withJsonText(db, [row])[0] : undefined;
 }
 
 export function entryIdExists(db: Database, sid: number, id: string): boolean {
@@ -166,13 +202,13 @@ export function storedEntryIds(db: Database, sid: number): Set<string> {
 
 /** JSON of stored entries that have no id (they can only be matched by their text). */
 export function storedIdlessJson(db: Database, sid: number): Set<string> {
-  const jsons = stmt(
+  const rows = stmt(
     db,
-    "SELECT j.json FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? AND e.id IS NULL",
-  )
-    .pluck(true)
-    .all(sid) as string[];
-  return new Set(jsons);
+    `SELECT ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
+      WHERE e.sid = ? AND e.id IS NULL`,
+  ).all(sid) as StoredJson[];
+  const reader = new EntryJsonReader(db, rows);
+  return new Set(rows.map((row) => reader.text(row)));
 }
 
 /** Id of the last entry by seq (optionally only among `origin`), or null. */

@@ -5,6 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
+import { EntryJsonReader, STORED_JSON_COLUMNS, type StoredJson, withJsonText } from "./entry-blocks.ts";
 
 const WATERMARK = "search.indexed_upto_pk";
 
@@ -25,15 +26,17 @@ export function setSearchWatermark(db: Database, pk: number): void {
 
 /** Entries above the watermark, oldest first: [pk, json]. */
 export function pendingTextRows(db: Database, afterPk: number, limit: number): [pk: number, json: string][] {
-  return stmt(db, "SELECT pk, json FROM entry_json WHERE pk > ? ORDER BY pk LIMIT ?")
-    .raw(true)
-    .all(afterPk, limit) as [number, string][];
+  const rows = stmt(
+    db,
+    `SELECT e.pk AS pk, ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
+      WHERE e.pk > ? ORDER BY e.pk LIMIT ?`,
+  ).all(afterPk, limit) as (StoredJson & { pk: number })[];
+  const reader = new EntryJsonReader(db, rows);
+  return rows.map((row) => [row.pk, reader.text(row)]);
 }
 
 export function countPendingText(db: Database): number {
-  return stmt(db, "SELECT count(*) FROM entry_json WHERE pk > ?")
-    .pluck(true)
-    .get(searchWatermark(db)) as number;
+  return stmt(db, "SELECT count(*) FROM entries WHERE pk > ?").pluck(true).get(searchWatermark(db)) as number;
 }
 
 /** Adds the searchable text of a not yet indexed entry. */
@@ -91,11 +94,11 @@ export function searchEntryText(
   const limit = Math.max(1, Math.min(500, Math.floor(options.limit ?? 50)));
   const sessionFilter = options.sessionId === undefined ? "" : "AND s.id = ?";
   const sql = `
-    SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, j.json AS json,
+    SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, ${STORED_JSON_COLUMNS},
            coalesce(s.canopy_title, s.title, s.display_name, s.compaction_title) AS session_title
     FROM entry_text AS t
     JOIN entries AS e ON e.pk = t.rowid
-    JOIN entry_json AS j ON j.pk = e.pk
+    LEFT JOIN entry_json AS j ON j.pk = e.pk
     JOIN sessions AS s ON s.sid = e.sid
     WHERE entry_text MATCH ? AND s.deleted_at IS NULL ${sessionFilter}
     ORDER BY t.rank
@@ -103,5 +106,6 @@ export function searchEntryText(
   const params: unknown[] = [fts];
   if (options.sessionId !== undefined) params.push(options.sessionId);
   params.push(limit);
-  return stmt(db, sql).all(...params) as SearchRow[];
+  const rows = stmt(db, sql).all(...params) as (Omit<SearchRow, "json"> & StoredJson)[];
+  return withJsonText(db, rows);
 }

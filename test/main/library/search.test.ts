@@ -91,7 +91,7 @@ describe("search", () => {
     importPath(lib.db, copyFixture("tree-02.jsonl", lib.dir));
     lib.db.exec("ANALYZE");
     const p = plan(
-      `SELECT e.pk FROM entry_text AS t JOIN entries AS e ON e.pk = t.rowid JOIN entry_json AS j ON j.pk = e.pk
+      `SELECT e.pk FROM entry_text AS t JOIN entries AS e ON e.pk = t.rowid LEFT JOIN entry_json AS j ON j.pk = e.pk
        JOIN sessions AS s ON s.sid = e.sid WHERE entry_text MATCH ? ORDER BY t.rank LIMIT 5`,
       '"x"',
     );

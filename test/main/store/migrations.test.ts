@@ -34,6 +34,7 @@ describe("openDatabase + migrations", () => {
       "archived_entries",
       "edit_ops",
       "entries",
+      "entry_blocks",
       "entry_json",
       "entry_text",
       "malformed_lines",
@@ -52,7 +53,9 @@ describe("openDatabase + migrations", () => {
       strict: number;
     }[];
     for (const t of strict.filter((t) =>
-      ["sessions", "entries", "entry_json", "malformed_lines", "settings", "store_meta"].includes(t.name),
+      ["sessions", "entries", "entry_blocks", "entry_json", "malformed_lines", "settings", "store_meta"].includes(
+        t.name,
+      ),
     )) {
       expect(t.strict, t.name).toBe(1);
     }
@@ -129,7 +132,7 @@ describe("migration 3 (deleted sessions)", () => {
        VALUES ('s1', 's1', 'pi', 3, '{}', ?, ?, 'Renamed', ?, ?)`,
     ).run(now, now, now, now);
     db.prepare("INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (1, 'rename', 'done', '{}', ?)").run(now);
-    expect(runMigrations(db)).toEqual({ from: 2, to: 3, applied: ["deleted sessions (soft delete)"] });
+    expect(runMigrations(db, MIGRATIONS, 3)).toEqual({ from: 2, to: 3, applied: ["deleted sessions (soft delete)"] });
     expect(db.prepare("SELECT id, canopy_title, deleted_at FROM sessions").all()).toEqual([
       { id: "s1", canopy_title: "Renamed", deleted_at: null },
     ]);

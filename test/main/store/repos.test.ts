@@ -140,7 +140,7 @@ describe("sessions and entries", () => {
     expect(() => updateSession(db, "s1", { ["bogus" as "title"]: "x" })).toThrow(/unknown session column/);
 
     expect(deleteSession(db, "s1")).toBe(true);
-    for (const table of ["entries", "entry_json", "malformed_lines"]) {
+    for (const table of ["entries", "entry_blocks", "entry_json", "malformed_lines"]) {
       expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBe(0);
     }
     expect(searchEntryText(db, "bravo")).toEqual([]);
@@ -203,9 +203,15 @@ describe("query plans of hot queries", () => {
   const cases: [name: string, sql: string, params: unknown[], index: RegExp][] = [
     [
       "entries of a session in order",
-      "SELECT e.*, j.json FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq",
+      "SELECT e.*, j.json FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq",
       [1],
       /SEARCH e USING INDEX sqlite_autoindex_entries_1[\s\S]*SEARCH j USING INTEGER PRIMARY KEY/,
+    ],
+    [
+      "a block of entry JSON",
+      "SELECT data FROM entry_blocks WHERE block = ?",
+      [1],
+      /SEARCH entry_blocks USING INTEGER PRIMARY KEY/,
     ],
     [
       "entry by id",
@@ -242,9 +248,9 @@ describe("query plans of hot queries", () => {
     ["library list", "SELECT * FROM sessions ORDER BY modified DESC, id", [], /sessions_by_modified/],
     [
       "pending search text",
-      "SELECT pk, json FROM entry_json WHERE pk > ? ORDER BY pk LIMIT ?",
+      "SELECT e.pk, j.json FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.pk > ? ORDER BY e.pk LIMIT ?",
       [0, 10],
-      /SEARCH entry_json USING INTEGER PRIMARY KEY/,
+      /SEARCH e USING INTEGER PRIMARY KEY[\s\S]*SEARCH j USING INTEGER PRIMARY KEY/,
     ],
     [
       "full-text match",
@@ -257,7 +263,7 @@ describe("query plans of hot queries", () => {
     it(name, () => {
       const p = plan(sql, ...params);
       expect(p).toMatch(index);
-      expect(p).not.toMatch(/SCAN (entries|entry_json|sessions|malformed_lines|e|j|s)\b(?! USING)/);
+      expect(p).not.toMatch(/SCAN (entries|entry_json|entry_blocks|sessions|malformed_lines|e|j|s)\b(?! USING)/);
     });
   }
 
