@@ -96,7 +96,7 @@ export function newSession(
       const hasProvisionalRow =
         provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
       // Everything the session has was just inserted: its figures come from memory, one update.
-      const figures = stats.finish(malformedSeen.length, facts, worker?.treeHealthy === true);
+      const figures = stats.finish(malformedSeen.length, facts);
       updateSession(db, id, {
         ...state.patch,
         // A header still being written cannot be re-read as a tail: force a full parse next time.

@@ -6,7 +6,7 @@
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
-import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
+import { type ContentFacts, emptyContentFacts } from "./entry-facts.ts";
 import { type Arrival, bodyRanges, type ChunkRange } from "./import-source.ts";
 import {
   READ_UNIT,
@@ -62,12 +62,7 @@ function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: 
   }
 }
 
-function chunkBatch(
-  buffer: Buffer,
-  chunk: ChunkRange,
-  facts: ContentFacts,
-  order: TreeOrderCheck,
-): RowColumns {
+function chunkBatch(buffer: Buffer, chunk: ChunkRange, facts: ContentFacts): RowColumns {
   const { text, valid } = decodeChunk(buffer, chunk);
   const numbers: number[] = [];
   const strings: (string | null)[] = [];
@@ -89,7 +84,6 @@ function chunkBatch(
   visitEntryLines(text, chunk.firstLine, {
     entry(entry, line, raw) {
       const r = observedRow(entry, line, "", facts);
-      order.add(r.id, r.parentId, r.type);
       numbers.push(r.seq, r.tokens);
       strings.push(r.id, r.parentId, r.timestamp);
       codes.push(code(r.type), code(r.role), code(r.model));
@@ -157,11 +151,10 @@ function awaitJob(): WorkerJob & { kind: "job" } {
 
 function run(job: WorkerJob & { kind: "job" }): void {
   const facts = emptyContentFacts(job.omp);
-  const order = new TreeOrderCheck();
   for (const chunk of bodyRanges(file, job.start, job.firstLine, arrived)) {
-    send({ kind: "batch", ...chunkBatch(file, chunk, facts, order) });
+    send({ kind: "batch", ...chunkBatch(file, chunk, facts) });
   }
-  send({ kind: "done", facts, treeHealthy: order.healthy });
+  send({ kind: "done", facts });
 }
 
 try {

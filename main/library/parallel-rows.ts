@@ -29,7 +29,7 @@ export interface WorkerInit {
   /** Int32 counter bumped after every message. */
   signal: SharedArrayBuffer;
   port: MessagePort;
-  /** The file's bytes, filled in by the calling thread while the worker boots and hashes them. */
+  /** The file's bytes, filled in by the calling thread while the worker boots. */
   shared: SharedArrayBuffer;
   /** Int32 [sequence, bytes read / READ_UNIT]: the sequence changes after every update and after the job is posted. */
   progress: SharedArrayBuffer;
@@ -54,7 +54,7 @@ export type WorkerJob =
 
 export type WorkerMessage =
   | ({ kind: "batch" } & RowColumns)
-  | { kind: "done"; facts: ContentFacts; treeHealthy: boolean }
+  | { kind: "done"; facts: ContentFacts }
   | { kind: "error"; message: string };
 
 /**
@@ -75,11 +75,9 @@ export interface RowColumns {
   malformed: MalformedLine[];
 }
 
-/** What the worker found besides the rows, once it is done. */
+/** What a parallel run gives besides the rows, once the worker is done. */
 export interface WorkerResult {
   digest: FileDigest;
-  /** The rows were in an obviously healthy tree order (TreeOrderCheck). */
-  treeHealthy: boolean;
 }
 
 /** The worker script next to this module: the .ts source, or the bundled .js of a build. */
@@ -317,7 +315,7 @@ export function* rowBatches(
       if (message.kind === "error") throw new Error(message.message);
       if (message.kind === "done") {
         Object.assign(facts, message.facts);
-        run.result = { digest: worker.digest(), treeHealthy: message.treeHealthy };
+        run.result = { digest: worker.digest() };
         return;
       }
       yield { rows: toRows(message, shared), malformed: message.malformed };

@@ -150,13 +150,15 @@ export function refreshSessionStats(db: Database, session: { sid: number; id: st
  */
 export class SessionStatsCollector {
   private readonly shapes: EntryShape[] = [];
+  /** Checks the tree order as rows come: a healthy file skips the full validation (D3). */
+  private readonly order = new TreeOrderCheck();
 
   add(pk: number, row: NewEntryRow): void {
     this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
+    this.order.add(row.id, row.parentId, row.type);
   }
 
-  /** `knownHealthy`: the import worker checked the rows' order (TreeOrderCheck) and found it healthy. */
-  finish(malformedCount: number, facts: ContentFacts, knownHealthy = false): SessionStats {
+  finish(malformedCount: number, facts: ContentFacts): SessionStats {
     return shapeStats(
       this.shapes,
       malformedCount,
@@ -165,7 +167,7 @@ export class SessionStatsCollector {
         displayName: facts.displayName,
         compactionTitle: facts.compactionTitle,
       },
-      knownHealthy,
+      this.order.healthy,
     );
   }
 }
