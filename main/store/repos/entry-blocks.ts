@@ -61,11 +61,12 @@ export function writeJsonBlocks(
 ): JsonPlace[] {
   const insert = stmt(db, "INSERT INTO entry_blocks (sid, data) VALUES (?, ?)");
   const places: JsonPlace[] = new Array(jsons.length);
-  for (let from = 0; from < jsons.length; ) {
+  const bytes = jsons.map(asBuffer);
+  for (let from = 0; from < bytes.length; ) {
     const parts: Buffer[] = [];
     let size = 0;
-    while (from + parts.length < jsons.length && size < BLOCK_BYTES) {
-      const part = asBuffer(jsons[from + parts.length] as string | Uint8Array);
+    while (from + parts.length < bytes.length && size < BLOCK_BYTES) {
+      const part = bytes[from + parts.length] as Buffer;
       // A big entry is kept apart: reading its neighbours does not load it, nor it them.
       if (parts.length > 0 && part.length >= BLOCK_BYTES) break;
       parts.push(part);
