@@ -22,8 +22,8 @@ import {
   restoreEntryJson,
 } from "../../../main/store/repos/entry-json.ts";
 import { pendingTextRows } from "../../../main/store/repos/search.ts";
-import { deleteSession, insertSession } from "../../../main/store/repos/sessions.ts";
-import { makeTempDir } from "./helpers.ts";
+import { deleteSession } from "../../../main/store/repos/sessions.ts";
+import { addTestSession, makeTempDir } from "./helpers.ts";
 
 let tmp: ReturnType<typeof makeTempDir>;
 let db: Database;
@@ -35,20 +35,6 @@ afterEach(() => {
   if (db.open) db.close();
   tmp.cleanup();
 });
-
-function addSession(target: Database, id: string): number {
-  const now = "2026-01-01T00:00:00.000Z";
-  return insertSession(target, {
-    id,
-    header_id: id,
-    dialect: "pi",
-    original_version: 3,
-    header_json: JSON.stringify({ type: "session", version: 3, id, timestamp: now, cwd: "/x" }),
-    cwd: "/x",
-    created: now,
-    modified: now,
-  });
-}
 
 function row(seq: number, id: string | null, json: string | Uint8Array): NewEntryRow {
   return {
@@ -73,7 +59,7 @@ const blockCount = (): number => db.prepare("SELECT count(*) FROM entry_blocks")
 
 describe("entry JSON in blocks", () => {
   it("gives back every entry's text exactly, multi-byte characters and \\r\\n line ends included", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const texts = [
       message("a", "naïve café ☕ 𝄞"),
       message("b", '\u00a0tab\tquote"back\\slash'),
@@ -100,7 +86,7 @@ describe("entry JSON in blocks", () => {
   });
 
   it("packs texts from different places (strings, other buffers) into one block by copying them", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const texts = [message("a", "one"), message("b", "two"), message("c", "three")];
     const rows = [
       row(2, "a", texts[0] as string),
@@ -116,7 +102,7 @@ describe("entry JSON in blocks", () => {
   });
 
   it("fills blocks up to BLOCK_BYTES and gives an entry larger than that a block of its own", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const big = message("big", "x".repeat(BLOCK_BYTES * 2));
     const small = Array.from({ length: 200 }, (_, i) => message(`m${i}`, "y".repeat(2000)));
     const texts = [...small.slice(0, 100), big, ...small.slice(100)];
@@ -137,7 +123,7 @@ describe("entry JSON in blocks", () => {
   });
 
   it("an edit keeps the block's text as the original, and restoring brings it back", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const original = JSON.stringify({
       type: "message",
       id: "t",
@@ -165,15 +151,15 @@ describe("entry JSON in blocks", () => {
   });
 
   it("matches id-less entries by their text, wherever it is stored", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const idless = JSON.stringify({ type: "note", text: "no id" });
     insertEntries(db, sid, [row(2, null, idless), row(3, "a", message("a", "x"))]);
     expect(storedIdlessJson(db, sid)).toEqual(new Set([idless]));
   });
 
   it("deleting a session deletes its blocks, and only its own", () => {
-    const s1 = addSession(db, "s1");
-    const s2 = addSession(db, "s2");
+    const s1 = addTestSession(db, "s1");
+    const s2 = addTestSession(db, "s2");
     insertEntries(db, s1, [row(2, "a", message("a", "1"))]);
     insertEntries(db, s2, [row(2, "b", message("b", "2"))]);
     expect(deleteSession(db, "s1")).toBe(true);
@@ -186,7 +172,7 @@ describe("entry JSON in blocks", () => {
     const file = path.join(tmp.dir, "v3.db");
     const old = new BetterSqlite3(file);
     runMigrations(old, MIGRATIONS, 3);
-    const sid = addSession(old, "s1");
+    const sid = addTestSession(old, "s1");
     const before = message("a", "stored by version 3");
     old
       .prepare("INSERT INTO entries (pk, sid, seq, id, type, role) VALUES (1, ?, 2, 'a', 'message', 'user')")
@@ -203,7 +189,7 @@ describe("entry JSON in blocks", () => {
   });
 
   it("reports a damaged library (an entry without JSON) in words", () => {
-    const sid = addSession(db, "s1");
+    const sid = addTestSession(db, "s1");
     const [pk] = insertEntries(db, sid, [row(2, "a", message("a", "x"))]);
     db.prepare("DELETE FROM entry_blocks").run();
     expect(() => entryJson(db, pk as number)).toThrow(/missing; the database is damaged/);

@@ -1,12 +1,29 @@
 /**
  * Temp-folder databases for store and library tests: a real SQLite file per test, removed
- * afterwards, so WAL and re-open behaviour are exercised as in the app.
+ * afterwards, so WAL and re-open behaviour are exercised as in the app; and an empty session.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Database } from "better-sqlite3";
+import { insertSession } from "../../../main/store/repos/sessions.ts";
 
 export function makeTempDir(prefix = "canopy-test-"): { dir: string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Adds an empty v3 pi session `id` (header only); its sid. */
+export function addTestSession(db: Database, id: string): number {
+  const now = "2026-01-01T00:00:00.000Z";
+  return insertSession(db, {
+    id,
+    header_id: id,
+    dialect: "pi",
+    original_version: 3,
+    header_json: JSON.stringify({ type: "session", version: 3, id, timestamp: now, cwd: "/x" }),
+    cwd: "/x",
+    created: now,
+    modified: now,
+  });
 }

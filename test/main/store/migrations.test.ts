@@ -53,9 +53,15 @@ describe("openDatabase + migrations", () => {
       strict: number;
     }[];
     for (const t of strict.filter((t) =>
-      ["sessions", "entries", "entry_blocks", "entry_json", "malformed_lines", "settings", "store_meta"].includes(
-        t.name,
-      ),
+      [
+        "sessions",
+        "entries",
+        "entry_blocks",
+        "entry_json",
+        "malformed_lines",
+        "settings",
+        "store_meta",
+      ].includes(t.name),
     )) {
       expect(t.strict, t.name).toBe(1);
     }
@@ -131,8 +137,14 @@ describe("migration 3 (deleted sessions)", () => {
       `INSERT INTO sessions (id, header_id, dialect, original_version, header_json, created, modified, canopy_title, imported_at, updated_at)
        VALUES ('s1', 's1', 'pi', 3, '{}', ?, ?, 'Renamed', ?, ?)`,
     ).run(now, now, now, now);
-    db.prepare("INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (1, 'rename', 'done', '{}', ?)").run(now);
-    expect(runMigrations(db, MIGRATIONS, 3)).toEqual({ from: 2, to: 3, applied: ["deleted sessions (soft delete)"] });
+    db.prepare(
+      "INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (1, 'rename', 'done', '{}', ?)",
+    ).run(now);
+    expect(runMigrations(db, MIGRATIONS, 3)).toEqual({
+      from: 2,
+      to: 3,
+      applied: ["deleted sessions (soft delete)"],
+    });
     expect(db.prepare("SELECT id, canopy_title, deleted_at FROM sessions").all()).toEqual([
       { id: "s1", canopy_title: "Renamed", deleted_at: null },
     ]);

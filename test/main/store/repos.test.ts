@@ -26,11 +26,10 @@ import {
 import {
   deleteSession,
   getSessionRow,
-  insertSession,
   updateSession,
 } from "../../../main/store/repos/sessions.ts";
 import { deleteSetting, getSetting, listSettings, setSetting } from "../../../main/store/repos/settings.ts";
-import { makeTempDir } from "./helpers.ts";
+import { addTestSession, makeTempDir } from "./helpers.ts";
 
 let tmp: ReturnType<typeof makeTempDir>;
 let db: Database;
@@ -44,22 +43,7 @@ afterEach(() => {
 });
 
 function addSession(id: string): number {
-  return insertSession(db, {
-    id,
-    header_id: id,
-    dialect: "pi",
-    original_version: 3,
-    header_json: JSON.stringify({
-      type: "session",
-      version: 3,
-      id,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      cwd: "/x",
-    }),
-    cwd: "/x",
-    created: "2026-01-01T00:00:00.000Z",
-    modified: "2026-01-01T00:00:00.000Z",
-  });
+  return addTestSession(db, id);
 }
 
 function entry(seq: number, id: string, parentId: string | null, text: string): NewEntryRow {
@@ -263,7 +247,9 @@ describe("query plans of hot queries", () => {
     it(name, () => {
       const p = plan(sql, ...params);
       expect(p).toMatch(index);
-      expect(p).not.toMatch(/SCAN (entries|entry_json|entry_blocks|sessions|malformed_lines|e|j|s)\b(?! USING)/);
+      expect(p).not.toMatch(
+        /SCAN (entries|entry_json|entry_blocks|sessions|malformed_lines|e|j|s)\b(?! USING)/,
+      );
     });
   }
 
