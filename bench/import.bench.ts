@@ -10,7 +10,17 @@ import { fileURLToPath } from "node:url";
 import { importPath } from "../main/library/import.ts";
 import { indexPendingSearchText } from "../main/library/search.ts";
 import { checkpointWal, openDatabase } from "../main/store/open.ts";
-import { fixtureFiles, fixturesDir, fmt, mbps, median, perSecond, printTable, tempDir, timeIt } from "./bench-utils.ts";
+import {
+  fixtureFiles,
+  fixturesDir,
+  fmt,
+  mbps,
+  median,
+  perSecond,
+  printTable,
+  tempDir,
+  timeIt,
+} from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 export interface ImportFigures {
@@ -27,6 +37,8 @@ export interface ImportFigures {
   checkpointMs: number;
   /** Tokenizing the imported entries into the search index afterwards. */
   searchIndexMs: number;
+  /** Lowest and highest ratio vs parse of one run (its import against the baseline right after it). */
+  ratioRange: [number, number];
 }
 
 /** The session files at `target` (a file, or every *.jsonl directly in a folder). */
@@ -97,6 +109,7 @@ export function measureImport(file: string, runs: number): ImportFigures {
     parse.push(b.parseMs);
     readParse.push(b.readParseMs);
   }
+  const ratios = imports.map((ms, i) => (parse[i] as number) / ms);
   return {
     file,
     bytes: filesAt(file).reduce((sum, f) => sum + fs.statSync(f).size, 0),
@@ -106,6 +119,7 @@ export function measureImport(file: string, runs: number): ImportFigures {
     importMs: median(imports),
     checkpointMs: median(checkpoints),
     searchIndexMs: median(search),
+    ratioRange: [Math.min(...ratios), Math.max(...ratios)],
   };
 }
 
@@ -138,6 +152,7 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       "import MB/s",
       "import entries/s",
       "ratio vs parse",
+      "run ratios (min–max)",
       "ratio vs read+parse",
       "deferred ckpt ms",
       "ratio vs parse incl. ckpt",
@@ -153,6 +168,7 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       fmt(mbps(f.bytes, f.importMs)),
       fmt(perSecond(f.entries, f.importMs)),
       fmt(f.parseMs / f.importMs, 2),
+      `${fmt(f.ratioRange[0], 2)}–${fmt(f.ratioRange[1], 2)}`,
       fmt(f.readParseMs / f.importMs, 2),
       fmt(f.checkpointMs, 1),
       fmt(f.parseMs / (f.importMs + f.checkpointMs), 2),
