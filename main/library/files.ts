@@ -102,7 +102,8 @@ export interface FileDigest {
 }
 
 /**
- * Builds a FileDigest while a file is read (the import worker hashes the bytes as they arrive).
+ * Builds a FileDigest a part at a time (a large import hashes the file while it waits for the
+ * worker's row batches).
  * Bytes are hashed up to the last "\n" seen; the rest waits, as it may end up being the
  * unterminated last line whose prefix hash is wanted.
  */

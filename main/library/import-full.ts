@@ -66,7 +66,7 @@ export function newSession(
   withoutForeignKeyChecks(db, () =>
     db.transaction(() => {
       const facts = emptyContentFacts(isOmpHeader(source.header));
-      // The file's hashes come last (the import worker computes them while rows are inserted).
+      // The file's hashes come last (a large import computes them while it waits for row batches).
       const sid = insertSession(db, {
         id,
         ...headerColumns(source, facts.omp, file),

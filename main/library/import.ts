@@ -93,7 +93,7 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
   if (untouched) return { report: unchanged(file, untouched), bytesRead: 0 };
 
   // A large file seen for the first time is parsed on a worker, started now so that it boots
-  // while the file is read (into its shared memory), and hashes it meanwhile. A file that grew
+  // while the file is read (into its shared memory). A file that grew
   // since the stat is read up to the size stated: the rest is imported next time.
   const worker =
     known.length === 0 && stat.size >= PARALLEL_PARSE_MIN_BYTES ? RowWorker.spawn(stat.size) : null;
@@ -143,7 +143,8 @@ function importNewPath(
   const { source } = opened;
   const moved = movedSession(db, source.header.id);
   if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
-  // The worker (if any) parses and hashes the file while this thread stores the rows.
+  // The worker (if any) parses the file while this thread stores the rows (and hashes the file
+  // whenever it waits for them).
   return newSession(db, source, bytes, options.isDemo === true, worker?.start(source) ?? null);
 }
 

@@ -90,8 +90,9 @@ function workerUrl(): URL {
 
 /**
  * A worker thread for one large file. It is started before the file is read: it boots while the
- * file is read into its shared buffer (readFile), then parses and hashes the bytes as they
- * arrive; `start` hands its run to the import (or `close` drops it, e.g. for a v1 file).
+ * file is read into its shared buffer (readFile), then parses the bytes as they arrive (the
+ * calling thread hashes them while it waits for batches); `start` hands its run to the import
+ * (or `close` drops it, e.g. for a v1 file).
  */
 export class RowWorker {
   private readonly worker: Worker;

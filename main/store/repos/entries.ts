@@ -9,6 +9,7 @@ import { stmt } from "../statements.ts";
 import {
   EntryJsonReader,
   type JsonPlace,
+  jsonTexts,
   STORED_JSON_COLUMNS,
   type StoredJson,
   withJsonText,
@@ -175,8 +176,7 @@ export function entryJsonByPk(db: Database, pks: readonly number[]): string[] {
        FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value LEFT JOIN entry_json AS j ON j.pk = e.pk
       ORDER BY k.key`,
   ).all(JSON.stringify(pks)) as StoredJson[];
-  const reader = new EntryJsonReader(db, rows);
-  return rows.map((row) => reader.text(row));
+  return jsonTexts(db, rows);
 }
 
 /** The entry a lookup by id resolves to: the LAST one in file order, as the agents' byId does. */
@@ -207,8 +207,7 @@ export function storedIdlessJson(db: Database, sid: number): Set<string> {
     `SELECT ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
       WHERE e.sid = ? AND e.id IS NULL`,
   ).all(sid) as StoredJson[];
-  const reader = new EntryJsonReader(db, rows);
-  return new Set(rows.map((row) => reader.text(row)));
+  return new Set(jsonTexts(db, rows));
 }
 
 /** Id of the last entry by seq (optionally only among `origin`), or null. */

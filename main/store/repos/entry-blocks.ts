@@ -152,6 +152,12 @@ function missingBlock(block: number): StoreError {
   return new StoreError("not_found", `Block ${block} of the library is missing; the database is damaged.`);
 }
 
+/** The JSON text of each row, in order. */
+export function jsonTexts(db: Database, rows: readonly StoredJson[]): string[] {
+  const reader = new EntryJsonReader(db, rows);
+  return rows.map((row) => reader.text(row));
+}
+
 /** An entry row with its JSON text in place of where it is stored. */
 export type WithJsonText<T extends StoredJson> = Omit<T, keyof StoredJson> & { json: string };
 

@@ -5,7 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
-import { EntryJsonReader, STORED_JSON_COLUMNS, type StoredJson, withJsonText } from "./entry-blocks.ts";
+import { jsonTexts, STORED_JSON_COLUMNS, type StoredJson, withJsonText } from "./entry-blocks.ts";
 
 const WATERMARK = "search.indexed_upto_pk";
 
@@ -31,8 +31,8 @@ export function pendingTextRows(db: Database, afterPk: number, limit: number): [
     `SELECT e.pk AS pk, ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
       WHERE e.pk > ? ORDER BY e.pk LIMIT ?`,
   ).all(afterPk, limit) as (StoredJson & { pk: number })[];
-  const reader = new EntryJsonReader(db, rows);
-  return rows.map((row) => [row.pk, reader.text(row)]);
+  const texts = jsonTexts(db, rows);
+  return rows.map((row, i) => [row.pk, texts[i] as string]);
 }
 
 export function countPendingText(db: Database): number {
