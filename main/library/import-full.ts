@@ -66,7 +66,7 @@ export function newSession(
   withoutForeignKeyChecks(db, () =>
     db.transaction(() => {
       const facts = emptyContentFacts(isOmpHeader(source.header));
-      // The file's hashes come last (a large import computes them while it waits for row batches).
+      // The file's hashes come last (for a large file the import worker computes them as it parses).
       const sid = insertSession(db, {
         id,
         ...headerColumns(source, facts.omp, file),
@@ -96,7 +96,7 @@ export function newSession(
       const hasProvisionalRow =
         provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
       // Everything the session has was just inserted: its figures come from memory, one update.
-      const figures = stats.finish(malformedSeen.length, facts);
+      const figures = stats.finish(malformedSeen.length, facts, worker?.treeInOrder);
       updateSession(db, id, {
         ...state.patch,
         // A header still being written cannot be re-read as a tail: force a full parse next time.

@@ -1,14 +1,17 @@
 /**
- * The import worker (see parallel-rows.ts): started before the file is read, it follows the
- * calling thread's read of the file into the shared buffer: it parses the entry lines as they
- * arrive and posts row batches whose JSON is a byte range into that buffer (the text is not
- * copied back), and last reports what the session figures need. After every message it bumps the shared counter the main thread waits on.
+ * The import worker (see parallel-rows.ts), kept between imports: for each file it follows the
+ * calling thread's read of the file into shared memory, parses the entry lines as they arrive,
+ * posts row batches whose JSON is a byte range into that memory (the text is not copied back),
+ * hashes what it parsed, and last reports what the session figures need. After every message it
+ * bumps the shared counter the calling thread waits on.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
-import { type ContentFacts, emptyContentFacts } from "./entry-facts.ts";
+import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
+import { FileDigester } from "./files.ts";
 import { type Arrival, bodyRanges, type ChunkRange } from "./import-source.ts";
 import {
+  type FileJob,
   READ_UNIT,
   type RowColumns,
   type WorkerInit,
@@ -17,10 +20,9 @@ import {
 } from "./parallel-rows.ts";
 import { observedRow } from "./row-batches.ts";
 
-const { signal, port, shared, progress } = workerData as WorkerInit;
+const { signal, port, progress } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
 const readState = new Int32Array(progress);
-const file = Buffer.from(shared);
 
 function send(message: WorkerMessage): void {
   port.postMessage(message);
@@ -62,7 +64,12 @@ function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: 
   }
 }
 
-function chunkBatch(buffer: Buffer, chunk: ChunkRange, facts: ContentFacts): RowColumns {
+function chunkBatch(
+  buffer: Buffer,
+  chunk: ChunkRange,
+  facts: ContentFacts,
+  order: TreeOrderCheck,
+): RowColumns {
   const { text, valid } = decodeChunk(buffer, chunk);
   const numbers: number[] = [];
   const strings: (string | null)[] = [];
@@ -84,6 +91,7 @@ function chunkBatch(buffer: Buffer, chunk: ChunkRange, facts: ContentFacts): Row
   visitEntryLines(text, chunk.firstLine, {
     entry(entry, line, raw) {
       const r = observedRow(entry, line, "", facts);
+      order.add(r.id, r.parentId, r.type);
       numbers.push(r.seq, r.tokens);
       strings.push(r.id, r.parentId, r.timestamp);
       codes.push(code(r.type), code(r.role), code(r.model));
@@ -104,22 +112,26 @@ function chunkBatch(buffer: Buffer, chunk: ChunkRange, facts: ContentFacts): Row
   };
 }
 
-/** The file's length once the calling thread has read it all (its "end" message). */
-let length: number | null = null;
-let job: (WorkerJob & { kind: "job" }) | null = null;
+/** The file being imported: its bytes (shared), what the calling thread posted about it. */
+interface FileState {
+  bytes: Buffer;
+  job: (WorkerJob & { kind: "job" }) | null;
+  /** The file's length once the calling thread has read it all (its "end" message). */
+  length: number | null;
+}
 
-/** Takes in what the calling thread posted (the job, the end of the read). */
-function poll(): void {
+/** Takes in what the calling thread posted about the file (the job, the end of the read). */
+function poll(file: FileState): void {
   for (let got = receiveMessageOnPort(port); got; got = receiveMessageOnPort(port)) {
     const message = got.message as WorkerJob;
-    if (message.kind === "job") job = message;
-    else length = message.length;
+    if (message.kind === "job") file.job = message;
+    else if (message.kind === "end") file.length = message.length;
   }
 }
 
 /** Bytes read so far (all of them once the read is over). */
-function bytesIn(): number {
-  return length ?? Math.min(file.length, Atomics.load(readState, 1) * READ_UNIT);
+function bytesIn(file: FileState): number {
+  return file.length ?? Math.min(file.bytes.length, Atomics.load(readState, 1) * READ_UNIT);
 }
 
 /** Sleeps until the read moves on (or a message comes). */
@@ -128,38 +140,52 @@ function idle(seen: number): void {
 }
 
 /** How much of the file has been read, waiting until `want` bytes are in or the read is over. */
-function arrived(want: number): Arrival {
+function arrived(file: FileState, want: number): Arrival {
   for (;;) {
     // Read the sequence before looking: an update or a message posted after this makes the wait return.
     const seen = Atomics.load(readState, 0);
-    poll();
-    const bytes = bytesIn();
-    if (length !== null || bytes >= want) return { bytes, complete: length !== null };
+    poll(file);
+    const bytes = bytesIn(file);
+    if (file.length !== null || bytes >= want) return { bytes, complete: file.length !== null };
     idle(seen);
   }
 }
 
-/** Waits for the job while the file is read (a file that is not v3 gets none). */
-function awaitJob(): WorkerJob & { kind: "job" } {
+/** Waits for the job while the file is read (the calling thread stops the thread when there is none). */
+function awaitJob(file: FileState): WorkerJob & { kind: "job" } {
   for (;;) {
     const seen = Atomics.load(readState, 0);
-    poll();
-    if (job !== null) return job;
+    poll(file);
+    if (file.job !== null) return file.job;
     idle(seen);
   }
 }
 
-function run(job: WorkerJob & { kind: "job" }): void {
+function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   const facts = emptyContentFacts(job.omp);
-  for (const chunk of bodyRanges(file, job.start, job.firstLine, arrived)) {
-    send({ kind: "batch", ...chunkBatch(file, chunk, facts) });
+  const order = new TreeOrderCheck();
+  const digester = new FileDigester();
+  const { bytes } = file;
+  for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
+    send({ kind: "batch", ...chunkBatch(bytes, chunk, facts, order) });
+    // Hashed while the chunk is still in the cache: the calling thread only stores rows.
+    digester.advance(bytes, chunk.end);
   }
-  send({ kind: "done", facts });
+  const digest = digester.finish(bytes.subarray(0, file.length ?? bytes.length));
+  send({ kind: "done", facts, digest, treeInOrder: order.healthy });
 }
 
-try {
-  run(awaitJob());
-} catch (error) {
-  send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
+/** One file, from its "file" message to its "done" (or "error") message. */
+function importFile(job: FileJob): void {
+  const file: FileState = { bytes: Buffer.from(job.shared), job: null, length: null };
+  try {
+    run(file, awaitJob(file));
+  } catch (error) {
+    send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
+  }
 }
-port.close();
+
+// Files come one at a time: the next "file" message is posted only after this one's "done".
+port.on("message", (message: WorkerJob) => {
+  if (message.kind === "file") importFile(message);
+});

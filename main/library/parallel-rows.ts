@@ -1,10 +1,11 @@
 /**
  * Parses large v3 session files on a worker thread while the calling thread inserts the rows
- * (import throughput, issue 2) and, whenever it would wait for a batch, hashes the file.
- * importPath stays synchronous:
- * batches are received with receiveMessageOnPort, waiting on a shared counter with Atomics.wait.
- * Rows carry their JSON as a view of the shared file buffer (bound as a BLOB and CAST to TEXT).
- * When the worker cannot start or does not answer, the file is parsed on the calling thread.
+ * (import throughput, issue 2); the worker also hashes the file and checks the tree order.
+ * The thread is kept between imports (ImportThread): later imports skip its start-up and run
+ * already-optimised code. importPath stays synchronous: batches are received with
+ * receiveMessageOnPort, waiting on a shared counter with Atomics.wait. Rows carry their JSON as a
+ * view of the shared file buffer (bound as a BLOB and CAST to TEXT). When the worker cannot
+ * start or does not answer, the file is parsed on the calling thread.
  */
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -13,30 +14,30 @@ import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
-import { type FileDigest, FileDigester, readInto } from "./files.ts";
+import { type FileDigest, readInto } from "./files.ts";
 import { peekBody, type SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
-/** Entry lines below this size are parsed in place: a worker takes ~50–100 ms to start. */
+/** Entry lines below this size are parsed in place: handing a file over costs more than it saves. */
 export const PARALLEL_PARSE_MIN_BYTES = 8 * 1024 * 1024;
 /** How long the worker may take to start and send its first batch before the file is parsed in place instead. */
 const START_TIMEOUT_MS = 10_000;
 /** How long one batch (a few MB of lines) may take before the import is given up. */
 const BATCH_TIMEOUT_MS = 120_000;
+/** How long an idle import thread is kept for the next import. */
+const IDLE_THREAD_MS = 10_000;
 
-/** What the worker is started with (workerData). */
+/** What the thread is started with (workerData). */
 export interface WorkerInit {
-  /** Int32 counter bumped after every message. */
+  /** Int32 counter bumped after every message of the thread. */
   signal: SharedArrayBuffer;
   port: MessagePort;
-  /** The file's bytes, filled in by the calling thread while the worker boots. */
-  shared: SharedArrayBuffer;
-  /** Int32 [sequence, bytes read / READ_UNIT]: the sequence changes after every update and after the job is posted. */
+  /**
+   * Int32 [sequence, bytes read / READ_UNIT] of the file being read: the sequence changes after
+   * every update and after every message to the thread.
+   */
   progress: SharedArrayBuffer;
 }
-
-/** Bytes hashed between two looks for the next batch. */
-const HASH_STEP = 2 * 1024 * 1024;
 
 /** How far into a file its header is looked for while it is read. */
 const HEAD_BYTES = 16 * 1024 * 1024;
@@ -44,17 +45,22 @@ const HEAD_BYTES = 16 * 1024 * 1024;
 /** Unit of the read progress (an Int32 of units covers files of any size). */
 export const READ_UNIT = 64 * 1024;
 
+/** A file to import: the shared memory the calling thread reads it into. */
+export type FileJob = { kind: "file"; shared: SharedArrayBuffer };
+
 /**
- * What the worker is told: where the entry lines start (posted as soon as the first bytes show a
- * v3 header, so parsing follows the read), and the file's length once it is read.
+ * What the thread is told about a file: that it begins, where its entry lines start (posted as
+ * soon as the first bytes show a v3 header, so parsing follows the read), and its length once
+ * it is read. A file that gets no job is not parsed there (the thread is stopped).
  */
 export type WorkerJob =
+  | FileJob
   | { kind: "job"; start: number; firstLine: number; omp: boolean }
   | { kind: "end"; length: number };
 
 export type WorkerMessage =
   | ({ kind: "batch" } & RowColumns)
-  | { kind: "done"; facts: ContentFacts }
+  | ({ kind: "done"; facts: ContentFacts } & WorkerResult)
   | { kind: "error"; message: string };
 
 /**
@@ -77,7 +83,10 @@ export interface RowColumns {
 
 /** What a parallel run gives besides the rows, once the worker is done. */
 export interface WorkerResult {
+  /** The file's hashes (the worker hashes each chunk after parsing it). */
   digest: FileDigest;
+  /** The rows came in tree order (TreeOrderCheck): the full tree validation can be skipped. */
+  treeInOrder: boolean;
 }
 
 /** The worker script next to this module: the .ts source, or the bundled .js of a build. */
@@ -88,43 +97,37 @@ function workerUrl(): URL {
   );
 }
 
-/**
- * A worker thread for one large file. It is started before the file is read: it boots while the
- * file is read into its shared buffer (readFile), then parses the bytes as they arrive (the
- * calling thread hashes them while it waits for batches); `start` hands its run to the import
- * (or `close` drops it, e.g. for a v1 file).
- */
-export class RowWorker {
+let threadsStarted = 0;
+
+/** How many import threads this process started (each is kept between imports while it is not needed). */
+export function importThreadsStarted(): number {
+  return threadsStarted;
+}
+
+/** The import worker thread, started once and kept (parked) between imports. */
+class ImportThread {
   private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly counter: Int32Array;
-  private readonly progress: Int32Array;
-  /** The shared buffer the file is read into. */
-  readonly bytes: Buffer;
-  /** The job posted (false: none will be, null: not yet decided). */
-  private posted: (WorkerJob & { kind: "job" }) | false | null = null;
-  /** Bytes read, once the read is over. */
-  private length: number | null = null;
-  /** Hashes the file while the calling thread waits for batches (see receive). */
-  private readonly digester = new FileDigester();
+  readonly port: MessagePort;
+  readonly counter: Int32Array;
+  readonly progress: Int32Array;
+  /** False once the thread has exited (seen between imports: the event comes through the event loop). */
+  alive = true;
 
   private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
     this.port = port;
     this.counter = new Int32Array(init.signal);
     this.progress = new Int32Array(init.progress);
-    this.bytes = Buffer.from(init.shared);
   }
 
-  /** Starts a thread for a file of `size` bytes (without waiting for it); null when it cannot start. */
-  static spawn(size: number): RowWorker | null {
+  /** Starts a thread (without waiting for it); null when it cannot start. */
+  static start(): ImportThread | null {
     const script = fileURLToPath(workerUrl());
     if (!fs.existsSync(script)) return null;
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = {
       signal: new SharedArrayBuffer(4),
       port: port2,
-      shared: new SharedArrayBuffer(size),
       progress: new SharedArrayBuffer(8),
     };
     let thread: Worker;
@@ -138,7 +141,24 @@ export class RowWorker {
     // The thread must not keep the process alive, nor report asynchronously to nobody.
     thread.unref();
     thread.on("error", () => {});
-    return new RowWorker(thread, port1, init);
+    threadsStarted++;
+    const started = new ImportThread(thread, port1, init);
+    thread.once("exit", () => {
+      started.alive = false;
+    });
+    return started;
+  }
+
+  /** Posts `message` and wakes the thread if it waits for the read. */
+  post(message: WorkerJob): void {
+    this.port.postMessage(message);
+    this.wake();
+  }
+
+  /** Publishes how many bytes of the file were read. */
+  report(bytes: number): void {
+    Atomics.store(this.progress, 1, Math.floor(bytes / READ_UNIT));
+    this.wake();
   }
 
   private wake(): void {
@@ -146,9 +166,67 @@ export class RowWorker {
     Atomics.notify(this.progress, 0);
   }
 
-  private report(bytes: number): void {
-    Atomics.store(this.progress, 1, Math.floor(bytes / READ_UNIT));
-    this.wake();
+  stop(): void {
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
+
+/** The thread waiting for the next import, if any, and the timer that stops it when unused. */
+let parked: { thread: ImportThread; timer: ReturnType<typeof setTimeout> } | null = null;
+
+/** The parked thread, or a new one. */
+function takeThread(): ImportThread | null {
+  if (parked === null) return ImportThread.start();
+  const { thread, timer } = parked;
+  clearTimeout(timer);
+  parked = null;
+  return thread.alive ? thread : ImportThread.start();
+}
+
+/** Keeps `thread` (idle: its last file is done) for the next import, for a while. */
+function parkThread(thread: ImportThread): void {
+  parked?.thread.stop();
+  const timer = setTimeout(() => {
+    if (parked?.thread === thread) parked = null;
+    thread.stop();
+  }, IDLE_THREAD_MS);
+  // Waiting for the next import must not keep the process alive either.
+  timer.unref();
+  parked = { thread, timer };
+}
+
+/**
+ * The worker's part in importing one large file. Taken before the file is read, so the thread
+ * (if it has to start) boots while the file is read into its shared buffer (readFile); it then
+ * parses the bytes as they arrive. `start` hands its run to the import (or `close` drops it,
+ * e.g. for a v1 file).
+ */
+export class RowWorker {
+  /** The shared buffer the file is read into. */
+  readonly bytes: Buffer;
+  /** The job posted (false: none will be, null: not yet decided). */
+  private posted: (WorkerJob & { kind: "job" }) | false | null = null;
+  /** Bytes read, once the read is over. */
+  private length: number | null = null;
+  /** The worker sent its last message for the file: the thread can take the next one. */
+  private finished = false;
+  private closed = false;
+  private readonly thread: ImportThread;
+
+  private constructor(thread: ImportThread, shared: SharedArrayBuffer) {
+    this.thread = thread;
+    this.bytes = Buffer.from(shared);
+  }
+
+  /** Hands a file of `size` bytes to the import thread (started if none is parked); null when it cannot start. */
+  static spawn(size: number): RowWorker | null {
+    const thread = takeThread();
+    if (thread === null) return null;
+    const shared = new SharedArrayBuffer(size);
+    thread.report(0);
+    thread.post({ kind: "file", shared });
+    return new RowWorker(thread, shared);
   }
 
   /** Reads `file` (up to the size given to spawn) into the shared buffer; the bytes read. */
@@ -157,7 +235,7 @@ export class RowWorker {
     try {
       const got = readInto(fd, this.bytes, (n) => {
         if (this.posted === null && n <= HEAD_BYTES) this.postJob(this.bytes.subarray(0, n));
-        this.report(n);
+        this.thread.report(n);
       });
       this.end(got);
       return this.bytes.subarray(0, got);
@@ -170,7 +248,7 @@ export class RowWorker {
   load(buffer: Buffer): Buffer {
     buffer.copy(this.bytes);
     this.postJob(buffer);
-    this.report(buffer.length);
+    this.thread.report(buffer.length);
     this.end(buffer.length);
     return this.bytes.subarray(0, buffer.length);
   }
@@ -185,22 +263,20 @@ export class RowWorker {
       firstLine: body.firstLine,
       omp: isOmpHeader(body.header),
     };
-    this.port.postMessage(job);
+    this.thread.post(job);
     this.posted = job;
-    this.wake();
   }
 
   private end(length: number): void {
     // No v3 header in the first bytes: the file is parsed in place.
     if (this.posted === null) this.posted = false;
     this.length = length;
-    this.port.postMessage({ kind: "end", length } satisfies WorkerJob);
-    this.wake();
+    this.thread.post({ kind: "end", length });
   }
 
   /**
    * The run parsing `source`'s entry lines, `source` being opened from the bytes readFile or
-   * load returned. Null (and the thread closed) for small and migrated files, parsed in place.
+   * load returned. Null (and the thread stopped) for small and migrated files, parsed in place.
    */
   start(source: SessionSource): RowWorkerRun | null {
     const { body } = source;
@@ -220,37 +296,34 @@ export class RowWorker {
     return { worker: this, shared: this.bytes.subarray(0, body.buffer.length), result: null };
   }
 
-  /** The next message, or null after `timeoutMs`; hashes a little of the file while there is none. */
+  /** The next message, or null after `timeoutMs`. */
   receive(timeoutMs: number): WorkerMessage | null {
+    const { counter, port } = this.thread;
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       // Read the counter before looking: a message posted after this makes the wait return.
-      const seen = Atomics.load(this.counter, 0);
-      const got = receiveMessageOnPort(this.port);
-      if (got) return got.message as WorkerMessage;
+      const seen = Atomics.load(counter, 0);
+      const got = receiveMessageOnPort(port);
+      if (got) {
+        const message = got.message as WorkerMessage;
+        if (message.kind === "done") this.finished = true;
+        return message;
+      }
       const left = deadline - performance.now();
       if (left <= 0) return null;
-      if (!this.hashSome()) Atomics.wait(this.counter, 0, seen, left);
+      Atomics.wait(counter, 0, seen, left);
     }
   }
 
-  /** Hashes up to HASH_STEP more bytes of what was read; false when there was nothing to do. */
-  private hashSome(): boolean {
-    const before = this.digester.hashedBytes;
-    if (this.length === null) return false;
-    this.digester.advance(this.bytes, Math.min(this.length, before + HASH_STEP));
-    return this.digester.hashedBytes !== before;
-  }
-
-  /** The digest of the file read (what the waits did not hash yet is hashed now). */
-  digest(): FileDigest {
-    return this.digester.finish(this.bytes.subarray(0, this.length ?? 0));
-  }
-
-  /** Stops the thread; safe to call more than once. */
+  /**
+   * Lets go of the thread; safe to call more than once. A thread that finished the file cleanly
+   * is kept for the next import; one stopped halfway (or that failed) is stopped.
+   */
   close(): void {
-    this.port.close();
-    void this.worker.terminate();
+    if (this.closed) return;
+    this.closed = true;
+    if (this.finished && this.posted) parkThread(this.thread);
+    else this.thread.stop();
   }
 }
 
@@ -316,7 +389,7 @@ export function* rowBatches(
       if (message.kind === "error") throw new Error(message.message);
       if (message.kind === "done") {
         Object.assign(facts, message.facts);
-        run.result = { digest: worker.digest() };
+        run.result = { digest: message.digest, treeInOrder: message.treeInOrder };
         return;
       }
       yield { rows: toRows(message, shared), malformed: message.malformed };

@@ -150,15 +150,13 @@ export function refreshSessionStats(db: Database, session: { sid: number; id: st
  */
 export class SessionStatsCollector {
   private readonly shapes: EntryShape[] = [];
-  /** Checks the tree order as rows come: a healthy file skips the full validation (D3). */
-  private readonly order = new TreeOrderCheck();
 
   add(pk: number, row: NewEntryRow): void {
     this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
-    this.order.add(row.id, row.parentId, row.type);
   }
 
-  finish(malformedCount: number, facts: ContentFacts): SessionStats {
+  /** `treeInOrder`: the rows were seen in order by the parser's TreeOrderCheck, which found them healthy. */
+  finish(malformedCount: number, facts: ContentFacts, treeInOrder = false): SessionStats {
     return shapeStats(
       this.shapes,
       malformedCount,
@@ -167,7 +165,7 @@ export class SessionStatsCollector {
         displayName: facts.displayName,
         compactionTitle: facts.compactionTitle,
       },
-      this.order.healthy,
+      treeInOrder,
     );
   }
 }

@@ -2,6 +2,7 @@
 // built-ins and dependencies and starts in plain Node with a recording fake `electron`; the
 // electron-builder config validates and lays out a Linux app (stub Electron, nothing downloaded).
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
@@ -78,38 +79,47 @@ describe("the Electron bundle", () => {
       },
     ];
     const bytes = Buffer.from(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-    const shared = new SharedArrayBuffer(bytes.length);
-    bytes.copy(Buffer.from(shared));
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(path.join(electronDir, "import-worker.js"), {
-      workerData: {
-        signal: new SharedArrayBuffer(4),
-        port: port2,
-        shared,
-        progress: new SharedArrayBuffer(8),
-      },
+      workerData: { signal: new SharedArrayBuffer(4), port: port2, progress: new SharedArrayBuffer(8) },
       transferList: [port2],
     });
-    port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false });
-    port1.postMessage({ kind: "end", length: bytes.length });
-    const messages: { kind: string; strings?: unknown[]; ranges?: Float64Array }[] = [];
-    await new Promise<void>((resolve, reject) => {
-      worker.on("error", reject);
-      port1.on("message", (message) => {
-        messages.push(message);
-        if (message.kind === "done" || message.kind === "error") resolve();
-      });
+    worker.on("error", () => {});
+    type Message = { kind: string; strings?: unknown[]; ranges?: Float64Array; digest?: { hash: string } };
+    const messages: Message[] = [];
+    let fileDone: (() => void) | null = null;
+    port1.on("message", (message: Message) => {
+      messages.push(message);
+      if (message.kind === "done" || message.kind === "error") fileDone?.();
     });
+    // The same thread takes one file after another.
+    for (let round = 0; round < 2; round++) {
+      const shared = new SharedArrayBuffer(bytes.length);
+      bytes.copy(Buffer.from(shared));
+      const done = new Promise<void>((resolve) => {
+        fileDone = resolve;
+      });
+      port1.postMessage({ kind: "file", shared });
+      port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false });
+      port1.postMessage({ kind: "end", length: bytes.length });
+      await done;
+    }
     port1.close();
     await worker.terminate();
-    expect(messages.map((m) => m.kind)).toEqual(["batch", "done"]);
+    expect(messages.map((m) => m.kind)).toEqual(["batch", "done", "batch", "done"]);
     expect(messages[0]).toMatchObject({
       strings: ["a", null, "t", "b", "a", "t"],
       names: ["message", "user", null, "assistant"],
     });
     expect([...(messages[0]?.ranges?.slice(0, 2) ?? [])]).toEqual([0, JSON.stringify(lines[0]).length]);
-    // The file's digest is the calling thread's work now (it hashes while it waits for batches).
-    expect(messages[1]).toMatchObject({ kind: "done" });
+    // The worker hashes the file as it parses it, and checks the tree order.
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    expect(messages[1]).toMatchObject({
+      kind: "done",
+      digest: { hash, importedHash: hash, lines: 2 },
+      treeInOrder: true,
+    });
+    expect(messages[3]).toEqual(messages[1]);
   });
 
   it("starts in Node with a fake electron: secure window, every channel bound, a session file from argv opened", async () => {

@@ -5,13 +5,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { emptyContentFacts } from "../../../main/library/entry-facts.ts";
+import { emptyContentFacts, TreeOrderCheck } from "../../../main/library/entry-facts.ts";
 import { exportSession } from "../../../main/library/export.ts";
 import { digestBytes } from "../../../main/library/files.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { bodyRanges, openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
 import {
+  importThreadsStarted,
   PARALLEL_PARSE_MIN_BYTES,
   type RowWorkerRun,
   rowBatches,
@@ -29,9 +30,11 @@ afterEach(() => lib.cleanup());
 const at = "2026-12-01T00:00:00.000Z";
 
 /** A v3 session just over the worker threshold, with every odd line shape a real file can have. */
-function largeSessionBytes(): Buffer {
+function largeSessionBytes(sessionId = "big"): Buffer {
   const parts: Buffer[] = [
-    Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "big", timestamp: at, cwd: "/w" })}\n`),
+    Buffer.from(
+      `${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: at, cwd: "/w" })}\n`,
+    ),
   ];
   const filler = "The quick brown fox — naïve café 日本語 🌲 ".repeat(60);
   let parent: string | null = null;
@@ -127,7 +130,11 @@ describe("parsing large files on the import worker", () => {
     expect(fromWorker).toEqual(fromHere);
     expect(onWorker).toEqual(inPlace);
     // The worker also hashes the file (whole, and up to the unterminated last line) and checks the tree order.
-    expect(run?.result).toEqual({ digest: digestBytes(buffer) });
+    const order = new TreeOrderCheck();
+    for (const r of fromHere.rows as { id: string | null; parentId: string | null; type: string }[])
+      order.add(r.id, r.parentId, r.type);
+    expect(order.healthy).toBe(true);
+    expect(run?.result).toEqual({ digest: digestBytes(buffer), treeInOrder: true });
     expect(run?.result?.digest.importedHash).not.toBe(run?.result?.digest.hash);
     expect(inPlace).toMatchObject({
       displayName: "Big one",
@@ -214,5 +221,40 @@ describe("parsing large files on the import worker", () => {
     const last = JSON.parse(nonBlankLines(exportSession(lib.db, "big").text ?? "").at(-1) ?? "null");
     expect(last).toMatchObject({ id: "last" });
     expect(imported?.entriesAdded).toBeGreaterThan(1000);
+  });
+
+  it("the worker thread is kept for the next import, and a thread left halfway is not reused", () => {
+    const first = largeSessionBytes("one");
+    const second = largeSessionBytes("two");
+    const files = [first, second].map((bytes, i) => {
+      const file = path.join(lib.dir, `big-${i}.jsonl`);
+      fs.writeFileSync(file, bytes);
+      return file;
+    });
+    const started = importThreadsStarted();
+    for (const file of files) expect(importPath(lib.db, file).files[0]).toMatchObject({ status: "imported" });
+    // At most one thread was started (none when an earlier import left one waiting).
+    expect(importThreadsStarted() - started).toBeLessThanOrEqual(1);
+    for (const [id, bytes] of [
+      ["one", first],
+      ["two", second],
+    ] as const) {
+      const exported = nonBlankLines(exportSession(lib.db, id).text ?? "");
+      expect(exported).toEqual(nonBlankLines(bytes.toString("utf8").replace(/\r\n/g, "\n")));
+      expect(getSessionSummary(lib.db, id)).toMatchObject({ title: "Big one", malformedCount: 2 });
+    }
+
+    // An import that stops reading the worker's batches halfway stops the thread: the next
+    // import starts a fresh one and is complete.
+    const opened = openSource(first);
+    if (!opened.ok) throw new Error(opened.reason);
+    const run = startRowWorker(opened.source);
+    for (const _ of rowBatches(opened.source, emptyContentFacts(false), run)) break;
+    const before = importThreadsStarted();
+    const third = path.join(lib.dir, "big-2.jsonl");
+    fs.writeFileSync(third, largeSessionBytes("three"));
+    expect(importPath(lib.db, third).files[0]).toMatchObject({ status: "imported" });
+    expect(importThreadsStarted()).toBe(before + 1);
+    expect(getSessionSummary(lib.db, "three")).toMatchObject({ title: "Big one", malformedCount: 2 });
   });
 });
