@@ -177,7 +177,7 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
 
 /** One file, from its "file" message to its "done" (or "error") message. */
 function importFile(job: FileJob): void {
-  const file: FileState = { bytes: Buffer.from(job.shared), job: null, length: null };
+  const file: FileState = { bytes: Buffer.from(job.shared, 0, job.size), job: null, length: null };
   try {
     run(file, awaitJob(file));
   } catch (error) {

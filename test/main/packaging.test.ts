@@ -99,7 +99,7 @@ describe("the Electron bundle", () => {
       const done = new Promise<void>((resolve) => {
         fileDone = resolve;
       });
-      port1.postMessage({ kind: "file", shared });
+      port1.postMessage({ kind: "file", shared, size: bytes.length });
       port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false });
       port1.postMessage({ kind: "end", length: bytes.length });
       await done;

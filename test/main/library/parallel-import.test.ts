@@ -30,7 +30,7 @@ afterEach(() => lib.cleanup());
 const at = "2026-12-01T00:00:00.000Z";
 
 /** A v3 session just over the worker threshold, with every odd line shape a real file can have. */
-function largeSessionBytes(sessionId = "big"): Buffer {
+function largeSessionBytes(sessionId = "big", extraBytes = 0): Buffer {
   const parts: Buffer[] = [
     Buffer.from(
       `${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: at, cwd: "/w" })}\n`,
@@ -39,7 +39,7 @@ function largeSessionBytes(sessionId = "big"): Buffer {
   const filler = "The quick brown fox — naïve café 日本語 🌲 ".repeat(60);
   let parent: string | null = null;
   let size = 0;
-  for (let i = 0; size < PARALLEL_PARSE_MIN_BYTES + 1_000_000; i++) {
+  for (let i = 0; size < PARALLEL_PARSE_MIN_BYTES + 1_000_000 + extraBytes; i++) {
     const id = `e${i.toString(16).padStart(7, "0")}`;
     const entry =
       i % 300 === 7
@@ -224,7 +224,8 @@ describe("parsing large files on the import worker", () => {
   });
 
   it("the worker thread is kept for the next import, and a thread left halfway is not reused", () => {
-    const first = largeSessionBytes("one");
+    // The second file is smaller: it is read into the first one's memory, whose tail it must not see.
+    const first = largeSessionBytes("one", 2_000_000);
     const second = largeSessionBytes("two");
     const files = [first, second].map((bytes, i) => {
       const file = path.join(lib.dir, `big-${i}.jsonl`);
