@@ -8,6 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { importPath } from "../main/library/import.ts";
+import {
+  IDLE_THREAD_MS,
+  importThreadsStarted,
+  PARALLEL_PARSE_MIN_BYTES,
+} from "../main/library/parallel-rows.ts";
 import { indexPendingSearchText } from "../main/library/search.ts";
 import { checkpointWal, openDatabase } from "../main/store/open.ts";
 import {
@@ -22,6 +27,8 @@ import {
   timeIt,
 } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
+
+const IDLE_THREAD_SECONDS = IDLE_THREAD_MS / 1000;
 
 export interface ImportFigures {
   file: string;
@@ -39,6 +46,8 @@ export interface ImportFigures {
   searchIndexMs: number;
   /** Lowest and highest ratio vs parse of one run (its import against the baseline right after it). */
   ratioRange: [number, number];
+  /** The first run's import, its ratio, and whether it started the import thread (large files). */
+  first: { importMs: number; ratio: number; startedThread: boolean };
 }
 
 /** The session files at `target` (a file, or every *.jsonl directly in a folder). */
@@ -97,10 +106,13 @@ export function measureImport(file: string, runs: number): ImportFigures {
   const checkpoints: number[] = [];
   const search: number[] = [];
   let entries = 0;
+  let startedThread = false;
   for (let i = 0; i < runs; i++) {
     // The import goes first: the baseline leaves the whole file's lines as garbage, and the
     // collection of that heap would otherwise land in the next import's time.
+    const threads = importThreadsStarted();
     const r = importOnce(file);
+    if (i === 0) startedThread = importThreadsStarted() > threads;
     imports.push(r.importMs);
     checkpoints.push(r.checkpointMs);
     search.push(r.searchIndexMs);
@@ -120,6 +132,7 @@ export function measureImport(file: string, runs: number): ImportFigures {
     checkpointMs: median(checkpoints),
     searchIndexMs: median(search),
     ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+    first: { importMs: imports[0] as number, ratio: ratios[0] as number, startedThread },
   };
 }
 
@@ -175,6 +188,13 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       fmt(mbps(f.bytes, f.searchIndexMs)),
     ]),
   );
+  for (const f of figures.filter((f) => f.bytes >= PARALLEL_PARSE_MIN_BYTES)) {
+    const thread = f.first.startedThread ? "started the import thread" : "found the import thread waiting";
+    console.log(
+      `\n${path.basename(f.file)}: the first import (${fmt(f.first.importMs, 1)} ms, ratio ${fmt(f.first.ratio, 2)}) ${thread};` +
+        ` later imports reuse it (it is kept ${IDLE_THREAD_SECONDS} s after an import).`,
+    );
+  }
   console.log(
     "\nbaseline entries/s (parse):",
     figures.map((f) => `${path.basename(f.file)} ${fmt(perSecond(f.entries, f.parseMs))}`).join(", "),

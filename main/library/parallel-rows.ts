@@ -25,7 +25,7 @@ const START_TIMEOUT_MS = 10_000;
 /** How long one batch (a few MB of lines) may take before the import is given up. */
 const BATCH_TIMEOUT_MS = 120_000;
 /** How long an idle import thread is kept for the next import. */
-const IDLE_THREAD_MS = 10_000;
+export const IDLE_THREAD_MS = 10_000;
 
 /** What the thread is started with (workerData). */
 export interface WorkerInit {
