@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { importPath } from "../main/library/import.ts";
 import {
   IDLE_THREAD_MS,
-  importThreadsStarted,
+  importThreadStats,
   PARALLEL_PARSE_MIN_BYTES,
 } from "../main/library/parallel-rows.ts";
 import { indexPendingSearchText } from "../main/library/search.ts";
@@ -110,9 +110,9 @@ export function measureImport(file: string, runs: number): ImportFigures {
   for (let i = 0; i < runs; i++) {
     // The import goes first: the baseline leaves the whole file's lines as garbage, and the
     // collection of that heap would otherwise land in the next import's time.
-    const threads = importThreadsStarted();
+    const threads = importThreadStats().started;
     const r = importOnce(file);
-    if (i === 0) startedThread = importThreadsStarted() > threads;
+    if (i === 0) startedThread = importThreadStats().started > threads;
     imports.push(r.importMs);
     checkpoints.push(r.checkpointMs);
     search.push(r.searchIndexMs);

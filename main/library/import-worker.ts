@@ -20,9 +20,8 @@ import {
 } from "./parallel-rows.ts";
 import { observedRow } from "./row-batches.ts";
 
-const { signal, port, progress } = workerData as WorkerInit;
+const { signal, port } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
-const readState = new Int32Array(progress);
 
 function send(message: WorkerMessage): void {
   port.postMessage(message);
@@ -112,18 +111,30 @@ function chunkBatch(
   };
 }
 
-/** The file being imported: its bytes (shared), what the calling thread posted about it. */
+/** The file being imported: its bytes (shared), its read progress, what the calling thread posted about it. */
 interface FileState {
   bytes: Buffer;
+  /** Int32 [sequence, bytes read / READ_UNIT]; the sequence changes after every update and message. */
+  progress: Int32Array;
   job: (WorkerJob & { kind: "job" }) | null;
   /** The file's length once the calling thread has read it all (its "end" message). */
   length: number | null;
 }
 
+/**
+ * Messages taken off the port and not handled yet. The calling thread may post the next file
+ * (read ahead during a folder import) while this one is parsed: its messages wait here.
+ */
+const inbox: WorkerJob[] = [];
+
 /** Takes in what the calling thread posted about the file (the job, the end of the read). */
 function poll(file: FileState): void {
   for (let got = receiveMessageOnPort(port); got; got = receiveMessageOnPort(port)) {
-    const message = got.message as WorkerJob;
+    inbox.push(got.message as WorkerJob);
+  }
+  // This file's messages all come before the next file's "file" message.
+  while (inbox.length > 0 && inbox[0]?.kind !== "file") {
+    const message = inbox.shift() as WorkerJob;
     if (message.kind === "job") file.job = message;
     else if (message.kind === "end") file.length = message.length;
   }
@@ -131,33 +142,34 @@ function poll(file: FileState): void {
 
 /** Bytes read so far (all of them once the read is over). */
 function bytesIn(file: FileState): number {
-  return file.length ?? Math.min(file.bytes.length, Atomics.load(readState, 1) * READ_UNIT);
+  return file.length ?? Math.min(file.bytes.length, Atomics.load(file.progress, 1) * READ_UNIT);
 }
 
 /** Sleeps until the read moves on (or a message comes). */
-function idle(seen: number): void {
-  Atomics.wait(readState, 0, seen, 1000);
+function idle(file: FileState, seen: number): void {
+  Atomics.wait(file.progress, 0, seen, 1000);
 }
 
 /** How much of the file has been read, waiting until `want` bytes are in or the read is over. */
 function arrived(file: FileState, want: number): Arrival {
   for (;;) {
     // Read the sequence before looking: an update or a message posted after this makes the wait return.
-    const seen = Atomics.load(readState, 0);
+    const seen = Atomics.load(file.progress, 0);
     poll(file);
     const bytes = bytesIn(file);
     if (file.length !== null || bytes >= want) return { bytes, complete: file.length !== null };
-    idle(seen);
+    idle(file, seen);
   }
 }
 
-/** Waits for the job while the file is read (the calling thread stops the thread when there is none). */
-function awaitJob(file: FileState): WorkerJob & { kind: "job" } {
+/** Waits for the job while the file is read; null when the read ended without one (a file parsed elsewhere). */
+function awaitJob(file: FileState): (WorkerJob & { kind: "job" }) | null {
   for (;;) {
-    const seen = Atomics.load(readState, 0);
+    const seen = Atomics.load(file.progress, 0);
     poll(file);
     if (file.job !== null) return file.job;
-    idle(seen);
+    if (file.length !== null) return null;
+    idle(file, seen);
   }
 }
 
@@ -175,17 +187,30 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   send({ kind: "done", facts, digest, treeInOrder: order.healthy });
 }
 
-/** One file, from its "file" message to its "done" (or "error") message. */
-function importFile(job: FileJob): void {
-  const file: FileState = { bytes: Buffer.from(job.shared, 0, job.size), job: null, length: null };
+/** One file, from its "file" message to its "done" (or "error") message; nothing for a file without a job. */
+function importFile(message: FileJob): void {
+  const file: FileState = {
+    bytes: Buffer.from(message.shared, 0, message.size),
+    progress: new Int32Array(message.progress),
+    job: null,
+    length: null,
+  };
   try {
-    run(file, awaitJob(file));
+    const job = awaitJob(file);
+    if (job !== null) run(file, job);
   } catch (error) {
     send({ kind: "error", message: error instanceof Error ? error.message : String(error) });
   }
 }
 
-// Files come one at a time: the next "file" message is posted only after this one's "done".
+/** Handles the files in the order they were posted. */
+function drain(): void {
+  for (let message = inbox.shift(); message !== undefined; message = inbox.shift()) {
+    if (message.kind === "file") importFile(message);
+  }
+}
+
 port.on("message", (message: WorkerJob) => {
-  if (message.kind === "file") importFile(message);
+  inbox.push(message);
+  drain();
 });

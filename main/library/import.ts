@@ -18,7 +18,7 @@ import { mergeSource, newSession } from "./import-full.ts";
 import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
-import { PARALLEL_PARSE_MIN_BYTES, RowWorker } from "./parallel-rows.ts";
+import { importThreadWaiting, PARALLEL_PARSE_MIN_BYTES, RowWorker } from "./parallel-rows.ts";
 
 export { defaultAgentFolders } from "./files.ts";
 
@@ -41,9 +41,32 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   const started = performance.now();
   const { files, errors } = listSessionFiles(target);
   const reports: ImportedFileReport[] = errors.map((e) => failed(e.path, e.reason));
+  const newBytesFrom = newBytesFromEach(db, files);
   let bytesRead = 0;
+  // The next file, read while this one's rows are stored (its parse on the import thread, queued
+  // behind this one's).
+  let ahead: { file: string; read: FileRead } | null = null;
   files.forEach((file, i) => {
-    const outcome = importFile(db, file, options);
+    const read =
+      ahead?.file === file
+        ? ahead.read
+        : readForImport(db, file, {
+            // Smaller files go to the import thread too when it is waiting, or when enough new
+            // data follows to be worth starting it.
+            minBytes:
+              importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
+                ? READ_AHEAD_MIN_BYTES
+                : PARALLEL_PARSE_MIN_BYTES,
+          });
+    ahead = null;
+    const next = files[i + 1];
+    const readNext =
+      next === undefined
+        ? undefined
+        : (behind: RowWorker) => {
+            ahead = { file: next, read: readForImport(db, next, { minBytes: READ_AHEAD_MIN_BYTES, behind }) };
+          };
+    const outcome = importRead(db, read, options, readNext);
     bytesRead += outcome.bytesRead;
     reports.push(outcome.report);
     options.onProgress?.(i + 1, files.length, file);
@@ -63,6 +86,22 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   };
 }
 
+/**
+ * For each file, the bytes of the files from it to the end that are not in the library yet
+ * (by path): what decides whether starting the import thread pays off.
+ */
+function newBytesFromEach(db: Database, files: readonly string[]): number[] {
+  const sizes = files.map((file) => {
+    try {
+      return findSessionsByPath(db, fs.realpathSync(file)).length === 0 ? fs.statSync(file).size : 0;
+    } catch {
+      return 0;
+    }
+  });
+  for (let i = sizes.length - 2; i >= 0; i--) sizes[i] = (sizes[i] as number) + (sizes[i + 1] as number);
+  return sizes;
+}
+
 /** A file that gave no session: it could not be read ("failed") or is not a session ("skipped"). */
 function noSession(file: string, status: "failed" | "skipped", reason: string): ImportedFileReport {
   return { path: file, sessionId: null, status, entriesAdded: 0, malformedLines: 0, problems: [], reason };
@@ -77,44 +116,83 @@ export interface FileOutcome {
   bytesRead: number;
 }
 
+/**
+ * A folder import with this much new data ahead starts the import thread for files of at least
+ * READ_AHEAD_MIN_BYTES: it then parses each next file while this thread stores the current one.
+ */
+const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
+/** Files below this size are parsed in place even when the import thread is busy with the folder. */
+export const READ_AHEAD_MIN_BYTES = 256 * 1024;
+
+/** A file read for its import, or what it came to without being read (unchanged, unreadable). */
+type FileRead =
+  | { kind: "done"; outcome: FileOutcome }
+  | { kind: "read"; bytes: FileBytes; known: SessionRow[]; worker: RowWorker | null };
+
+interface ReadPlan {
+  /** A new file of at least this size is parsed on the import thread. */
+  minBytes: number;
+  /** The file the import thread has before this one (a folder import reading ahead). */
+  behind?: RowWorker | null;
+}
+
 /** Imports one file; errors become a "failed" report. */
 export function importFile(db: Database, file: string, options: ImportOptions = {}): FileOutcome {
+  return importRead(db, readForImport(db, file, { minBytes: PARALLEL_PARSE_MIN_BYTES }), options);
+}
+
+/** Reads `file` unless it is untouched since its last import; errors become a "failed" outcome. */
+function readForImport(db: Database, file: string, plan: ReadPlan): FileRead {
   let stat: fs.Stats;
   let sourcePath: string;
   try {
     stat = fs.statSync(file);
     sourcePath = fs.realpathSync(file);
   } catch (error) {
-    return { report: failed(file, reasonOf(error)), bytesRead: 0 };
+    return { kind: "done", outcome: { report: failed(file, reasonOf(error)), bytesRead: 0 } };
   }
   const known = findSessionsByPath(db, sourcePath);
   // Same size and modification time as last time: the file was not touched since.
   const untouched = known.find((r) => r.file_size === stat.size && r.file_mtime_ms === stat.mtimeMs);
-  if (untouched) return { report: unchanged(file, untouched), bytesRead: 0 };
+  if (untouched) return { kind: "done", outcome: { report: unchanged(file, untouched), bytesRead: 0 } };
 
-  // A large file seen for the first time is parsed on a worker, started now so that it boots
-  // while the file is read (into its shared memory). A file that grew
+  // A large file seen for the first time is parsed on the import thread, told now so that (if it
+  // has to start) it boots while the file is read (into its shared memory). A file that grew
   // since the stat is read up to the size stated: the rest is imported next time.
   const worker =
-    known.length === 0 && stat.size >= PARALLEL_PARSE_MIN_BYTES ? RowWorker.spawn(stat.size) : null;
+    known.length === 0 && stat.size >= plan.minBytes
+      ? RowWorker.spawn(stat.size, plan.minBytes, plan.behind ?? null)
+      : null;
   try {
-    let buffer: Buffer;
-    try {
-      // Only the worker needs the bytes in shared memory.
-      buffer = worker ? worker.readFile(file) : fs.readFileSync(file);
-    } catch (error) {
-      return { report: failed(file, reasonOf(error)), bytesRead: 0 };
-    }
-    const bytes: FileBytes = { path: file, sourcePath, buffer, mtimeMs: stat.mtimeMs };
-    try {
-      const report =
-        known.length === 0
-          ? importNewPath(db, bytes, options, worker)
-          : importKnownPath(db, bytes, known, options);
-      return { report, bytesRead: buffer.length };
-    } catch (error) {
-      return { report: failed(file, reasonOf(error)), bytesRead: buffer.length };
-    }
+    // Only the worker needs the bytes in shared memory.
+    const buffer = worker ? worker.readFile(file) : fs.readFileSync(file);
+    return { kind: "read", bytes: { path: file, sourcePath, buffer, mtimeMs: stat.mtimeMs }, known, worker };
+  } catch (error) {
+    worker?.close();
+    return { kind: "done", outcome: { report: failed(file, reasonOf(error)), bytesRead: 0 } };
+  }
+}
+
+/**
+ * Imports a file read by readForImport. `readNext` is called once this file's rows are being
+ * parsed on the import thread, before they are stored: the caller reads the next file then.
+ */
+function importRead(
+  db: Database,
+  read: FileRead,
+  options: ImportOptions,
+  readNext?: (behind: RowWorker) => void,
+): FileOutcome {
+  if (read.kind === "done") return read.outcome;
+  const { bytes, known, worker } = read;
+  try {
+    const report =
+      known.length === 0
+        ? importNewPath(db, bytes, options, worker, readNext)
+        : importKnownPath(db, bytes, known, options);
+    return { report, bytesRead: bytes.buffer.length };
+  } catch (error) {
+    return { report: failed(bytes.path, reasonOf(error)), bytesRead: bytes.buffer.length };
   } finally {
     worker?.close();
   }
@@ -137,15 +215,18 @@ function importNewPath(
   bytes: FileBytes,
   options: ImportOptions,
   worker: RowWorker | null,
+  readNext?: (behind: RowWorker) => void,
 ): ImportedFileReport {
   const opened = openSource(bytes.buffer);
   if (!opened.ok) return noSession(bytes.path, "skipped", opened.reason);
   const { source } = opened;
   const moved = movedSession(db, source.header.id);
   if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
-  // The worker (if any) parses the file while this thread stores the rows (and hashes the file
-  // whenever it waits for them).
-  return newSession(db, source, bytes, options.isDemo === true, worker?.start(source) ?? null);
+  // The worker (if any) parses the file while this thread stores the rows; the next file is read
+  // first, so that the thread has it as soon as it is done with this one.
+  const run = worker?.start(source) ?? null;
+  if (run !== null) readNext?.(run.worker);
+  return newSession(db, source, bytes, options.isDemo === true, run);
 }
 
 /** A path imported before: unchanged, grown (only the tail is read), or rewritten (merged). */

@@ -32,11 +32,6 @@ export interface WorkerInit {
   /** Int32 counter bumped after every message of the thread. */
   signal: SharedArrayBuffer;
   port: MessagePort;
-  /**
-   * Int32 [sequence, bytes read / READ_UNIT] of the file being read: the sequence changes after
-   * every update and after every message to the thread.
-   */
-  progress: SharedArrayBuffer;
 }
 
 /** How far into a file its header is looked for while it is read. */
@@ -45,13 +40,18 @@ const HEAD_BYTES = 16 * 1024 * 1024;
 /** Unit of the read progress (an Int32 of units covers files of any size). */
 export const READ_UNIT = 64 * 1024;
 
-/** A file to import: the shared memory the calling thread reads its `size` bytes into. */
-export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number };
+/**
+ * A file to import: the shared memory the calling thread reads its `size` bytes into, and the
+ * file's read progress: Int32 [sequence, bytes read / READ_UNIT], the sequence changing after
+ * every update and after every message about the file.
+ */
+export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number; progress: SharedArrayBuffer };
 
 /**
  * What the thread is told about a file: that it begins, where its entry lines start (posted as
  * soon as the first bytes show a v3 header, so parsing follows the read), and its length once
- * it is read. A file that gets no job is not parsed there (the thread is stopped).
+ * it is read. A file that gets no job is not parsed there. The next file may be posted before
+ * the thread is done with this one (a folder import reads ahead): the thread takes them in order.
  */
 export type WorkerJob =
   | FileJob
@@ -97,11 +97,12 @@ function workerUrl(): URL {
   );
 }
 
-let threadsStarted = 0;
+/** What the import thread did in this process (diagnostics: the bench and tests report it). */
+const threadStats = { started: 0, files: 0 };
 
-/** How many import threads this process started (each is kept between imports while it is not needed). */
-export function importThreadsStarted(): number {
-  return threadsStarted;
+/** Import threads started (each is kept between imports while it is not needed), files parsed on one. */
+export function importThreadStats(): { started: number; files: number } {
+  return { ...threadStats };
 }
 
 /** The import worker thread, started once and kept (parked) between imports. */
@@ -109,20 +110,24 @@ class ImportThread {
   private readonly worker: Worker;
   readonly port: MessagePort;
   readonly counter: Int32Array;
-  readonly progress: Int32Array;
-  /** False once the thread has exited (seen between imports: the event comes through the event loop). */
+  /** False once the thread is stopped or has exited (the exit event comes between imports). */
   alive = true;
+  /** Files posted to the thread whose RowWorker is not closed yet. */
+  users = 0;
   /**
-   * The shared memory of its last file, reused for the next one that fits: its pages are
-   * already mapped (a new buffer costs a page fault per 4 KB, ~80 ms for 200 MB).
+   * Shared memory of its last files, reused for the next ones that fit: their pages are already
+   * mapped (a new buffer costs a page fault per 4 KB, ~80 ms for 200 MB). Two, for a folder
+   * import that reads the next file while the thread still has this one.
    */
-  private memory: SharedArrayBuffer | null = null;
+  private readonly memory: { buffer: SharedArrayBuffer | null; inUse: boolean }[] = [
+    { buffer: null, inUse: false },
+    { buffer: null, inUse: false },
+  ];
 
   private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
     this.port = port;
     this.counter = new Int32Array(init.signal);
-    this.progress = new Int32Array(init.progress);
   }
 
   /** Starts a thread (without waiting for it); null when it cannot start. */
@@ -130,11 +135,7 @@ class ImportThread {
     const script = fileURLToPath(workerUrl());
     if (!fs.existsSync(script)) return null;
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = {
-      signal: new SharedArrayBuffer(4),
-      port: port2,
-      progress: new SharedArrayBuffer(8),
-    };
+    const init: WorkerInit = { signal: new SharedArrayBuffer(4), port: port2 };
     let thread: Worker;
     try {
       thread = new Worker(script, { workerData: init, transferList: [port2] });
@@ -146,7 +147,7 @@ class ImportThread {
     // The thread must not keep the process alive, nor report asynchronously to nobody.
     thread.unref();
     thread.on("error", () => {});
-    threadsStarted++;
+    threadStats.started++;
     const started = new ImportThread(thread, port1, init);
     thread.once("exit", () => {
       started.alive = false;
@@ -154,30 +155,20 @@ class ImportThread {
     return started;
   }
 
-  /** Shared memory for a file of `size` bytes: the last file's when it is large enough. */
-  memoryFor(size: number): SharedArrayBuffer {
-    if (this.memory === null || this.memory.byteLength < size) this.memory = new SharedArrayBuffer(size);
-    return this.memory;
+  /** Shared memory for a file of `size` bytes (a free slot's, when large enough); give it back with `release`. */
+  take(size: number): SharedArrayBuffer {
+    const slot = this.memory.find((m) => !m.inUse) ?? (this.memory[0] as (typeof this.memory)[number]);
+    if (slot.buffer === null || slot.buffer.byteLength < size) slot.buffer = new SharedArrayBuffer(size);
+    slot.inUse = true;
+    return slot.buffer;
   }
 
-  /** Posts `message` and wakes the thread if it waits for the read. */
-  post(message: WorkerJob): void {
-    this.port.postMessage(message);
-    this.wake();
-  }
-
-  /** Publishes how many bytes of the file were read. */
-  report(bytes: number): void {
-    Atomics.store(this.progress, 1, Math.floor(bytes / READ_UNIT));
-    this.wake();
-  }
-
-  private wake(): void {
-    Atomics.add(this.progress, 0, 1);
-    Atomics.notify(this.progress, 0);
+  release(buffer: SharedArrayBuffer): void {
+    for (const m of this.memory) if (m.buffer === buffer) m.inUse = false;
   }
 
   stop(): void {
+    this.alive = false;
     this.port.close();
     void this.worker.terminate();
   }
@@ -185,6 +176,11 @@ class ImportThread {
 
 /** The thread waiting for the next import, if any, and the timer that stops it when unused. */
 let parked: { thread: ImportThread; timer: ReturnType<typeof setTimeout> } | null = null;
+
+/** True while an import thread waits for the next import (it would take a file at no start-up cost). */
+export function importThreadWaiting(): boolean {
+  return parked?.thread.alive === true;
+}
 
 /** The parked thread, or a new one. */
 function takeThread(): ImportThread | null {
@@ -208,14 +204,16 @@ function parkThread(thread: ImportThread): void {
 }
 
 /**
- * The worker's part in importing one large file. Taken before the file is read, so the thread
- * (if it has to start) boots while the file is read into its shared buffer (readFile); it then
- * parses the bytes as they arrive. `start` hands its run to the import (or `close` drops it,
- * e.g. for a v1 file).
+ * The worker's part in importing one file. Taken before the file is read, so the thread (if it
+ * has to start) boots while the file is read into its shared buffer (readFile); it then parses
+ * the bytes as they arrive. `start` hands its run to the import (or `close` drops it, e.g. for a
+ * v1 file).
  */
 export class RowWorker {
   /** The shared buffer the file is read into. */
   readonly bytes: Buffer;
+  /** Int32 [sequence, bytes read / READ_UNIT] of this file (see FileJob). */
+  private readonly progress: Int32Array;
   /** The job posted (false: none will be, null: not yet decided). */
   private posted: (WorkerJob & { kind: "job" }) | false | null = null;
   /** Bytes read, once the read is over. */
@@ -224,20 +222,54 @@ export class RowWorker {
   private finished = false;
   private closed = false;
   private readonly thread: ImportThread;
+  private readonly shared: SharedArrayBuffer;
+  /** Entry lines below this size are parsed in place (see start). */
+  private readonly minBytes: number;
 
-  private constructor(thread: ImportThread, shared: SharedArrayBuffer, size: number) {
+  private constructor(thread: ImportThread, size: number, minBytes: number) {
     this.thread = thread;
-    this.bytes = Buffer.from(shared, 0, size);
+    this.shared = thread.take(size);
+    this.bytes = Buffer.from(this.shared, 0, size);
+    this.progress = new Int32Array(new SharedArrayBuffer(8));
+    this.minBytes = minBytes;
+    thread.users++;
+    this.post({
+      kind: "file",
+      shared: this.shared,
+      size,
+      progress: this.progress.buffer as SharedArrayBuffer,
+    });
   }
 
-  /** Hands a file of `size` bytes to the import thread (started if none is parked); null when it cannot start. */
-  static spawn(size: number): RowWorker | null {
-    const thread = takeThread();
-    if (thread === null) return null;
-    const shared = thread.memoryFor(size);
-    thread.report(0);
-    thread.post({ kind: "file", shared, size });
-    return new RowWorker(thread, shared, size);
+  /**
+   * Hands a file of `size` bytes to an import thread: the one `behind` uses (the file goes after
+   * its file), else the parked one, else a new one; null when none can start. Its entry lines
+   * are parsed there when they are at least `minBytes`.
+   */
+  static spawn(
+    size: number,
+    minBytes = PARALLEL_PARSE_MIN_BYTES,
+    behind: RowWorker | null = null,
+  ): RowWorker | null {
+    const thread = behind?.thread.alive ? behind.thread : takeThread();
+    return thread === null ? null : new RowWorker(thread, size, minBytes);
+  }
+
+  /** Posts `message` about this file and wakes the thread if it waits for the read. */
+  private post(message: WorkerJob): void {
+    this.thread.port.postMessage(message);
+    this.wake();
+  }
+
+  /** Publishes how many bytes of the file were read. */
+  private report(bytes: number): void {
+    Atomics.store(this.progress, 1, Math.floor(bytes / READ_UNIT));
+    this.wake();
+  }
+
+  private wake(): void {
+    Atomics.add(this.progress, 0, 1);
+    Atomics.notify(this.progress, 0);
   }
 
   /** Reads `file` (up to the size given to spawn) into the shared buffer; the bytes read. */
@@ -246,7 +278,7 @@ export class RowWorker {
     try {
       const got = readInto(fd, this.bytes, (n) => {
         if (this.posted === null && n <= HEAD_BYTES) this.postJob(this.bytes.subarray(0, n));
-        this.thread.report(n);
+        this.report(n);
       });
       this.end(got);
       return this.bytes.subarray(0, got);
@@ -259,7 +291,7 @@ export class RowWorker {
   load(buffer: Buffer): Buffer {
     buffer.copy(this.bytes);
     this.postJob(buffer);
-    this.thread.report(buffer.length);
+    this.report(buffer.length);
     this.end(buffer.length);
     return this.bytes.subarray(0, buffer.length);
   }
@@ -274,7 +306,7 @@ export class RowWorker {
       firstLine: body.firstLine,
       omp: isOmpHeader(body.header),
     };
-    this.thread.post(job);
+    this.post(job);
     this.posted = job;
   }
 
@@ -282,17 +314,18 @@ export class RowWorker {
     // No v3 header in the first bytes: the file is parsed in place.
     if (this.posted === null) this.posted = false;
     this.length = length;
-    this.thread.post({ kind: "end", length });
+    this.post({ kind: "end", length });
   }
 
   /**
    * The run parsing `source`'s entry lines, `source` being opened from the bytes readFile or
-   * load returned. Null (and the thread stopped) for small and migrated files, parsed in place.
+   * load returned. Null (and the worker closed) for small and migrated files, parsed in place.
    */
   start(source: SessionSource): RowWorkerRun | null {
     const { body } = source;
     const job = this.posted;
     const agrees =
+      this.thread.alive &&
       job !== null &&
       job !== false &&
       body !== null &&
@@ -300,18 +333,20 @@ export class RowWorker {
       body.firstLine === job.firstLine &&
       job.omp === isOmpHeader(source.header) &&
       body.buffer.length === this.length;
-    if (!agrees || body.buffer.length - body.start < PARALLEL_PARSE_MIN_BYTES) {
+    if (!agrees || body.buffer.length - body.start < this.minBytes) {
       this.close();
       return null;
     }
+    threadStats.files++;
     return { worker: this, shared: this.bytes.subarray(0, body.buffer.length), result: null };
   }
 
-  /** The next message, or null after `timeoutMs`. */
+  /** The next message, or null after `timeoutMs` (at once when the thread was stopped). */
   receive(timeoutMs: number): WorkerMessage | null {
     const { counter, port } = this.thread;
     const deadline = performance.now() + timeoutMs;
     for (;;) {
+      if (!this.thread.alive) return null;
       // Read the counter before looking: a message posted after this makes the wait return.
       const seen = Atomics.load(counter, 0);
       const got = receiveMessageOnPort(port);
@@ -327,14 +362,23 @@ export class RowWorker {
   }
 
   /**
-   * Lets go of the thread; safe to call more than once. A thread that finished the file cleanly
-   * is kept for the next import; one stopped halfway (or that failed) is stopped.
+   * Lets go of the thread; safe to call more than once. The thread goes on (or is kept for the
+   * next import) when it has nothing more to send about this file: its last batch was read, or
+   * it got no job. One stopped halfway (or that failed) is stopped, and files posted after this
+   * one are parsed in place.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.finished && this.posted) parkThread(this.thread);
-    else this.thread.stop();
+    const { thread } = this;
+    thread.users--;
+    // A file without a job is one the thread skips on its own.
+    if (!this.finished && this.posted !== false) {
+      thread.stop();
+      return;
+    }
+    thread.release(this.shared);
+    if (thread.users === 0 && thread.alive) parkThread(thread);
   }
 }
 

@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyContentFacts, TreeOrderCheck } from "../../../main/library/entry-facts.ts";
 import { exportSession } from "../../../main/library/export.ts";
 import { digestBytes } from "../../../main/library/files.ts";
-import { importPath } from "../../../main/library/import.ts";
+import { importPath, READ_AHEAD_MIN_BYTES } from "../../../main/library/import.ts";
 import { bodyRanges, openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
 import {
-  importThreadsStarted,
+  importThreadStats,
   PARALLEL_PARSE_MIN_BYTES,
   type RowWorkerRun,
   rowBatches,
@@ -232,10 +232,11 @@ describe("parsing large files on the import worker", () => {
       fs.writeFileSync(file, bytes);
       return file;
     });
-    const started = importThreadsStarted();
+    const started = importThreadStats();
     for (const file of files) expect(importPath(lib.db, file).files[0]).toMatchObject({ status: "imported" });
     // At most one thread was started (none when an earlier import left one waiting).
-    expect(importThreadsStarted() - started).toBeLessThanOrEqual(1);
+    expect(importThreadStats().started - started.started).toBeLessThanOrEqual(1);
+    expect(importThreadStats().files - started.files).toBe(2);
     for (const [id, bytes] of [
       ["one", first],
       ["two", second],
@@ -251,11 +252,61 @@ describe("parsing large files on the import worker", () => {
     if (!opened.ok) throw new Error(opened.reason);
     const run = startRowWorker(opened.source);
     for (const _ of rowBatches(opened.source, emptyContentFacts(false), run)) break;
-    const before = importThreadsStarted();
+    const before = importThreadStats().started;
     const third = path.join(lib.dir, "big-2.jsonl");
     fs.writeFileSync(third, largeSessionBytes("three"));
     expect(importPath(lib.db, third).files[0]).toMatchObject({ status: "imported" });
-    expect(importThreadsStarted()).toBe(before + 1);
+    expect(importThreadStats().started).toBe(before + 1);
     expect(getSessionSummary(lib.db, "three")).toMatchObject({ title: "Big one", malformedCount: 2 });
+  });
+
+  it("a folder import reads each next file while the thread parses the current one: same sessions as one file at a time", () => {
+    // Under the single-file threshold, but 35 MB in all: the folder import parses them on the
+    // thread, reading the next file ahead. A v1 file and a non-session file sit in between.
+    const folder = path.join(lib.dir, "folder");
+    fs.mkdirSync(folder);
+    const names: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const name = `medium-${i}.jsonl`;
+      fs.writeFileSync(
+        path.join(folder, name),
+        largeSessionBytes(`m${i}`, 7_000_000 - PARALLEL_PARSE_MIN_BYTES),
+      );
+      names.push(name);
+    }
+    const v1 = [JSON.stringify({ type: "session", id: "old", timestamp: at, cwd: "/w" })];
+    for (let i = 0; v1.join("\n").length < 2 * READ_AHEAD_MIN_BYTES; i++) {
+      v1.push(
+        JSON.stringify({
+          type: "message",
+          timestamp: at,
+          message: { role: "user", content: `q ${i} ${"x".repeat(200)}` },
+        }),
+      );
+    }
+    fs.writeFileSync(path.join(folder, "medium-1a.v1.jsonl"), `${v1.join("\n")}\n`);
+    fs.writeFileSync(path.join(folder, "medium-2a.jsonl"), Buffer.alloc(READ_AHEAD_MIN_BYTES * 2, 0x41));
+
+    const started = importThreadStats();
+    const report = importPath(lib.db, folder);
+    expect(importThreadStats().started - started.started).toBeLessThanOrEqual(1);
+    // The five v3 files were parsed on the thread; the v1 file (read ahead too) in place.
+    expect(importThreadStats().files - started.files).toBe(5);
+    expect(report).toMatchObject({ imported: 6, skipped: 1, failed: 0 });
+
+    // The same files imported one at a time, parsed in place, into a second library.
+    const other = makeLibrary();
+    try {
+      for (const name of [...names, "medium-1a.v1.jsonl"]) importPath(other.db, path.join(folder, name));
+      for (const id of ["m0", "m1", "m2", "m3", "m4", "old"]) {
+        expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
+        expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
+      }
+    } finally {
+      other.cleanup();
+    }
+    expect(nonBlankLines(exportSession(lib.db, "m3").text ?? "")).toEqual(
+      nonBlankLines(fs.readFileSync(path.join(folder, "medium-3.jsonl"), "utf8").replace(/\r\n/g, "\n")),
+    );
   });
 });
