@@ -38,6 +38,8 @@ function rng(seed: number): () => number {
 
 export interface GenerateOptions {
   seed?: number;
+  /** The header's session id (default: a fixed one). */
+  sessionId?: string;
   /** Compact when the estimated context (chars / 4 since the first kept entry) passes this, as agents do. */
   compactAtTokens?: number;
   /** Tokens kept verbatim after a compaction (the cut lands on a user message before them). */
@@ -81,7 +83,7 @@ export function generateSession(count = 100_000, options: GenerateOptions = {}):
     clock += int(200, 20_000);
     return { iso: new Date(clock).toISOString(), ms: clock };
   };
-  const sessionId = "0198c0de-0000-7000-8000-000000000042";
+  const sessionId = options.sessionId ?? "0198c0de-0000-7000-8000-000000000042";
   lines.push(
     JSON.stringify({
       type: "session",
@@ -257,6 +259,40 @@ export function writeGeneratedSession(file: string, count = 100_000): GeneratedF
   const meta: GeneratedFile = { ...generated, file, bytes: Buffer.byteLength(text) };
   fs.writeFileSync(metaFile, JSON.stringify(meta));
   return meta;
+}
+
+/**
+ * A folder of `sessions` generated sessions of `count` entries each (distinct seeds and ids), as a
+ * user's sessions folder holds many medium files; reused when already written.
+ */
+export function writeGeneratedFolder(
+  dir: string,
+  sessions: number,
+  count: number,
+): { bytes: number; entries: number } {
+  const metaFile = path.join(dir, "folder.meta.json");
+  if (fs.existsSync(metaFile)) {
+    const meta = JSON.parse(fs.readFileSync(metaFile, "utf8")) as {
+      sessions: number;
+      count: number;
+      bytes: number;
+      entries: number;
+    };
+    if (meta.sessions === sessions && meta.count === count) return meta;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  let bytes = 0;
+  let entries = 0;
+  for (let i = 0; i < sessions; i++) {
+    const sessionId = `0198c0de-0000-7000-8000-${(1000 + i).toString(16).padStart(12, "0")}`;
+    const { text, ...generated } = generateSession(count, { seed: 1000 + i, sessionId });
+    fs.writeFileSync(path.join(dir, `session-${String(i).padStart(3, "0")}.jsonl`), text);
+    bytes += Buffer.byteLength(text);
+    entries += generated.entries;
+  }
+  fs.writeFileSync(metaFile, JSON.stringify({ sessions, count, bytes, entries }));
+  return { bytes, entries };
 }
 
 /** Where the benches keep the generated 100k session. */

@@ -26,7 +26,7 @@ import {
   tempDir,
   timeIt,
 } from "./bench-utils.ts";
-import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
+import { defaultGeneratedPath, writeGeneratedFolder, writeGeneratedSession } from "./generate-session.ts";
 
 const IDLE_THREAD_SECONDS = IDLE_THREAD_MS / 1000;
 
@@ -149,8 +149,15 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
   // Small files are dominated by a fixed cost per file (statements, commit): the whole fixtures
   // folder imported at once shows the throughput a user importing their sessions sees.
   if (fixtureFiles().length > 1) files.push(fixturesDir());
+  if (options.generated !== false) {
+    // A sessions folder of many medium files (each under the single-file threshold of the thread).
+    const dir = path.join(path.dirname(defaultGeneratedPath()), "folder-64x1000");
+    const g = writeGeneratedFolder(dir, 64, 1000);
+    console.log(`generated folder: 64 sessions, ${g.entries} entries, ${(g.bytes / 1e6).toFixed(1)} MB`);
+    files.push(dir);
+  }
   for (const file of files) {
-    const big = fs.statSync(file).size > 50e6;
+    const big = filesAt(file).reduce((sum, f) => sum + fs.statSync(f).size, 0) > 50e6;
     figures.push(measureImport(file, options.runs ?? (big ? 3 : 7)));
   }
   console.log("\nImport throughput (median of runs; ratio = import speed / baseline speed, target ≥ 0.33)\n");
@@ -172,7 +179,11 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       "search index MB/s",
     ],
     figures.map((f) => [
-      fs.statSync(f.file).isDirectory() ? "all fixtures (one folder import)" : path.basename(f.file),
+      !fs.statSync(f.file).isDirectory()
+        ? path.basename(f.file)
+        : f.file === fixturesDir()
+          ? "all fixtures (one folder import)"
+          : `${path.basename(f.file)} (one folder import)`,
       fmt(f.bytes / 1e6, 1),
       fmt(f.entries),
       fmt(mbps(f.bytes, f.parseMs)),
