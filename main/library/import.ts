@@ -46,31 +46,40 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   // The next file, read while this one's rows are stored (its parse on the import thread, queued
   // behind this one's).
   let ahead: { file: string; read: FileRead } | null = null;
-  files.forEach((file, i) => {
-    const read =
-      ahead?.file === file
-        ? ahead.read
-        : readForImport(db, file, {
-            // Smaller files go to the import thread too when it is waiting, or when enough new
-            // data follows to be worth starting it.
-            minBytes:
-              importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
-                ? READ_AHEAD_MIN_BYTES
-                : PARALLEL_PARSE_MIN_BYTES,
-          });
-    ahead = null;
-    const next = files[i + 1];
-    const readNext =
-      next === undefined
-        ? undefined
-        : (behind: RowWorker) => {
-            ahead = { file: next, read: readForImport(db, next, { minBytes: READ_AHEAD_MIN_BYTES, behind }) };
-          };
-    const outcome = importRead(db, read, options, readNext);
-    bytesRead += outcome.bytesRead;
-    reports.push(outcome.report);
-    options.onProgress?.(i + 1, files.length, file);
-  });
+  try {
+    files.forEach((file, i) => {
+      const read =
+        ahead?.file === file
+          ? ahead.read
+          : readForImport(db, file, {
+              // Smaller files go to the import thread too when it is waiting, or when enough new
+              // data follows to be worth starting it.
+              minBytes:
+                importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
+                  ? READ_AHEAD_MIN_BYTES
+                  : PARALLEL_PARSE_MIN_BYTES,
+            });
+      ahead = null;
+      const next = files[i + 1];
+      const readNext =
+        next === undefined
+          ? undefined
+          : (behind: RowWorker) => {
+              ahead = {
+                file: next,
+                read: readForImport(db, next, { minBytes: READ_AHEAD_MIN_BYTES, behind }),
+              };
+            };
+      const outcome = importRead(db, read, options, readNext);
+      bytesRead += outcome.bytesRead;
+      reports.push(outcome.report);
+      options.onProgress?.(i + 1, files.length, file);
+    });
+  } finally {
+    // A file read ahead whose turn never came (a progress callback threw): let its thread go.
+    const left = ahead as { read: FileRead } | null;
+    if (left?.read.kind === "read") left.read.worker?.close();
+  }
   const count = (status: ImportedFileReport["status"]): number =>
     reports.filter((r) => r.status === status).length;
   return {

@@ -157,7 +157,9 @@ class ImportThread {
 
   /** Shared memory for a file of `size` bytes (a free slot's, when large enough); give it back with `release`. */
   take(size: number): SharedArrayBuffer {
-    const slot = this.memory.find((m) => !m.inUse) ?? (this.memory[0] as (typeof this.memory)[number]);
+    const slot = this.memory.find((m) => !m.inUse);
+    // Both slots taken (never by importPath, which reads one file ahead): memory of its own.
+    if (slot === undefined) return new SharedArrayBuffer(size);
     if (slot.buffer === null || slot.buffer.byteLength < size) slot.buffer = new SharedArrayBuffer(size);
     slot.inUse = true;
     return slot.buffer;
