@@ -98,10 +98,13 @@ function workerUrl(): URL {
 }
 
 /** What the import thread did in this process (diagnostics: the bench and tests report it). */
-const threadStats = { started: 0, files: 0 };
+const threadStats = { started: 0, files: 0, unanswered: 0 };
 
-/** Import threads started (each is kept between imports while it is not needed), files parsed on one. */
-export function importThreadStats(): { started: number; files: number } {
+/**
+ * Import threads started (each is kept between imports while it is not needed), files given to
+ * one, and files it did not answer for (parsed in place after all).
+ */
+export function importThreadStats(): { started: number; files: number; unanswered: number } {
   return { ...threadStats };
 }
 
@@ -433,6 +436,7 @@ export function* rowBatches(
   run: RowWorkerRun | null,
 ): Generator<RowBatch> {
   const first = run?.worker.receive(START_TIMEOUT_MS) ?? null;
+  if (run !== null && first === null) threadStats.unanswered++;
   if (run === null || first === null) {
     run?.worker.close();
     for (const chunk of source.chunks()) yield chunkRows(chunk, facts);

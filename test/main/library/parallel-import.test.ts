@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyContentFacts, TreeOrderCheck } from "../../../main/library/entry-facts.ts";
 import { exportSession } from "../../../main/library/export.ts";
 import { digestBytes } from "../../../main/library/files.ts";
-import { importPath, READ_AHEAD_MIN_BYTES } from "../../../main/library/import.ts";
+import { importFile, importPath, READ_AHEAD_MIN_BYTES } from "../../../main/library/import.ts";
 import { bodyRanges, openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
 import {
@@ -290,14 +290,18 @@ describe("parsing large files on the import worker", () => {
     const started = importThreadStats();
     const report = importPath(lib.db, folder);
     expect(importThreadStats().started - started.started).toBeLessThanOrEqual(1);
-    // The five v3 files were parsed on the thread; the v1 file (read ahead too) in place.
+    // The five v3 files were parsed on the thread (each answered: none fell back to an in-place
+    // parse); the v1 file, read ahead too, in place.
     expect(importThreadStats().files - started.files).toBe(5);
+    expect(importThreadStats().unanswered).toBe(started.unanswered);
     expect(report).toMatchObject({ imported: 6, skipped: 1, failed: 0 });
 
-    // The same files imported one at a time, parsed in place, into a second library.
+    // The same files imported one at a time (importFile: under 8 MB, parsed in place) into a second library.
     const other = makeLibrary();
     try {
-      for (const name of [...names, "medium-1a.v1.jsonl"]) importPath(other.db, path.join(folder, name));
+      const onThread = importThreadStats().files;
+      for (const name of [...names, "medium-1a.v1.jsonl"]) importFile(other.db, path.join(folder, name));
+      expect(importThreadStats().files).toBe(onThread);
       for (const id of ["m0", "m1", "m2", "m3", "m4", "old"]) {
         expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
         expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
