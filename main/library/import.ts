@@ -14,6 +14,7 @@ import {
   updateSession,
 } from "../store/repos/sessions.ts";
 import { listSessionFiles, reasonOf, sha256Hex } from "./files.ts";
+import { BATCH_FILE_BYTES, ImportBatch, type LostBatch } from "./import-batch.ts";
 import { mergeSource, newSession } from "./import-full.ts";
 import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
@@ -46,6 +47,17 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   // The next file, read while this one's rows are stored (its parse on the import thread, queued
   // behind this one's).
   let ahead: { file: string; read: FileRead } | null = null;
+  // Small files share a transaction (a commit per file would rewrite whole pages for each).
+  const batch = new ImportBatch(db);
+  // Files whose writes were lost with their batch are reported as failed, never as imported.
+  const markLost = (lost: LostBatch | null): void => {
+    for (const key of lost?.keys ?? []) {
+      const report = reports[key];
+      if (report?.status === "imported" || report?.status === "updated") {
+        reports[key] = failed(report.path, lost?.reason ?? "");
+      }
+    }
+  };
   try {
     files.forEach((file, i) => {
       const read =
@@ -70,12 +82,19 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
                 read: readForImport(db, next, { minBytes: READ_AHEAD_MIN_BYTES, behind }),
               };
             };
+      if (read.kind === "read") {
+        const size = read.bytes.buffer.length;
+        markLost(batch.before(reports.length, size, read.worker === null && size <= BATCH_FILE_BYTES));
+      }
       const outcome = importRead(db, read, options, readNext);
       bytesRead += outcome.bytesRead;
       reports.push(outcome.report);
+      markLost(batch.after());
       options.onProgress?.(i + 1, files.length, file);
     });
   } finally {
+    // What the small files stored so far is kept even when the loop stops early.
+    markLost(batch.commit());
     // A file read ahead whose turn never came (a progress callback threw): let its thread go.
     const left = ahead as { read: FileRead } | null;
     if (left?.read.kind === "read") left.read.worker?.close();
