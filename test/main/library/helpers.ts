@@ -4,38 +4,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Database } from "better-sqlite3";
-import { openDatabase } from "../../../main/store/open.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
-import { makeTempDir } from "../store/helpers.ts";
 
-export interface Library {
-  dir: string;
-  db: Database;
-  dbFile: string;
-  reopen(): Database;
-  cleanup(): void;
-}
-
-export function makeLibrary(): Library {
-  const tmp = makeTempDir("canopy-lib-");
-  const dbFile = path.join(tmp.dir, "library.db");
-  const lib: Library = {
-    dir: tmp.dir,
-    dbFile,
-    db: openDatabase(dbFile),
-    reopen() {
-      lib.db.close();
-      lib.db = openDatabase(dbFile);
-      return lib.db;
-    },
-    cleanup() {
-      if (lib.db.open) lib.db.close();
-      tmp.cleanup();
-    },
-  };
-  return lib;
-}
+export { type Library, makeLibrary } from "../store/helpers.ts";
 
 /** Copies a fixture into `dir` (tests never modify the shared fixtures). */
 export function copyFixture(name: string, dir: string, as = name): string {

@@ -23,18 +23,15 @@ import {
 } from "../../../main/store/repos/entry-json.ts";
 import { pendingTextRows } from "../../../main/store/repos/search.ts";
 import { deleteSession } from "../../../main/store/repos/sessions.ts";
-import { addTestSession, makeTempDir } from "./helpers.ts";
+import { addTestSession, type Library, makeLibrary } from "./helpers.ts";
 
-let tmp: ReturnType<typeof makeTempDir>;
+let lib: Library;
 let db: Database;
 beforeEach(() => {
-  tmp = makeTempDir();
-  db = openDatabase(path.join(tmp.dir, "library.db"));
+  lib = makeLibrary();
+  db = lib.db;
 });
-afterEach(() => {
-  if (db.open) db.close();
-  tmp.cleanup();
-});
+afterEach(() => lib.cleanup());
 
 function row(seq: number, id: string | null, json: string | Uint8Array): NewEntryRow {
   return {
@@ -169,7 +166,7 @@ describe("entry JSON in blocks", () => {
 
   it("a library from version 3 keeps reading its entry_json rows, and new entries go to blocks", () => {
     db.close();
-    const file = path.join(tmp.dir, "v3.db");
+    const file = path.join(lib.dir, "v3.db");
     const old = new BetterSqlite3(file);
     runMigrations(old, MIGRATIONS, 3);
     const sid = addTestSession(old, "s1");
@@ -180,7 +177,9 @@ describe("entry JSON in blocks", () => {
     old.prepare("INSERT INTO entry_json (pk, json) VALUES (1, ?)").run(before);
     old.close();
 
-    db = openDatabase(file);
+    // The upgraded library replaces the test's own (closed and removed with it).
+    lib.db = openDatabase(file);
+    db = lib.db;
     const after = message("b", "stored by version 4");
     insertEntries(db, sid, [row(3, "b", after)]);
     expect(listEntryRows(db, sid).map((r) => r.json)).toEqual([before, after]);

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Database } from "better-sqlite3";
+import { openDatabase } from "../../../main/store/open.ts";
 import { insertSession } from "../../../main/store/repos/sessions.ts";
 
 export function makeTempDir(prefix = "canopy-test-"): { dir: string; cleanup(): void } {
@@ -26,4 +27,33 @@ export function addTestSession(db: Database, id: string): number {
     created: now,
     modified: now,
   });
+}
+
+/** A library database file (library.db) in a fresh temp folder; `cleanup` closes it and removes the folder. */
+export interface Library {
+  dir: string;
+  db: Database;
+  dbFile: string;
+  reopen(): Database;
+  cleanup(): void;
+}
+
+export function makeLibrary(): Library {
+  const tmp = makeTempDir("canopy-lib-");
+  const dbFile = path.join(tmp.dir, "library.db");
+  const lib: Library = {
+    dir: tmp.dir,
+    dbFile,
+    db: openDatabase(dbFile),
+    reopen() {
+      lib.db.close();
+      lib.db = openDatabase(dbFile);
+      return lib.db;
+    },
+    cleanup() {
+      if (lib.db.open) lib.db.close();
+      tmp.cleanup();
+    },
+  };
+  return lib;
 }

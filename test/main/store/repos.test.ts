@@ -1,9 +1,7 @@
 // Repos: settings round trip, entry/malformed rows, search query sanitising, and query plans of
 // the hot queries (they must use an index, never scan a table or sort in a temp b-tree).
-import path from "node:path";
 import type { Database } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../main/store/open.ts";
 import {
   entryJsonByPk,
   getEntryRowById,
@@ -23,24 +21,17 @@ import {
   setSearchWatermark,
   toFtsQuery,
 } from "../../../main/store/repos/search.ts";
-import {
-  deleteSession,
-  getSessionRow,
-  updateSession,
-} from "../../../main/store/repos/sessions.ts";
+import { deleteSession, getSessionRow, updateSession } from "../../../main/store/repos/sessions.ts";
 import { deleteSetting, getSetting, listSettings, setSetting } from "../../../main/store/repos/settings.ts";
-import { addTestSession, makeTempDir } from "./helpers.ts";
+import { addTestSession, type Library, makeLibrary } from "./helpers.ts";
 
-let tmp: ReturnType<typeof makeTempDir>;
+let lib: Library;
 let db: Database;
 beforeEach(() => {
-  tmp = makeTempDir();
-  db = openDatabase(path.join(tmp.dir, "library.db"));
+  lib = makeLibrary();
+  db = lib.db;
 });
-afterEach(() => {
-  db.close();
-  tmp.cleanup();
-});
+afterEach(() => lib.cleanup());
 
 function addSession(id: string): number {
   return addTestSession(db, id);
@@ -84,8 +75,7 @@ describe("settings", () => {
 
   it("survives a re-open", () => {
     setSetting(db, "k", [1, "two"]);
-    db.close();
-    db = openDatabase(path.join(tmp.dir, "library.db"));
+    db = lib.reopen();
     expect(getSetting(db, "k")).toEqual([1, "two"]);
   });
 });
