@@ -102,20 +102,15 @@ export interface FileDigest {
 }
 
 /**
- * Builds a FileDigest a part at a time (a large import hashes the file while it waits for the
- * worker's row batches).
- * Bytes are hashed up to the last "\n" seen; the rest waits, as it may end up being the
+ * Builds a FileDigest a part at a time (the import worker hashes each chunk right after parsing
+ * it). Bytes are hashed up to the last "\n" seen; the rest waits, as it may end up being the
  * unterminated last line whose prefix hash is wanted.
  */
 export class FileDigester {
   private readonly hasher = createHash("sha256");
+  /** How far the file is hashed (just after a "\n", or 0). */
   private hashed = 0;
   private lines = 0;
-
-  /** How far the file is hashed (just after a "\n", or 0). */
-  get hashedBytes(): number {
-    return this.hashed;
-  }
 
   /** Takes in `buffer[0, available)` (the part of the file read so far). */
   advance(buffer: Buffer, available: number): void {
