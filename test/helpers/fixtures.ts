@@ -1,7 +1,9 @@
 /**
  * Locates the shared session fixtures for tests: env CANOPY_FIXTURES, else ../shared/fixtures
- * next to the repository root. Also reads fixture files and the expected LLM views.
+ * next to the repository root, else next to the local checkout it was cloned from (a fresh clone
+ * in a temp folder). Also reads fixture files and the expected LLM views.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,13 +11,40 @@ import { fileURLToPath } from "node:url";
 /** Repository root: two levels above this file (test/helpers/). */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** The checkout this one was cloned from, when that is a local folder (a clone in a temp folder). */
+function localOrigin(): string | null {
+  try {
+    const url = execFileSync("git", ["config", "--get", "remote.origin.url"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    return url !== "" && path.isAbsolute(url) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+let found: string | null = null;
+
 export function fixturesDir(): string {
-  const dir = process.env.CANOPY_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures");
-  if (!existsSync(dir)) {
+  if (found !== null) return found;
+  const fromEnv = process.env.CANOPY_FIXTURES;
+  const origin = fromEnv === undefined ? localOrigin() : null;
+  const candidates =
+    fromEnv !== undefined
+      ? [fromEnv]
+      : [
+          path.resolve(repoRoot, "../shared/fixtures"),
+          ...(origin ? [path.resolve(origin, "../shared/fixtures")] : []),
+        ];
+  const dir = candidates.find((c) => existsSync(c));
+  if (dir === undefined) {
     throw new Error(
-      `Session fixtures not found at ${dir}. Set CANOPY_FIXTURES to the folder holding tree-00.jsonl … and expected/.`,
+      `Session fixtures not found at ${candidates.join(" or ")}. Set CANOPY_FIXTURES to the folder holding tree-00.jsonl … and expected/.`,
     );
   }
+  found = dir;
   return dir;
 }
 
