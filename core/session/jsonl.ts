@@ -9,6 +9,12 @@ export interface ParsedEntryLine {
   /** 1-based physical line number in the file. */
   line: number;
   entry: SessionEntry;
+  /**
+   * The migrated entry's JSON text, when migration could write it from the raw line (the line
+   * as it was, or with the `id` and `parentId` it assigned appended) instead of re-serialising
+   * `entry`. Same JSON value as `JSON.stringify(entry)`; absent for unmigrated v3 entries.
+   */
+  json?: string;
 }
 
 /** A line that could not be used as an entry, kept verbatim (D2). */
@@ -115,6 +121,8 @@ export function parseSessionText(text: string): ParsedSessionFile {
   let reason: string | null = null;
   let sawLine = false;
   const entries: ParsedEntryLine[] = [];
+  // Raw lines of the entries of a file that migration will rewrite (index-aligned with entries).
+  let raws: string[] | null = null;
   const malformed: MalformedLine[] = [];
 
   forEachLine(text, 1, (raw, line) => {
@@ -131,12 +139,16 @@ export function parseSessionText(text: string): ParsedSessionFile {
       }
       header = result.value as SessionHeader;
       headerLine = line;
+      if (versionOf(header) < CURRENT_SESSION_VERSION) raws = [];
       return true;
     }
     if (result.kind !== "object") malformed.push(result.malformed);
     else if (result.value.type === "session") {
       malformed.push({ line, raw, error: "unexpected second session header" });
-    } else entries.push({ line, entry: result.value as unknown as SessionEntry });
+    } else {
+      entries.push({ line, entry: result.value as unknown as SessionEntry });
+      raws?.push(raw);
+    }
     return true;
   });
 
@@ -148,7 +160,7 @@ export function parseSessionText(text: string): ParsedSessionFile {
   if (originalVersion >= CURRENT_SESSION_VERSION) {
     return { ...base, header: found, entries, migrated: false };
   }
-  const migrated = migrateToV3(found, entries);
+  const migrated = migrateToV3(found, entries, raws ?? undefined);
   return { ...base, header: migrated.header, entries: migrated.entries, migrated: true };
 }
 
@@ -213,17 +225,24 @@ export function deterministicEntryId(sessionId: string, line: number, used: Set<
 /**
  * v1→v2 (ids, linear chain, firstKeptEntryIndex → firstKeptEntryId) and v2→v3 (role
  * hookMessage → custom). Returns new objects; the inputs are not modified. A v3 header is
- * returned untouched together with the same entries.
+ * returned untouched together with the same entries. With the entries' raw lines (`raws`,
+ * index-aligned), each migrated entry whose change was only appending keys gets its `json` text
+ * from its raw line, which spares re-serialising it (see {@link ParsedEntryLine.json}).
  */
 export function migrateToV3(
   header: SessionHeader,
   entries: ParsedEntryLine[],
+  raws?: readonly string[],
 ): { header: SessionHeader; entries: ParsedEntryLine[] } {
   const version = versionOf(header);
   if (version >= CURRENT_SESSION_VERSION) return { header, entries };
-  let out = entries;
+  let out: ParsedEntryLine[] = raws ? entries.map((item, i) => ({ ...item, json: raws[i] })) : entries;
   if (version < 2) out = migrateV1ToV2(header, out);
-  out = out.map((item) => ({ line: item.line, entry: migrateV2EntryToV3(item.entry) }));
+  out = out.map((item) => {
+    const entry = migrateV2EntryToV3(item.entry);
+    // A changed role is a change inside the line: its text is written anew.
+    return entry === item.entry ? item : { line: item.line, entry };
+  });
   return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries: out };
 }
 
@@ -232,7 +251,10 @@ function migrateV1ToV2(header: SessionHeader, entries: ParsedEntryLine[]): Parse
   const ids = entries.map((item) => deterministicEntryId(header.id, item.line, used));
   return entries.map((item, index) => {
     const source = item.entry as EntryBase & { type: string; firstKeptEntryIndex?: unknown };
-    const next: JsonObject = { ...source, id: ids[index], parentId: index === 0 ? null : ids[index - 1] };
+    const id = ids[index] as string;
+    const parentId = index === 0 ? null : (ids[index - 1] as string);
+    const next: JsonObject = { ...source, id, parentId };
+    let rewritten = "id" in source || "parentId" in source;
     if (source.type === "compaction" && "firstKeptEntryIndex" in source) {
       const target = source.firstKeptEntryIndex;
       // The index counts the header as element 0 (SPEC §1.8); the header itself is no target.
@@ -241,9 +263,25 @@ function migrateV1ToV2(header: SessionHeader, entries: ParsedEntryLine[]): Parse
         if (targetId !== undefined) next.firstKeptEntryId = targetId;
       }
       delete next.firstKeptEntryIndex;
+      rewritten = true;
     }
-    return { line: item.line, entry: next as unknown as SessionEntry };
+    const entry = next as unknown as SessionEntry;
+    if (rewritten || item.json === undefined) return { line: item.line, entry };
+    return { line: item.line, entry, json: withMembersAppended(item.json, appendedIdsText(id, parentId)) };
   });
+}
+
+/**
+ * The members v1→v2 migration appends to an entry's line, before its closing brace (with the
+ * leading comma): `,"id":…,"parentId":…`.
+ */
+export function appendedIdsText(id: string, parentId: string | null): string {
+  return `,"id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)}`;
+}
+
+/** A JSON object's text with `members` (see {@link appendedIdsText}) put after its last member. */
+function withMembersAppended(objectText: string, members: string): string {
+  return `${objectText.slice(0, objectText.lastIndexOf("}"))}${members}}`;
 }
 
 function migrateV2EntryToV3(entry: SessionEntry): SessionEntry {

@@ -5,8 +5,8 @@
 import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
-import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
 import { textBlocksOf } from "../../core/session/message-text.ts";
+import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -69,8 +69,16 @@ export function entryTokens(entry: SessionEntry): number {
   }
 }
 
-/** The row for one entry; `json` is the original line for v3 files, re-serialised after migration. */
-export function toEntryRow(entry: SessionEntry, seq: number, json: string, origin: EntryOrigin): NewEntryRow {
+/**
+ * The row for one entry; `json` is the original line for v3 files, the migrated entry's JSON
+ * otherwise (text, or its UTF-8 bytes).
+ */
+export function toEntryRow(
+  entry: SessionEntry,
+  seq: number,
+  json: string | Uint8Array,
+  origin: EntryOrigin,
+): NewEntryRow {
   const e = entry as Loose;
   const m = entry.type === "message" && isObject(e.message) ? e.message : null;
   const role = m ? str(m.role) : null;

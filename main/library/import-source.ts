@@ -3,8 +3,11 @@
  * few MB at a time, so entry objects die young and a 100k-entry file never sits in memory as
  * one string or as objects; v1/v2 files need the whole list to migrate and come as one chunk.
  */
+
+import { isUtf8 } from "node:buffer";
 import type { SessionHeader } from "../../core/session/entries.ts";
 import {
+  appendedIdsText,
   type MalformedLine,
   type ParsedEntryLine,
   parseSessionText,
@@ -16,8 +19,10 @@ import { lineReader } from "./import-state.ts";
 export interface Chunk {
   entries: ParsedEntryLine[];
   malformed: MalformedLine[];
-  /** The JSON text to store for `entries[index]`. */
+  /** The JSON text of `entries[index]`, as it is stored. */
   jsonAt(index: number): string;
+  /** The same JSON as it goes into the store: {@link jsonAt}, or its UTF-8 bytes, cut from the file. */
+  storedJsonAt(index: number): string | Uint8Array;
 }
 
 /** A chunk of a v3 file's entry lines and where it sits in the file. */
@@ -129,7 +134,8 @@ export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): G
       },
       malformed: (m) => malformed.push(m),
     });
-    yield { entries, malformed, jsonAt: (i) => raws[i] as string, ...range };
+    const jsonAt = (i: number): string => raws[i] as string;
+    yield { entries, malformed, jsonAt, storedJsonAt: jsonAt, ...range };
   }
 }
 
@@ -145,6 +151,69 @@ export function peekBody(head: Buffer): { header: SessionHeader; start: number; 
   return { header: parsed.header, start: headEnd, firstLine: countNewlines(head.subarray(0, headEnd)) + 1 };
 }
 
+/**
+ * Where a migrated entry's stored JSON comes from: the file's bytes [from, to) followed by
+ * `tail` (ASCII: the ids v1→v2 migration appended), or a text (an entry migration rewrote, or
+ * any entry of a file that is not valid UTF-8, stored as decoded as in v3 files).
+ */
+export type MigratedJson = { from: number; to: number; tail: string } | string;
+
+/** A v1/v2 file parsed whole and migrated to v3 (migration assigns ids along the whole file). */
+export interface MigratedFile {
+  entries: ParsedEntryLine[];
+  /** Every malformed line, those before the header too. */
+  malformed: MalformedLine[];
+  /** The stored JSON of `entries[index]`, cut from the file where it can be (see MigratedJson). */
+  jsonOf(index: number): MigratedJson;
+}
+
+/**
+ * Parses and migrates a v1/v2 file. An entry whose migration only appended its ids (see
+ * ParsedEntryLine.json) is stored as its line's bytes plus those: no re-serialising, and no
+ * encoding of a slice of the decoded text either (slow for text with any non-Latin-1 character).
+ */
+export function parseMigrated(buffer: Buffer): MigratedFile {
+  const full = parseSessionText(decodeUtf8(buffer));
+  const { entries } = full;
+  const starts = isUtf8(buffer) ? lineStarts(buffer) : null;
+  const jsonOf = (i: number): MigratedJson => {
+    const item = entries[i] as ParsedEntryLine;
+    if (item.json === undefined) return JSON.stringify(item.entry);
+    if (starts === null) return item.json;
+    const from = starts[item.line - 1] as number;
+    let to = (starts[item.line] ?? buffer.length + 1) - 1;
+    if (to > from && buffer[to - 1] === 0x0d) to--;
+    // A v2 line is stored as it is; a v1 line gets its ids before its closing brace.
+    if (full.originalVersion >= 2) return { from, to, tail: "" };
+    const close = buffer.lastIndexOf(0x7d, to - 1);
+    return { from, to: close, tail: `${appendedIdsText(item.entry.id, item.entry.parentId)}}` };
+  };
+  return { entries, malformed: full.malformed, jsonOf };
+}
+
+/** Where each physical line of `buffer` starts: [0] is line 1. */
+function lineStarts(buffer: Buffer): number[] {
+  const starts = [0];
+  for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The one chunk of a migrated file, parsed when asked for. */
+function migratedChunk(buffer: Buffer): Chunk {
+  const file = parseMigrated(buffer);
+  const jsonAt = (i: number): string => {
+    const item = file.entries[i] as ParsedEntryLine;
+    return item.json ?? JSON.stringify(item.entry);
+  };
+  const storedJsonAt = (i: number): string | Uint8Array => {
+    const json = file.jsonOf(i);
+    if (typeof json === "string") return json;
+    const line = buffer.subarray(json.from, json.to);
+    return json.tail === "" ? line : Buffer.concat([line, Buffer.from(json.tail, "latin1")]);
+  };
+  return { entries: file.entries, malformed: file.malformed, jsonAt, storedJsonAt };
+}
+
 export function openSource(buffer: Buffer): OpenedSource {
   const headEnd = endOfFirstJsonLine(buffer);
   const headText = decodeUtf8(buffer, 0, headEnd === 0 ? buffer.length : headEnd);
@@ -153,25 +222,18 @@ export function openSource(buffer: Buffer): OpenedSource {
   const headerLine = head.headerLine ?? 1;
 
   if (head.originalVersion < 3) {
-    // Migration assigns ids along the whole file: parse it in one go.
-    const full = parseSessionText(decodeUtf8(buffer));
-    const header = full.header ?? head.header;
+    // The header as migrated (the head was parsed as a file of its own); the entries are parsed
+    // and migrated when asked for, here or on the import thread.
     return {
       ok: true,
       source: {
-        header,
+        header: head.header,
         headerLine,
-        headerJson: JSON.stringify(header),
-        originalVersion: full.originalVersion,
-        migrated: full.migrated,
-        headMalformed: full.malformed.filter((m) => m.line < headerLine),
-        chunks: () => [
-          {
-            entries: full.entries,
-            malformed: full.malformed,
-            jsonAt: (i) => JSON.stringify(full.entries[i]?.entry),
-          },
-        ],
+        headerJson: JSON.stringify(head.header),
+        originalVersion: head.originalVersion,
+        migrated: true,
+        headMalformed: head.malformed,
+        chunks: () => [migratedChunk(buffer)],
         body: null,
       },
     };
@@ -192,7 +254,7 @@ export function openSource(buffer: Buffer): OpenedSource {
       migrated: false,
       headMalformed: head.malformed,
       *chunks() {
-        yield { entries: [], malformed: head.malformed, jsonAt: () => "" };
+        yield { entries: [], malformed: head.malformed, jsonAt: () => "", storedJsonAt: () => "" };
         yield* bodyChunks(body.buffer, body.start, body.firstLine);
       },
       body,

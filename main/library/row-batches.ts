@@ -19,7 +19,7 @@ export interface RowBatch {
 export function observedRow(
   entry: SessionEntry,
   line: number,
-  json: string,
+  json: string | Uint8Array,
   facts: ContentFacts,
 ): NewEntryRow {
   const row = toEntryRow(entry, line, json, "file");
@@ -32,7 +32,7 @@ export function chunkRows(chunk: Chunk, facts: ContentFacts): RowBatch {
   const rows: NewEntryRow[] = new Array(chunk.entries.length);
   for (let i = 0; i < rows.length; i++) {
     const { entry, line } = chunk.entries[i] as Chunk["entries"][number];
-    rows[i] = observedRow(entry, line, chunk.jsonAt(i), facts);
+    rows[i] = observedRow(entry, line, chunk.storedJsonAt(i), facts);
   }
   return { rows, malformed: chunk.malformed };
 }

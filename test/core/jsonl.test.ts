@@ -188,6 +188,36 @@ describe("migration (SPEC §1.8)", () => {
   });
 });
 
+it("a migrated entry's json text is its raw line with the new keys appended, and the same value", () => {
+  const spaced =
+    '{ "type": "message", "timestamp": "t", "message": { "role": "user", "content": "é\\u00e9" } }  ';
+  const withId = JSON.stringify({ type: "custom", id: "mine", customType: "x" });
+  const compaction = JSON.stringify({
+    type: "compaction",
+    summary: "s",
+    firstKeptEntryIndex: 1,
+    tokensBefore: 1,
+  });
+  const text = [V1_HEADER, spaced, withId, compaction].join("\n");
+  const parsed = parseSessionText(text);
+  const [first, second, third] = parsed.entries;
+  expect(first?.json?.startsWith('{ "type": "message", "timestamp": "t"')).toBe(true);
+  expect(first?.json?.endsWith(`,"id":"${first?.entry.id}","parentId":null}`)).toBe(true);
+  // An entry that had an id of its own, and a compaction whose index became an id, are rewritten.
+  expect(second?.json).toBeUndefined();
+  expect(third?.json).toBeUndefined();
+  for (const item of parsed.entries)
+    expect(JSON.parse(item.json ?? JSON.stringify(item.entry))).toEqual(item.entry);
+
+  const v2 = `{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/"}\n${MSG("aaaa0001", null, "x")}\n${JSON.stringify(
+    { type: "message", id: "aaaa0002", parentId: "aaaa0001", message: { role: "hookMessage", content: "h" } },
+  )}`;
+  const [kept, hook] = parseSessionText(v2).entries;
+  expect(kept?.json).toBe(MSG("aaaa0001", null, "x"));
+  expect(hook?.json).toBeUndefined();
+  expect(parseSessionText(`${HEADER}\n${MSG("a", null, "x")}`).entries[0]?.json).toBeUndefined();
+});
+
 describe("D1: both dialects, unknown data kept verbatim", () => {
   it("unknown entry types and unknown fields survive parsing and serialization unchanged", () => {
     const unknown =

@@ -93,6 +93,55 @@ describe("v1 fixtures", () => {
     });
   }
 
+  it("v1 and v2 lines are stored as written, with only the ids migration adds (CRLF, spaces, non-Latin-1, bad UTF-8)", () => {
+    const header = '{"type":"session","id":"odd-v1","timestamp":"t","cwd":"/"}';
+    const plain =
+      '{ "type": "message", "message": {"role":"user","content":"naïve — 日本 🌳", "n": 1.50} }  ';
+    const withId = '{"type":"custom","id":"own","customType":"x"}';
+    const compaction = '{"type":"compaction","summary":"s","firstKeptEntryIndex":1,"tokensBefore":1}';
+    const hook =
+      '{"type":"message","id":"h1","parentId":null,"message":{"role":"hookMessage","content":"é"}}';
+    const cases = [
+      { name: "v1.jsonl", text: `${[header, plain, withId, compaction].join("\r\n")}\r\n`, bytes: null },
+      {
+        name: "v2.jsonl",
+        text: `${header.replace('"id"', '"version":2,"id"')}\n${hook}\n${withId}`,
+        bytes: null,
+      },
+      // A byte that is no UTF-8 at all: stored as decoded (a replacement character), as in v3 files.
+      {
+        name: "bad.jsonl",
+        text: "",
+        bytes: Buffer.concat([
+          Buffer.from(`${header}\n{"type":"message","x":"`),
+          Buffer.from([0xff]),
+          Buffer.from('"}\n'),
+        ]),
+      },
+    ];
+    for (const c of cases) {
+      const file = path.join(lib.dir, c.name);
+      fs.writeFileSync(file, c.bytes ?? c.text);
+      const parsed = parseSessionText(fs.readFileSync(file, "utf8"));
+      const id = importOne(file);
+      const exported = exportSession(lib.db, id).text ?? "";
+      if (!parsed.header) throw new Error("no header");
+      const expected = serializeSession(
+        parsed.header,
+        parsed.entries.map((e) => e.entry),
+      );
+      expect(jsonLines(exported), c.name).toEqual(jsonLines(expected));
+      if (c.name === "v1.jsonl") {
+        const first = parsed.entries[0]?.entry;
+        expect(exported.split("\n")[1]).toBe(
+          `${plain.slice(0, plain.lastIndexOf("}"))},"id":"${first?.id}","parentId":null}`,
+        );
+      }
+      if (c.name === "v2.jsonl") expect(exported.split("\n")[2]).toBe(withId);
+      if (c.name === "bad.jsonl") expect(exported).toContain("\ufffd");
+    }
+  });
+
   it("real-before-compaction keeps its compactions pointing at stored entries", () => {
     const id = importOne(fixturePath("real-before-compaction.v1.jsonl"));
     const entries = loadSessionEntries(lib.db, id);
