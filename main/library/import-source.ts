@@ -139,16 +139,31 @@ export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): G
   }
 }
 
+/** What the first bytes of a session file say about how to parse the rest (see peekHead). */
+export interface FileHead {
+  header: SessionHeader;
+  /** Where the entry lines start (just after the header line), and that line's number. */
+  start: number;
+  firstLine: number;
+  /** A v1/v2 file: its entries are parsed and migrated as a whole (parseMigrated). */
+  migrated: boolean;
+}
+
 /**
- * Where the entry lines start, from the first bytes of a v3 file (the rest may still be being
- * read); null for other versions or when the header is not among them. openSource agrees.
+ * The header of a session file from its first bytes (the rest may still be being read); null
+ * when the header is not among them. openSource agrees.
  */
-export function peekBody(head: Buffer): { header: SessionHeader; start: number; firstLine: number } | null {
+export function peekHead(head: Buffer): FileHead | null {
   const headEnd = endOfFirstJsonLine(head);
   if (headEnd === 0) return null;
   const parsed = parseSessionText(decodeUtf8(head, 0, headEnd));
-  if (parsed.header === null || parsed.originalVersion < 3) return null;
-  return { header: parsed.header, start: headEnd, firstLine: countNewlines(head.subarray(0, headEnd)) + 1 };
+  if (parsed.header === null) return null;
+  return {
+    header: parsed.header,
+    start: headEnd,
+    firstLine: countNewlines(head.subarray(0, headEnd)) + 1,
+    migrated: parsed.originalVersion < 3,
+  };
 }
 
 /**

@@ -1,15 +1,24 @@
 /**
  * The import worker (see parallel-rows.ts), kept between imports: for each file it follows the
- * calling thread's read of the file into shared memory, parses the entry lines as they arrive,
- * posts row batches whose JSON is a byte range into that memory (the text is not copied back),
+ * calling thread's read of the file into shared memory, parses the entry lines as they arrive
+ * (a v1/v2 file once it is all read, migrating it), posts row batches whose JSON is a byte
+ * range into that memory (the text is not copied back; migrated lines come in a copy),
  * hashes what it parsed, and last reports what the session figures need. After every message it
  * bumps the shared counter the calling thread waits on.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
+import type { NewEntryRow } from "../store/repos/entries.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
 import { FileDigester } from "./files.ts";
-import { type Arrival, bodyRanges, type ChunkRange } from "./import-source.ts";
+import {
+  type Arrival,
+  bodyRanges,
+  type ChunkRange,
+  type MigratedJson,
+  parseMigrated,
+} from "./import-source.ts";
 import {
   type FileJob,
   READ_UNIT,
@@ -23,8 +32,8 @@ import { observedRow } from "./row-batches.ts";
 const { signal, port } = workerData as WorkerInit;
 const counter = new Int32Array(signal);
 
-function send(message: WorkerMessage): void {
-  port.postMessage(message);
+function send(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(message, transfer);
   Atomics.add(counter, 0, 1);
   Atomics.notify(counter, 0);
 }
@@ -63,6 +72,42 @@ function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: 
   }
 }
 
+/** Rows of a batch as they are posted (RowColumns without the JSON): numbers, strings, codes. */
+class RowCollector {
+  private readonly numbers: number[] = [];
+  private readonly strings: (string | null)[] = [];
+  private readonly codes: number[] = [];
+  private readonly names: (string | null)[] = [];
+  private readonly codeOf = new Map<string | null, number>();
+
+  /** Adds the row of `entry` (seq = line), updating `facts`; the row. */
+  add(entry: SessionEntry, line: number, facts: ContentFacts): NewEntryRow {
+    const r = observedRow(entry, line, "", facts);
+    this.numbers.push(r.seq, r.tokens);
+    this.strings.push(r.id, r.parentId, r.timestamp);
+    this.codes.push(this.code(r.type), this.code(r.role), this.code(r.model));
+    return r;
+  }
+
+  columns(): Pick<RowColumns, "numbers" | "strings" | "codes" | "names"> {
+    return {
+      numbers: new Float64Array(this.numbers),
+      strings: this.strings,
+      codes: new Int32Array(this.codes),
+      names: this.names,
+    };
+  }
+
+  private code(name: string | null): number {
+    let at = this.codeOf.get(name);
+    if (at === undefined) {
+      at = this.names.push(name) - 1;
+      this.codeOf.set(name, at);
+    }
+    return at;
+  }
+}
+
 function chunkBatch(
   buffer: Buffer,
   chunk: ChunkRange,
@@ -70,30 +115,15 @@ function chunkBatch(
   order: TreeOrderCheck,
 ): RowColumns {
   const { text, valid } = decodeChunk(buffer, chunk);
-  const numbers: number[] = [];
-  const strings: (string | null)[] = [];
-  const codes: number[] = [];
-  const names: (string | null)[] = [];
-  const codeOf = new Map<string | null, number>();
-  const code = (name: string | null): number => {
-    let at = codeOf.get(name);
-    if (at === undefined) {
-      at = names.push(name) - 1;
-      codeOf.set(name, at);
-    }
-    return at;
-  };
+  const rows = new RowCollector();
   const lines: number[] = [];
   const texts: string[] | null = valid ? null : [];
   const malformed: MalformedLine[] = [];
   // Each entry becomes its row at once: parsed objects die young (cheap for the GC).
   visitEntryLines(text, chunk.firstLine, {
     entry(entry, line, raw) {
-      const r = observedRow(entry, line, "", facts);
+      const r = rows.add(entry, line, facts);
       order.add(r.id, r.parentId, r.type);
-      numbers.push(r.seq, r.tokens);
-      strings.push(r.id, r.parentId, r.timestamp);
-      codes.push(code(r.type), code(r.role), code(r.model));
       lines.push(line);
       // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
       texts?.push(raw);
@@ -101,11 +131,9 @@ function chunkBatch(
     malformed: (m) => malformed.push(m),
   });
   return {
-    numbers: new Float64Array(numbers),
-    strings,
-    codes: new Int32Array(codes),
-    names,
+    ...rows.columns(),
     ranges: valid ? lineRanges(buffer, chunk, lines) : null,
+    data: null,
     texts,
     malformed,
   };
@@ -178,13 +206,69 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   const order = new TreeOrderCheck();
   const digester = new FileDigester();
   const { bytes } = file;
-  for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
-    send({ kind: "batch", ...chunkBatch(bytes, chunk, facts, order) });
-    // Hashed while the chunk is still in the cache: the calling thread only stores rows.
-    digester.advance(bytes, chunk.end);
+  if (job.migrate) {
+    // Migration assigns ids along the whole file: it is parsed once it is all read.
+    const { bytes: length } = arrived(file, Number.POSITIVE_INFINITY);
+    for (const batch of migratedBatches(bytes.subarray(0, length), job.firstLine, facts, order)) {
+      send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+    }
+  } else {
+    for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
+      send({ kind: "batch", ...chunkBatch(bytes, chunk, facts, order) });
+      // Hashed while the chunk is still in the cache: the calling thread only stores rows.
+      digester.advance(bytes, chunk.end);
+    }
   }
   const digest = digester.finish(bytes.subarray(0, file.length ?? bytes.length));
   send({ kind: "done", facts, digest, treeInOrder: order.healthy });
+}
+
+/** Entries of a migrated file per batch (it comes as one chunk, its rows are stored a batch at a time). */
+const MIGRATED_BATCH_ENTRIES = 1000;
+
+/**
+ * The rows of a v1/v2 file (`buffer`, all of it), migrated, in batches whose JSON bytes are
+ * copied into memory of their own (`data`, posted with the batch): a v1 line plus its new ids
+ * is no range of the file. Malformed lines before the header (line `firstLine - 1` at the
+ * latest) are the calling thread's (SessionSource.headMalformed).
+ */
+function* migratedBatches(
+  buffer: Buffer,
+  firstLine: number,
+  facts: ContentFacts,
+  order: TreeOrderCheck,
+): Generator<RowColumns & { data: ArrayBuffer }> {
+  const file = parseMigrated(buffer);
+  const { entries } = file;
+  let malformed = file.malformed.filter((m) => m.line >= firstLine);
+  for (let from = 0; from < entries.length || malformed.length > 0; from += MIGRATED_BATCH_ENTRIES) {
+    const to = Math.min(entries.length, from + MIGRATED_BATCH_ENTRIES);
+    const rows = new RowCollector();
+    const jsons: MigratedJson[] = [];
+    let size = 0;
+    for (let i = from; i < to; i++) {
+      const { entry, line } = entries[i] as (typeof entries)[number];
+      const r = rows.add(entry, line, facts);
+      order.add(r.id, r.parentId, r.type);
+      const json = file.jsonOf(i);
+      jsons.push(json);
+      size += typeof json === "string" ? Buffer.byteLength(json) : json.to - json.from + json.tail.length;
+    }
+    const data = Buffer.from(new ArrayBuffer(size));
+    const ranges = new Float64Array(jsons.length * 2);
+    let at = 0;
+    jsons.forEach((json, i) => {
+      ranges[2 * i] = at;
+      if (typeof json === "string") at += data.write(json, at);
+      else {
+        at += buffer.copy(data, at, json.from, json.to);
+        at += data.write(json.tail, at, "latin1");
+      }
+      ranges[2 * i + 1] = at;
+    });
+    yield { ...rows.columns(), ranges, data: data.buffer as ArrayBuffer, texts: null, malformed };
+    malformed = [];
+  }
 }
 
 /** One file, from its "file" message to its "done" (or "error") message; nothing for a file without a job. */

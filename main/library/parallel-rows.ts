@@ -15,7 +15,7 @@ import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
 import { type FileDigest, readInto } from "./files.ts";
-import { peekBody, type SessionSource } from "./import-source.ts";
+import { peekHead, type SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
 /** Entry lines below this size are parsed in place: handing a file over costs more than it saves. */
@@ -55,7 +55,7 @@ export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number; p
  */
 export type WorkerJob =
   | FileJob
-  | { kind: "job"; start: number; firstLine: number; omp: boolean }
+  | { kind: "job"; start: number; firstLine: number; omp: boolean; migrate: boolean }
   | { kind: "end"; length: number };
 
 export type WorkerMessage =
@@ -75,8 +75,10 @@ export interface RowColumns {
   /** 3 per row: type, role, model, as indexes into `names`. */
   codes: Int32Array;
   names: (string | null)[];
-  /** [begin, end) byte range of each row's JSON in the shared buffer; null → `texts`. */
+  /** [begin, end) byte range of each row's JSON in `data`, else in the shared buffer; null → `texts`. */
   ranges: Float64Array | null;
+  /** The bytes `ranges` point into when they are not the file's (migrated entries, posted with the batch). */
+  data: ArrayBuffer | null;
   texts: string[] | null;
   malformed: MalformedLine[];
 }
@@ -211,8 +213,8 @@ function parkThread(thread: ImportThread): void {
 /**
  * The worker's part in importing one file. Taken before the file is read, so the thread (if it
  * has to start) boots while the file is read into its shared buffer (readFile); it then parses
- * the bytes as they arrive. `start` hands its run to the import (or `close` drops it, e.g. for a
- * v1 file).
+ * the bytes as they arrive (a v1/v2 file once it is all read). `start` hands its run to the
+ * import (or `close` drops it, e.g. for a small file).
  */
 export class RowWorker {
   /** The shared buffer the file is read into. */
@@ -301,15 +303,19 @@ export class RowWorker {
     return this.bytes.subarray(0, buffer.length);
   }
 
-  /** Tells the thread where the entry lines start, once `head` (the first bytes) shows a v3 header. */
+  /**
+   * Tells the thread how to parse the file once `head` (the first bytes) shows its header: from
+   * where the entry lines start as they arrive (v3), or as a whole once read, migrating (v1/v2).
+   */
   private postJob(head: Buffer): void {
-    const body = peekBody(head);
-    if (body === null) return;
+    const found = peekHead(head);
+    if (found === null) return;
     const job: WorkerJob = {
       kind: "job",
-      start: body.start,
-      firstLine: body.firstLine,
-      omp: isOmpHeader(body.header),
+      start: found.start,
+      firstLine: found.firstLine,
+      omp: isOmpHeader(found.header),
+      migrate: found.migrated,
     };
     this.post(job);
     this.posted = job;
@@ -324,26 +330,30 @@ export class RowWorker {
 
   /**
    * The run parsing `source`'s entry lines, `source` being opened from the bytes readFile or
-   * load returned. Null (and the worker closed) for small and migrated files, parsed in place.
+   * load returned. Null (and the worker closed) for small files, parsed in place.
    */
   start(source: SessionSource): RowWorkerRun | null {
     const { body } = source;
     const job = this.posted;
+    const length = this.length;
     const agrees =
       this.thread.alive &&
       job !== null &&
       job !== false &&
-      body !== null &&
-      body.start === job.start &&
-      body.firstLine === job.firstLine &&
+      length !== null &&
       job.omp === isOmpHeader(source.header) &&
-      body.buffer.length === this.length;
-    if (!agrees || body.buffer.length - body.start < this.minBytes) {
+      (job.migrate
+        ? source.migrated && body === null
+        : body !== null &&
+          body.start === job.start &&
+          body.firstLine === job.firstLine &&
+          body.buffer.length === length);
+    if (!agrees || length - job.start < this.minBytes) {
       this.close();
       return null;
     }
     threadStats.files++;
-    return { worker: this, shared: this.bytes.subarray(0, body.buffer.length), result: null };
+    return { worker: this, shared: this.bytes.subarray(0, length), result: null };
   }
 
   /** The next message, or null after `timeoutMs` (at once when the thread was stopped). */
@@ -395,17 +405,26 @@ export interface RowWorkerRun {
   result: WorkerResult | null;
 }
 
-/** Starts a worker on `source` right away (tests; importFile starts it before reading the file). */
-export function startRowWorker(source: SessionSource): RowWorkerRun | null {
-  const { body } = source;
-  if (body === null || body.buffer.length - body.start < PARALLEL_PARSE_MIN_BYTES) return null;
-  const worker = RowWorker.spawn(body.buffer.length);
-  worker?.load(body.buffer);
+/**
+ * Starts a worker on `source` (opened from `buffer`) right away, when its entry lines are at
+ * least `minBytes` (tests; importFile starts it before reading the file).
+ */
+export function startRowWorker(
+  source: SessionSource,
+  {
+    buffer = source.body?.buffer,
+    minBytes = PARALLEL_PARSE_MIN_BYTES,
+  }: { buffer?: Buffer; minBytes?: number } = {},
+): RowWorkerRun | null {
+  if (buffer === undefined || buffer.length < minBytes) return null;
+  const worker = RowWorker.spawn(buffer.length, minBytes);
+  worker?.load(buffer);
   return worker?.start(source) ?? null;
 }
 
 function toRows(batch: RowColumns, shared: Buffer): NewEntryRow[] {
   const { numbers, strings, codes, names, ranges, texts } = batch;
+  const bytes = batch.data === null ? shared : Buffer.from(batch.data);
   const rows: NewEntryRow[] = new Array(numbers.length / 2);
   for (let i = 0; i < rows.length; i++) {
     rows[i] = {
@@ -417,7 +436,7 @@ function toRows(batch: RowColumns, shared: Buffer): NewEntryRow[] {
       model: names[codes[3 * i + 2] as number] as string | null,
       timestamp: strings[3 * i + 2] as string | null,
       tokens: numbers[2 * i + 1] as number,
-      json: ranges ? shared.subarray(ranges[2 * i], ranges[2 * i + 1]) : (texts?.[i] as string),
+      json: ranges ? bytes.subarray(ranges[2 * i], ranges[2 * i + 1]) : (texts?.[i] as string),
       origin: "file",
     };
   }

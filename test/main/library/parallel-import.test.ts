@@ -150,6 +150,71 @@ describe("parsing large files on the import worker", () => {
     ]);
   });
 
+  it("a v1 or v2 file parsed and migrated on the worker gives exactly the rows, malformed lines and facts of parsing in place", () => {
+    const header = (version?: number) =>
+      JSON.stringify({
+        type: "session",
+        ...(version ? { version } : {}),
+        id: `v${version ?? 1}`,
+        timestamp: at,
+        cwd: "/w",
+      });
+    const lines: string[] = [];
+    for (let i = 0; i < 2500; i++) {
+      lines.push(
+        i % 500 === 3
+          ? JSON.stringify({
+              type: "compaction",
+              timestamp: at,
+              summary: "s",
+              firstKeptEntryIndex: i - 1,
+              tokensBefore: 9,
+            })
+          : i === 7
+            ? JSON.stringify({ type: "custom", id: "own", customType: "x" })
+            : JSON.stringify({
+                type: "message",
+                timestamp: at,
+                message: {
+                  role: i % 2 ? "assistant" : "user",
+                  content: `turn ${i} — naïve 日本語 🌲 ${"x".repeat(i % 300)}`,
+                },
+              }),
+      );
+      if (i === 40) lines.push("{not json");
+    }
+    const v1 = Buffer.from(
+      `garbage first\n${header()}\r\n${lines.join("\r\n")}\n\n  \n${lines[1]?.slice(0, 50)}`,
+    );
+    const v2Lines = lines.map((l, i) =>
+      l === "{not json"
+        ? l
+        : JSON.stringify({
+            ...JSON.parse(l),
+            id: `i${i}`,
+            parentId: i === 0 ? null : `i${i - 1}`,
+            ...(i === 5 ? { message: { role: "hookMessage", content: "hook é" } } : {}),
+          }),
+    );
+    const v2 = Buffer.from(`${header(2)}\n${v2Lines.join("\n")}\n`);
+    // Bytes that are no UTF-8: stored as decoded, as in place.
+    const broken = Buffer.concat([v1.subarray(0, 4000), Buffer.from([0xff, 0xfe]), v1.subarray(4000)]);
+    for (const buffer of [v1, v2, broken]) {
+      const opened = openSource(buffer);
+      if (!opened.ok) throw new Error(opened.reason);
+      const run = startRowWorker(opened.source, { buffer, minBytes: 1 });
+      expect(run).not.toBeNull();
+      const onWorker = emptyContentFacts(false);
+      const fromWorker = collect(rowBatches(opened.source, onWorker, run));
+      const inPlace = emptyContentFacts(false);
+      const fromHere = collect(rowBatches(opened.source, inPlace, null));
+      expect(fromWorker.rows.length).toBeGreaterThan(2000);
+      expect(fromWorker).toEqual(fromHere);
+      expect(onWorker).toEqual(inPlace);
+      expect(run?.result).toEqual({ digest: digestBytes(buffer), treeInOrder: expect.any(Boolean) });
+    }
+  });
+
   it("a file still being read is cut into the same chunks once its bytes arrive", () => {
     const buffer = largeSessionBytes();
     const opened = openSource(buffer);
@@ -290,9 +355,9 @@ describe("parsing large files on the import worker", () => {
     const started = importThreadStats();
     const report = importPath(lib.db, folder);
     expect(importThreadStats().started - started.started).toBeLessThanOrEqual(1);
-    // The five v3 files were parsed on the thread (each answered: none fell back to an in-place
-    // parse); the v1 file, read ahead too, in place.
-    expect(importThreadStats().files - started.files).toBe(5);
+    // The five v3 files and the v1 file (migrated there) were parsed on the thread, each answered
+    // (none fell back to an in-place parse).
+    expect(importThreadStats().files - started.files).toBe(6);
     expect(importThreadStats().unanswered).toBe(started.unanswered);
     expect(report).toMatchObject({ imported: 6, skipped: 1, failed: 0 });
 
