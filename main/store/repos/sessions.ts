@@ -141,16 +141,26 @@ export function sessionExists(db: Database, id: string): boolean {
   return stmt(db, "SELECT 1 FROM sessions WHERE id = ?").get(id) !== undefined;
 }
 
-export function findSessionsByPath(db: Database, sourcePath: string): SessionRow[] {
-  return stmt(db, "SELECT * FROM sessions WHERE source_path = ? ORDER BY imported_at").all(
-    sourcePath,
-  ) as SessionRow[];
+/**
+ * Rows in import order. Sorted here, not by SQLite: an ORDER BY on these wide rows takes a temp
+ * B-tree even for no row, which made each lookup (two per imported file) ~7x slower.
+ */
+function inImportOrder(rows: SessionRow[]): SessionRow[] {
+  return rows.length < 2
+    ? rows
+    : rows.sort((a, b) => (a.imported_at < b.imported_at ? -1 : a.imported_at > b.imported_at ? 1 : 0));
 }
 
+/** The sessions imported from the file at `sourcePath`, oldest import first. */
+export function findSessionsByPath(db: Database, sourcePath: string): SessionRow[] {
+  return inImportOrder(
+    stmt(db, "SELECT * FROM sessions WHERE source_path = ?").all(sourcePath) as SessionRow[],
+  );
+}
+
+/** The sessions whose header id is `headerId`, oldest import first. */
 export function findSessionsByHeaderId(db: Database, headerId: string): SessionRow[] {
-  return stmt(db, "SELECT * FROM sessions WHERE header_id = ? ORDER BY imported_at").all(
-    headerId,
-  ) as SessionRow[];
+  return inImportOrder(stmt(db, "SELECT * FROM sessions WHERE header_id = ?").all(headerId) as SessionRow[]);
 }
 
 /** All sessions, most recently modified first (SPEC §10.3). */
