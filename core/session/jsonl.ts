@@ -3,7 +3,7 @@
  * loses a line (malformed lines are returned verbatim with their line number), header
  * detection, and v1→v2→v3 migration with deterministic ids so re-importing gives the same ids.
  */
-import { CURRENT_SESSION_VERSION, type EntryBase, type SessionEntry, type SessionHeader } from "./entries.ts";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./entries.ts";
 
 export interface ParsedEntryLine {
   /** 1-based physical line number in the file. */
@@ -179,7 +179,7 @@ export function visitEntryLines(text: string, firstLine: number, visitor: EntryL
     const result = parseLine(raw, line);
     if (result.kind !== "object") visitor.malformed(result.malformed);
     else if (result.value.type === "session") {
-      visitor.malformed({ line, raw, error: "unexpected session header in appended lines" });
+      visitor.malformed({ line, raw, error: "unexpected second session header" });
     } else visitor.entry(result.value as unknown as SessionEntry, line, raw);
     return true;
   });
@@ -236,39 +236,89 @@ export function migrateToV3(
 ): { header: SessionHeader; entries: ParsedEntryLine[] } {
   const version = versionOf(header);
   if (version >= CURRENT_SESSION_VERSION) return { header, entries };
-  let out: ParsedEntryLine[] = raws ? entries.map((item, i) => ({ ...item, json: raws[i] })) : entries;
-  if (version < 2) out = migrateV1ToV2(header, out);
-  out = out.map((item) => {
-    const entry = migrateV2EntryToV3(item.entry);
-    // A changed role is a change inside the line: its text is written anew.
-    return entry === item.entry ? item : { line: item.line, entry };
+  const migrator = new SessionMigrator(header.id, version);
+  const out: ParsedEntryLine[] = [];
+  entries.forEach((item, i) => {
+    for (const done of migrator.push(item, raws?.[i])) out.push(done);
   });
+  for (const done of migrator.finish()) out.push(done);
   return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries: out };
 }
 
-function migrateV1ToV2(header: SessionHeader, entries: ParsedEntryLine[]): ParsedEntryLine[] {
-  const used = new Set<string>();
-  const ids = entries.map((item) => deterministicEntryId(header.id, item.line, used));
-  return entries.map((item, index) => {
-    const source = item.entry as EntryBase & { type: string; firstKeptEntryIndex?: unknown };
-    const id = ids[index] as string;
-    const parentId = index === 0 ? null : (ids[index - 1] as string);
+/**
+ * Migrates the entries of a v1/v2 file to v3 as they are read, in file order (see migrateToV3):
+ * ids are drawn line by line and a compaction's firstKeptEntryIndex names an entry before it, so
+ * entries come out while the file is still being parsed. An index that points ahead holds its
+ * entry (and those after it, to keep the order) back until that entry is seen or the file ends.
+ */
+export class SessionMigrator {
+  private readonly sessionId: string;
+  private readonly version: number;
+  private readonly used = new Set<string>();
+  /** Ids drawn so far (v1), by entry index. */
+  private readonly ids: string[] = [];
+  /** Migrated entries waiting for the id their firstKeptEntryIndex names. */
+  private readonly held: { item: ParsedEntryLine; target: number | null }[] = [];
+
+  /** `version`: the file's header version (below 3). */
+  constructor(sessionId: string, version: number) {
+    this.sessionId = sessionId;
+    this.version = version;
+  }
+
+  /**
+   * Takes the next entry, with its raw line when its JSON text is wanted (ParsedEntryLine.json);
+   * returns the entries migrated now, in file order.
+   */
+  push(item: ParsedEntryLine, raw?: string): ParsedEntryLine[] {
+    if (this.version >= 2) return [this.toV3({ line: item.line, entry: item.entry, json: raw })];
+    const source = item.entry as unknown as JsonObject;
+    const id = deterministicEntryId(this.sessionId, item.line, this.used);
+    const parentId = this.ids.at(-1) ?? null;
+    this.ids.push(id);
     const next: JsonObject = { ...source, id, parentId };
-    let rewritten = "id" in source || "parentId" in source;
-    if (source.type === "compaction" && "firstKeptEntryIndex" in source) {
-      const target = source.firstKeptEntryIndex;
+    let target: number | null = null;
+    const hasIndex = source.type === "compaction" && "firstKeptEntryIndex" in source;
+    // An id of its own is overwritten, an index replaced: the line is written anew.
+    const rewritten = hasIndex || "id" in source || "parentId" in source;
+    if (hasIndex) {
+      const index = source.firstKeptEntryIndex;
       // The index counts the header as element 0 (SPEC §1.8); the header itself is no target.
-      if (typeof target === "number" && Number.isInteger(target) && target >= 1) {
-        const targetId = ids[target - 1];
-        if (targetId !== undefined) next.firstKeptEntryId = targetId;
-      }
+      if (typeof index === "number" && Number.isInteger(index) && index >= 1) target = index - 1;
       delete next.firstKeptEntryIndex;
-      rewritten = true;
     }
-    const entry = next as unknown as SessionEntry;
-    if (rewritten || item.json === undefined) return { line: item.line, entry };
-    return { line: item.line, entry, json: withMembersAppended(item.json, appendedIdsText(id, parentId)) };
-  });
+    const json =
+      rewritten || raw === undefined ? undefined : withMembersAppended(raw, appendedIdsText(id, parentId));
+    this.held.push({ item: { line: item.line, entry: next as unknown as SessionEntry, json }, target });
+    return this.release(false);
+  }
+
+  /** The entries still held back (an index beyond the last entry leaves firstKeptEntryId unset). */
+  finish(): ParsedEntryLine[] {
+    return this.release(true);
+  }
+
+  /** Held entries whose target id is known (all of them at the end), in order. */
+  private release(all: boolean): ParsedEntryLine[] {
+    let n = 0;
+    while (n < this.held.length) {
+      const { target } = this.held[n] as (typeof this.held)[number];
+      if (!all && target !== null && target >= this.ids.length) break;
+      n++;
+    }
+    return this.held.splice(0, n).map(({ item, target }) => {
+      const targetId = target === null ? undefined : this.ids[target];
+      if (targetId !== undefined) (item.entry as unknown as JsonObject).firstKeptEntryId = targetId;
+      return this.toV3(item);
+    });
+  }
+
+  /** v2→v3: a changed role is a change inside the line, so its text is written anew. */
+  private toV3(item: ParsedEntryLine): ParsedEntryLine {
+    const entry = migrateV2EntryToV3(item.entry);
+    if (entry !== item.entry) return { line: item.line, entry };
+    return item.json === undefined ? { line: item.line, entry } : item;
+  }
 }
 
 /**

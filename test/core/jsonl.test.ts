@@ -7,6 +7,7 @@ import {
   migrateToV3,
   parseEntryLines,
   parseSessionText,
+  SessionMigrator,
   serializeSession,
 } from "../../core/session/jsonl.ts";
 import { convertToLlm } from "../../core/session/llm-messages.ts";
@@ -216,6 +217,34 @@ it("a migrated entry's json text is its raw line with the new keys appended, and
   expect(kept?.json).toBe(MSG("aaaa0001", null, "x"));
   expect(hook?.json).toBeUndefined();
   expect(parseSessionText(`${HEADER}\n${MSG("a", null, "x")}`).entries[0]?.json).toBeUndefined();
+});
+
+describe("SessionMigrator: migration as the lines are read", () => {
+  const entry = (o: object) => JSON.parse(JSON.stringify(o)) as SessionEntry;
+  const items = [
+    { line: 2, entry: entry({ type: "message", message: { role: "user", content: "a" } }) },
+    // Points ahead (at the entry on line 5): held back, with the entry after it, until line 5 is in.
+    { line: 3, entry: entry({ type: "compaction", summary: "s", firstKeptEntryIndex: 4, tokensBefore: 1 }) },
+    { line: 4, entry: entry({ type: "message", message: { role: "user", content: "b" } }) },
+    { line: 5, entry: entry({ type: "message", message: { role: "user", content: "c" } }) },
+    { line: 6, entry: entry({ type: "compaction", summary: "t", firstKeptEntryIndex: 99, tokensBefore: 1 }) },
+  ];
+
+  it("gives what migrating the whole list gives, each entry as soon as the ids it names are drawn", () => {
+    const migrator = new SessionMigrator("sess", 1);
+    const out = items.map((item) => migrator.push(item).map((e) => e.line));
+    expect(out).toEqual([[2], [], [], [3, 4, 5], []]);
+    const last = migrator.finish();
+    expect(last.map((e) => e.line)).toEqual([6]);
+    expect("firstKeptEntryId" in (last[0]?.entry ?? {})).toBe(false);
+
+    const header = { type: "session", id: "sess", timestamp: "t", cwd: "/" } as SessionHeader;
+    const whole = migrateToV3(header, items).entries;
+    const again = new SessionMigrator("sess", 1);
+    const streamed = [...items.flatMap((item) => again.push(item)), ...again.finish()];
+    expect(streamed).toEqual(whole);
+    expect(whole[1]?.entry).toMatchObject({ type: "compaction", firstKeptEntryId: whole[3]?.entry.id });
+  });
 });
 
 describe("D1: both dialects, unknown data kept verbatim", () => {
