@@ -1,7 +1,7 @@
 /**
- * A session file as a stream of parsed chunks. v3 files (nearly all) are decoded and parsed a
- * few MB at a time, so entry objects die young and a 100k-entry file never sits in memory as
- * one string or as objects; v1/v2 files need the whole list to migrate and come as one chunk.
+ * A session file as a stream of parsed chunks: decoded and parsed a few MB at a time, so entry
+ * objects die young and a 100k-entry file never sits in memory as one string or as objects.
+ * v1/v2 files are migrated on the way (SessionMigrator).
  */
 
 import { isUtf8 } from "node:buffer";
@@ -11,6 +11,7 @@ import {
   type MalformedLine,
   type ParsedEntryLine,
   parseSessionText,
+  SessionMigrator,
   visitEntryLines,
 } from "../../core/session/jsonl.ts";
 import { countNewlines, decodeUtf8 } from "./files.ts";
@@ -25,14 +26,19 @@ export interface Chunk {
   storedJsonAt(index: number): string | Uint8Array;
 }
 
-/** A chunk of a v3 file's entry lines and where it sits in the file. */
-export interface BodyChunk extends Chunk, ChunkRange {}
+/** What migrating a v1/v2 file's entries needs: the session id (ids are drawn from it) and the file's version. */
+export interface Migration {
+  sessionId: string;
+  version: number;
+}
 
-/** Where a v3 file's entry lines start: they can be parsed from here on, in any thread. */
+/** Where a file's entry lines start: they can be parsed from here on, in any thread. */
 export interface SourceBody {
   buffer: Buffer;
   start: number;
   firstLine: number;
+  /** v1/v2 files: how their entries are migrated; null for v3. */
+  migration: Migration | null;
 }
 
 export interface SessionSource {
@@ -46,8 +52,8 @@ export interface SessionSource {
   headMalformed: MalformedLine[];
   /** Every entry and malformed line, in file order (headMalformed first). */
   chunks(): Iterable<Chunk>;
-  /** v3 files: the entry lines after the header, for parsing elsewhere; null after migration. */
-  body: SourceBody | null;
+  /** The entry lines after the header, for parsing elsewhere. */
+  body: SourceBody;
 }
 
 export type OpenedSource = { ok: true; source: SessionSource } | { ok: false; reason: string };
@@ -120,23 +126,124 @@ export function* bodyRanges(
   }
 }
 
-/** The entry lines of `buffer` from byte `start` (line `firstLine`), a few MB per chunk. */
-export function* bodyChunks(buffer: Buffer, start: number, firstLine: number): Generator<BodyChunk> {
-  for (const range of bodyRanges(buffer, start, firstLine)) {
-    const entries: ParsedEntryLine[] = [];
-    const raws: string[] = [];
-    const malformed: MalformedLine[] = [];
-    // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
-    visitEntryLines(buffer.toString("utf8", range.start, range.end), range.firstLine, {
-      entry(entry, at, raw) {
-        entries.push({ line: at, entry });
-        raws.push(raw);
-      },
-      malformed: (m) => malformed.push(m),
-    });
-    const jsonAt = (i: number): string => raws[i] as string;
-    yield { entries, malformed, jsonAt, storedJsonAt: jsonAt, ...range };
+/** Byte ranges of `lines` in `buffer` (lines of `chunk`), each without its "\n" or the "\r" before it. */
+export function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: readonly number[]): Float64Array {
+  const starts: number[] = [];
+  for (let at = chunk.start; at < chunk.end; ) {
+    starts.push(at);
+    const nl = buffer.indexOf(0x0a, at);
+    if (nl === -1 || nl >= chunk.end) break;
+    at = nl + 1;
   }
+  const ranges = new Float64Array(lines.length * 2);
+  for (let i = 0; i < lines.length; i++) {
+    const begin = starts[(lines[i] as number) - chunk.firstLine] as number;
+    const nl = buffer.indexOf(0x0a, begin);
+    let end = nl === -1 || nl >= chunk.end ? chunk.end : nl;
+    if (end > begin && buffer[end - 1] === 0x0d) end--;
+    ranges[2 * i] = begin;
+    ranges[2 * i + 1] = end;
+  }
+  return ranges;
+}
+
+/**
+ * Where a migrated entry's stored JSON is: the file's bytes [from, to) followed by `tail`
+ * (ASCII: the ids v1→v2 migration appended, and the closing brace), or a text (an entry
+ * migration rewrote, or one whose line is not among `lines`).
+ */
+export type MigratedJson = { from: number; to: number; tail: string } | string;
+
+/**
+ * The stored JSON of each migrated entry of `items` (what SessionMigrator gave for a chunk whose
+ * entry lines `lines` lie at `ranges` of `buffer`; null when the chunk is not valid UTF-8 and is
+ * stored as decoded). An entry whose migration only appended its ids is its line's bytes plus
+ * those: neither re-serialised nor re-encoded from the decoded text.
+ */
+export function migratedJsons(
+  buffer: Buffer,
+  version: number,
+  items: readonly ParsedEntryLine[],
+  lines: readonly number[],
+  ranges: Float64Array | null,
+): MigratedJson[] {
+  let k = 0;
+  return items.map((item) => {
+    if (item.json === undefined) return JSON.stringify(item.entry);
+    // Items come in line order; one held back from an earlier chunk is before all of `lines`.
+    while (k < lines.length && (lines[k] as number) < item.line) k++;
+    if (ranges === null || lines[k] !== item.line) return item.json;
+    const from = ranges[2 * k] as number;
+    const to = ranges[2 * k + 1] as number;
+    // A v2 line is stored as it is; a v1 line gets its ids before its closing brace.
+    if (version >= 2) return { from, to, tail: "" };
+    const close = buffer.lastIndexOf(0x7d, to - 1);
+    return { from, to: close, tail: `${appendedIdsText(item.entry.id, item.entry.parentId)}}` };
+  });
+}
+
+/** A chunk's entries, parsed and (for a v1/v2 file) migrated: what `bodyChunks` and the worker build rows from. */
+export interface ParsedChunk {
+  /** Entries ready to store, in line order (after migration, those it let go of now). */
+  entries: ParsedEntryLine[];
+  /** Raw lines of `entries` (v3 files), or their JSON texts (migrated). */
+  texts: string[];
+  malformed: MalformedLine[];
+  /** The lines of the entries parsed from this chunk (a migrated file may hold some back). */
+  lines: number[];
+}
+
+/** Parses `text` (the chunk from line `firstLine`), migrating with `migrator` when given. */
+export function parseChunk(text: string, firstLine: number, migrator: SessionMigrator | null): ParsedChunk {
+  const parsed: ParsedChunk = { entries: [], texts: [], malformed: [], lines: [] };
+  // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
+  visitEntryLines(text, firstLine, {
+    entry(entry, line, raw) {
+      parsed.lines.push(line);
+      if (migrator === null) {
+        parsed.entries.push({ line, entry });
+        parsed.texts.push(raw);
+      } else for (const item of migrator.push({ line, entry }, raw)) addMigrated(parsed, item);
+    },
+    malformed: (m) => parsed.malformed.push(m),
+  });
+  return parsed;
+}
+
+/** Adds an entry migration let go of to `parsed`. */
+export function addMigrated(parsed: ParsedChunk, item: ParsedEntryLine): void {
+  parsed.entries.push(item);
+  parsed.texts.push(item.json ?? JSON.stringify(item.entry));
+}
+
+/** The entry lines of `body`, a few MB per chunk. */
+export function* bodyChunks(body: SourceBody): Generator<Chunk> {
+  const { buffer, migration } = body;
+  const migrator = migration ? new SessionMigrator(migration.sessionId, migration.version) : null;
+  for (const range of bodyRanges(buffer, body.start, body.firstLine)) {
+    const parsed = parseChunk(buffer.toString("utf8", range.start, range.end), range.firstLine, migrator);
+    const { entries, texts, malformed } = parsed;
+    const jsonAt = (i: number): string => texts[i] as string;
+    if (migration === null) {
+      yield { entries, malformed, jsonAt, storedJsonAt: jsonAt };
+      continue;
+    }
+    const valid = isUtf8(buffer.subarray(range.start, range.end));
+    const ranges = valid ? lineRanges(buffer, range, parsed.lines) : null;
+    const jsons = migratedJsons(buffer, migration.version, entries, parsed.lines, ranges);
+    const storedJsonAt = (i: number): string | Uint8Array => {
+      const json = jsons[i] as MigratedJson;
+      if (typeof json === "string") return json;
+      const line = buffer.subarray(json.from, json.to);
+      return json.tail === "" ? line : Buffer.concat([line, Buffer.from(json.tail, "latin1")]);
+    };
+    yield { entries, malformed, jsonAt, storedJsonAt };
+  }
+  // Entries held back to the end (an index pointing past them): their texts.
+  const rest: ParsedChunk = { entries: [], texts: [], malformed: [], lines: [] };
+  for (const item of migrator?.finish() ?? []) addMigrated(rest, item);
+  const jsonAt = (i: number): string => rest.texts[i] as string;
+  if (rest.entries.length > 0) yield { entries: rest.entries, malformed: [], jsonAt, storedJsonAt: jsonAt };
 }
 
 /** What the first bytes of a session file say about how to parse the rest (see peekHead). */
@@ -145,8 +252,8 @@ export interface FileHead {
   /** Where the entry lines start (just after the header line), and that line's number. */
   start: number;
   firstLine: number;
-  /** A v1/v2 file: its entries are parsed and migrated as a whole (parseMigrated). */
-  migrated: boolean;
+  /** v1/v2 files: how their entries are migrated; null for v3. */
+  migration: Migration | null;
 }
 
 /**
@@ -162,71 +269,12 @@ export function peekHead(head: Buffer): FileHead | null {
     header: parsed.header,
     start: headEnd,
     firstLine: countNewlines(head.subarray(0, headEnd)) + 1,
-    migrated: parsed.originalVersion < 3,
+    migration: migrationOf(parsed.header, parsed.originalVersion),
   };
 }
 
-/**
- * Where a migrated entry's stored JSON comes from: the file's bytes [from, to) followed by
- * `tail` (ASCII: the ids v1→v2 migration appended), or a text (an entry migration rewrote, or
- * any entry of a file that is not valid UTF-8, stored as decoded as in v3 files).
- */
-export type MigratedJson = { from: number; to: number; tail: string } | string;
-
-/** A v1/v2 file parsed whole and migrated to v3 (migration assigns ids along the whole file). */
-export interface MigratedFile {
-  entries: ParsedEntryLine[];
-  /** Every malformed line, those before the header too. */
-  malformed: MalformedLine[];
-  /** The stored JSON of `entries[index]`, cut from the file where it can be (see MigratedJson). */
-  jsonOf(index: number): MigratedJson;
-}
-
-/**
- * Parses and migrates a v1/v2 file. An entry whose migration only appended its ids (see
- * ParsedEntryLine.json) is stored as its line's bytes plus those: no re-serialising, and no
- * encoding of a slice of the decoded text either (slow for text with any non-Latin-1 character).
- */
-export function parseMigrated(buffer: Buffer): MigratedFile {
-  const full = parseSessionText(decodeUtf8(buffer));
-  const { entries } = full;
-  const starts = isUtf8(buffer) ? lineStarts(buffer) : null;
-  const jsonOf = (i: number): MigratedJson => {
-    const item = entries[i] as ParsedEntryLine;
-    if (item.json === undefined) return JSON.stringify(item.entry);
-    if (starts === null) return item.json;
-    const from = starts[item.line - 1] as number;
-    let to = (starts[item.line] ?? buffer.length + 1) - 1;
-    if (to > from && buffer[to - 1] === 0x0d) to--;
-    // A v2 line is stored as it is; a v1 line gets its ids before its closing brace.
-    if (full.originalVersion >= 2) return { from, to, tail: "" };
-    const close = buffer.lastIndexOf(0x7d, to - 1);
-    return { from, to: close, tail: `${appendedIdsText(item.entry.id, item.entry.parentId)}}` };
-  };
-  return { entries, malformed: full.malformed, jsonOf };
-}
-
-/** Where each physical line of `buffer` starts: [0] is line 1. */
-function lineStarts(buffer: Buffer): number[] {
-  const starts = [0];
-  for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, at + 1)) starts.push(at + 1);
-  return starts;
-}
-
-/** The one chunk of a migrated file, parsed when asked for. */
-function migratedChunk(buffer: Buffer): Chunk {
-  const file = parseMigrated(buffer);
-  const jsonAt = (i: number): string => {
-    const item = file.entries[i] as ParsedEntryLine;
-    return item.json ?? JSON.stringify(item.entry);
-  };
-  const storedJsonAt = (i: number): string | Uint8Array => {
-    const json = file.jsonOf(i);
-    if (typeof json === "string") return json;
-    const line = buffer.subarray(json.from, json.to);
-    return json.tail === "" ? line : Buffer.concat([line, Buffer.from(json.tail, "latin1")]);
-  };
-  return { entries: file.entries, malformed: file.malformed, jsonAt, storedJsonAt };
+function migrationOf(header: SessionHeader, originalVersion: number): Migration | null {
+  return originalVersion < 3 ? { sessionId: header.id, version: originalVersion } : null;
 }
 
 export function openSource(buffer: Buffer): OpenedSource {
@@ -236,41 +284,26 @@ export function openSource(buffer: Buffer): OpenedSource {
   if (head.header === null) return { ok: false, reason: head.notASessionReason ?? "not a session file" };
   const headerLine = head.headerLine ?? 1;
 
-  if (head.originalVersion < 3) {
-    // The header as migrated (the head was parsed as a file of its own); the entries are parsed
-    // and migrated when asked for, here or on the import thread.
-    return {
-      ok: true,
-      source: {
-        header: head.header,
-        headerLine,
-        headerJson: JSON.stringify(head.header),
-        originalVersion: head.originalVersion,
-        migrated: true,
-        headMalformed: head.malformed,
-        chunks: () => [migratedChunk(buffer)],
-        body: null,
-      },
-    };
-  }
-
+  const migration = migrationOf(head.header, head.originalVersion);
   const body: SourceBody = {
     buffer,
     start: headEnd,
     firstLine: countNewlines(buffer.subarray(0, headEnd)) + 1,
+    migration,
   };
   return {
     ok: true,
     source: {
       header: head.header,
       headerLine,
-      headerJson: lineReader(headText, 1)(headerLine),
+      // A migrated header (version 3 now) is written anew; a v3 one is kept as it is.
+      headerJson: migration ? JSON.stringify(head.header) : lineReader(headText, 1)(headerLine),
       originalVersion: head.originalVersion,
-      migrated: false,
+      migrated: migration !== null,
       headMalformed: head.malformed,
       *chunks() {
         yield { entries: [], malformed: head.malformed, jsonAt: () => "", storedJsonAt: () => "" };
-        yield* bodyChunks(body.buffer, body.start, body.firstLine);
+        yield* bodyChunks(body);
       },
       body,
     },

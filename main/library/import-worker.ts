@@ -1,14 +1,19 @@
 /**
  * The import worker (see parallel-rows.ts), kept between imports: for each file it follows the
  * calling thread's read of the file into shared memory, parses the entry lines as they arrive
- * (a v1/v2 file once it is all read, migrating it), posts row batches whose JSON is a byte
- * range into that memory (the text is not copied back; migrated lines come in a copy),
+ * (migrating those of a v1/v2 file), posts row batches whose JSON is a byte range into that
+ * memory (the text is not copied back; migrated lines come in a copy),
  * hashes what it parsed, and last reports what the session figures need. After every message it
  * bumps the shared counter the calling thread waits on.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import type { SessionEntry } from "../../core/session/entries.ts";
-import { type MalformedLine, visitEntryLines } from "../../core/session/jsonl.ts";
+import {
+  type MalformedLine,
+  type ParsedEntryLine,
+  SessionMigrator,
+  visitEntryLines,
+} from "../../core/session/jsonl.ts";
 import type { NewEntryRow } from "../store/repos/entries.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
 import { FileDigester } from "./files.ts";
@@ -16,8 +21,9 @@ import {
   type Arrival,
   bodyRanges,
   type ChunkRange,
+  lineRanges,
   type MigratedJson,
-  parseMigrated,
+  migratedJsons,
 } from "./import-source.ts";
 import {
   type FileJob,
@@ -36,27 +42,6 @@ function send(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   port.postMessage(message, transfer);
   Atomics.add(counter, 0, 1);
   Atomics.notify(counter, 0);
-}
-
-/** Byte ranges of the lines the rows came from ("\r" before "\n" excluded, as the parser does). */
-function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: number[]): Float64Array {
-  const starts: number[] = [];
-  for (let at = chunk.start; at < chunk.end; ) {
-    starts.push(at);
-    const nl = buffer.indexOf(0x0a, at);
-    if (nl === -1 || nl >= chunk.end) break;
-    at = nl + 1;
-  }
-  const ranges = new Float64Array(lines.length * 2);
-  for (let i = 0; i < lines.length; i++) {
-    const begin = starts[(lines[i] as number) - chunk.firstLine] as number;
-    const nl = buffer.indexOf(0x0a, begin);
-    let end = nl === -1 || nl >= chunk.end ? chunk.end : nl;
-    if (end > begin && buffer[end - 1] === 0x0d) end--;
-    ranges[2 * i] = begin;
-    ranges[2 * i + 1] = end;
-  }
-  return ranges;
 }
 
 /** Fails on invalid UTF-8: one pass that both checks and decodes. */
@@ -113,30 +98,68 @@ function chunkBatch(
   chunk: ChunkRange,
   facts: ContentFacts,
   order: TreeOrderCheck,
+  migrating: { migrator: SessionMigrator; version: number } | null,
 ): RowColumns {
   const { text, valid } = decodeChunk(buffer, chunk);
   const rows = new RowCollector();
   const lines: number[] = [];
   const texts: string[] | null = valid ? null : [];
   const malformed: MalformedLine[] = [];
+  const migrated: ParsedEntryLine[] = [];
+  const addRow = (item: ParsedEntryLine): void => {
+    const r = rows.add(item.entry, item.line, facts);
+    order.add(r.id, r.parentId, r.type);
+  };
   // Each entry becomes its row at once: parsed objects die young (cheap for the GC).
   visitEntryLines(text, chunk.firstLine, {
     entry(entry, line, raw) {
-      const r = rows.add(entry, line, facts);
-      order.add(r.id, r.parentId, r.type);
       lines.push(line);
-      // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
-      texts?.push(raw);
+      if (migrating === null) {
+        addRow({ line, entry });
+        // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
+        texts?.push(raw);
+        return;
+      }
+      for (const item of migrating.migrator.push({ line, entry }, raw)) {
+        addRow(item);
+        migrated.push(item);
+      }
     },
     malformed: (m) => malformed.push(m),
   });
+  const ranges = valid ? lineRanges(buffer, chunk, lines) : null;
+  if (migrating === null) return { ...rows.columns(), ranges, data: null, texts, malformed };
   return {
     ...rows.columns(),
-    ranges: valid ? lineRanges(buffer, chunk, lines) : null,
-    data: null,
-    texts,
+    ...migratedData(buffer, migratedJsons(buffer, migrating.version, migrated, lines, ranges)),
     malformed,
   };
+}
+
+/**
+ * Migrated entries' JSON copied into memory of their own (`data`, posted with the batch): a v1
+ * line plus the ids migration appended is no range of the file.
+ */
+function migratedData(
+  buffer: Buffer,
+  jsons: readonly MigratedJson[],
+): Pick<RowColumns, "ranges" | "data" | "texts"> {
+  let size = 0;
+  for (const json of jsons)
+    size += typeof json === "string" ? Buffer.byteLength(json) : json.to - json.from + json.tail.length;
+  const data = Buffer.from(new ArrayBuffer(size));
+  const ranges = new Float64Array(jsons.length * 2);
+  let at = 0;
+  jsons.forEach((json, i) => {
+    ranges[2 * i] = at;
+    if (typeof json === "string") at += data.write(json, at);
+    else {
+      at += buffer.copy(data, at, json.from, json.to);
+      at += data.write(json.tail, at, "latin1");
+    }
+    ranges[2 * i + 1] = at;
+  });
+  return { ranges, data: data.buffer as ArrayBuffer, texts: null };
 }
 
 /** The file being imported: its bytes (shared), its read progress, what the calling thread posted about it. */
@@ -206,69 +229,36 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   const order = new TreeOrderCheck();
   const digester = new FileDigester();
   const { bytes } = file;
-  if (job.migrate) {
-    // Migration assigns ids along the whole file: it is parsed once it is all read.
-    const { bytes: length } = arrived(file, Number.POSITIVE_INFINITY);
-    for (const batch of migratedBatches(bytes.subarray(0, length), job.firstLine, facts, order)) {
-      send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+  const { migration } = job;
+  const migrating = migration
+    ? { migrator: new SessionMigrator(migration.sessionId, migration.version), version: migration.version }
+    : null;
+  for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
+    const batch = chunkBatch(bytes, chunk, facts, order, migrating);
+    send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+    // Hashed while the chunk is still in the cache: the calling thread only stores rows.
+    digester.advance(bytes, chunk.end);
+  }
+  // Entries a migration held back to the end (an index pointing past them).
+  const rest = migrating?.migrator.finish() ?? [];
+  if (rest.length > 0) {
+    const rows = new RowCollector();
+    for (const item of rest) {
+      const r = rows.add(item.entry, item.line, facts);
+      order.add(r.id, r.parentId, r.type);
     }
-  } else {
-    for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
-      send({ kind: "batch", ...chunkBatch(bytes, chunk, facts, order) });
-      // Hashed while the chunk is still in the cache: the calling thread only stores rows.
-      digester.advance(bytes, chunk.end);
-    }
+    const batch = {
+      ...rows.columns(),
+      ...migratedData(
+        bytes,
+        rest.map((item) => item.json ?? JSON.stringify(item.entry)),
+      ),
+      malformed: [],
+    };
+    send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
   }
   const digest = digester.finish(bytes.subarray(0, file.length ?? bytes.length));
   send({ kind: "done", facts, digest, treeInOrder: order.healthy });
-}
-
-/** Entries of a migrated file per batch (it comes as one chunk, its rows are stored a batch at a time). */
-const MIGRATED_BATCH_ENTRIES = 1000;
-
-/**
- * The rows of a v1/v2 file (`buffer`, all of it), migrated, in batches whose JSON bytes are
- * copied into memory of their own (`data`, posted with the batch): a v1 line plus its new ids
- * is no range of the file. Malformed lines before the header (line `firstLine - 1` at the
- * latest) are the calling thread's (SessionSource.headMalformed).
- */
-function* migratedBatches(
-  buffer: Buffer,
-  firstLine: number,
-  facts: ContentFacts,
-  order: TreeOrderCheck,
-): Generator<RowColumns & { data: ArrayBuffer }> {
-  const file = parseMigrated(buffer);
-  const { entries } = file;
-  let malformed = file.malformed.filter((m) => m.line >= firstLine);
-  for (let from = 0; from < entries.length || malformed.length > 0; from += MIGRATED_BATCH_ENTRIES) {
-    const to = Math.min(entries.length, from + MIGRATED_BATCH_ENTRIES);
-    const rows = new RowCollector();
-    const jsons: MigratedJson[] = [];
-    let size = 0;
-    for (let i = from; i < to; i++) {
-      const { entry, line } = entries[i] as (typeof entries)[number];
-      const r = rows.add(entry, line, facts);
-      order.add(r.id, r.parentId, r.type);
-      const json = file.jsonOf(i);
-      jsons.push(json);
-      size += typeof json === "string" ? Buffer.byteLength(json) : json.to - json.from + json.tail.length;
-    }
-    const data = Buffer.from(new ArrayBuffer(size));
-    const ranges = new Float64Array(jsons.length * 2);
-    let at = 0;
-    jsons.forEach((json, i) => {
-      ranges[2 * i] = at;
-      if (typeof json === "string") at += data.write(json, at);
-      else {
-        at += buffer.copy(data, at, json.from, json.to);
-        at += data.write(json.tail, at, "latin1");
-      }
-      ranges[2 * i + 1] = at;
-    });
-    yield { ...rows.columns(), ranges, data: data.buffer as ArrayBuffer, texts: null, malformed };
-    malformed = [];
-  }
 }
 
 /** One file, from its "file" message to its "done" (or "error") message; nothing for a file without a job. */

@@ -15,7 +15,7 @@ import type { NewEntryRow } from "../store/repos/entries.ts";
 import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
 import { type FileDigest, readInto } from "./files.ts";
-import { peekHead, type SessionSource } from "./import-source.ts";
+import { type Migration, peekHead, type SessionSource } from "./import-source.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
 /** Entry lines below this size are parsed in place: handing a file over costs more than it saves. */
@@ -55,7 +55,7 @@ export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number; p
  */
 export type WorkerJob =
   | FileJob
-  | { kind: "job"; start: number; firstLine: number; omp: boolean; migrate: boolean }
+  | { kind: "job"; start: number; firstLine: number; omp: boolean; migration: Migration | null }
   | { kind: "end"; length: number };
 
 export type WorkerMessage =
@@ -213,8 +213,8 @@ function parkThread(thread: ImportThread): void {
 /**
  * The worker's part in importing one file. Taken before the file is read, so the thread (if it
  * has to start) boots while the file is read into its shared buffer (readFile); it then parses
- * the bytes as they arrive (a v1/v2 file once it is all read). `start` hands its run to the
- * import (or `close` drops it, e.g. for a small file).
+ * the bytes as they arrive. `start` hands its run to the import (or `close` drops it, e.g. for a
+ * small file).
  */
 export class RowWorker {
   /** The shared buffer the file is read into. */
@@ -304,8 +304,8 @@ export class RowWorker {
   }
 
   /**
-   * Tells the thread how to parse the file once `head` (the first bytes) shows its header: from
-   * where the entry lines start as they arrive (v3), or as a whole once read, migrating (v1/v2).
+   * Tells the thread where the entry lines start (and how to migrate a v1/v2 file's) once `head`,
+   * the first bytes, shows the header: it parses them as they arrive.
    */
   private postJob(head: Buffer): void {
     const found = peekHead(head);
@@ -315,7 +315,7 @@ export class RowWorker {
       start: found.start,
       firstLine: found.firstLine,
       omp: isOmpHeader(found.header),
-      migrate: found.migrated,
+      migration: found.migration,
     };
     this.post(job);
     this.posted = job;
@@ -342,12 +342,11 @@ export class RowWorker {
       job !== false &&
       length !== null &&
       job.omp === isOmpHeader(source.header) &&
-      (job.migrate
-        ? source.migrated && body === null
-        : body !== null &&
-          body.start === job.start &&
-          body.firstLine === job.firstLine &&
-          body.buffer.length === length);
+      body.start === job.start &&
+      body.firstLine === job.firstLine &&
+      body.buffer.length === length &&
+      body.migration?.sessionId === job.migration?.sessionId &&
+      body.migration?.version === job.migration?.version;
     if (!agrees || length - job.start < this.minBytes) {
       this.close();
       return null;
@@ -406,17 +405,15 @@ export interface RowWorkerRun {
 }
 
 /**
- * Starts a worker on `source` (opened from `buffer`) right away, when its entry lines are at
- * least `minBytes` (tests; importFile starts it before reading the file).
+ * Starts a worker on `source` right away, when its entry lines are at least `minBytes` (tests;
+ * importFile starts it before reading the file).
  */
 export function startRowWorker(
   source: SessionSource,
-  {
-    buffer = source.body?.buffer,
-    minBytes = PARALLEL_PARSE_MIN_BYTES,
-  }: { buffer?: Buffer; minBytes?: number } = {},
+  minBytes = PARALLEL_PARSE_MIN_BYTES,
 ): RowWorkerRun | null {
-  if (buffer === undefined || buffer.length < minBytes) return null;
+  const { buffer } = source.body;
+  if (buffer.length - source.body.start < minBytes) return null;
   const worker = RowWorker.spawn(buffer.length, minBytes);
   worker?.load(buffer);
   return worker?.start(source) ?? null;

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseSessionText } from "../../../core/session/jsonl.ts";
 import { emptyContentFacts, TreeOrderCheck } from "../../../main/library/entry-facts.ts";
 import { exportSession } from "../../../main/library/export.ts";
 import { digestBytes } from "../../../main/library/files.ts";
@@ -151,6 +152,7 @@ describe("parsing large files on the import worker", () => {
   });
 
   it("a v1 or v2 file parsed and migrated on the worker gives exactly the rows, malformed lines and facts of parsing in place", () => {
+    // Over one chunk (4 MB), with compactions pointing back, ahead (across the chunk boundary) and past the end.
     const header = (version?: number) =>
       JSON.stringify({
         type: "session",
@@ -161,13 +163,14 @@ describe("parsing large files on the import worker", () => {
       });
     const lines: string[] = [];
     for (let i = 0; i < 2500; i++) {
+      const kept = i === 10 ? 2400 : i === 2490 ? 99_999 : i - 1;
       lines.push(
-        i % 500 === 3
+        i % 500 === 3 || i === 10 || i === 2490
           ? JSON.stringify({
               type: "compaction",
               timestamp: at,
               summary: "s",
-              firstKeptEntryIndex: i - 1,
+              firstKeptEntryIndex: kept,
               tokensBefore: 9,
             })
           : i === 7
@@ -177,7 +180,7 @@ describe("parsing large files on the import worker", () => {
                 timestamp: at,
                 message: {
                   role: i % 2 ? "assistant" : "user",
-                  content: `turn ${i} — naïve 日本語 🌲 ${"x".repeat(i % 300)}`,
+                  content: `turn ${i} — naïve 日本語 🌲 ${"x".repeat(1500 + (i % 300))}`,
                 },
               }),
       );
@@ -202,14 +205,18 @@ describe("parsing large files on the import worker", () => {
     for (const buffer of [v1, v2, broken]) {
       const opened = openSource(buffer);
       if (!opened.ok) throw new Error(opened.reason);
-      const run = startRowWorker(opened.source, { buffer, minBytes: 1 });
+      const run = startRowWorker(opened.source, 1);
       expect(run).not.toBeNull();
       const onWorker = emptyContentFacts(false);
       const fromWorker = collect(rowBatches(opened.source, onWorker, run));
       const inPlace = emptyContentFacts(false);
       const fromHere = collect(rowBatches(opened.source, inPlace, null));
       expect(fromWorker.rows.length).toBeGreaterThan(2000);
+      expect(buffer.length).toBeGreaterThan(4 * 1024 * 1024);
       expect(fromWorker).toEqual(fromHere);
+      // The stored JSON is what migrating the whole file at once gives (ids, parents, kept ids).
+      const whole = parseSessionText(buffer.toString("utf8")).entries.map((e) => e.entry);
+      expect(fromHere.rows.map((r) => JSON.parse((r as { json: string }).json))).toEqual(whole);
       expect(onWorker).toEqual(inPlace);
       expect(run?.result).toEqual({ digest: digestBytes(buffer), treeInOrder: expect.any(Boolean) });
     }
@@ -218,7 +225,7 @@ describe("parsing large files on the import worker", () => {
   it("a file still being read is cut into the same chunks once its bytes arrive", () => {
     const buffer = largeSessionBytes();
     const opened = openSource(buffer);
-    if (!opened.ok || opened.source.body === null) throw new Error("not a v3 source");
+    if (!opened.ok) throw new Error(opened.reason);
     const { start, firstLine } = opened.source.body;
     const whole = [...bodyRanges(buffer, start, firstLine)];
     // Bytes arrive 300 KB at a time; beyond them the buffer holds garbage that must not be read.
