@@ -115,17 +115,23 @@ function collect(batches: Iterable<RowBatch>) {
   return { rows, malformed };
 }
 
+/** `buffer` parsed on the import worker (when its entry lines are at least `minBytes`) and in place. */
+function parsedBothWays(buffer: Buffer, minBytes?: number) {
+  const opened = openSource(buffer);
+  if (!opened.ok) throw new Error(opened.reason);
+  const run: RowWorkerRun | null = startRowWorker(opened.source, minBytes);
+  expect(run).not.toBeNull();
+  const onWorker = emptyContentFacts(false);
+  const fromWorker = collect(rowBatches(opened.source, onWorker, run));
+  const inPlace = emptyContentFacts(false);
+  const fromHere = collect(rowBatches(opened.source, inPlace, null));
+  return { run, fromWorker, fromHere, onWorker, inPlace };
+}
+
 describe("parsing large files on the import worker", () => {
   it("gives exactly the rows, malformed lines and facts of parsing in place", () => {
     const buffer = largeSessionBytes();
-    const opened = openSource(buffer);
-    if (!opened.ok) throw new Error(opened.reason);
-    const run: RowWorkerRun | null = startRowWorker(opened.source);
-    expect(run).not.toBeNull();
-    const onWorker = emptyContentFacts(false);
-    const fromWorker = collect(rowBatches(opened.source, onWorker, run));
-    const inPlace = emptyContentFacts(false);
-    const fromHere = collect(rowBatches(opened.source, inPlace, null));
+    const { run, fromWorker, fromHere, onWorker, inPlace } = parsedBothWays(buffer);
 
     expect(fromWorker.rows.length).toBeGreaterThan(1000);
     expect(fromWorker).toEqual(fromHere);
@@ -203,14 +209,7 @@ describe("parsing large files on the import worker", () => {
     // Bytes that are no UTF-8: stored as decoded, as in place.
     const broken = Buffer.concat([v1.subarray(0, 4000), Buffer.from([0xff, 0xfe]), v1.subarray(4000)]);
     for (const buffer of [v1, v2, broken]) {
-      const opened = openSource(buffer);
-      if (!opened.ok) throw new Error(opened.reason);
-      const run = startRowWorker(opened.source, 1);
-      expect(run).not.toBeNull();
-      const onWorker = emptyContentFacts(false);
-      const fromWorker = collect(rowBatches(opened.source, onWorker, run));
-      const inPlace = emptyContentFacts(false);
-      const fromHere = collect(rowBatches(opened.source, inPlace, null));
+      const { run, fromWorker, fromHere, onWorker, inPlace } = parsedBothWays(buffer, 1);
       expect(fromWorker.rows.length).toBeGreaterThan(2000);
       expect(buffer.length).toBeGreaterThan(4 * 1024 * 1024);
       expect(fromWorker).toEqual(fromHere);
