@@ -182,8 +182,8 @@ export function migratedJsons(
   });
 }
 
-/** A chunk's entries, parsed and (for a v1/v2 file) migrated: what `bodyChunks` and the worker build rows from. */
-export interface ParsedChunk {
+/** A chunk's entries, parsed and (for a v1/v2 file) migrated. */
+interface ParsedChunk {
   /** Entries ready to store, in line order (after migration, those it let go of now). */
   entries: ParsedEntryLine[];
   /** Raw lines of `entries` (v3 files), or their JSON texts (migrated). */
@@ -194,7 +194,7 @@ export interface ParsedChunk {
 }
 
 /** Parses `text` (the chunk from line `firstLine`), migrating with `migrator` when given. */
-export function parseChunk(text: string, firstLine: number, migrator: SessionMigrator | null): ParsedChunk {
+function parseChunk(text: string, firstLine: number, migrator: SessionMigrator | null): ParsedChunk {
   const parsed: ParsedChunk = { entries: [], texts: [], malformed: [], lines: [] };
   // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
   visitEntryLines(text, firstLine, {
@@ -211,7 +211,7 @@ export function parseChunk(text: string, firstLine: number, migrator: SessionMig
 }
 
 /** Adds an entry migration let go of to `parsed`. */
-export function addMigrated(parsed: ParsedChunk, item: ParsedEntryLine): void {
+function addMigrated(parsed: ParsedChunk, item: ParsedEntryLine): void {
   parsed.entries.push(item);
   parsed.texts.push(item.json ?? JSON.stringify(item.entry));
 }
