@@ -224,12 +224,16 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
     const parsed = parseChunk(buffer.toString("utf8", range.start, range.end), range.firstLine, migrator);
     const { entries, texts, malformed } = parsed;
     const jsonAt = (i: number): string => texts[i] as string;
-    if (migration === null) {
-      yield { entries, malformed, jsonAt, storedJsonAt: jsonAt };
-      continue;
-    }
     const valid = isUtf8(buffer.subarray(range.start, range.end));
     const ranges = valid ? lineRanges(buffer, range, parsed.lines) : null;
+    if (migration === null) {
+      // Valid UTF-8: each line's bytes as they are (no encoding of the decoded text).
+      const storedJsonAt = ranges
+        ? (i: number): Uint8Array => buffer.subarray(ranges[2 * i], ranges[2 * i + 1])
+        : jsonAt;
+      yield { entries, malformed, jsonAt, storedJsonAt };
+      continue;
+    }
     const jsons = migratedJsons(buffer, migration.version, entries, parsed.lines, ranges);
     const storedJsonAt = (i: number): string | Uint8Array => {
       const json = jsons[i] as MigratedJson;

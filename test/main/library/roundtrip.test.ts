@@ -142,6 +142,18 @@ describe("v1 fixtures", () => {
     }
   });
 
+  it("v3 lines are stored byte for byte, without the \\r of a CRLF ending (spaces and non-Latin-1 text kept)", () => {
+    const header = '{"type":"session","version":3,"id":"crlf","timestamp":"t","cwd":"/"}';
+    const lines = [
+      '  {"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"naïve — 日本 🌳"}}  ',
+      '{"type":"custom","id":"b","parentId":"a","customType":"x"}',
+    ];
+    const file = path.join(lib.dir, "crlf.jsonl");
+    fs.writeFileSync(file, `${header}\r\n${lines.join("\r\n")}\r\n`);
+    const exported = exportSession(lib.db, importOne(file)).text ?? "";
+    expect(exported).toBe(`${header}\n${lines.join("\n")}\n`);
+  });
+
   it("real-before-compaction keeps its compactions pointing at stored entries", () => {
     const id = importOne(fixturePath("real-before-compaction.v1.jsonl"));
     const entries = loadSessionEntries(lib.db, id);
