@@ -10,9 +10,9 @@ export interface ParsedEntryLine {
   line: number;
   entry: SessionEntry;
   /**
-   * The migrated entry's JSON text, when migration could write it from the raw line (the line
-   * as it was, or with the `id` and `parentId` it assigned appended) instead of re-serialising
-   * `entry`. Same JSON value as `JSON.stringify(entry)`; absent for unmigrated v3 entries.
+   * The migrated entry's JSON text, when SessionMigrator was given the raw line and could write it
+   * from that (the line as it was, or with the `id` and `parentId` it assigned appended) instead
+   * of re-serialising `entry`. Same JSON value as `JSON.stringify(entry)`; absent otherwise.
    */
   json?: string;
 }
@@ -121,8 +121,6 @@ export function parseSessionText(text: string): ParsedSessionFile {
   let reason: string | null = null;
   let sawLine = false;
   const entries: ParsedEntryLine[] = [];
-  // Raw lines of the entries of a file that migration will rewrite (index-aligned with entries).
-  let raws: string[] | null = null;
   const malformed: MalformedLine[] = [];
 
   forEachLine(text, 1, (raw, line) => {
@@ -139,16 +137,12 @@ export function parseSessionText(text: string): ParsedSessionFile {
       }
       header = result.value as SessionHeader;
       headerLine = line;
-      if (versionOf(header) < CURRENT_SESSION_VERSION) raws = [];
       return true;
     }
     if (result.kind !== "object") malformed.push(result.malformed);
     else if (result.value.type === "session") {
       malformed.push({ line, raw, error: "unexpected second session header" });
-    } else {
-      entries.push({ line, entry: result.value as unknown as SessionEntry });
-      raws?.push(raw);
-    }
+    } else entries.push({ line, entry: result.value as unknown as SessionEntry });
     return true;
   });
 
@@ -160,7 +154,7 @@ export function parseSessionText(text: string): ParsedSessionFile {
   if (originalVersion >= CURRENT_SESSION_VERSION) {
     return { ...base, header: found, entries, migrated: false };
   }
-  const migrated = migrateToV3(found, entries, raws ?? undefined);
+  const migrated = migrateToV3(found, entries);
   return { ...base, header: migrated.header, entries: migrated.entries, migrated: true };
 }
 
@@ -225,22 +219,18 @@ export function deterministicEntryId(sessionId: string, line: number, used: Set<
 /**
  * v1→v2 (ids, linear chain, firstKeptEntryIndex → firstKeptEntryId) and v2→v3 (role
  * hookMessage → custom). Returns new objects; the inputs are not modified. A v3 header is
- * returned untouched together with the same entries. With the entries' raw lines (`raws`,
- * index-aligned), each migrated entry whose change was only appending keys gets its `json` text
- * from its raw line, which spares re-serialising it (see {@link ParsedEntryLine.json}).
+ * returned untouched together with the same entries. (An import, which stores each entry's
+ * JSON, migrates with SessionMigrator and the raw lines instead: see ParsedEntryLine.json.)
  */
 export function migrateToV3(
   header: SessionHeader,
   entries: ParsedEntryLine[],
-  raws?: readonly string[],
 ): { header: SessionHeader; entries: ParsedEntryLine[] } {
   const version = versionOf(header);
   if (version >= CURRENT_SESSION_VERSION) return { header, entries };
   const migrator = new SessionMigrator(header.id, version);
   const out: ParsedEntryLine[] = [];
-  entries.forEach((item, i) => {
-    for (const done of migrator.push(item, raws?.[i])) out.push(done);
-  });
+  for (const item of entries) for (const done of migrator.push(item)) out.push(done);
   for (const done of migrator.finish()) out.push(done);
   return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries: out };
 }

@@ -5,6 +5,7 @@ import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts"
 import {
   deterministicEntryId,
   migrateToV3,
+  type ParsedEntryLine,
   parseEntryLines,
   parseSessionText,
   SessionMigrator,
@@ -189,37 +190,56 @@ describe("migration (SPEC §1.8)", () => {
   });
 });
 
-it("a migrated entry's json text is its raw line with the new keys appended, and the same value", () => {
-  const spaced =
-    '{ "type": "message", "timestamp": "t", "message": { "role": "user", "content": "é\\u00e9" } }  ';
-  const withId = JSON.stringify({ type: "custom", id: "mine", customType: "x" });
-  const compaction = JSON.stringify({
-    type: "compaction",
-    summary: "s",
-    firstKeptEntryIndex: 1,
-    tokensBefore: 1,
-  });
-  const text = [V1_HEADER, spaced, withId, compaction].join("\n");
-  const parsed = parseSessionText(text);
-  const [first, second, third] = parsed.entries;
-  expect(first?.json?.startsWith('{ "type": "message", "timestamp": "t"')).toBe(true);
-  expect(first?.json?.endsWith(`,"id":"${first?.entry.id}","parentId":null}`)).toBe(true);
-  // An entry that had an id of its own, and a compaction whose index became an id, are rewritten.
-  expect(second?.json).toBeUndefined();
-  expect(third?.json).toBeUndefined();
-  for (const item of parsed.entries)
-    expect(JSON.parse(item.json ?? JSON.stringify(item.entry))).toEqual(item.entry);
-
-  const v2 = `{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/"}\n${MSG("aaaa0001", null, "x")}\n${JSON.stringify(
-    { type: "message", id: "aaaa0002", parentId: "aaaa0001", message: { role: "hookMessage", content: "h" } },
-  )}`;
-  const [kept, hook] = parseSessionText(v2).entries;
-  expect(kept?.json).toBe(MSG("aaaa0001", null, "x"));
-  expect(hook?.json).toBeUndefined();
-  expect(parseSessionText(`${HEADER}\n${MSG("a", null, "x")}`).entries[0]?.json).toBeUndefined();
-});
-
 describe("SessionMigrator: migration as the lines are read", () => {
+  /** The entries of a v1/v2 file's `text`, migrated line by line with their raw lines, as an import does. */
+  function migratedWithRaws(text: string): ParsedEntryLine[] {
+    const [head = "", ...lines] = text.split("\n");
+    const header = JSON.parse(head) as SessionHeader;
+    const migrator = new SessionMigrator(header.id, typeof header.version === "number" ? header.version : 1);
+    const out: ParsedEntryLine[] = [];
+    lines.forEach((raw, i) => {
+      out.push(...migrator.push({ line: i + 2, entry: JSON.parse(raw) as SessionEntry }, raw));
+    });
+    return [...out, ...migrator.finish()];
+  }
+
+  it("a migrated entry's json text is its raw line with the new keys appended, and the same value", () => {
+    const spaced =
+      '{ "type": "message", "timestamp": "t", "message": { "role": "user", "content": "é\\u00e9" } }  ';
+    const withId = JSON.stringify({ type: "custom", id: "mine", customType: "x" });
+    const compaction = JSON.stringify({
+      type: "compaction",
+      summary: "s",
+      firstKeptEntryIndex: 1,
+      tokensBefore: 1,
+    });
+    const text = [V1_HEADER, spaced, withId, compaction].join("\n");
+    const migrated = migratedWithRaws(text);
+    const [first, second, third] = migrated;
+    expect(first?.json?.startsWith('{ "type": "message", "timestamp": "t"')).toBe(true);
+    expect(first?.json?.endsWith(`,"id":"${first?.entry.id}","parentId":null}`)).toBe(true);
+    // An entry that had an id of its own, and a compaction whose index became an id, are rewritten.
+    expect(second?.json).toBeUndefined();
+    expect(third?.json).toBeUndefined();
+    for (const item of migrated)
+      expect(JSON.parse(item.json ?? JSON.stringify(item.entry))).toEqual(item.entry);
+    // The same entries as migrating the parsed file.
+    expect(migrated.map((e) => e.entry)).toEqual(parseSessionText(text).entries.map((e) => e.entry));
+
+    const v2 = `{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/"}\n${MSG("aaaa0001", null, "x")}\n${JSON.stringify(
+      {
+        type: "message",
+        id: "aaaa0002",
+        parentId: "aaaa0001",
+        message: { role: "hookMessage", content: "h" },
+      },
+    )}`;
+    const [kept, hook] = migratedWithRaws(v2);
+    expect(kept?.json).toBe(MSG("aaaa0001", null, "x"));
+    expect(hook?.json).toBeUndefined();
+    expect(parseSessionText(`${HEADER}\n${MSG("a", null, "x")}`).entries[0]?.json).toBeUndefined();
+  });
+
   const entry = (o: object) => JSON.parse(JSON.stringify(o)) as SessionEntry;
   const items = [
     { line: 2, entry: entry({ type: "message", message: { role: "user", content: "a" } }) },
