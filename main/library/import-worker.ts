@@ -14,7 +14,6 @@ import {
   SessionMigrator,
   visitEntryLines,
 } from "../../core/session/jsonl.ts";
-import type { NewEntryRow } from "../store/repos/entries.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
 import { FileDigester } from "./files.ts";
 import {
@@ -44,6 +43,11 @@ function send(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   Atomics.notify(counter, 0);
 }
 
+/** Posts a batch; memory of its own (`data`) is handed over, not copied. */
+function sendBatch(batch: RowColumns): void {
+  send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+}
+
 /** Fails on invalid UTF-8: one pass that both checks and decodes. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -57,21 +61,31 @@ function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: 
   }
 }
 
-/** Rows of a batch as they are posted (RowColumns without the JSON): numbers, strings, codes. */
+/**
+ * Rows of a batch as they are posted (RowColumns without the JSON): numbers, strings, codes.
+ * Each row also updates the file's content facts and its tree-order check.
+ */
 class RowCollector {
+  private readonly facts: ContentFacts;
+  private readonly order: TreeOrderCheck;
   private readonly numbers: number[] = [];
   private readonly strings: (string | null)[] = [];
   private readonly codes: number[] = [];
   private readonly names: (string | null)[] = [];
   private readonly codeOf = new Map<string | null, number>();
 
-  /** Adds the row of `entry` (seq = line), updating `facts`; the row. */
-  add(entry: SessionEntry, line: number, facts: ContentFacts): NewEntryRow {
-    const r = observedRow(entry, line, "", facts);
+  constructor(facts: ContentFacts, order: TreeOrderCheck) {
+    this.facts = facts;
+    this.order = order;
+  }
+
+  /** Adds the row of `entry` (seq = line). */
+  add(entry: SessionEntry, line: number): void {
+    const r = observedRow(entry, line, "", this.facts);
+    this.order.add(r.id, r.parentId, r.type);
     this.numbers.push(r.seq, r.tokens);
     this.strings.push(r.id, r.parentId, r.timestamp);
     this.codes.push(this.code(r.type), this.code(r.role), this.code(r.model));
-    return r;
   }
 
   columns(): Pick<RowColumns, "numbers" | "strings" | "codes" | "names"> {
@@ -101,27 +115,23 @@ function chunkBatch(
   migrating: { migrator: SessionMigrator; version: number } | null,
 ): RowColumns {
   const { text, valid } = decodeChunk(buffer, chunk);
-  const rows = new RowCollector();
+  const rows = new RowCollector(facts, order);
   const lines: number[] = [];
   const texts: string[] | null = valid ? null : [];
   const malformed: MalformedLine[] = [];
   const migrated: ParsedEntryLine[] = [];
-  const addRow = (item: ParsedEntryLine): void => {
-    const r = rows.add(item.entry, item.line, facts);
-    order.add(r.id, r.parentId, r.type);
-  };
   // Each entry becomes its row at once: parsed objects die young (cheap for the GC).
   visitEntryLines(text, chunk.firstLine, {
     entry(entry, line, raw) {
       lines.push(line);
       if (migrating === null) {
-        addRow({ line, entry });
+        rows.add(entry, line);
         // Invalid UTF-8 is stored as decoded (with U+FFFD), exactly as the single-thread path does.
         texts?.push(raw);
         return;
       }
       for (const item of migrating.migrator.push({ line, entry }, raw)) {
-        addRow(item);
+        rows.add(item.entry, item.line);
         migrated.push(item);
       }
     },
@@ -234,28 +244,17 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
     ? { migrator: new SessionMigrator(migration.sessionId, migration.version), version: migration.version }
     : null;
   for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
-    const batch = chunkBatch(bytes, chunk, facts, order, migrating);
-    send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+    sendBatch(chunkBatch(bytes, chunk, facts, order, migrating));
     // Hashed while the chunk is still in the cache: the calling thread only stores rows.
     digester.advance(bytes, chunk.end);
   }
-  // Entries a migration held back to the end (an index pointing past them).
+  // Entries a migration held back to the end (an index pointing past them): their texts.
   const rest = migrating?.migrator.finish() ?? [];
-  if (rest.length > 0) {
-    const rows = new RowCollector();
-    for (const item of rest) {
-      const r = rows.add(item.entry, item.line, facts);
-      order.add(r.id, r.parentId, r.type);
-    }
-    const batch = {
-      ...rows.columns(),
-      ...migratedData(
-        bytes,
-        rest.map((item) => item.json ?? JSON.stringify(item.entry)),
-      ),
-      malformed: [],
-    };
-    send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
+  if (migrating !== null && rest.length > 0) {
+    const rows = new RowCollector(facts, order);
+    for (const item of rest) rows.add(item.entry, item.line);
+    const jsons = migratedJsons(bytes, migrating.version, rest, [], null);
+    sendBatch({ ...rows.columns(), ...migratedData(bytes, jsons), malformed: [] });
   }
   const digest = digester.finish(bytes.subarray(0, file.length ?? bytes.length));
   send({ kind: "done", facts, digest, treeInOrder: order.healthy });

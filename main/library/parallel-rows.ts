@@ -1,11 +1,13 @@
 /**
- * Parses large v3 session files on a worker thread while the calling thread inserts the rows
- * (import throughput, issue 2); the worker also hashes the file and checks the tree order.
+ * Parses (and for v1/v2 files migrates) large session files on a worker thread while the calling
+ * thread inserts the rows (import throughput, issue 2); the worker also hashes the file and
+ * checks the tree order.
  * The thread is kept between imports (ImportThread): later imports skip its start-up and run
  * already-optimised code. importPath stays synchronous: batches are received with
  * receiveMessageOnPort, waiting on a shared counter with Atomics.wait. Rows carry their JSON as a
- * view of the shared file buffer (bound as a BLOB and CAST to TEXT). When the worker cannot
- * start or does not answer, the file is parsed on the calling thread.
+ * view of the shared file buffer, or of memory posted with the batch for migrated lines (bound as
+ * a BLOB and CAST to TEXT). When the worker cannot start or does not answer, the file is parsed
+ * on the calling thread.
  */
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -48,10 +50,11 @@ export const READ_UNIT = 64 * 1024;
 export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number; progress: SharedArrayBuffer };
 
 /**
- * What the thread is told about a file: that it begins, where its entry lines start (posted as
- * soon as the first bytes show a v3 header, so parsing follows the read), and its length once
- * it is read. A file that gets no job is not parsed there. The next file may be posted before
- * the thread is done with this one (a folder import reads ahead): the thread takes them in order.
+ * What the thread is told about a file: that it begins, where its entry lines start and how to
+ * migrate them (posted as soon as the first bytes show the header, so parsing follows the
+ * read), and its length once it is read. A file that gets no job is not parsed there. The next
+ * file may be posted before the thread is done with this one (a folder import reads ahead): the
+ * thread takes them in order.
  */
 export type WorkerJob =
   | FileJob
@@ -322,7 +325,7 @@ export class RowWorker {
   }
 
   private end(length: number): void {
-    // No v3 header in the first bytes: the file is parsed in place.
+    // No header in the first bytes: the file is parsed in place.
     if (this.posted === null) this.posted = false;
     this.length = length;
     this.post({ kind: "end", length });
