@@ -4,7 +4,6 @@
  * v1/v2 files are migrated on the way (SessionMigrator).
  */
 
-import { isUtf8 } from "node:buffer";
 import type { SessionHeader } from "../../core/session/entries.ts";
 import {
   appendedIdsText,
@@ -126,6 +125,19 @@ export function* bodyRanges(
   }
 }
 
+/** Fails on invalid UTF-8: one pass that both checks and decodes. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The chunk's text, and whether its bytes were valid UTF-8 (else decoded with U+FFFD). */
+export function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: boolean } {
+  const bytes = buffer.subarray(chunk.start, chunk.end);
+  try {
+    return { text: strictUtf8.decode(bytes), valid: true };
+  } catch {
+    return { text: bytes.toString("utf8"), valid: false };
+  }
+}
+
 /** Byte ranges of `lines` in `buffer` (lines of `chunk`), each without its "\n" or the "\r" before it. */
 export function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: readonly number[]): Float64Array {
   const starts: number[] = [];
@@ -221,10 +233,10 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
   const { buffer, migration } = body;
   const migrator = migration ? new SessionMigrator(migration.sessionId, migration.version) : null;
   for (const range of bodyRanges(buffer, body.start, body.firstLine)) {
-    const parsed = parseChunk(buffer.toString("utf8", range.start, range.end), range.firstLine, migrator);
+    const { text, valid } = decodeChunk(buffer, range);
+    const parsed = parseChunk(text, range.firstLine, migrator);
     const { entries, texts, malformed } = parsed;
     const jsonAt = (i: number): string => texts[i] as string;
-    const valid = isUtf8(buffer.subarray(range.start, range.end));
     const ranges = valid ? lineRanges(buffer, range, parsed.lines) : null;
     if (migration === null) {
       // Valid UTF-8: each line's bytes as they are (no encoding of the decoded text).

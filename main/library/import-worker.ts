@@ -20,6 +20,7 @@ import {
   type Arrival,
   bodyRanges,
   type ChunkRange,
+  decodeChunk,
   lineRanges,
   type MigratedJson,
   migratedJsons,
@@ -46,19 +47,6 @@ function send(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
 /** Posts a batch; memory of its own (`data`) is handed over, not copied. */
 function sendBatch(batch: RowColumns): void {
   send({ kind: "batch", ...batch }, batch.data ? [batch.data] : []);
-}
-
-/** Fails on invalid UTF-8: one pass that both checks and decodes. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The chunk's text, and whether its bytes were valid UTF-8 (else decoded with U+FFFD). */
-function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: boolean } {
-  const bytes = buffer.subarray(chunk.start, chunk.end);
-  try {
-    return { text: strictUtf8.decode(bytes), valid: true };
-  } catch {
-    return { text: bytes.toString("utf8"), valid: false };
-  }
 }
 
 /**
