@@ -70,8 +70,8 @@ export function entryTokens(entry: SessionEntry): number {
 }
 
 /**
- * The row for one entry; `json` is the original line for v3 files, the migrated entry's JSON
- * otherwise (text, or its UTF-8 bytes).
+ * The row for one entry; `json` is what is stored for it: the original line for v3 files, the
+ * migrated entry's JSON otherwise, as text or as its UTF-8 bytes.
  */
 export function toEntryRow(
   entry: SessionEntry,

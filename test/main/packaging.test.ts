@@ -94,12 +94,12 @@ describe("the Electron bundle", () => {
       });
     });
     // The same thread takes one file after another; the second is posted before the first is
-    // parsed (a folder import reads ahead), and a file without a job (not v3) is skipped.
+    // parsed (a folder import reads ahead), and a file without a job (no header found) is skipped.
     for (const job of [true, false, true]) {
       const shared = new SharedArrayBuffer(bytes.length);
       bytes.copy(Buffer.from(shared));
       port1.postMessage({ kind: "file", shared, size: bytes.length, progress: new SharedArrayBuffer(8) });
-      if (job) port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false });
+      if (job) port1.postMessage({ kind: "job", start: 0, firstLine: 2, omp: false, migration: null });
       port1.postMessage({ kind: "end", length: bytes.length });
     }
     await bothDone;
