@@ -170,13 +170,30 @@ export interface EntryLineVisitor {
  */
 export function visitEntryLines(text: string, firstLine: number, visitor: EntryLineVisitor): void {
   forEachLine(text, firstLine, (raw, line) => {
-    const result = parseLine(raw, line);
-    if (result.kind !== "object") visitor.malformed(result.malformed);
-    else if (result.value.type === "session") {
-      visitor.malformed({ line, raw, error: "unexpected second session header" });
-    } else visitor.entry(result.value as unknown as SessionEntry, line, raw);
+    visitNonBlankLine(raw, line, visitor);
     return true;
   });
+}
+
+/**
+ * One line of a v3 file after its header ("\r" already stripped), as visitEntryLines hands it
+ * over; blank lines are skipped. Returns whether it was an entry. For callers that split lines
+ * themselves (e.g. from bytes).
+ */
+export function visitEntryLine(raw: string, line: number, visitor: EntryLineVisitor): boolean {
+  return /\S/.test(raw) && visitNonBlankLine(raw, line, visitor);
+}
+
+function visitNonBlankLine(raw: string, line: number, visitor: EntryLineVisitor): boolean {
+  const result = parseLine(raw, line);
+  if (result.kind !== "object") visitor.malformed(result.malformed);
+  else if (result.value.type === "session") {
+    visitor.malformed({ line, raw, error: "unexpected second session header" });
+  } else {
+    visitor.entry(result.value as unknown as SessionEntry, line, raw);
+    return true;
+  }
+  return false;
 }
 
 /** Parse appended lines of an already-imported v3 file (no header expected). */

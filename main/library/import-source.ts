@@ -4,13 +4,16 @@
  * v1/v2 files are migrated on the way (SessionMigrator).
  */
 
+import { isUtf8 } from "node:buffer";
 import type { SessionHeader } from "../../core/session/entries.ts";
 import {
   appendedIdsText,
+  type EntryLineVisitor,
   type MalformedLine,
   type ParsedEntryLine,
   parseSessionText,
   SessionMigrator,
+  visitEntryLine,
   visitEntryLines,
 } from "../../core/session/jsonl.ts";
 import { countNewlines, decodeUtf8 } from "./files.ts";
@@ -105,17 +108,18 @@ export function* bodyRanges(
   start: number,
   firstLine: number,
   arrived: (want: number) => Arrival = () => ({ bytes: buffer.length, complete: true }),
+  chunkBytes = CHUNK_BYTES,
 ): Generator<ChunkRange> {
   let pos = start;
   let line = firstLine;
   for (;;) {
-    let { bytes, complete } = arrived(pos + CHUNK_BYTES);
+    let { bytes, complete } = arrived(pos + chunkBytes);
     if (pos >= bytes) return;
-    const from = Math.min(pos + CHUNK_BYTES, bytes) - 1;
+    const from = Math.min(pos + chunkBytes, bytes) - 1;
     let cut = buffer.subarray(0, bytes).indexOf(0x0a, from);
     // No line ends in what arrived: wait for more (a line longer than a chunk).
     while (cut === -1 && !complete) {
-      ({ bytes, complete } = arrived(bytes + CHUNK_BYTES));
+      ({ bytes, complete } = arrived(bytes + chunkBytes));
       cut = buffer.subarray(0, bytes).indexOf(0x0a, from);
     }
     const end = cut === -1 ? bytes : cut + 1;
@@ -125,38 +129,40 @@ export function* bodyRanges(
   }
 }
 
-/** Fails on invalid UTF-8: one pass that both checks and decodes. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The chunk's text, and whether its bytes were valid UTF-8 (else decoded with U+FFFD). */
-export function decodeChunk(buffer: Buffer, chunk: ChunkRange): { text: string; valid: boolean } {
-  const bytes = buffer.subarray(chunk.start, chunk.end);
-  try {
-    return { text: strictUtf8.decode(bytes), valid: true };
-  } catch {
-    return { text: bytes.toString("utf8"), valid: false };
-  }
+/** Whether the bytes of `chunk` are valid UTF-8. */
+export function isUtf8Chunk(buffer: Buffer, chunk: ChunkRange): boolean {
+  return isUtf8(buffer.subarray(chunk.start, chunk.end));
 }
 
-/** Byte ranges of `lines` in `buffer` (lines of `chunk`), each without its "\n" or the "\r" before it. */
-export function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: readonly number[]): Float64Array {
-  const starts: number[] = [];
-  for (let at = chunk.start; at < chunk.end; ) {
-    starts.push(at);
+/**
+ * Parses the entry lines of `chunk` (see visitEntryLines). When `valid` (isUtf8Chunk), each line
+ * is decoded from its own bytes: a line of ASCII becomes a one-byte string, which JSON.parse
+ * reads faster than a slice of a decoded chunk that holds a wider character anywhere, and no
+ * chunk-sized string is made. Returns the byte ranges of the entry lines (each without its "\n"
+ * or the "\r" before it), or null when not `valid`: the chunk is then decoded as a whole, bad
+ * bytes as U+FFFD, and stored as decoded.
+ */
+export function visitChunkEntries(
+  buffer: Buffer,
+  chunk: ChunkRange,
+  valid: boolean,
+  visitor: EntryLineVisitor,
+): Float64Array | null {
+  if (!valid) {
+    visitEntryLines(buffer.toString("utf8", chunk.start, chunk.end), chunk.firstLine, visitor);
+    return null;
+  }
+  const ranges: number[] = [];
+  let line = chunk.firstLine;
+  for (let at = chunk.start; at < chunk.end; line++) {
     const nl = buffer.indexOf(0x0a, at);
-    if (nl === -1 || nl >= chunk.end) break;
-    at = nl + 1;
+    const lineEnd = nl === -1 || nl >= chunk.end ? chunk.end : nl;
+    let end = lineEnd;
+    if (end > at && buffer[end - 1] === 0x0d) end--;
+    if (end > at && visitEntryLine(buffer.toString("utf8", at, end), line, visitor)) ranges.push(at, end);
+    at = lineEnd + 1;
   }
-  const ranges = new Float64Array(lines.length * 2);
-  for (let i = 0; i < lines.length; i++) {
-    const begin = starts[(lines[i] as number) - chunk.firstLine] as number;
-    const nl = buffer.indexOf(0x0a, begin);
-    let end = nl === -1 || nl >= chunk.end ? chunk.end : nl;
-    if (end > begin && buffer[end - 1] === 0x0d) end--;
-    ranges[2 * i] = begin;
-    ranges[2 * i + 1] = end;
-  }
-  return ranges;
+  return new Float64Array(ranges);
 }
 
 /**
@@ -167,30 +173,51 @@ export function lineRanges(buffer: Buffer, chunk: ChunkRange, lines: readonly nu
 export type MigratedJson = { from: number; to: number; tail: string } | string;
 
 /**
- * The stored JSON of each migrated entry of `items` (what SessionMigrator gave for a chunk whose
- * entry lines `lines` lie at `ranges` of `buffer`; null when the chunk is not valid UTF-8 and is
- * stored as decoded). An entry whose migration only appended its ids is its line's bytes plus
+ * What migratedJsons needs of a migrated entry, without the parsed entry itself (kept to the end
+ * of a chunk, parsed objects would outlive the young generation and make every scavenge copy them).
+ */
+export interface MigratedLine {
+  line: number;
+  id: string;
+  parentId: string | null;
+  /** Its JSON text when the line's bytes cannot be stored (plus the ids): rewritten, or bytes not at hand. */
+  text: string | null;
+}
+
+/**
+ * `item` (from SessionMigrator) as migratedJsons takes it. `bytesAtHand`: its line lies in the
+ * chunk being stored and that chunk is valid UTF-8 (the bytes can be stored as they are).
+ */
+export function migratedLine(item: ParsedEntryLine, bytesAtHand: boolean): MigratedLine {
+  const { line, entry, json } = item;
+  const text = json === undefined ? JSON.stringify(entry) : bytesAtHand ? null : json;
+  return { line, id: entry.id, parentId: entry.parentId, text };
+}
+
+/**
+ * The stored JSON of each migrated entry of `items` (of a chunk whose entry lines `lines` lie at
+ * `ranges` of `buffer`). An entry whose migration only appended its ids is its line's bytes plus
  * those: neither re-serialised nor re-encoded from the decoded text.
  */
 export function migratedJsons(
   buffer: Buffer,
   version: number,
-  items: readonly ParsedEntryLine[],
+  items: readonly MigratedLine[],
   lines: readonly number[],
   ranges: Float64Array | null,
 ): MigratedJson[] {
   let k = 0;
   return items.map((item) => {
-    if (item.json === undefined) return JSON.stringify(item.entry);
-    // Items come in line order; one held back from an earlier chunk is before all of `lines`.
+    if (item.text !== null) return item.text;
+    // Items come in line order, each with its bytes at hand: its line is among `lines`.
     while (k < lines.length && (lines[k] as number) < item.line) k++;
-    if (ranges === null || lines[k] !== item.line) return item.json;
+    if (ranges === null || lines[k] !== item.line) throw new Error(`line ${item.line} is not in the chunk`);
     const from = ranges[2 * k] as number;
     const to = ranges[2 * k + 1] as number;
     // A v2 line is stored as it is; a v1 line gets its ids before its closing brace.
     if (version >= 2) return { from, to, tail: "" };
     const close = buffer.lastIndexOf(0x7d, to - 1);
-    return { from, to: close, tail: `${appendedIdsText(item.entry.id, item.entry.parentId)}}` };
+    return { from, to: close, tail: `${appendedIdsText(item.id, item.parentId)}}` };
   });
 }
 
@@ -205,11 +232,18 @@ interface ParsedChunk {
   lines: number[];
 }
 
-/** Parses `text` (the chunk from line `firstLine`), migrating with `migrator` when given. */
-function parseChunk(text: string, firstLine: number, migrator: SessionMigrator | null): ParsedChunk {
+/**
+ * Parses the lines of `range` (see visitChunkEntries), migrating with `migrator` when given;
+ * `ranges` are those of the chunk's entry lines (null when it is not valid UTF-8).
+ */
+function parseChunk(
+  buffer: Buffer,
+  range: ChunkRange,
+  migrator: SessionMigrator | null,
+): ParsedChunk & { ranges: Float64Array | null } {
   const parsed: ParsedChunk = { entries: [], texts: [], malformed: [], lines: [] };
   // The raw line is what gets stored (verbatim): kept from the parse, not split out again.
-  visitEntryLines(text, firstLine, {
+  const ranges = visitChunkEntries(buffer, range, isUtf8Chunk(buffer, range), {
     entry(entry, line, raw) {
       parsed.lines.push(line);
       if (migrator === null) {
@@ -219,7 +253,7 @@ function parseChunk(text: string, firstLine: number, migrator: SessionMigrator |
     },
     malformed: (m) => parsed.malformed.push(m),
   });
-  return parsed;
+  return { ...parsed, ranges };
 }
 
 /** Adds an entry migration let go of to `parsed`. */
@@ -233,11 +267,9 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
   const { buffer, migration } = body;
   const migrator = migration ? new SessionMigrator(migration.sessionId, migration.version) : null;
   for (const range of bodyRanges(buffer, body.start, body.firstLine)) {
-    const { text, valid } = decodeChunk(buffer, range);
-    const parsed = parseChunk(text, range.firstLine, migrator);
-    const { entries, texts, malformed } = parsed;
+    const parsed = parseChunk(buffer, range, migrator);
+    const { entries, texts, malformed, ranges } = parsed;
     const jsonAt = (i: number): string => texts[i] as string;
-    const ranges = valid ? lineRanges(buffer, range, parsed.lines) : null;
     if (migration === null) {
       // Valid UTF-8: each line's bytes as they are (no encoding of the decoded text).
       const storedJsonAt = ranges
@@ -246,7 +278,8 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
       yield { entries, malformed, jsonAt, storedJsonAt };
       continue;
     }
-    const jsons = migratedJsons(buffer, migration.version, entries, parsed.lines, ranges);
+    const lines = entries.map((e) => migratedLine(e, ranges !== null && e.line >= range.firstLine));
+    const jsons = migratedJsons(buffer, migration.version, lines, parsed.lines, ranges);
     const storedJsonAt = (i: number): string | Uint8Array => {
       const json = jsons[i] as MigratedJson;
       if (typeof json === "string") return json;

@@ -8,22 +8,19 @@
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import type { SessionEntry } from "../../core/session/entries.ts";
-import {
-  type MalformedLine,
-  type ParsedEntryLine,
-  SessionMigrator,
-  visitEntryLines,
-} from "../../core/session/jsonl.ts";
+import { type MalformedLine, SessionMigrator } from "../../core/session/jsonl.ts";
 import { type ContentFacts, emptyContentFacts, TreeOrderCheck } from "./entry-facts.ts";
 import { FileDigester } from "./files.ts";
 import {
   type Arrival,
   bodyRanges,
   type ChunkRange,
-  decodeChunk,
-  lineRanges,
+  isUtf8Chunk,
   type MigratedJson,
+  type MigratedLine,
   migratedJsons,
+  migratedLine,
+  visitChunkEntries,
 } from "./import-source.ts";
 import {
   type FileJob,
@@ -102,14 +99,14 @@ function chunkBatch(
   order: TreeOrderCheck,
   migrating: { migrator: SessionMigrator; version: number } | null,
 ): RowColumns {
-  const { text, valid } = decodeChunk(buffer, chunk);
+  const valid = isUtf8Chunk(buffer, chunk);
   const rows = new RowCollector(facts, order);
   const lines: number[] = [];
   const texts: string[] | null = valid ? null : [];
   const malformed: MalformedLine[] = [];
-  const migrated: ParsedEntryLine[] = [];
+  const migrated: MigratedLine[] = [];
   // Each entry becomes its row at once: parsed objects die young (cheap for the GC).
-  visitEntryLines(text, chunk.firstLine, {
+  const ranges = visitChunkEntries(buffer, chunk, valid, {
     entry(entry, line, raw) {
       lines.push(line);
       if (migrating === null) {
@@ -120,12 +117,11 @@ function chunkBatch(
       }
       for (const item of migrating.migrator.push({ line, entry }, raw)) {
         rows.add(item.entry, item.line);
-        migrated.push(item);
+        migrated.push(migratedLine(item, valid && item.line >= chunk.firstLine));
       }
     },
     malformed: (m) => malformed.push(m),
   });
-  const ranges = valid ? lineRanges(buffer, chunk, lines) : null;
   if (migrating === null) return { ...rows.columns(), ranges, data: null, texts, malformed };
   return {
     ...rows.columns(),
@@ -241,7 +237,13 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   if (migrating !== null && rest.length > 0) {
     const rows = new RowCollector(facts, order);
     for (const item of rest) rows.add(item.entry, item.line);
-    const jsons = migratedJsons(bytes, migrating.version, rest, [], null);
+    const jsons = migratedJsons(
+      bytes,
+      migrating.version,
+      rest.map((item) => migratedLine(item, false)),
+      [],
+      null,
+    );
     sendBatch({ ...rows.columns(), ...migratedData(bytes, jsons), malformed: [] });
   }
   const digest = digester.finish(bytes.subarray(0, file.length ?? bytes.length));
