@@ -99,7 +99,8 @@ export interface Arrival {
 }
 
 /**
- * `buffer` from byte `start` (line `firstLine`) cut into ranges of whole lines, a few MB each.
+ * `buffer` from byte `start` (line `firstLine`) cut into ranges of whole lines of about
+ * `chunkBytes` each (a line longer than that is a range of its own).
  * For a file still being read into `buffer`, `arrived(want)` blocks until at least `want` bytes
  * are in or the file is complete; only bytes that arrived are looked at.
  */

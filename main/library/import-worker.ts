@@ -33,6 +33,12 @@ import {
 import { observedRow } from "./row-batches.ts";
 
 const { signal, port } = workerData as WorkerInit;
+
+/**
+ * Bytes of lines per batch posted. Small enough that the calling thread starts storing rows soon
+ * and has little left to store once the parse ends (a 2.4 MB v1 file: 26 -> 20 ms to import).
+ */
+const BATCH_BYTES = 512 * 1024;
 const counter = new Int32Array(signal);
 
 function send(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
@@ -227,7 +233,13 @@ function run(file: FileState, job: WorkerJob & { kind: "job" }): void {
   const migrating = migration
     ? { migrator: new SessionMigrator(migration.sessionId, migration.version), version: migration.version }
     : null;
-  for (const chunk of bodyRanges(bytes, job.start, job.firstLine, (want) => arrived(file, want))) {
+  for (const chunk of bodyRanges(
+    bytes,
+    job.start,
+    job.firstLine,
+    (want) => arrived(file, want),
+    BATCH_BYTES,
+  )) {
     sendBatch(chunkBatch(bytes, chunk, facts, order, migrating));
     // Hashed while the chunk is still in the cache: the calling thread only stores rows.
     digester.advance(bytes, chunk.end);

@@ -20,8 +20,10 @@ import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
 import { importThreadWaiting, PARALLEL_PARSE_MIN_BYTES, RowWorker } from "./parallel-rows.ts";
+import { READ_AHEAD_MIN_BYTES, ReadAhead } from "./read-ahead.ts";
 
 export { defaultAgentFolders } from "./files.ts";
+export { READ_AHEAD_MIN_BYTES } from "./read-ahead.ts";
 
 export interface ImportOptions {
   /** Called after each file: files done, files in total, the file just handled. */
@@ -42,11 +44,15 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   const started = performance.now();
   const { files, errors } = listSessionFiles(target);
   const reports: ImportedFileReport[] = errors.map((e) => failed(e.path, e.reason));
-  const newBytesFrom = newBytesFromEach(db, files);
+  const newSizes = newFileSizes(db, files);
+  const newBytesFrom = suffixSums(newSizes);
   let bytesRead = 0;
-  // The next file, read while this one's rows are stored (its parse on the import thread, queued
-  // behind this one's).
-  let ahead: { file: string; read: FileRead } | null = null;
+  // The next files for the import thread, read while this one's rows are stored.
+  const ahead = new ReadAhead<FileRead>({
+    sizes: newSizes,
+    read: (at, behind) => readForImport(db, files[at] as string, { minBytes: READ_AHEAD_MIN_BYTES, behind }),
+    workerOf: (read) => (read.kind === "read" ? read.worker : null),
+  });
   // Small files share a transaction (a commit per file would rewrite whole pages for each).
   const batch = new ImportBatch(db);
   // Files whose writes were lost with their batch are reported as failed, never as imported.
@@ -61,27 +67,16 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   try {
     files.forEach((file, i) => {
       const read =
-        ahead?.file === file
-          ? ahead.read
-          : readForImport(db, file, {
-              // Smaller files go to the import thread too when it is waiting, or when enough new
-              // data follows to be worth starting it.
-              minBytes:
-                importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
-                  ? READ_AHEAD_MIN_BYTES
-                  : PARALLEL_PARSE_MIN_BYTES,
-            });
-      ahead = null;
-      const next = files[i + 1];
-      const readNext =
-        next === undefined
-          ? undefined
-          : (behind: RowWorker) => {
-              ahead = {
-                file: next,
-                read: readForImport(db, next, { minBytes: READ_AHEAD_MIN_BYTES, behind }),
-              };
-            };
+        ahead.take(i) ??
+        readForImport(db, file, {
+          // Smaller files go to the import thread too when it is waiting, or when enough new
+          // data follows to be worth starting it.
+          minBytes:
+            importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
+              ? READ_AHEAD_MIN_BYTES
+              : PARALLEL_PARSE_MIN_BYTES,
+        });
+      const readNext = (worker: RowWorker): void => ahead.fill(i, worker);
       if (read.kind === "read") {
         const size = read.bytes.buffer.length;
         markLost(batch.before(reports.length, size, read.worker === null && size <= BATCH_FILE_BYTES));
@@ -95,9 +90,8 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   } finally {
     // What the small files stored so far is kept even when the loop stops early.
     markLost(batch.commit());
-    // A file read ahead whose turn never came (a progress callback threw): let its thread go.
-    const left = ahead as { read: FileRead } | null;
-    if (left?.read.kind === "read") left.read.worker?.close();
+    // Files read ahead whose turn never came (a progress callback threw): let their thread go.
+    for (const left of ahead.drain()) if (left.kind === "read") left.worker?.close();
   }
   const count = (status: ImportedFileReport["status"]): number =>
     reports.filter((r) => r.status === status).length;
@@ -114,20 +108,25 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
   };
 }
 
-/**
- * For each file, the bytes of the files from it to the end that are not in the library yet
- * (by path): what decides whether starting the import thread pays off.
- */
-function newBytesFromEach(db: Database, files: readonly string[]): number[] {
-  const sizes = files.map((file) => {
+/** Each file's size when its path is not in the library yet, else 0 (also for one that cannot be read). */
+function newFileSizes(db: Database, files: readonly string[]): number[] {
+  return files.map((file) => {
     try {
       return findSessionsByPath(db, fs.realpathSync(file)).length === 0 ? fs.statSync(file).size : 0;
     } catch {
       return 0;
     }
   });
-  for (let i = sizes.length - 2; i >= 0; i--) sizes[i] = (sizes[i] as number) + (sizes[i + 1] as number);
-  return sizes;
+}
+
+/**
+ * For each file, the new bytes (newFileSizes) of the files from it to the end: what decides
+ * whether starting the import thread pays off.
+ */
+function suffixSums(sizes: readonly number[]): number[] {
+  const sums = [...sizes];
+  for (let i = sums.length - 2; i >= 0; i--) sums[i] = (sums[i] as number) + (sums[i + 1] as number);
+  return sums;
 }
 
 /** A file that gave no session: it could not be read ("failed") or is not a session ("skipped"). */
@@ -146,11 +145,9 @@ export interface FileOutcome {
 
 /**
  * A folder import with this much new data ahead starts the import thread for files of at least
- * READ_AHEAD_MIN_BYTES: it then parses each next file while this thread stores the current one.
+ * READ_AHEAD_MIN_BYTES: it then parses the next files while this thread stores the current one.
  */
 const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
-/** Files below this size are parsed in place even when the import thread is busy with the folder. */
-export const READ_AHEAD_MIN_BYTES = 256 * 1024;
 
 /** A file read for its import, or what it came to without being read (unchanged, unreadable). */
 type FileRead =
@@ -203,7 +200,7 @@ function readForImport(db: Database, file: string, plan: ReadPlan): FileRead {
 
 /**
  * Imports a file read by readForImport. `readNext` is called once this file's rows are being
- * parsed on the import thread, before they are stored: the caller reads the next file then.
+ * parsed on the import thread, before they are stored: the caller reads the next files then.
  */
 function importRead(
   db: Database,
@@ -250,8 +247,8 @@ function importNewPath(
   const { source } = opened;
   const moved = movedSession(db, source.header.id);
   if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
-  // The worker (if any) parses the file while this thread stores the rows; the next file is read
-  // first, so that the thread has it as soon as it is done with this one.
+  // The worker (if any) parses the file while this thread stores the rows; the next files are read
+  // first, so that the thread has them as soon as it is done with this one.
   const run = worker?.start(source) ?? null;
   if (run !== null) readNext?.(run.worker);
   return newSession(db, source, bytes, options.isDemo === true, run);

@@ -18,6 +18,7 @@ import type { ContentFacts } from "./entry-facts.ts";
 import { isOmpHeader } from "./entry-rows.ts";
 import { type FileDigest, readInto } from "./files.ts";
 import { type Migration, peekHead, type SessionSource } from "./import-source.ts";
+import { READ_AHEAD_FILES } from "./read-ahead.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
 
 /** Entry lines below this size are parsed in place: handing a file over costs more than it saves. */
@@ -103,13 +104,19 @@ function workerUrl(): URL {
 }
 
 /** What the import thread did in this process (diagnostics: the bench and tests report it). */
-const threadStats = { started: 0, files: 0, unanswered: 0 };
+const threadStats = { started: 0, files: 0, unanswered: 0, queued: 0 };
 
 /**
  * Import threads started (each is kept between imports while it is not needed), files given to
- * one, and files it did not answer for (parsed in place after all).
+ * one, files it did not answer for (parsed in place after all), and files queued behind another
+ * (read ahead in a folder import).
  */
-export function importThreadStats(): { started: number; files: number; unanswered: number } {
+export function importThreadStats(): {
+  started: number;
+  files: number;
+  unanswered: number;
+  queued: number;
+} {
   return { ...threadStats };
 }
 
@@ -124,13 +131,13 @@ class ImportThread {
   users = 0;
   /**
    * Shared memory of its last files, reused for the next ones that fit: their pages are already
-   * mapped (a new buffer costs a page fault per 4 KB, ~80 ms for 200 MB). Two, for a folder
-   * import that reads the next file while the thread still has this one.
+   * mapped (a new buffer costs a page fault per 4 KB, ~80 ms for 200 MB). One for the file being
+   * stored and one for each a folder import reads ahead while the thread still has that one.
    */
-  private readonly memory: { buffer: SharedArrayBuffer | null; inUse: boolean }[] = [
-    { buffer: null, inUse: false },
-    { buffer: null, inUse: false },
-  ];
+  private readonly memory: { buffer: SharedArrayBuffer | null; inUse: boolean }[] = Array.from(
+    { length: 1 + READ_AHEAD_FILES },
+    () => ({ buffer: null, inUse: false }),
+  );
 
   private constructor(worker: Worker, port: MessagePort, init: WorkerInit) {
     this.worker = worker;
@@ -166,7 +173,7 @@ class ImportThread {
   /** Shared memory for a file of `size` bytes (a free slot's, when large enough); give it back with `release`. */
   take(size: number): SharedArrayBuffer {
     const slot = this.memory.find((m) => !m.inUse);
-    // Both slots taken (never by importPath, which reads one file ahead): memory of its own.
+    // Every slot taken (never by importPath, which reads at most READ_AHEAD_FILES ahead): memory of its own.
     if (slot === undefined) return new SharedArrayBuffer(size);
     if (slot.buffer === null || slot.buffer.byteLength < size) slot.buffer = new SharedArrayBuffer(size);
     slot.inUse = true;
@@ -261,7 +268,11 @@ export class RowWorker {
     minBytes = PARALLEL_PARSE_MIN_BYTES,
     behind: RowWorker | null = null,
   ): RowWorker | null {
-    const thread = behind?.thread.alive ? behind.thread : takeThread();
+    if (behind?.thread.alive) {
+      threadStats.queued++;
+      return new RowWorker(behind.thread, size, minBytes);
+    }
+    const thread = takeThread();
     return thread === null ? null : new RowWorker(thread, size, minBytes);
   }
 

@@ -331,7 +331,7 @@ describe("parsing large files on the import worker", () => {
     expect(getSessionSummary(lib.db, "three")).toMatchObject({ title: "Big one", malformedCount: 2 });
   });
 
-  it("a folder import reads each next file while the thread parses the current one: same sessions as one file at a time", () => {
+  it("a folder import reads the thread's next files (past smaller ones) while it parses the current one: same sessions as one file at a time", () => {
     // Under the single-file threshold, but 35 MB in all: the folder import parses them on the
     // thread, reading the next file ahead. A v1 file and a non-session file sit in between.
     const folder = path.join(lib.dir, "folder");
@@ -357,6 +357,21 @@ describe("parsing large files on the import worker", () => {
     }
     fs.writeFileSync(path.join(folder, "medium-1a.v1.jsonl"), `${v1.join("\n")}\n`);
     fs.writeFileSync(path.join(folder, "medium-2a.jsonl"), Buffer.alloc(READ_AHEAD_MIN_BYTES * 2, 0x41));
+    // Small sessions (parsed in place) between them: the thread's next files are read past them.
+    for (const name of ["medium-0b-small", "medium-3b-small"]) {
+      const lines = [JSON.stringify({ type: "session", version: 3, id: name, timestamp: at, cwd: "/w" })];
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: at,
+          message: { role: "user", content: "hi" },
+        }),
+      );
+      fs.writeFileSync(path.join(folder, `${name}.jsonl`), `${lines.join("\n")}\n`);
+      names.push(`${name}.jsonl`);
+    }
 
     const started = importThreadStats();
     const report = importPath(lib.db, folder);
@@ -365,7 +380,10 @@ describe("parsing large files on the import worker", () => {
     // (none fell back to an in-place parse).
     expect(importThreadStats().files - started.files).toBe(6);
     expect(importThreadStats().unanswered).toBe(started.unanswered);
-    expect(report).toMatchObject({ imported: 6, skipped: 1, failed: 0 });
+    // Every file for the thread after the first was read ahead, queued behind the one before it
+    // (the non-session file too: it is read before its header is looked at).
+    expect(importThreadStats().queued - started.queued).toBe(6);
+    expect(report).toMatchObject({ imported: 8, skipped: 1, failed: 0 });
 
     // The same files imported one at a time (importFile: under 8 MB, parsed in place) into a second library.
     const other = makeLibrary();
@@ -373,7 +391,7 @@ describe("parsing large files on the import worker", () => {
       const onThread = importThreadStats().files;
       for (const name of [...names, "medium-1a.v1.jsonl"]) importFile(other.db, path.join(folder, name));
       expect(importThreadStats().files).toBe(onThread);
-      for (const id of ["m0", "m1", "m2", "m3", "m4", "old"]) {
+      for (const id of ["m0", "m1", "m2", "m3", "m4", "old", "medium-0b-small", "medium-3b-small"]) {
         expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
         expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
       }
