@@ -279,8 +279,8 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
       yield { entries, malformed, jsonAt, storedJsonAt };
       continue;
     }
-    const lines = entries.map((e) => migratedLine(e, ranges !== null && e.line >= range.firstLine));
-    const jsons = migratedJsons(buffer, migration.version, lines, parsed.lines, ranges);
+    const items = entries.map((e) => migratedLine(e, ranges !== null && e.line >= range.firstLine));
+    const jsons = migratedJsons(buffer, migration.version, items, parsed.lines, ranges);
     const storedJsonAt = (i: number): string | Uint8Array => {
       const json = jsons[i] as MigratedJson;
       if (typeof json === "string") return json;
