@@ -222,6 +222,32 @@ export function migratedJsons(
   });
 }
 
+/**
+ * The bytes of `jsons` (see migratedJsons) one after another, in memory of their own (its own
+ * ArrayBuffer, so it can be posted), and where each one is: [ranges[2i], ranges[2i + 1]).
+ */
+export function migratedBytes(
+  buffer: Buffer,
+  jsons: readonly MigratedJson[],
+): { data: Buffer; ranges: Float64Array } {
+  let size = 0;
+  for (const json of jsons)
+    size += typeof json === "string" ? Buffer.byteLength(json) : json.to - json.from + json.tail.length;
+  const data = Buffer.from(new ArrayBuffer(size));
+  const ranges = new Float64Array(jsons.length * 2);
+  let at = 0;
+  jsons.forEach((json, i) => {
+    ranges[2 * i] = at;
+    if (typeof json === "string") at += data.write(json, at);
+    else {
+      at += buffer.copy(data, at, json.from, json.to);
+      at += data.write(json.tail, at, "latin1");
+    }
+    ranges[2 * i + 1] = at;
+  });
+  return { data, ranges };
+}
+
 /** A chunk's entries, parsed and (for a v1/v2 file) migrated. */
 interface ParsedChunk {
   /** Entries ready to store, in line order (after migration, those it let go of now). */
@@ -280,13 +306,12 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
       continue;
     }
     const items = entries.map((e) => migratedLine(e, ranges !== null && e.line >= range.firstLine));
-    const jsons = migratedJsons(buffer, migration.version, items, parsed.lines, ranges);
-    const storedJsonAt = (i: number): string | Uint8Array => {
-      const json = jsons[i] as MigratedJson;
-      if (typeof json === "string") return json;
-      const line = buffer.subarray(json.from, json.to);
-      return json.tail === "" ? line : Buffer.concat([line, Buffer.from(json.tail, "latin1")]);
-    };
+    const stored = migratedBytes(
+      buffer,
+      migratedJsons(buffer, migration.version, items, parsed.lines, ranges),
+    );
+    const storedJsonAt = (i: number): Uint8Array =>
+      stored.data.subarray(stored.ranges[2 * i], stored.ranges[2 * i + 1]);
     yield { entries, malformed, jsonAt, storedJsonAt };
   }
   // Entries held back to the end (an index pointing past them): their texts.

@@ -18,6 +18,7 @@ import {
   isUtf8Chunk,
   type MigratedJson,
   type MigratedLine,
+  migratedBytes,
   migratedJsons,
   migratedLine,
   visitChunkEntries,
@@ -144,21 +145,7 @@ function migratedData(
   buffer: Buffer,
   jsons: readonly MigratedJson[],
 ): Pick<RowColumns, "ranges" | "data" | "texts"> {
-  let size = 0;
-  for (const json of jsons)
-    size += typeof json === "string" ? Buffer.byteLength(json) : json.to - json.from + json.tail.length;
-  const data = Buffer.from(new ArrayBuffer(size));
-  const ranges = new Float64Array(jsons.length * 2);
-  let at = 0;
-  jsons.forEach((json, i) => {
-    ranges[2 * i] = at;
-    if (typeof json === "string") at += data.write(json, at);
-    else {
-      at += buffer.copy(data, at, json.from, json.to);
-      at += data.write(json.tail, at, "latin1");
-    }
-    ranges[2 * i + 1] = at;
-  });
+  const { data, ranges } = migratedBytes(buffer, jsons);
   return { ranges, data: data.buffer as ArrayBuffer, texts: null };
 }
 
