@@ -185,14 +185,20 @@ export interface MigratedLine {
   text: string | null;
 }
 
+/** The JSON text of a migrated entry: the text migration wrote from its line, or the entry serialised. */
+function migratedText(item: ParsedEntryLine): string {
+  return item.json ?? JSON.stringify(item.entry);
+}
+
 /**
  * `item` (from SessionMigrator) as migratedJsons takes it. `bytesAtHand`: its line lies in the
  * chunk being stored and that chunk is valid UTF-8 (the bytes can be stored as they are).
+ * `text`: its migratedText, when the caller has it already.
  */
-export function migratedLine(item: ParsedEntryLine, bytesAtHand: boolean): MigratedLine {
+export function migratedLine(item: ParsedEntryLine, bytesAtHand: boolean, text?: string): MigratedLine {
   const { line, entry, json } = item;
-  const text = json === undefined ? JSON.stringify(entry) : bytesAtHand ? null : json;
-  return { line, id: entry.id, parentId: entry.parentId, text };
+  const stored = json !== undefined && bytesAtHand ? null : (text ?? migratedText(item));
+  return { line, id: entry.id, parentId: entry.parentId, text: stored };
 }
 
 /**
@@ -286,7 +292,7 @@ function parseChunk(
 /** Adds an entry migration let go of to `parsed`. */
 function addMigrated(parsed: ParsedChunk, item: ParsedEntryLine): void {
   parsed.entries.push(item);
-  parsed.texts.push(item.json ?? JSON.stringify(item.entry));
+  parsed.texts.push(migratedText(item));
 }
 
 /** The entry lines of `body`, a few MB per chunk. */
@@ -305,7 +311,9 @@ export function* bodyChunks(body: SourceBody): Generator<Chunk> {
       yield { entries, malformed, jsonAt, storedJsonAt };
       continue;
     }
-    const items = entries.map((e) => migratedLine(e, ranges !== null && e.line >= range.firstLine));
+    const items = entries.map((e, i) =>
+      migratedLine(e, ranges !== null && e.line >= range.firstLine, texts[i]),
+    );
     const stored = migratedBytes(
       buffer,
       migratedJsons(buffer, migration.version, items, parsed.lines, ranges),
