@@ -43,48 +43,93 @@ export function importPath(db: Database, target: string, options: ImportOptions 
 function importAll(db: Database, target: string, options: ImportOptions): ImportReport {
   const started = performance.now();
   const { files, errors } = listSessionFiles(target);
-  const reports: ImportedFileReport[] = errors.map((e) => failed(e.path, e.reason));
+  // Each file's report, in file order (a small file may be imported before its turn, see importMeanwhile).
+  const fileReports: (ImportedFileReport | undefined)[] = new Array(files.length);
   const newSizes = newFileSizes(db, files);
   const newBytesFrom = suffixSums(newSizes);
   let bytesRead = 0;
+  const record = (at: number, outcome: FileOutcome): void => {
+    fileReports[at] = outcome.report;
+    bytesRead += outcome.bytesRead;
+  };
   // The next files for the import thread, read while this one's rows are stored.
   const ahead = new ReadAhead<FileRead>({
     sizes: newSizes,
     read: (at, behind) => readForImport(db, files[at] as string, { minBytes: READ_AHEAD_MIN_BYTES, behind }),
     workerOf: (read) => (read.kind === "read" ? read.worker : null),
   });
+  // Small files read before their turn but left for it (see importMeanwhile).
+  const held = new Map<number, FileRead>();
   // Small files share a transaction (a commit per file would rewrite whole pages for each).
   const batch = new ImportBatch(db);
   // Files whose writes were lost with their batch are reported as failed, never as imported.
   const markLost = (lost: LostBatch | null): void => {
     for (const key of lost?.keys ?? []) {
-      const report = reports[key];
+      const report = fileReports[key];
       if (report?.status === "imported" || report?.status === "updated") {
-        reports[key] = failed(report.path, lost?.reason ?? "");
+        fileReports[key] = failed(report.path, lost?.reason ?? "");
       }
     }
   };
+  const importInBatch = (at: number, read: FileRead, whileParsing?: WhileParsing): void => {
+    if (read.kind === "read") {
+      const size = read.bytes.buffer.length;
+      markLost(batch.before(at, size, read.worker === null && size <= BATCH_FILE_BYTES));
+    }
+    record(at, importRead(db, read, options, whileParsing));
+    markLost(batch.after());
+  };
+  /**
+   * While the import thread parses file `at`, imports the small new files after it here, so that
+   * neither thread waits for the other. Files with the same header id keep their order (it
+   * decides which one gets the header id as its session id): one whose header id is that of a
+   * file before it still to come waits for its turn.
+   */
+  const importMeanwhile = (at: number, headerId: string): void => {
+    const waiting = new Set([headerId]);
+    let budget = EARLY_BYTES_SHARE * ((newSizes[at] ?? 0) + ahead.queuedBytes());
+    for (let j = at + 1; j < files.length && budget > 0; j++) {
+      if (fileReports[j] !== undefined) continue;
+      const before = ahead.peek(j) ?? held.get(j);
+      if (before !== undefined) {
+        const id = headerIdOf(before);
+        if (id !== null) waiting.add(id);
+        continue;
+      }
+      const size = newSizes[j] ?? 0;
+      // A known file (or an unreadable one), or one for the thread not read yet: its header is unknown.
+      if (size === 0 || size >= READ_AHEAD_MIN_BYTES) break;
+      const read = readForImport(db, files[j] as string, { minBytes: Number.POSITIVE_INFINITY });
+      const id = headerIdOf(read);
+      if (id !== null && waiting.has(id)) {
+        held.set(j, read);
+        continue;
+      }
+      importInBatch(j, read);
+      budget -= size;
+    }
+    markLost(batch.commit());
+  };
   try {
     files.forEach((file, i) => {
-      const read =
-        ahead.take(i) ??
-        readForImport(db, file, {
-          // Smaller files go to the import thread too when it is waiting, or when enough new
-          // data follows to be worth starting it.
-          minBytes:
-            importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
-              ? READ_AHEAD_MIN_BYTES
-              : PARALLEL_PARSE_MIN_BYTES,
+      if (fileReports[i] === undefined) {
+        const read =
+          held.get(i) ??
+          ahead.take(i) ??
+          readForImport(db, file, {
+            // Smaller files go to the import thread too when it is waiting, or when enough new
+            // data follows to be worth starting it.
+            minBytes:
+              importThreadWaiting() || (newBytesFrom[i] ?? 0) >= READ_AHEAD_START_BYTES
+                ? READ_AHEAD_MIN_BYTES
+                : PARALLEL_PARSE_MIN_BYTES,
+          });
+        held.delete(i);
+        importInBatch(i, read, (worker, headerId) => {
+          ahead.fill(i, worker);
+          importMeanwhile(i, headerId);
         });
-      const readNext = (worker: RowWorker): void => ahead.fill(i, worker);
-      if (read.kind === "read") {
-        const size = read.bytes.buffer.length;
-        markLost(batch.before(reports.length, size, read.worker === null && size <= BATCH_FILE_BYTES));
       }
-      const outcome = importRead(db, read, options, readNext);
-      bytesRead += outcome.bytesRead;
-      reports.push(outcome.report);
-      markLost(batch.after());
       options.onProgress?.(i + 1, files.length, file);
     });
   } finally {
@@ -93,6 +138,10 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
     // Files read ahead whose turn never came (a progress callback threw): let their thread go.
     for (const left of ahead.drain()) if (left.kind === "read") left.worker?.close();
   }
+  const reports = [
+    ...errors.map((e) => failed(e.path, e.reason)),
+    ...fileReports.filter((r) => r !== undefined),
+  ];
   const count = (status: ImportedFileReport["status"]): number =>
     reports.filter((r) => r.status === status).length;
   return {
@@ -106,6 +155,13 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
     bytesRead,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** The header id of a read session file, or null (not read, not a session). */
+function headerIdOf(read: FileRead): string | null {
+  if (read.kind !== "read") return null;
+  const opened = openSource(read.bytes.buffer);
+  return opened.ok ? opened.source.header.id : null;
 }
 
 /** Each file's size when its path is not in the library yet, else 0 (also for one that cannot be read). */
@@ -148,6 +204,16 @@ export interface FileOutcome {
  * READ_AHEAD_MIN_BYTES: it then parses the next files while this thread stores the current one.
  */
 const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
+
+/**
+ * While the thread parses a file, the small files after it that are imported here come to at most
+ * this share of the bytes the thread has queued: parsed and stored in place, a byte costs this
+ * thread about four times what parsing it costs the thread.
+ */
+const EARLY_BYTES_SHARE = 1 / 4;
+
+/** Called once a file's rows are being parsed on the import thread, before they are stored. */
+type WhileParsing = (worker: RowWorker, headerId: string) => void;
 
 /** A file read for its import, or what it came to without being read (unchanged, unreadable). */
 type FileRead =
@@ -199,21 +265,22 @@ function readForImport(db: Database, file: string, plan: ReadPlan): FileRead {
 }
 
 /**
- * Imports a file read by readForImport. `readNext` is called once this file's rows are being
- * parsed on the import thread, before they are stored: the caller reads the next files then.
+ * Imports a file read by readForImport. `whileParsing` is called once this file's rows are being
+ * parsed on the import thread, before they are stored: the caller reads the next files then, and
+ * imports small ones.
  */
 function importRead(
   db: Database,
   read: FileRead,
   options: ImportOptions,
-  readNext?: (behind: RowWorker) => void,
+  whileParsing?: WhileParsing,
 ): FileOutcome {
   if (read.kind === "done") return read.outcome;
   const { bytes, known, worker } = read;
   try {
     const report =
       known.length === 0
-        ? importNewPath(db, bytes, options, worker, readNext)
+        ? importNewPath(db, bytes, options, worker, whileParsing)
         : importKnownPath(db, bytes, known, options);
     return { report, bytesRead: bytes.buffer.length };
   } catch (error) {
@@ -240,7 +307,7 @@ function importNewPath(
   bytes: FileBytes,
   options: ImportOptions,
   worker: RowWorker | null,
-  readNext?: (behind: RowWorker) => void,
+  whileParsing?: WhileParsing,
 ): ImportedFileReport {
   const opened = openSource(bytes.buffer);
   if (!opened.ok) return noSession(bytes.path, "skipped", opened.reason);
@@ -250,7 +317,7 @@ function importNewPath(
   // The worker (if any) parses the file while this thread stores the rows; the next files are read
   // first, so that the thread has them as soon as it is done with this one.
   const run = worker?.start(source) ?? null;
-  if (run !== null) readNext?.(run.worker);
+  if (run !== null) whileParsing?.(run.worker, source.header.id);
   return newSession(db, source, bytes, options.isDemo === true, run);
 }
 

@@ -35,11 +35,21 @@ export class ReadAhead<R> {
     return this.queue.shift()?.read;
   }
 
+  /** File `at`'s read, when it is read ahead (it stays queued). */
+  peek(at: number): R | undefined {
+    return this.queue.find((q) => q.at === at)?.read;
+  }
+
+  /** The bytes of the files queued. */
+  queuedBytes(): number {
+    return this.queue.reduce((sum, q) => sum + q.size, 0);
+  }
+
   /** File `at` is being parsed on the thread by `worker`: reads the next files for it. */
   fill(at: number, worker: RowWorker): void {
     let last = this.queue.at(-1)?.at ?? at;
     let behind = this.lastWorker() ?? worker;
-    let bytes = this.queue.reduce((sum, q) => sum + q.size, 0);
+    let bytes = this.queuedBytes();
     const { sizes } = this.plan;
     while (this.queue.length < READ_AHEAD_FILES) {
       const next = sizes.findIndex((size, j) => j > last && size >= READ_AHEAD_MIN_BYTES);

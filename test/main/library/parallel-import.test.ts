@@ -402,4 +402,79 @@ describe("parsing large files on the import worker", () => {
       nonBlankLines(fs.readFileSync(path.join(folder, "medium-3.jsonl"), "utf8").replace(/\r\n/g, "\n")),
     );
   });
+  it("imports the small files after a thread file while the thread parses it, keeping the order of files with the same header id", () => {
+    const folder = path.join(lib.dir, "meanwhile");
+    fs.mkdirSync(folder);
+    const small = (name: string, headerId: string): void => {
+      const lines = [
+        JSON.stringify({ type: "session", version: 3, id: headerId, timestamp: at, cwd: "/w" }),
+        JSON.stringify({
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: at,
+          message: { role: "user", content: `hi from ${name}` },
+        }),
+      ];
+      fs.writeFileSync(path.join(folder, name), `${lines.join("\n")}\n`);
+    };
+    // a-big goes to the thread (over the single-file threshold) and c-medium is read ahead for it.
+    fs.writeFileSync(path.join(folder, "a-big.jsonl"), largeSessionBytes("big"));
+    small("b-small.jsonl", "b");
+    fs.writeFileSync(
+      path.join(folder, "c-medium.jsonl"),
+      largeSessionBytes("shared", 2 * READ_AHEAD_MIN_BYTES - PARALLEL_PARSE_MIN_BYTES - 1_000_000),
+    );
+    // Same header ids as files before them: in file order, they get derived session ids.
+    small("d-small.jsonl", "shared");
+    small("e-small.jsonl", "big");
+    small("f-small.jsonl", "f");
+    const names = fs.readdirSync(folder).sort();
+
+    const onThread = importThreadStats().files;
+    const progress: string[] = [];
+    const report = importPath(lib.db, folder, {
+      onProgress: (_d, _t, file) => progress.push(path.basename(file)),
+    });
+    expect(importThreadStats().files - onThread).toBe(2);
+    expect(report).toMatchObject({ imported: 6, failed: 0 });
+    expect(report.files.map((f) => path.basename(f.path))).toEqual(names);
+    expect(progress).toEqual(names);
+
+    const sessions = (db: Library["db"]) =>
+      db.prepare("SELECT id, source_path AS file FROM sessions ORDER BY sid").all() as {
+        id: string;
+        file: string;
+      }[];
+    // b-small and f-small were stored before a-big's session (while the thread parsed it); the
+    // small files sharing a header id with a file before them waited for their turn.
+    expect(sessions(lib.db).map((s) => path.basename(s.file))).toEqual([
+      "b-small.jsonl",
+      "f-small.jsonl",
+      "a-big.jsonl",
+      "c-medium.jsonl",
+      "d-small.jsonl",
+      "e-small.jsonl",
+    ]);
+
+    // One file at a time, in file order: the same session ids for the same files, the same sessions.
+    const other = makeLibrary();
+    try {
+      for (const name of names) importFile(other.db, path.join(folder, name));
+      const idsByFile = (db: Library["db"]) =>
+        Object.fromEntries(sessions(db).map((s) => [path.basename(s.file), s.id]));
+      expect(idsByFile(lib.db)).toEqual(idsByFile(other.db));
+      expect(idsByFile(lib.db)).toMatchObject({
+        "a-big.jsonl": "big",
+        "c-medium.jsonl": "shared",
+        "f-small.jsonl": "f",
+      });
+      for (const { id } of sessions(other.db)) {
+        expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
+        expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
+      }
+    } finally {
+      other.cleanup();
+    }
+  });
 });
