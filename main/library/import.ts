@@ -100,13 +100,10 @@ function importAll(db: Database, target: string, options: ImportOptions): Import
       // A known file (or an unreadable one), or one for the thread not read yet: its header is unknown.
       if (size === 0 || size >= READ_AHEAD_MIN_BYTES) break;
       const read = readForImport(db, files[j] as string, { minBytes: Number.POSITIVE_INFINITY });
-      const id = headerIdOf(read);
-      if (id !== null && waiting.has(id)) {
-        held.set(j, read);
-        continue;
-      }
-      importInBatch(j, read);
       budget -= size;
+      const id = headerIdOf(read);
+      if (id !== null && waiting.has(id)) held.set(j, read);
+      else importInBatch(j, read);
     }
     markLost(batch.commit());
   };
