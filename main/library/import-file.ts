@@ -138,8 +138,9 @@ function importNewPath(
   const { source } = opened;
   const moved = movedSession(db, source.header.id);
   if (moved) return mergeMoved(db, moved, source, { ...bytes, hash: sha256Hex(bytes.buffer) });
-  // The worker (if any) parses the file while this thread stores the rows; the next files are read
-  // first, so that the thread has them as soon as it is done with this one.
+  // The worker (if any) parses the file while this thread stores the rows. Before that, the caller
+  // reads the next files, so that the thread has them as soon as it is done with this one, and
+  // imports small ones here (FolderImport.importMeanwhile).
   const run = worker?.start(source) ?? null;
   if (run !== null) whileParsing?.(run.worker, source.header.id);
   return newSession(db, source, bytes, options.isDemo === true, run);

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import type { ImportedFileReport, ImportReport } from "../../core/api/dto.ts";
 import { type Database, withoutAutoCheckpoint } from "../store/open.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
-import { listSessionFiles } from "./files.ts";
+import { listSessionFiles, type SessionFileList } from "./files.ts";
 import { BATCH_FILE_BYTES, ImportBatch, type LostBatch } from "./import-batch.ts";
 import {
   type FileOutcome,
@@ -59,7 +59,7 @@ class FolderImport {
   private readonly options: ImportOptions;
   private readonly started = performance.now();
   private readonly files: string[];
-  private readonly errors: { path: string; reason: string }[];
+  private readonly errors: SessionFileList["errors"];
   /** Each file's size when its path is not in the library yet, else 0. */
   private readonly newSizes: number[];
   /** Each file's report, in file order (a small file may be imported before its turn). */
