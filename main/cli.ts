@@ -36,7 +36,11 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     case "list": {
       cli.requireNoExtra(0);
       const sessions = await cli.request("library:list", options.deleted ? { deleted: true } : {});
-      cli.io.out(options.json ? JSON.stringify(sessions, null, 2) : renderSessionList(sessions));
+      cli.io.out(
+        options.json
+          ? JSON.stringify(sessions, null, 2)
+          : renderSessionList(sessions, options.deleted === true),
+      );
       return true;
     }
     case "show": {

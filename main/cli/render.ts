@@ -25,8 +25,13 @@ export function renderImportReport(report: ImportReport): string {
   return lines.join("\n");
 }
 
-export function renderSessionList(sessions: SessionSummary[]): string {
-  if (sessions.length === 0) return "The library is empty. Import sessions with `canopy import <file|dir>`.";
+/** `deleted`: the list is of the deleted sessions (`list --deleted`). */
+export function renderSessionList(sessions: SessionSummary[], deleted = false): string {
+  if (sessions.length === 0) {
+    return deleted
+      ? "No deleted sessions."
+      : "The library is empty. Import sessions with `canopy import <file|dir>`.";
+  }
   return sessions
     .map((session) => {
       const name = truncate(session.title ?? session.firstMessage, 60);
@@ -42,7 +47,9 @@ export function renderContext(view: ContextView): string {
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`),
   ];
   if (view.compactionId) {
-    header.push(`compaction ${view.compactionId} · first kept ${view.firstKeptEntryId ?? "(not on this path)"}`);
+    header.push(
+      `compaction ${view.compactionId} · first kept ${view.firstKeptEntryId ?? "(not on this path)"}`,
+    );
   }
   const blocks = view.messages.map((message, index) => {
     const entry = view.messageEntryIds[index] ?? "?";

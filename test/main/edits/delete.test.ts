@@ -286,6 +286,8 @@ describe("CLI delete, undelete, undo, redo, label", () => {
     h.close();
     const { out, err, run } = cliRecorder(h.dbPath);
 
+    expect(await run("list", "--deleted")).toBe(0);
+    expect(out.pop()).toBe("No deleted sessions.");
     expect(await run("delete", sessionId)).toBe(0);
     expect(out.pop()).toContain(`deleted ${sessionId}`);
     expect(await run("list", "--json")).toBe(0);
