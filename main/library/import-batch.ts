@@ -1,16 +1,24 @@
 /**
- * Groups the imports of small files in a folder into one transaction: each file's own
- * transaction becomes a savepoint inside it. A commit writes every page it changed (64 KB each,
- * a dozen B-trees per session), so a commit per 50 KB file would write ~0.8 MB of WAL.
+ * Groups the files of a folder import into shared transactions: each file's own transaction
+ * becomes a savepoint inside one. A commit writes every page it changed (64 KB each, a dozen
+ * B-trees per session), so a commit per file writes ~0.7 MB of WAL on top of the file's own data.
  */
 import type { Database } from "../store/open.ts";
 import { reasonOf } from "./files.ts";
 
-/** Files up to this size (parsed in place) share a transaction. */
+/** Files of known sessions up to this size (parsed in place) share a transaction. */
 export const BATCH_FILE_BYTES = 1024 * 1024;
 /** A batch is committed after this many files, or this many bytes read. */
 const BATCH_FILES = 100;
 const BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Which transaction a file's writes join. "new": files that become new sessions, stored without
+ * per-row foreign-key lookups (their keys hold by construction, as in newSession). "checked":
+ * small files of known sessions (merges may delete rows: the checks and their cascades stay on).
+ * null: the file commits on its own.
+ */
+export type BatchGroup = "new" | "checked" | null;
 
 /** Files of a batch whose writes did not reach the library (its commit failed, or SQLite rolled it back). */
 export interface LostBatch {
@@ -23,8 +31,10 @@ export class ImportBatch {
   private readonly db: Database;
   /** The caller already holds a transaction: nothing to group (its commit decides). */
   private readonly nested: boolean;
-  private open = false;
-  private keys: number[] = [];
+  private group: BatchGroup = null;
+  /** The open batch turned foreign-key enforcement off: it is turned back on when the batch ends. */
+  private checksOff = false;
+  private files: { key: number; bytes: number }[] = [];
   private bytes = 0;
 
   constructor(db: Database) {
@@ -33,52 +43,91 @@ export class ImportBatch {
   }
 
   /**
-   * Call before importing a file of `bytes` bytes (`key` names it in a LostBatch): a small file
-   * joins the open batch (or opens one); any other file first commits the batch, and gets its
-   * own transaction (e.g. to import without per-row foreign-key lookups).
+   * Call before importing a file of `bytes` bytes (`key` names it in a LostBatch): it joins the
+   * open batch of its group (or opens one, after committing a batch of the other group); a file
+   * of no group first commits the open batch, and gets its own transaction.
    */
-  before(key: number, bytes: number, small: boolean): LostBatch | null {
+  before(key: number, bytes: number, group: BatchGroup): LostBatch | null {
     if (this.nested) return null;
-    if (!small) return this.commit();
-    if (!this.open) {
-      this.db.exec("BEGIN");
-      this.open = true;
-    }
-    this.keys.push(key);
+    const lost = this.group !== null && this.group !== group ? this.commit() : null;
+    if (group === null) return lost;
+    if (this.group === null) this.begin(group);
+    this.files.push({ key, bytes });
     this.bytes += bytes;
-    return null;
+    return lost;
   }
 
   /** Call after the file's import: commits a full batch. */
   after(): LostBatch | null {
-    if (this.open && !this.db.inTransaction) return this.lost("the library rolled the write back");
-    if (this.keys.length >= BATCH_FILES || this.bytes >= BATCH_BYTES) return this.commit();
+    if (this.group !== null && !this.db.inTransaction) return this.lost("the library rolled the write back");
+    if (this.files.length >= BATCH_FILES || this.bytes >= BATCH_BYTES) return this.commit();
     return null;
+  }
+
+  /**
+   * Commits what the other files of the batch stored once they come to `minBytes`, while file
+   * `key` (begun, nothing stored yet) goes on in a new transaction of the same group. A folder
+   * import calls this while the import thread parses that file: the commit costs no waiting, and
+   * the commit at the end of the import holds little more than the last file.
+   */
+  commitBefore(key: number, minBytes: number): LostBatch | null {
+    const at = this.files.findIndex((f) => f.key === key);
+    const group = this.group;
+    const file = this.files[at];
+    if (group === null || file === undefined || this.bytes - file.bytes < minBytes) return null;
+    this.files.splice(at, 1);
+    const lost = this.commit();
+    this.begin(group);
+    this.files.push(file);
+    this.bytes = file.bytes;
+    return lost;
   }
 
   /** Commits the open batch, if any (also at the end of the folder). */
   commit(): LostBatch | null {
-    if (!this.open) return null;
+    if (this.group === null) return null;
     if (!this.db.inTransaction) return this.lost("the library rolled the write back");
     try {
       this.db.exec("COMMIT");
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
-      return this.lost(`the library could not store it: ${reasonOf(error)}`);
+      const keys = this.files.map((f) => f.key);
+      try {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      } finally {
+        this.end();
+      }
+      return { keys, reason: `the library could not store it: ${reasonOf(error)}` };
     }
-    this.reset();
+    this.end();
     return null;
   }
 
+  private begin(group: "new" | "checked"): void {
+    // The pragma cannot change inside a transaction: it is set before the batch begins.
+    if (group === "new" && this.db.pragma("foreign_keys", { simple: true }) === 1) {
+      this.db.pragma("foreign_keys = OFF");
+      this.checksOff = true;
+    }
+    try {
+      this.db.exec("BEGIN");
+    } catch (error) {
+      this.end();
+      throw error;
+    }
+    this.group = group;
+  }
+
   private lost(reason: string): LostBatch {
-    const keys = this.keys;
-    this.reset();
+    const keys = this.files.map((f) => f.key);
+    this.end();
     return { keys, reason };
   }
 
-  private reset(): void {
-    this.open = false;
-    this.keys = [];
+  private end(): void {
+    if (this.checksOff) this.db.pragma("foreign_keys = ON");
+    this.checksOff = false;
+    this.group = null;
+    this.files = [];
     this.bytes = 0;
   }
 }

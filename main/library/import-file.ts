@@ -226,3 +226,14 @@ export function headerIdOf(read: FileRead): string | null {
   const opened = openSource(read.bytes.buffer);
   return opened.ok ? opened.source.header.id : null;
 }
+
+/**
+ * Whether importing `read` can only add a new session (or nothing, for a file that is not a
+ * session): its path is not in the library, and its header id is not that of a stored session
+ * whose file moved away (that one is merged).
+ */
+export function addsNewSession(db: Database, read: FileRead): boolean {
+  if (read.kind !== "read" || read.known.length > 0) return false;
+  const id = headerIdOf(read);
+  return id === null || movedSession(db, id) === undefined;
+}

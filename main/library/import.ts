@@ -9,8 +9,9 @@ import type { ImportedFileReport, ImportReport } from "../../core/api/dto.ts";
 import { type Database, withoutAutoCheckpoint } from "../store/open.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { listSessionFiles, type SessionFileList } from "./files.ts";
-import { BATCH_FILE_BYTES, ImportBatch, type LostBatch } from "./import-batch.ts";
+import { BATCH_FILE_BYTES, type BatchGroup, ImportBatch, type LostBatch } from "./import-batch.ts";
 import {
+  addsNewSession,
   type FileOutcome,
   type FileRead,
   failed,
@@ -53,6 +54,13 @@ const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
  */
 const EARLY_BYTES_SHARE = 1 / 4;
 
+/**
+ * While the thread parses a file, the files before it are committed once they come to this much:
+ * bigger batches write less WAL in all (each commit rewrites the pages the files share), and
+ * what is left to commit at the end of the import, when no parse overlaps it, stays small.
+ */
+const COMMIT_WHILE_PARSING_BYTES = 4 * 1024 * 1024;
+
 /** The files of one importPath call, imported in file order (small ones possibly earlier). */
 class FolderImport {
   private readonly db: Database;
@@ -69,7 +77,7 @@ class FolderImport {
   private readonly ahead: ReadAhead<FileRead>;
   /** Small files read before their turn but left for it (see importMeanwhile). */
   private readonly held = new Map<number, FileRead>();
-  /** Small files share a transaction (a commit per file would rewrite whole pages for each). */
+  /** Files share transactions (a commit per file would rewrite whole pages for each). */
   private readonly batch: ImportBatch;
 
   constructor(db: Database, target: string, options: ImportOptions) {
@@ -108,6 +116,7 @@ class FolderImport {
           this.importInBatch(i, read, (worker, headerId) => {
             this.ahead.fill(i, worker);
             this.importMeanwhile(i, headerId);
+            this.markLost(this.batch.commitBefore(i, COMMIT_WHILE_PARSING_BYTES));
           });
         }
         this.options.onProgress?.(i + 1, files.length, file);
@@ -121,22 +130,35 @@ class FolderImport {
     return this.report();
   }
 
-  private importInBatch(at: number, read: FileRead, whileParsing?: WhileParsing): void {
-    if (read.kind === "read") {
-      const size = read.bytes.buffer.length;
-      this.markLost(this.batch.before(at, size, read.worker === null && size <= BATCH_FILE_BYTES));
-    }
+  /**
+   * Imports file `at` in the batch of its group. `commitWhenFull`: false while another file is
+   * begun and has stored nothing yet (importMeanwhile): its rows must land in the batch it joined.
+   */
+  private importInBatch(
+    at: number,
+    read: FileRead,
+    whileParsing?: WhileParsing,
+    commitWhenFull = true,
+  ): void {
+    if (read.kind === "read")
+      this.markLost(this.batch.before(at, read.bytes.buffer.length, this.groupOf(read)));
     const outcome = importRead(this.db, read, this.options, whileParsing);
     this.reports[at] = outcome.report;
     this.bytesRead += outcome.bytesRead;
-    this.markLost(this.batch.after());
+    if (commitWhenFull) this.markLost(this.batch.after());
+  }
+
+  private groupOf(read: FileRead & { kind: "read" }): BatchGroup {
+    if (addsNewSession(this.db, read)) return "new";
+    return read.worker === null && read.bytes.buffer.length <= BATCH_FILE_BYTES ? "checked" : null;
   }
 
   /**
    * While the import thread parses file `at`, imports the small new files after it here, so that
-   * neither thread waits for the other. Files with the same header id keep their order (it
-   * decides which one gets the header id as its session id): one whose header id is that of a
-   * file before it still to come waits for its turn.
+   * neither thread waits for the other; they join file `at`'s batch. Files with the same header
+   * id keep their order (it decides which one gets the header id as its session id): one whose
+   * header id is that of a file before it still to come waits for its turn, as does one merged
+   * into a stored session (its batch keeps foreign-key checks on).
    */
   private importMeanwhile(at: number, headerId: string): void {
     const waiting = new Set([headerId]);
@@ -155,10 +177,9 @@ class FolderImport {
       const read = readForImport(this.db, this.files[j] as string, { minBytes: Number.POSITIVE_INFINITY });
       budget -= size;
       const id = headerIdOf(read);
-      if (id !== null && waiting.has(id)) this.held.set(j, read);
-      else this.importInBatch(j, read);
+      if ((id !== null && waiting.has(id)) || !addsNewSession(this.db, read)) this.held.set(j, read);
+      else this.importInBatch(j, read, undefined, false);
     }
-    this.markLost(this.batch.commit());
   }
 
   /** Files whose writes were lost with their batch are reported as failed, never as imported. */
