@@ -1,14 +1,26 @@
 // Prompt templates: SPEC §3.5, D4, D8 — Canopy's own framing, overrides, verbatim summaries.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   contextTemplatesFrom,
   DEFAULT_PROMPTS_DIR,
   loadPromptTemplates,
   renderTemplate,
 } from "../../prompts/index.ts";
+
+const tempDirs: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("context templates", () => {
   it("defaults: a framing paragraph, a blank line, then the summary in tags on their own lines", () => {
@@ -33,7 +45,7 @@ describe("context templates", () => {
   });
 
   it("an override with the same name wins and is reported; one lacking a variable is refused", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "canopy-prompts-"));
+    const dir = tempDir("canopy-prompts-");
     writeFileSync(
       path.join(dir, "branch-summary-context.md"),
       "Mine:\r\n\r\n<summary>\n{{ summary }}\n</summary>\n\n",
@@ -52,7 +64,7 @@ describe("context templates", () => {
     const both = loadPromptTemplates({ defaultsDir: DEFAULT_PROMPTS_DIR, overrideDir: dir });
     expect(both.templates["branch-summary-context"].source).toBe("override");
     // A folder without the files falls back silently.
-    const empty = loadPromptTemplates(mkdtempSync(path.join(tmpdir(), "canopy-empty-")));
+    const empty = loadPromptTemplates(tempDir("canopy-empty-"));
     expect(
       Object.values(empty.templates).every((t) => t.source === "default" && t.warning === undefined),
     ).toBe(true);

@@ -1,6 +1,6 @@
 // Browser mode end to end in Debian's Chromium: a fresh library opens on the demo sessions, the
 // session list and the LLM view render, and the LLM view matches the contract's context:get.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -13,6 +13,7 @@ import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
+let dir: string | undefined;
 const shots = path.join(artifactsDir(), "browser-mode");
 
 const api = <T>(channel: string, input: unknown): Promise<T> => apiCall<T>(mode, channel, input);
@@ -20,7 +21,7 @@ const api = <T>(channel: string, input: unknown): Promise<T> => apiCall<T>(mode,
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   await ensureRendererBuilt();
-  const dir = mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-"));
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-"));
   mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir: rendererDist });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -29,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await mode?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("browser mode", () => {

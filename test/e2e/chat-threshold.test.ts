@@ -5,7 +5,7 @@
 // the LLM view (starts with the summary) show. Escape during a slow reply leaves the session
 // unchanged and puts the text back. Without a model, the composer's message links to Settings,
 // whose key section shows browser mode's refusal. Screenshots: test-artifacts/chat/.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -30,6 +30,7 @@ let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
 let fake: FakeServer;
+let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -52,7 +53,7 @@ async function entryIds(sessionId: string): Promise<string[]> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  const work = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-e2e-"));
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-e2e-"));
   const rendererDir = await buildRendererInto(path.join(work, "renderer"));
   process.env[KEY_ENV] = "sk-e2e-chat";
   fake = await startFakeOpenAiServer({ defaultText: SUMMARY_TEXT });
@@ -68,6 +69,7 @@ afterAll(async () => {
   await mode?.stop();
   await fake?.close();
   delete process.env[KEY_ENV];
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("continuing a session from the composer", () => {

@@ -3,7 +3,7 @@
 // the export dialog (without archived branches, a download), the live-folder warning with
 // "Export anyway", deleting a session from the sidebar and undoing it (notice and Ctrl+Z), and
 // "Continue from here" after an edit as a new branch. Screenshots: test-artifacts/edits-finish/.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -91,6 +91,7 @@ afterAll(async () => {
   await mode?.stop();
   await fake?.close();
   delete process.env[KEY_ENV];
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("finishing issue 6 in the app", () => {

@@ -1,7 +1,7 @@
 // Issue 6 acceptance in Debian's Chromium (browser mode, bundled demo data): edit a user message
 // as a new branch, archive a branch and restore it, undo and redo a compaction, fork to a new
 // session — each checked on the canvas and in the LLM view. Screenshots: test-artifacts/edits/.
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -18,6 +18,7 @@ const EDITED = "E2E-EDITED: please use a streaming parser instead.";
 let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
+let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -80,7 +81,7 @@ async function sessionForEditing(): Promise<{ session: SessionSummary; user: Tre
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  const work = mkdtempSync(path.join(os.tmpdir(), "canopy-edits-e2e-"));
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-edits-e2e-"));
   const rendererDir = await buildRendererInto(path.join(work, "renderer"));
   mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
   browser = await launchChromium();
@@ -90,6 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await mode?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("editing sessions safely (issue 6)", () => {

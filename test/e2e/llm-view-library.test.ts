@@ -4,7 +4,7 @@
 // message text into markup, a growing agent file refreshes the open session, and empty states
 // say something. The renderer is built into a private folder so this file never races another
 // browser test over dist/renderer.
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -83,6 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await mode?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("LLM view panel", () => {

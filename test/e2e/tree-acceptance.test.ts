@@ -5,7 +5,7 @@
 // dimmed region and context bar; Escape during a slow summary changes nothing; 1280×800 and 4K,
 // dark and light, and keyboard-only use. Screenshots of every step: test-artifacts/tree-acceptance/.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -30,6 +30,7 @@ let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
 let fake: FakeServer;
+let work: string | undefined;
 let dbPath: string;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
@@ -158,7 +159,7 @@ function requestText(body: unknown): string {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  const work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-e2e-"));
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-e2e-"));
   dbPath = path.join(work, "library.db");
   const rendererDir = await buildRendererInto(path.join(work, "renderer"));
   fake = await startFakeOpenAiServer({ defaultText: "Unexpected default reply." });
@@ -176,6 +177,7 @@ afterAll(async () => {
   await browser?.close();
   await mode?.stop();
   await fake?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("tree acceptance (issue 4)", () => {

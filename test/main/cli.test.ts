@@ -1,10 +1,10 @@
 // The `canopy` CLI on the shared fixtures: the LLM view of every expected leaf through
 // `context --json`, `show`, `export`, `search`, and one-line errors with non-zero exits.
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, runCliCaptured } from "../helpers/cli.ts";
 import { fixturePath, readExpectedContexts, repoRoot, withoutSummaryFraming } from "../helpers/fixtures.ts";
 
@@ -21,6 +21,7 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-"));
   db = path.join(dir, "library.db");
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("canopy context --json", () => {
   for (const tree of ["tree-00", "tree-01", "tree-02", "tree-03"]) {
@@ -100,20 +101,24 @@ describe("canopy show", () => {
 describe("canopy import, list, export, search", () => {
   it("imports a folder, lists it, and re-import changes nothing", async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-folder-"));
-    copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
-    copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
-    writeFileSync(path.join(folder, "notes.jsonl"), "not json\n");
-    const ownDb = path.join(folder, "lib.db");
-    const first = await cli("import", folder, "--json", "--db", ownDb);
-    expect(first.code).toBe(0);
-    const report = JSON.parse(first.out) as { imported: number; skipped: number; unchanged: number };
-    expect(report.imported).toBe(2);
-    expect(report.skipped).toBe(1);
-    const again = JSON.parse((await cli("import", folder, "--json", "--db", ownDb)).out) as typeof report;
-    expect(again.imported).toBe(0);
-    expect(again.unchanged).toBe(2);
-    const list = JSON.parse((await cli("list", "--json", "--db", ownDb)).out) as { id: string }[];
-    expect(list).toHaveLength(2);
+    try {
+      copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
+      copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
+      writeFileSync(path.join(folder, "notes.jsonl"), "not json\n");
+      const ownDb = path.join(folder, "lib.db");
+      const first = await cli("import", folder, "--json", "--db", ownDb);
+      expect(first.code).toBe(0);
+      const report = JSON.parse(first.out) as { imported: number; skipped: number; unchanged: number };
+      expect(report.imported).toBe(2);
+      expect(report.skipped).toBe(1);
+      const again = JSON.parse((await cli("import", folder, "--json", "--db", ownDb)).out) as typeof report;
+      expect(again.imported).toBe(0);
+      expect(again.unchanged).toBe(2);
+      const list = JSON.parse((await cli("list", "--json", "--db", ownDb)).out) as { id: string }[];
+      expect(list).toHaveLength(2);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("exports losslessly to a file and resumes at a chosen leaf", async () => {

@@ -1,6 +1,6 @@
 // Browser-mode transport: the contract over HTTP with a token, events over WebSocket, static
 // files confined to the renderer folder, and expected failures as data.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { fixturePath } from "../helpers/fixtures.ts";
 
 let mode: BrowserMode;
 let base: string;
+let dir: string;
 
 async function post(channel: string, body: unknown, token: string | null = mode.token) {
   const response = await fetch(`${base}/api/${channel}`, {
@@ -28,7 +29,7 @@ async function post(channel: string, body: unknown, token: string | null = mode.
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "canopy-server-"));
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-server-"));
   const renderer = path.join(dir, "renderer");
   mkdirSync(renderer);
   writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
@@ -43,6 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mode.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("browser-mode server", () => {

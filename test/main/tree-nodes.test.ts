@@ -1,6 +1,6 @@
 // session:tree: one node per entry with the repaired parent, kind, snippet, label and the
 // compaction markers the canvas draws; a cycle in the file never reaches the canvas.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,10 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-"));
   api = createApi(createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }));
 });
-afterAll(() => api.ctx.db.close());
+afterAll(() => {
+  api.ctx.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("session:tree", () => {
   it("gives every entry of a fixture as a node, with labels and compaction markers", async () => {

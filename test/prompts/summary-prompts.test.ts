@@ -1,9 +1,9 @@
 // Summary prompt templates (SPEC §6.2, D8, D13): every template loads, overrides win and are
 // reported, variables are checked at compile time, and the file tags come out in D8's format.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   DEFAULT_PROMPTS_DIR,
   loadPromptTemplates,
@@ -24,9 +24,17 @@ const SUMMARY_TEMPLATES = [
   "file-operations",
 ] as const;
 
+const tempDirs: string[] = [];
+
 function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), "canopy-summary-prompts-"));
+  const dir = mkdtempSync(path.join(tmpdir(), "canopy-summary-prompts-"));
+  tempDirs.push(dir);
+  return dir;
 }
+
+afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("summary prompt templates", () => {
   it("every template is registered, loads from the defaults folder, trimmed and non-empty", () => {

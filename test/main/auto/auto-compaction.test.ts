@@ -1,6 +1,6 @@
 // Automatic compaction (SPEC §9.3–9.4, behaviours 65–67, D12, D17) against a real
 // OpenAI-compatible server on 127.0.0.1, with a recording fake of the conversation (AgentPort).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -79,6 +79,7 @@ beforeEach(async () => {
 afterEach(async () => {
   api.ctx.db.close();
   await fake.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("threshold compaction", () => {
