@@ -177,8 +177,10 @@ class FolderImport {
       const read = readForImport(this.db, this.files[j] as string, { minBytes: Number.POSITIVE_INFINITY });
       budget -= size;
       const id = headerIdOf(read);
-      if ((id !== null && waiting.has(id)) || !addsNewSession(this.db, read)) this.held.set(j, read);
-      else this.importInBatch(j, read, undefined, false);
+      if ((id !== null && waiting.has(id)) || !addsNewSession(this.db, read)) {
+        this.held.set(j, read);
+        if (id !== null) waiting.add(id);
+      } else this.importInBatch(j, read, undefined, false);
     }
   }
 
