@@ -57,7 +57,7 @@ export class ImportBatch {
     return lost;
   }
 
-  /** Call after the file's import: commits a full batch. */
+  /** Call after the file's import: a batch SQLite rolled back is lost; a full one is committed. */
   after(): LostBatch | null {
     if (this.group !== null && !this.db.inTransaction) return this.lost("the library rolled the write back");
     if (this.files.length >= BATCH_FILES || this.bytes >= BATCH_BYTES) return this.commit();
@@ -65,21 +65,25 @@ export class ImportBatch {
   }
 
   /**
-   * Commits what the other files of the batch stored once they come to `minBytes`, while file
-   * `key` (begun, nothing stored yet) goes on in a new transaction of the same group. A folder
-   * import calls this while the import thread parses that file: the commit costs no waiting, and
-   * the commit at the end of the import holds little more than the last file.
+   * File `key` (`bytes`, of `group`), begun before other files and with nothing stored yet, is
+   * about to store its rows: they go to the open batch of its group, with the file among its
+   * files. What the other files stored is committed first once it comes to `commitAtBytes`. A
+   * folder import calls this while the import thread parses that file: the commit costs no
+   * waiting, and the commit at the end of the import holds little more than the last file.
    */
-  commitBefore(key: number, minBytes: number): LostBatch | null {
+  beforeRows(key: number, bytes: number, group: BatchGroup, commitAtBytes: number): LostBatch | null {
+    if (this.nested || group === null) return null;
     const at = this.files.findIndex((f) => f.key === key);
-    const group = this.group;
-    const file = this.files[at];
-    if (group === null || file === undefined || this.bytes - file.bytes < minBytes) return null;
-    this.files.splice(at, 1);
-    const lost = this.commit();
-    this.begin(group);
-    this.files.push(file);
-    this.bytes = file.bytes;
+    if (at !== -1) {
+      this.files.splice(at, 1);
+      this.bytes -= bytes;
+    }
+    const commit =
+      this.group !== null && (!this.db.inTransaction || this.group !== group || this.bytes >= commitAtBytes);
+    const lost = commit ? this.commit() : null;
+    if (this.group === null) this.begin(group);
+    this.files.push({ key, bytes });
+    this.bytes += bytes;
     return lost;
   }
 

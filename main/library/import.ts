@@ -116,7 +116,10 @@ class FolderImport {
           this.importInBatch(i, read, (worker, headerId) => {
             this.ahead.fill(i, worker);
             this.importMeanwhile(i, headerId);
-            this.markLost(this.batch.commitBefore(i, COMMIT_WHILE_PARSING_BYTES));
+            if (read.kind === "read") {
+              const size = read.bytes.buffer.length;
+              this.markLost(this.batch.beforeRows(i, size, this.groupOf(read), COMMIT_WHILE_PARSING_BYTES));
+            }
           });
         }
         this.options.onProgress?.(i + 1, files.length, file);
@@ -130,22 +133,14 @@ class FolderImport {
     return this.report();
   }
 
-  /**
-   * Imports file `at` in the batch of its group. `commitWhenFull`: false while another file is
-   * begun and has stored nothing yet (importMeanwhile): its rows must land in the batch it joined.
-   */
-  private importInBatch(
-    at: number,
-    read: FileRead,
-    whileParsing?: WhileParsing,
-    commitWhenFull = true,
-  ): void {
+  /** Imports file `at` in the batch of its group (see ImportBatch). */
+  private importInBatch(at: number, read: FileRead, whileParsing?: WhileParsing): void {
     if (read.kind === "read")
       this.markLost(this.batch.before(at, read.bytes.buffer.length, this.groupOf(read)));
     const outcome = importRead(this.db, read, this.options, whileParsing);
     this.reports[at] = outcome.report;
     this.bytesRead += outcome.bytesRead;
-    if (commitWhenFull) this.markLost(this.batch.after());
+    this.markLost(this.batch.after());
   }
 
   private groupOf(read: FileRead & { kind: "read" }): BatchGroup {
@@ -180,7 +175,7 @@ class FolderImport {
       if ((id !== null && waiting.has(id)) || !addsNewSession(this.db, read)) {
         this.held.set(j, read);
         if (id !== null) waiting.add(id);
-      } else this.importInBatch(j, read, undefined, false);
+      } else this.importInBatch(j, read);
     }
   }
 

@@ -478,4 +478,47 @@ describe("parsing large files on the import worker", () => {
       other.cleanup();
     }
   });
+
+  it("a batch rolled back while the thread parses a file loses only the files it held: the thread's file and the later ones are stored and reported so", () => {
+    const folder = path.join(lib.dir, "rollback");
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "a-big.jsonl"), largeSessionBytes("big"));
+    for (const id of ["b", "c", "d"]) {
+      const lines = [
+        JSON.stringify({ type: "session", version: 3, id, timestamp: at, cwd: "/w" }),
+        JSON.stringify({
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: at,
+          message: { role: "user", content: `hi from ${id}` },
+        }),
+      ];
+      fs.writeFileSync(path.join(folder, `${id}-small.jsonl`), `${lines.join("\n")}\n`);
+    }
+    // Storing session c (imported while the thread parses a-big) rolls back the whole
+    // transaction, as a full disk would: b, stored before it in the same batch, is lost with it.
+    lib.db.exec(`CREATE TEMP TRIGGER fail_c BEFORE INSERT ON main.sessions WHEN NEW.header_id = 'c'
+      BEGIN SELECT RAISE(ROLLBACK, 'disk is full'); END`);
+    const onThread = importThreadStats().files;
+    const report = importPath(lib.db, folder);
+    expect(importThreadStats().files - onThread).toBe(1);
+    expect(report.files.map((f) => [path.basename(f.path), f.status])).toEqual([
+      ["a-big.jsonl", "imported"],
+      ["b-small.jsonl", "failed"],
+      ["c-small.jsonl", "failed"],
+      ["d-small.jsonl", "imported"],
+    ]);
+    const stored = (): string[] =>
+      (lib.db.prepare("SELECT id FROM sessions ORDER BY id").pluck().all() as string[]).filter(
+        (id) => !getSessionSummary(lib.db, id).isDemo,
+      );
+    expect(stored()).toEqual(["big", "d"]);
+    expect(lib.db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(lib.db.pragma("foreign_key_check")).toEqual([]);
+
+    lib.db.exec("DROP TRIGGER fail_c");
+    expect(importPath(lib.db, folder)).toMatchObject({ imported: 2, unchanged: 2, failed: 0 });
+    expect(stored()).toEqual(["b", "big", "c", "d"]);
+  });
 });
