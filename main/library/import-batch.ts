@@ -49,7 +49,9 @@ export class ImportBatch {
    */
   before(key: number, bytes: number, group: BatchGroup): LostBatch | null {
     if (this.nested) return null;
-    const lost = this.group !== null && this.group !== group ? this.commit() : null;
+    // A batch SQLite rolled back (not caught by `after`) is lost here, not joined.
+    const lost =
+      this.group !== null && (this.group !== group || !this.db.inTransaction) ? this.commit() : null;
     if (group === null) return lost;
     if (this.group === null) this.begin(group);
     this.files.push({ key, bytes });
