@@ -20,7 +20,7 @@ import {
   startRowWorker,
 } from "../../../main/library/parallel-rows.ts";
 import type { RowBatch } from "../../../main/library/row-batches.ts";
-import { type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
+import { expectSameSessions, type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
 
 let lib: Library;
 beforeEach(() => {
@@ -391,10 +391,16 @@ describe("parsing large files on the import worker", () => {
       const onThread = importThreadStats().files;
       for (const name of [...names, "medium-1a.v1.jsonl"]) importFile(other.db, path.join(folder, name));
       expect(importThreadStats().files).toBe(onThread);
-      for (const id of ["m0", "m1", "m2", "m3", "m4", "old", "medium-0b-small", "medium-3b-small"]) {
-        expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
-        expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
-      }
+      expectSameSessions(lib.db, other.db, [
+        "m0",
+        "m1",
+        "m2",
+        "m3",
+        "m4",
+        "old",
+        "medium-0b-small",
+        "medium-3b-small",
+      ]);
     } finally {
       other.cleanup();
     }
@@ -470,10 +476,11 @@ describe("parsing large files on the import worker", () => {
         "c-medium.jsonl": "shared",
         "f-small.jsonl": "f",
       });
-      for (const { id } of sessions(other.db)) {
-        expect(exportSession(lib.db, id).text).toEqual(exportSession(other.db, id).text);
-        expect(getSessionSummary(lib.db, id)).toEqual(getSessionSummary(other.db, id));
-      }
+      expectSameSessions(
+        lib.db,
+        other.db,
+        sessions(other.db).map((s) => s.id),
+      );
     } finally {
       other.cleanup();
     }
