@@ -3,7 +3,7 @@
  * becomes a savepoint inside one. A commit writes every page it changed (64 KB each, a dozen
  * B-trees per session), so a commit per file writes ~0.7 MB of WAL on top of the file's own data.
  */
-import type { Database } from "../store/open.ts";
+import { type Database, resumeForeignKeyChecks, suspendForeignKeyChecks } from "../store/open.ts";
 import { reasonOf } from "./files.ts";
 
 /** Files of known sessions up to this size (parsed in place) share a transaction. */
@@ -109,11 +109,8 @@ export class ImportBatch {
   }
 
   private begin(group: "new" | "checked"): void {
-    // The pragma cannot change inside a transaction: it is set before the batch begins.
-    if (group === "new" && this.db.pragma("foreign_keys", { simple: true }) === 1) {
-      this.db.pragma("foreign_keys = OFF");
-      this.checksOff = true;
-    }
+    // Set before the batch begins: the pragma cannot change inside a transaction.
+    this.checksOff = group === "new" && suspendForeignKeyChecks(this.db);
     try {
       this.db.exec("BEGIN");
     } catch (error) {
@@ -130,7 +127,7 @@ export class ImportBatch {
   }
 
   private end(): void {
-    if (this.checksOff) this.db.pragma("foreign_keys = ON");
+    if (this.checksOff) resumeForeignKeyChecks(this.db);
     this.checksOff = false;
     this.group = null;
     this.files = [];

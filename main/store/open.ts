@@ -56,17 +56,29 @@ export function withoutAutoCheckpoint<T>(db: Database, fn: () => T): T {
 }
 
 /**
- * Runs `fn` with foreign-key enforcement off: for a bulk insert whose keys hold by construction
- * (a new session's rows, each JSON row right after its entry row), where the checks cost a
- * lookup per row. Inside an open transaction the pragma cannot change, so the checks stay on.
+ * Turns foreign-key enforcement off for bulk inserts whose keys hold by construction (a new
+ * session's rows, each JSON row right after its entry row), where the checks cost a lookup per
+ * row. Returns whether it did: not inside an open transaction (the pragma cannot change there,
+ * the checks stay as they are), nor when they are off already. Then `resumeForeignKeyChecks`.
  */
-export function withoutForeignKeyChecks<T>(db: Database, fn: () => T): T {
-  if (db.inTransaction || db.pragma("foreign_keys", { simple: true }) !== 1) return fn();
+export function suspendForeignKeyChecks(db: Database): boolean {
+  if (db.inTransaction || db.pragma("foreign_keys", { simple: true }) !== 1) return false;
   db.pragma("foreign_keys = OFF");
+  return true;
+}
+
+/** Turns foreign-key enforcement back on, after `suspendForeignKeyChecks` returned true. */
+export function resumeForeignKeyChecks(db: Database): void {
+  db.pragma("foreign_keys = ON");
+}
+
+/** Runs `fn` with foreign-key enforcement suspended (see suspendForeignKeyChecks). */
+export function withoutForeignKeyChecks<T>(db: Database, fn: () => T): T {
+  if (!suspendForeignKeyChecks(db)) return fn();
   try {
     return fn();
   } finally {
-    db.pragma("foreign_keys = ON");
+    resumeForeignKeyChecks(db);
   }
 }
 
