@@ -48,15 +48,7 @@ export class ImportBatch {
    * of no group first commits the open batch, and gets its own transaction.
    */
   before(key: number, bytes: number, group: BatchGroup): LostBatch | null {
-    if (this.nested) return null;
-    // A batch SQLite rolled back (not caught by `after`) is lost here, not joined.
-    const lost =
-      this.group !== null && (this.group !== group || !this.db.inTransaction) ? this.commit() : null;
-    if (group === null) return lost;
-    if (this.group === null) this.begin(group);
-    this.files.push({ key, bytes });
-    this.bytes += bytes;
-    return lost;
+    return this.join(key, bytes, group, Number.POSITIVE_INFINITY);
   }
 
   /** Call after the file's import: a batch SQLite rolled back is lost; a full one is committed. */
@@ -74,15 +66,26 @@ export class ImportBatch {
    * waiting, and the commit at the end of the import holds little more than the last file.
    */
   beforeRows(key: number, bytes: number, group: BatchGroup, commitAtBytes: number): LostBatch | null {
-    if (this.nested || group === null) return null;
+    if (group === null) return null;
     const at = this.files.findIndex((f) => f.key === key);
     if (at !== -1) {
       this.files.splice(at, 1);
       this.bytes -= bytes;
     }
+    return this.join(key, bytes, group, commitAtBytes);
+  }
+
+  /**
+   * Adds file `key` to the open batch of `group`, opening one if needed. The open batch is
+   * committed first when it is of another group, holds `commitAtBytes`, or was rolled back by
+   * SQLite (then it is lost, not joined). A file of no group only commits it.
+   */
+  private join(key: number, bytes: number, group: BatchGroup, commitAtBytes: number): LostBatch | null {
+    if (this.nested) return null;
     const commit =
-      this.group !== null && (!this.db.inTransaction || this.group !== group || this.bytes >= commitAtBytes);
+      this.group !== null && (this.group !== group || !this.db.inTransaction || this.bytes >= commitAtBytes);
     const lost = commit ? this.commit() : null;
+    if (group === null) return lost;
     if (this.group === null) this.begin(group);
     this.files.push({ key, bytes });
     this.bytes += bytes;

@@ -229,11 +229,10 @@ export function headerIdOf(read: FileRead): string | null {
 
 /**
  * Whether importing `read` can only add a new session (or nothing, for a file that is not a
- * session): its path is not in the library, and its header id is not that of a stored session
- * whose file moved away (that one is merged).
+ * session): its path is not in the library, and its header id (`headerId`, when the caller has
+ * it) is not that of a stored session whose file moved away (that one is merged).
  */
-export function addsNewSession(db: Database, read: FileRead): boolean {
+export function addsNewSession(db: Database, read: FileRead, headerId = headerIdOf(read)): boolean {
   if (read.kind !== "read" || read.known.length > 0) return false;
-  const id = headerIdOf(read);
-  return id === null || movedSession(db, id) === undefined;
+  return headerId === null || movedSession(db, headerId) === undefined;
 }

@@ -116,16 +116,12 @@ class FolderImport {
           this.importInBatch(i, read, (worker, headerId) => {
             this.ahead.fill(i, worker);
             this.importMeanwhile(i, headerId);
-            if (read.kind === "read") {
-              const size = read.bytes.buffer.length;
-              this.markLost(this.batch.beforeRows(i, size, this.groupOf(read), COMMIT_WHILE_PARSING_BYTES));
-            }
           });
         }
         this.options.onProgress?.(i + 1, files.length, file);
       });
     } finally {
-      // What the small files stored so far is kept even when the loop stops early.
+      // What the batched files stored so far is kept even when the loop stops early.
       this.markLost(this.batch.commit());
       // Files read ahead whose turn never came (a progress callback threw): let their thread go.
       for (const left of this.ahead.drain()) if (left.kind === "read") left.worker?.close();
@@ -133,18 +129,31 @@ class FolderImport {
     return this.report();
   }
 
-  /** Imports file `at` in the batch of its group (see ImportBatch). */
-  private importInBatch(at: number, read: FileRead, whileParsing?: WhileParsing): void {
-    if (read.kind === "read")
-      this.markLost(this.batch.before(at, read.bytes.buffer.length, this.groupOf(read)));
-    const outcome = importRead(this.db, read, this.options, whileParsing);
+  /**
+   * Imports file `at` in the batch of its group (see ImportBatch). A file parsed on the thread
+   * joins its batch again right before its rows are stored, after `whileParsing` imported others.
+   */
+  private importInBatch(
+    at: number,
+    read: FileRead,
+    whileParsing?: WhileParsing,
+    group = this.groupOf(read),
+  ): void {
+    const size = read.kind === "read" ? read.bytes.buffer.length : 0;
+    if (read.kind === "read") this.markLost(this.batch.before(at, size, group));
+    const outcome = importRead(this.db, read, this.options, (worker, headerId) => {
+      whileParsing?.(worker, headerId);
+      this.markLost(this.batch.beforeRows(at, size, group, COMMIT_WHILE_PARSING_BYTES));
+    });
     this.reports[at] = outcome.report;
     this.bytesRead += outcome.bytesRead;
     this.markLost(this.batch.after());
   }
 
-  private groupOf(read: FileRead & { kind: "read" }): BatchGroup {
-    if (addsNewSession(this.db, read)) return "new";
+  /** The batch group of a read file (null for one not read); `headerId` when the caller has it. */
+  private groupOf(read: FileRead, headerId?: string | null): BatchGroup {
+    if (read.kind !== "read") return null;
+    if (addsNewSession(this.db, read, headerId)) return "new";
     return read.worker === null && read.bytes.buffer.length <= BATCH_FILE_BYTES ? "checked" : null;
   }
 
@@ -172,10 +181,11 @@ class FolderImport {
       const read = readForImport(this.db, this.files[j] as string, { minBytes: Number.POSITIVE_INFINITY });
       budget -= size;
       const id = headerIdOf(read);
-      if ((id !== null && waiting.has(id)) || !addsNewSession(this.db, read)) {
+      const group = this.groupOf(read, id);
+      if ((id !== null && waiting.has(id)) || group !== "new") {
         this.held.set(j, read);
         if (id !== null) waiting.add(id);
-      } else this.importInBatch(j, read);
+      } else this.importInBatch(j, read, undefined, group);
     }
   }
 
