@@ -56,6 +56,11 @@ export function flatten(text: string, width: number): string {
   }
 }
 
+/** "1 entry", "2 entries": a count with its noun in the right number (`plural` defaults to noun + "s"). */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 /** The entry's kind as shown to users: the message role for messages, else the entry type. */
 export function entryKind(entry: SessionEntry): string {
   if (entry.type === "message") {

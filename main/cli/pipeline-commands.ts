@@ -3,6 +3,7 @@
  * show the streamed summary on stderr when it is a terminal, and Ctrl+C cancels them cleanly.
  */
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
+import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
 import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -125,14 +126,14 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       const leaf = options.leaf === undefined ? {} : { leafId: options.leaf };
       if (options.restore) {
         const result = await cli.request("pruning:restore", { sessionId });
-        cli.io.out(options.json ? JSON.stringify(result, null, 2) : `Restored ${result.prunedCount} tool output(s).`);
+        cli.io.out(options.json ? JSON.stringify(result, null, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);
       } else if (options.dryRun) {
         const plan = await cli.request("pruning:preview", { sessionId, ...leaf });
         cli.io.out(
           options.json
             ? JSON.stringify(plan, null, 2)
             : [
-                `${plan.candidates.length} tool output(s) could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
+                `${counted(plan.candidates.length, "tool output")} could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
                 ...plan.candidates.map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
                 ...(plan.reason ? [plan.reason] : []),
               ].join("\n"),
@@ -144,7 +145,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
             ? JSON.stringify(result, null, 2)
             : result.prunedCount === 0
               ? "Nothing pruned (see `prune --dry-run`)."
-              : `Pruned ${result.prunedCount} tool output(s), ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
+              : `Pruned ${counted(result.prunedCount, "tool output")}, ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
         );
       }
       return true;

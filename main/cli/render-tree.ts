@@ -5,7 +5,7 @@
  * Iterative, so a 100,000-deep session prints without recursion limits.
  */
 import type { SessionDetail } from "../../core/api/dto.ts";
-import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 
@@ -32,7 +32,7 @@ export function renderTree(detail: SessionDetail): string {
   const { summary } = detail;
   const lines = [
     `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`,
-    `cwd ${summary.cwd} · ${summary.entryCount} entries · ${summary.compactionCount} compactions · ` +
+    `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
       `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`,
     "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries",
     "",
@@ -61,7 +61,7 @@ export function renderTree(detail: SessionDetail): string {
     }
   }
   if (detail.problems.length > 0) {
-    lines.push("", `${detail.problems.length} problem(s):`);
+    lines.push("", `${counted(detail.problems.length, "problem")}:`);
     for (const problem of detail.problems.slice(0, 50)) {
       lines.push(`  ! ${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.message}`);
     }

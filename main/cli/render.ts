@@ -3,14 +3,14 @@
  * the LLM view and search hits.
  */
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
-import { flatten as truncate } from "../../core/session/describe.ts";
+import { counted, flatten as truncate } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
 
 export function renderImportReport(report: ImportReport): string {
   const lines = [
-    `${report.files.length} file(s): ${report.imported} imported, ${report.updated} updated, ` +
+    `${counted(report.files.length, "file")}: ${report.imported} imported, ${report.updated} updated, ` +
       `${report.unchanged} unchanged, ${report.skipped} skipped, ${report.failed} failed; ` +
-      `${report.entriesAdded} entries added (${(report.bytesRead / 1e6).toFixed(1)} MB in ${Math.round(report.durationMs)} ms)`,
+      `${counted(report.entriesAdded, "entry", "entries")} added (${(report.bytesRead / 1e6).toFixed(1)} MB in ${Math.round(report.durationMs)} ms)`,
   ];
   for (const file of report.files) {
     const id = file.sessionId ? ` ${file.sessionId}` : "";
@@ -35,7 +35,7 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
   return sessions
     .map((session) => {
       const name = truncate(session.title ?? session.firstMessage, 60);
-      const figures = `${session.entryCount} entries, ${session.compactionCount} compactions`;
+      const figures = `${counted(session.entryCount, "entry", "entries")}, ${counted(session.compactionCount, "compaction")}`;
       return `${session.id}  ${session.modified.slice(0, 19).replace("T", " ")}  ${figures}  ${session.cwd}\n    ${name}`;
     })
     .join("\n");

@@ -1,7 +1,7 @@
 // flatten folds only a prefix of long texts (tree snippets of 100 KB tool outputs): it must
 // give exactly what folding the whole text gives, whatever the whitespace.
 import { describe, expect, it } from "vitest";
-import { flatten } from "../../core/session/describe.ts";
+import { counted, flatten } from "../../core/session/describe.ts";
 
 function foldWhole(text: string, width: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -33,5 +33,14 @@ describe("flatten", () => {
     for (const text of texts()) {
       for (const width of [0, 1, 5, 80, 200]) expect(flatten(text, width)).toBe(foldWhole(text, width));
     }
+  });
+});
+
+describe("counted", () => {
+  it("puts the noun in the number the count asks for", () => {
+    expect(counted(1, "compaction")).toBe("1 compaction");
+    expect(counted(0, "compaction")).toBe("0 compactions");
+    expect(counted(2, "entry", "entries")).toBe("2 entries");
+    expect(counted(1, "entry", "entries")).toBe("1 entry");
   });
 });

@@ -99,6 +99,25 @@ describe("canopy show", () => {
 });
 
 describe("canopy import, list, export, search", () => {
+  it("prints counts in words that agree with them (1 compaction, 2 files)", async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-words-"));
+    try {
+      copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
+      copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
+      const ownDb = path.join(folder, "lib.db");
+      const imported = await cli("import", folder, "--db", ownDb);
+      expect(imported.out).toMatch(/^2 files: 2 imported, .* 1164 entries added /);
+      const list = await cli("list", "--db", ownDb);
+      // tree-01 has one compaction, the v1 session none.
+      expect(list.out).toContain("146 entries, 1 compaction  ");
+      expect(list.out).toContain("1018 entries, 0 compactions  ");
+      const show = await cli("show", path.join(folder, "a.jsonl"), "--db", ownDb);
+      expect(show.out).toContain(" · 146 entries · 1 compaction · ");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it("imports a folder, lists it, and re-import changes nothing", async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-folder-"));
     try {

@@ -161,7 +161,7 @@ describe("canopy prune", () => {
     const dry = await cli("prune", file, "--dry-run");
     expect(dry.code).toBe(0);
     expect(dry.out.trimEnd().split("\n")).toEqual([
-      "2 tool output(s) could be pruned, saving ~29982 tokens",
+      "2 tool outputs could be pruned, saving ~29982 tokens",
       "  t1 bash ~15000 tokens",
       "  t2 bash ~15000 tokens",
     ]);
@@ -169,10 +169,10 @@ describe("canopy prune", () => {
     expect(JSON.parse(json.out)).toMatchObject({ willPrune: true, tokensSaved: 29982 });
     const pruned = await cli("prune", file);
     expect(pruned.out.trimEnd()).toBe(
-      "Pruned 2 tool output(s), ~29982 tokens saved. Undo with `prune --restore`.",
+      "Pruned 2 tool outputs, ~29982 tokens saved. Undo with `prune --restore`.",
     );
     const restored = await cli("prune", file, "--restore");
-    expect(restored.out.trimEnd()).toBe("Restored 2 tool output(s).");
+    expect(restored.out.trimEnd()).toBe("Restored 2 tool outputs.");
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
+import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { DeleteConfirm } from "./DeleteConfirm.tsx";
 import { formatAge, formatSize, groupByProject } from "./library-format.ts";
@@ -39,8 +40,8 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
     session.sourcePath ?? "no source file",
     `created ${session.created}`,
     `modified ${session.modified}`,
-    `${session.entryCount} entries, ${session.messageCount} messages, ${session.branchSummaryCount} branch summaries`,
-    session.problemCount > 0 ? `${session.problemCount} problems` : "",
+    `${counted(session.entryCount, "entry", "entries")}, ${counted(session.messageCount, "message")}, ${counted(session.branchSummaryCount, "branch summary", "branch summaries")}`,
+    session.problemCount > 0 ? counted(session.problemCount, "problem") : "",
   ].filter(Boolean);
   return (
     <button
@@ -57,11 +58,11 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
         <span>{formatSize(session.fileSize)}</span>
         <span>{formatAge(session.modified)}</span>
         <span>
-          {session.compactionCount} compaction{session.compactionCount === 1 ? "" : "s"}
+          {counted(session.compactionCount, "compaction")}
         </span>
-        <span>{session.entryCount} entries</span>
+        <span>{counted(session.entryCount, "entry", "entries")}</span>
         {session.isDemo && <span className="badge">demo</span>}
-        {session.problemCount > 0 && <span className="badge warn">{session.problemCount} problems</span>}
+        {session.problemCount > 0 && <span className="badge warn">{counted(session.problemCount, "problem")}</span>}
       </span>
     </button>
   );
