@@ -8,6 +8,7 @@ import type { SessionDetail } from "../../core/api/dto.ts";
 import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
+import { byLine, problemText } from "./render.ts";
 
 function compactionNote(entry: SessionEntry): string {
   const e = entry as SessionEntry & { tokensBefore?: unknown; firstKeptEntryId?: unknown };
@@ -60,11 +61,15 @@ export function renderTree(detail: SessionDetail): string {
       if (child) stack.push({ entry: child, depth: branching ? depth + 1 : depth, branchStart: branching });
     }
   }
-  if (detail.problems.length > 0) {
-    lines.push("", `${counted(detail.problems.length, "problem")}:`);
-    for (const problem of detail.problems.slice(0, 50)) {
-      lines.push(`  ! ${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.message}`);
-    }
+  // Malformed lines are kept (export writes them back in place) but belong in the list too.
+  const problems = byLine([
+    ...detail.malformed.map((m) => ({ line: m.line, message: `${m.error}; the line is kept, and export writes it back` })),
+    ...detail.problems,
+  ]);
+  if (problems.length > 0) {
+    lines.push("", `${counted(problems.length, "problem")}:`);
+    for (const problem of problems.slice(0, 50)) lines.push(`  ! ${problemText(problem)}`);
+    if (problems.length > 50) lines.push(`  ! … and ${problems.length - 50} more`);
   }
   return lines.join("\n");
 }

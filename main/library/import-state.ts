@@ -75,7 +75,7 @@ export function lineReader(text: string, firstLine: number): (line: number) => s
 export function malformedProblems(malformed: readonly MalformedLine[]): SessionProblem[] {
   return malformed.map((m) => ({
     kind: "malformed_line",
-    message: `line ${m.line}: ${m.error}`,
+    message: m.error,
     line: m.line,
   }));
 }

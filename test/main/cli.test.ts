@@ -99,6 +99,35 @@ describe("canopy show", () => {
 });
 
 describe("canopy import, list, export, search", () => {
+  it("lists a file's problems in line order, malformed lines included, each line number once", async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-problems-"));
+    try {
+      const header = { type: "session", version: 3, id: "problems-1", timestamp: "2026-01-01T00:00:00Z", cwd: "/x" };
+      const user = (id: string, parentId: string | null) => ({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01Z",
+        message: { role: "user", content: "hi" },
+      });
+      const lines = [header, user("a1", null), "{broken", user("a2", "a3"), user("a3", "a2"), user("a1", null)];
+      const file = path.join(folder, "s.jsonl");
+      writeFileSync(file, `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`);
+      const ownDb = path.join(folder, "lib.db");
+      const imported = await cli("import", file, "--db", ownDb);
+      const reported = imported.out.split("\n").filter((l) => l.includes("! "));
+      expect(reported.map((l) => Number(/line (\d+)/.exec(l)?.[1]))).toEqual([3, 5, 6]);
+      expect(reported[0]).toMatch(/! line 3: invalid JSON: /);
+      for (const line of reported) expect(line).not.toMatch(/line \d+: line \d+/);
+      const show = (await cli("show", "problems-1", "--db", ownDb)).out;
+      expect(show).toContain("3 problems:");
+      expect(show).toMatch(/! line 3: invalid JSON: .*the line is kept, and export writes it back/);
+      expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it("prints counts in words that agree with them (1 compaction, 2 files)", async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-words-"));
     try {

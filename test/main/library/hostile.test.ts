@@ -126,6 +126,8 @@ describe("hostile inputs", () => {
     expect(report.files[0]?.problems.filter((p) => p.kind === "malformed_line").map((p) => p.line)).toEqual([
       3, 4,
     ]);
+    // The line number is the problem's `line`, not repeated in its message.
+    for (const p of report.files[0]?.problems ?? []) expect(p.message).not.toMatch(/^line \d/);
     const exported = (exportSession(lib.db, "holes").text ?? "").split("\n").filter((l) => l !== "");
     expect(exported).toEqual(lines.filter((l) => l !== ""));
   });
