@@ -32,9 +32,9 @@ function renderPlan(plan: CompactionPlanDto): string {
     `  first kept entry   ${plan.firstKeptEntryId}${plan.isSplitTurn ? ` (split turn starting at ${plan.turnStartEntryId})` : ""}`,
     `  tokens before      ${plan.tokensBefore} (measured ${plan.tokensBeforeMeasured ?? "n/a"}, estimated ${plan.tokensBeforeEstimated})`,
     `  keep budget        ${plan.keepRecentTokens} tokens (after adaptation)`,
-    `  summarized         ${plan.summarizeEntryIds.length} entries${plan.previousSummary ? " + the previous summary" : ""}`,
-    `  turn prefix        ${plan.turnPrefixEntryIds.length} entries`,
-    `  kept verbatim      ${plan.keptEntryIds.length} entries, ~${plan.keptTokens} tokens`,
+    `  summarized         ${counted(plan.summarizeEntryIds.length, "entry", "entries")}${plan.previousSummary ? " + the previous summary" : ""}`,
+    `  turn prefix        ${counted(plan.turnPrefixEntryIds.length, "entry", "entries")}`,
+    `  kept verbatim      ${counted(plan.keptEntryIds.length, "entry", "entries")}, ~${plan.keptTokens} tokens`,
     `  tokens after       ≤ ${plan.keptTokens + plan.maxSummaryTokens} (kept + at most ${plan.maxSummaryTokens} of summary)`,
   ];
   if (plan.readFiles.length > 0) lines.push(`  read files         ${plan.readFiles.join(", ")}`);

@@ -51,7 +51,7 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
 
 export function renderContext(view: ContextView): string {
   const header = [
-    `leaf ${view.leafId ?? "(none)"} · ${view.messages.length} messages · ~${view.estimatedTokens} tokens estimated` +
+    `leaf ${view.leafId ?? "(none)"} · ${counted(view.messages.length, "message")} · ~${view.estimatedTokens} tokens estimated` +
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`),
   ];
   if (view.compactionId) {

@@ -102,7 +102,13 @@ describe("canopy import, list, export, search", () => {
   it("lists a file's problems in line order, malformed lines included, each line number once", async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-problems-"));
     try {
-      const header = { type: "session", version: 3, id: "problems-1", timestamp: "2026-01-01T00:00:00Z", cwd: "/x" };
+      const header = {
+        type: "session",
+        version: 3,
+        id: "problems-1",
+        timestamp: "2026-01-01T00:00:00Z",
+        cwd: "/x",
+      };
       const user = (id: string, parentId: string | null) => ({
         type: "message",
         id,
@@ -110,9 +116,19 @@ describe("canopy import, list, export, search", () => {
         timestamp: "2026-01-01T00:00:01Z",
         message: { role: "user", content: "hi" },
       });
-      const lines = [header, user("a1", null), "{broken", user("a2", "a3"), user("a3", "a2"), user("a1", null)];
+      const lines = [
+        header,
+        user("a1", null),
+        "{broken",
+        user("a2", "a3"),
+        user("a3", "a2"),
+        user("a1", null),
+      ];
       const file = path.join(folder, "s.jsonl");
-      writeFileSync(file, `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`);
+      writeFileSync(
+        file,
+        `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`,
+      );
       const ownDb = path.join(folder, "lib.db");
       const imported = await cli("import", file, "--db", ownDb);
       const reported = imported.out.split("\n").filter((l) => l.includes("! "));
@@ -142,6 +158,14 @@ describe("canopy import, list, export, search", () => {
       expect(list.out).toContain("1018 entries, 0 compactions  ");
       const show = await cli("show", path.join(folder, "a.jsonl"), "--db", ownDb);
       expect(show.out).toContain(" · 146 entries · 1 compaction · ");
+      // The first user message of tree-01 (its fourth line) is a one-message context.
+      const firstUser = (
+        JSON.parse(readFileSync(fixturePath("tree-01.jsonl"), "utf8").split("\n")[3] ?? "{}") as {
+          id: string;
+        }
+      ).id;
+      const context = await cli("context", path.join(folder, "a.jsonl"), "--leaf", firstUser, "--db", ownDb);
+      expect(context.out).toMatch(/^leaf \w+ · 1 message · /);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

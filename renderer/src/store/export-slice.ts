@@ -5,6 +5,7 @@
  */
 import type { StateCreator } from "zustand";
 import type { ExportResult } from "../../../core/api/dto.ts";
+import { counted } from "../../../core/session/describe.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 
@@ -44,9 +45,9 @@ function outcome(result: ExportResult, name: string): string {
     ? ` with a resume marker at the view leaf (${result.resumeEntryId})`
     : "";
   const reimported = result.reimportedEntries
-    ? ` ${result.reimportedEntries} new entries were re-imported from the session file first.`
+    ? ` ${counted(result.reimportedEntries, "new entry", "new entries")} ${result.reimportedEntries === 1 ? "was" : "were"} re-imported from the session file first.`
     : "";
-  return `Exported ${result.lines} lines${marker} as ${result.path ?? name}.${reimported}`;
+  return `Exported ${counted(result.lines, "line")}${marker} as ${result.path ?? name}.${reimported}`;
 }
 
 export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> = (set, get) => ({

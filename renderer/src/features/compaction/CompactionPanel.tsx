@@ -5,6 +5,7 @@
  * session's bar: the title (rename) and Export… come first.
  */
 import { useState } from "react";
+import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
@@ -43,7 +44,7 @@ export function CompactionPanel() {
           <p>
             Keeps from <code>{plan.firstKeptEntryId}</code>
             {plan.isSplitTurn ? ` (split turn from ${plan.turnStartEntryId})` : ""}; summarizes{" "}
-            {plan.summarizeEntryIds.length} entries{plan.previousSummary ? " and the previous summary" : ""}
+            {counted(plan.summarizeEntryIds.length, "entry", "entries")}{plan.previousSummary ? " and the previous summary" : ""}
             {plan.turnPrefixEntryIds.length > 0 ? ` plus a ${plan.turnPrefixEntryIds.length}-entry turn prefix` : ""}.
           </p>
           <p>

@@ -3,6 +3,7 @@
  * ~/.omp, or the configured ones), and show what the import found.
  */
 import { type FormEvent, useState } from "react";
+import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 
 export function ImportForm() {
@@ -50,7 +51,7 @@ export function ImportForm() {
       {report && (
         <p className="import-report" role="status">
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}
-          skipped, {report.failed} failed · {report.entriesAdded} entries added
+          skipped, {report.failed} failed · {counted(report.entriesAdded, "entry", "entries")} added
           {report.files
             .filter((file) => file.reason)
             .slice(0, 5)

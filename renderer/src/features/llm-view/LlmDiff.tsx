@@ -5,6 +5,7 @@
  */
 import { useState } from "react";
 import type { ContextDiffRow } from "../../../../core/session/context-diff.ts";
+import { counted } from "../../../../core/session/describe.ts";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { messageText } from "../../../../core/session/message-text.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -115,9 +116,8 @@ export function LlmDiff() {
           {close}
         </div>
         <p className="diff-sides">
-          Before: leaf <code>{result.beforeLeafId ?? "(empty)"}</code>, {diff.before.messages.length}{" "}
-          messages, ~{formatTokens(result.beforeTokens)} tok → After: leaf{" "}
-          <code>{result.afterLeafId ?? "(empty)"}</code>, {diff.after.messages.length} messages, ~
+          Before: leaf <code>{result.beforeLeafId ?? "(empty)"}</code>, {counted(diff.before.messages.length, "message")}, ~{formatTokens(result.beforeTokens)} tok → After: leaf{" "}
+          <code>{result.afterLeafId ?? "(empty)"}</code>, {counted(diff.after.messages.length, "message")}, ~
           {formatTokens(result.afterTokens)} tok ({delta >= 0 ? "+" : "−"}
           {formatTokens(Math.abs(delta))})
         </p>

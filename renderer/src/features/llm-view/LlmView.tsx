@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useRef } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
+import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ContextBar } from "./ContextBar.tsx";
 import { LlmDiff } from "./LlmDiff.tsx";
@@ -146,7 +147,7 @@ export function LlmView() {
     >
       <header className="llm-view-header">
         <h2>
-          What the model receives <span className="count">{context.messages.length} messages</span>
+          What the model receives <span className="count">{counted(context.messages.length, "message")}</span>
         </h2>
         <LeafLine context={context} />
         <ContextBar context={context} />

@@ -2,6 +2,7 @@
  * Small overlays on the canvas: the ghost that follows the pointer while dragging the leaf, and
  * the progress of a running branch summary (Escape or the button cancels it).
  */
+import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
@@ -28,7 +29,7 @@ export function DragGhost() {
             ? "…"
             : count === 0
               ? "nothing to summarize"
-              : `${count} entries would be summarized`}
+              : `${counted(count, "entry", "entries")} would be summarized`}
         </>
       ) : (
         "Drop on an entry to move the view leaf there"
@@ -46,7 +47,7 @@ export function BranchProgress() {
     <div className="branch-progress" aria-live="polite" data-testid="branch-progress">
       <div className="row">
         <span className="spinner" aria-hidden="true" />
-        <span>Summarizing the branch you left{count ? ` (${count} entries)` : ""}… Escape cancels.</span>
+        <span>Summarizing the branch you left{count ? ` (${counted(count, "entry", "entries")})` : ""}… Escape cancels.</span>
         <button type="button" onClick={() => void cancel()} aria-keyshortcuts="Escape">
           Cancel summary
         </button>
