@@ -100,97 +100,78 @@ describe("canopy show", () => {
 
 describe("canopy import, list, export, search", () => {
   it("lists a file's problems in line order, malformed lines included, each line number once", async () => {
-    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-problems-"));
-    try {
-      const header = {
-        type: "session",
-        version: 3,
-        id: "problems-1",
-        timestamp: "2026-01-01T00:00:00Z",
-        cwd: "/x",
-      };
-      const user = (id: string, parentId: string | null) => ({
-        type: "message",
-        id,
-        parentId,
-        timestamp: "2026-01-01T00:00:01Z",
-        message: { role: "user", content: "hi" },
-      });
-      const lines = [
-        header,
-        user("a1", null),
-        "{broken",
-        user("a2", "a3"),
-        user("a3", "a2"),
-        user("a1", null),
-      ];
-      const file = path.join(folder, "s.jsonl");
-      writeFileSync(
-        file,
-        `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`,
-      );
-      const ownDb = path.join(folder, "lib.db");
-      const imported = await cli("import", file, "--db", ownDb);
-      const reported = imported.out.split("\n").filter((l) => l.includes("! "));
-      expect(reported.map((l) => Number(/line (\d+)/.exec(l)?.[1]))).toEqual([3, 5, 6]);
-      expect(reported[0]).toMatch(/! line 3: invalid JSON: /);
-      for (const line of reported) expect(line).not.toMatch(/line \d+: line \d+/);
-      const show = (await cli("show", "problems-1", "--db", ownDb)).out;
-      expect(show).toContain("3 problems:");
-      expect(show).toMatch(/! line 3: invalid JSON: .*the line is kept, and export writes it back/);
-      expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    // Inside the suite's folder, removed after all tests.
+    const folder = mkdtempSync(path.join(dir, "problems-"));
+    const header = {
+      type: "session",
+      version: 3,
+      id: "problems-1",
+      timestamp: "2026-01-01T00:00:00Z",
+      cwd: "/x",
+    };
+    const user = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:01Z",
+      message: { role: "user", content: "hi" },
+    });
+    const lines = [header, user("a1", null), "{broken", user("a2", "a3"), user("a3", "a2"), user("a1", null)];
+    const file = path.join(folder, "s.jsonl");
+    writeFileSync(file, `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`);
+    const ownDb = path.join(folder, "lib.db");
+    const imported = await cli("import", file, "--db", ownDb);
+    const reported = imported.out.split("\n").filter((l) => l.includes("! "));
+    expect(reported.map((l) => Number(/line (\d+)/.exec(l)?.[1]))).toEqual([3, 5, 6]);
+    expect(reported[0]).toMatch(/! line 3: invalid JSON: /);
+    for (const line of reported) expect(line).not.toMatch(/line \d+: line \d+/);
+    const show = (await cli("show", "problems-1", "--db", ownDb)).out;
+    expect(show).toContain("3 problems:");
+    expect(show).toMatch(/! line 3: invalid JSON: .*the line is kept, and export writes it back/);
+    expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
   });
 
   it("prints counts in words that agree with them (1 compaction, 2 files)", async () => {
-    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-words-"));
-    try {
-      copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
-      copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
-      const ownDb = path.join(folder, "lib.db");
-      const imported = await cli("import", folder, "--db", ownDb);
-      expect(imported.out).toMatch(/^2 files: 2 imported, .* 1164 entries added /);
-      const list = await cli("list", "--db", ownDb);
-      // tree-01 has one compaction, the v1 session none.
-      expect(list.out).toContain("146 entries, 1 compaction  ");
-      expect(list.out).toContain("1018 entries, 0 compactions  ");
-      const show = await cli("show", path.join(folder, "a.jsonl"), "--db", ownDb);
-      expect(show.out).toContain(" · 146 entries · 1 compaction · ");
-      // The first user message of tree-01 (its fourth line) is a one-message context.
-      const firstUser = (
-        JSON.parse(readFileSync(fixturePath("tree-01.jsonl"), "utf8").split("\n")[3] ?? "{}") as {
-          id: string;
-        }
-      ).id;
-      const context = await cli("context", path.join(folder, "a.jsonl"), "--leaf", firstUser, "--db", ownDb);
-      expect(context.out).toMatch(/^leaf \w+ · 1 message · /);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    // Inside the suite's folder, removed after all tests.
+    const folder = mkdtempSync(path.join(dir, "words-"));
+    copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
+    copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
+    const ownDb = path.join(folder, "lib.db");
+    const imported = await cli("import", folder, "--db", ownDb);
+    expect(imported.out).toMatch(/^2 files: 2 imported, .* 1164 entries added /);
+    const list = await cli("list", "--db", ownDb);
+    // tree-01 has one compaction, the v1 session none.
+    expect(list.out).toContain("146 entries, 1 compaction  ");
+    expect(list.out).toContain("1018 entries, 0 compactions  ");
+    const show = await cli("show", path.join(folder, "a.jsonl"), "--db", ownDb);
+    expect(show.out).toContain(" · 146 entries · 1 compaction · ");
+    // The first user message of tree-01 (its fourth line) is a one-message context.
+    const firstUser = (
+      JSON.parse(readFileSync(fixturePath("tree-01.jsonl"), "utf8").split("\n")[3] ?? "{}") as {
+        id: string;
+      }
+    ).id;
+    const context = await cli("context", path.join(folder, "a.jsonl"), "--leaf", firstUser, "--db", ownDb);
+    expect(context.out).toMatch(/^leaf \w+ · 1 message · /);
   });
 
   it("imports a folder, lists it, and re-import changes nothing", async () => {
-    const folder = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-folder-"));
-    try {
-      copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
-      copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
-      writeFileSync(path.join(folder, "notes.jsonl"), "not json\n");
-      const ownDb = path.join(folder, "lib.db");
-      const first = await cli("import", folder, "--json", "--db", ownDb);
-      expect(first.code).toBe(0);
-      const report = JSON.parse(first.out) as { imported: number; skipped: number; unchanged: number };
-      expect(report.imported).toBe(2);
-      expect(report.skipped).toBe(1);
-      const again = JSON.parse((await cli("import", folder, "--json", "--db", ownDb)).out) as typeof report;
-      expect(again.imported).toBe(0);
-      expect(again.unchanged).toBe(2);
-      const list = JSON.parse((await cli("list", "--json", "--db", ownDb)).out) as { id: string }[];
-      expect(list).toHaveLength(2);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    // Inside the suite's folder, removed after all tests.
+    const folder = mkdtempSync(path.join(dir, "folder-"));
+    copyFileSync(fixturePath("tree-01.jsonl"), path.join(folder, "a.jsonl"));
+    copyFileSync(fixturePath("real-large-session.v1.jsonl"), path.join(folder, "b.jsonl"));
+    writeFileSync(path.join(folder, "notes.jsonl"), "not json\n");
+    const ownDb = path.join(folder, "lib.db");
+    const first = await cli("import", folder, "--json", "--db", ownDb);
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.out) as { imported: number; skipped: number; unchanged: number };
+    expect(report.imported).toBe(2);
+    expect(report.skipped).toBe(1);
+    const again = JSON.parse((await cli("import", folder, "--json", "--db", ownDb)).out) as typeof report;
+    expect(again.imported).toBe(0);
+    expect(again.unchanged).toBe(2);
+    const list = JSON.parse((await cli("list", "--json", "--db", ownDb)).out) as { id: string }[];
+    expect(list).toHaveLength(2);
   });
 
   it("exports losslessly to a file and resumes at a chosen leaf", async () => {
