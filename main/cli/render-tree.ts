@@ -7,8 +7,9 @@
 import type { SessionDetail } from "../../core/api/dto.ts";
 import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
+import { inFileOrder, problemText } from "../../core/session/problems.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
-import { byLine, problemText } from "./render.ts";
+import { malformedProblems } from "../library/import-state.ts";
 
 function compactionNote(entry: SessionEntry): string {
   const e = entry as SessionEntry & { tokensBefore?: unknown; firstKeptEntryId?: unknown };
@@ -61,11 +62,7 @@ export function renderTree(detail: SessionDetail): string {
       if (child) stack.push({ entry: child, depth: branching ? depth + 1 : depth, branchStart: branching });
     }
   }
-  // Malformed lines are kept (export writes them back in place) but belong in the list too.
-  const problems = byLine([
-    ...detail.malformed.map((m) => ({ line: m.line, message: `${m.error}; the line is kept, and export writes it back` })),
-    ...detail.problems,
-  ]);
+  const problems = inFileOrder([...malformedProblems(detail.malformed), ...detail.problems]);
   if (problems.length > 0) {
     lines.push("", `${counted(problems.length, "problem")}:`);
     for (const problem of problems.slice(0, 50)) lines.push(`  ! ${problemText(problem)}`);

@@ -5,17 +5,7 @@
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
 import { counted, flatten as truncate } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
-
-/** Problems in file order (those without a line last), as `problemText` shows them. */
-export function byLine<P extends { line?: number }>(problems: readonly P[]): P[] {
-  const at = (p: P) => p.line ?? Number.MAX_SAFE_INTEGER;
-  return [...problems].sort((a, b) => at(a) - at(b));
-}
-
-/** "line 7: invalid JSON: …", or the message alone for a problem without a line. */
-export function problemText(problem: { line?: number; message: string }): string {
-  return `${problem.line === undefined ? "" : `line ${problem.line}: `}${problem.message}`;
-}
+import { inFileOrder, problemText } from "../../core/session/problems.ts";
 
 export function renderImportReport(report: ImportReport): string {
   const lines = [
@@ -27,7 +17,7 @@ export function renderImportReport(report: ImportReport): string {
     const id = file.sessionId ? ` ${file.sessionId}` : "";
     const reason = file.reason ? ` — ${file.reason}` : "";
     lines.push(`  ${file.status.padEnd(9)}${id} ${file.path}${reason}`);
-    for (const problem of byLine(file.problems).slice(0, 20)) lines.push(`      ! ${problemText(problem)}`);
+    for (const problem of inFileOrder(file.problems).slice(0, 20)) lines.push(`      ! ${problemText(problem)}`);
     if (file.problems.length > 20) lines.push(`      ! … and ${file.problems.length - 20} more problems`);
   }
   return lines.join("\n");

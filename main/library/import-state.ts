@@ -72,10 +72,11 @@ export function lineReader(text: string, firstLine: number): (line: number) => s
   };
 }
 
+/** Malformed lines as problems: why the line is not an entry, and that nothing of it is lost. */
 export function malformedProblems(malformed: readonly MalformedLine[]): SessionProblem[] {
   return malformed.map((m) => ({
     kind: "malformed_line",
-    message: m.error,
+    message: `${m.error}; the line is kept, and export writes it back`,
     line: m.line,
   }));
 }

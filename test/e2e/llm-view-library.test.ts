@@ -241,6 +241,39 @@ describe("library sidebar", () => {
     await page.locator("#library-search").fill("");
   });
 
+  it("lists the open session's problems in file order; one about an entry selects it", async () => {
+    const file = path.join(work, "problems.jsonl");
+    // Line 2 p-u1, line 3 malformed, line 4 p-a1, line 5 a second root p-u1 (duplicate id).
+    writeFileSync(
+      file,
+      `${[headerLine("problems-1", "/home/dev/problems"), userLine("p-u1", null, "first", 1), "{not json", assistantLine("p-a1", "p-u1", "answer", 2), userLine("p-u1", null, "again", 3)].join("\n")}\n`,
+    );
+    // Through the import form: the report names the file and its problem count.
+    await page.locator("form.import-form input").first().fill(file);
+    await page.locator("form.import-form input").first().press("Enter");
+    await expect
+      .poll(() => page.locator(".import-report").textContent())
+      .toContain(`${file}: 2 problems (listed under the session's title)`);
+    const entry = page.locator('.session-groups [data-session-id="problems-1"]');
+    await expect.poll(() => entry.count()).toBe(1);
+    expect(await entry.textContent()).toContain("2 problems");
+    await entry.click();
+    const panel = page.getByTestId("session-problems");
+    await panel.waitFor();
+    expect(await panel.locator("summary").textContent()).toContain("2 problems");
+    await panel.locator("summary").click();
+    const items = panel.locator("li");
+    expect(await items.allTextContents()).toEqual([
+      expect.stringMatching(/^line 3: invalid JSON: .*the line is kept, and export writes it back$/),
+      expect.stringMatching(/^line 5: Duplicate entry id p-u1/),
+    ]);
+    // The malformed line has no entry to select; the duplicate's entry does.
+    expect(await items.nth(0).locator("button").count()).toBe(0);
+    await items.nth(1).locator("button").click();
+    await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe("p-u1");
+    await page.screenshot({ path: path.join(shots, "05-problems.png") });
+  });
+
   it("refreshes the open session while its agent file grows, and never renders message text as markup", async () => {
     const folder = path.join(work, "agent", "--home-dev-live--");
     mkdirSync(folder, { recursive: true });

@@ -1,5 +1,6 @@
 // session:tree: one node per entry with the repaired parent, kind, snippet, label and the
-// compaction markers the canvas draws; a cycle in the file never reaches the canvas.
+// compaction markers the canvas draws; a cycle in the file never reaches the canvas; the
+// problems list malformed lines too, in file order.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +12,9 @@ import { fixturePath } from "../helpers/fixtures.ts";
 let api: Api;
 let dir: string;
 
-async function call<T>(result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>): Promise<T> {
+async function call<T>(
+  result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>,
+): Promise<T> {
   const settled = await result;
   if (!settled.ok) throw new Error(settled.error.message);
   return settled.value;
@@ -19,7 +22,9 @@ async function call<T>(result: Promise<{ ok: true; value: T } | { ok: false; err
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-"));
-  api = createApi(createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }));
+  api = createApi(
+    createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }),
+  );
 });
 afterAll(() => {
   api.ctx.db.close();
@@ -32,7 +37,9 @@ describe("session:tree", () => {
     const sessionId = report.files[0]?.sessionId as string;
     const tree = await call(api.call("session:tree", { sessionId }));
     const lines = readFileSync(fixturePath("tree-00.jsonl"), "utf8").trim().split("\n").slice(1);
-    const entries = lines.map((line) => JSON.parse(line) as { id: string; parentId: string | null; type: string });
+    const entries = lines.map(
+      (line) => JSON.parse(line) as { id: string; parentId: string | null; type: string },
+    );
     expect(tree.nodes.map((node) => node.id)).toEqual(entries.map((entry) => entry.id));
     expect(tree.nodes.map((node) => node.parentId)).toEqual(entries.map((entry) => entry.parentId));
     expect(tree.nodes.find((node) => node.id === "aadc89d7")?.label).toBe("label-token");
@@ -50,13 +57,20 @@ describe("session:tree", () => {
         .map((entry) => [entry.id, entry.fromId]),
     );
     expect(fromIds.size).toBeGreaterThan(0);
-    for (const [id, fromId] of fromIds) expect(tree.nodes.find((node) => node.id === id)?.fromId).toBe(fromId);
+    for (const [id, fromId] of fromIds)
+      expect(tree.nodes.find((node) => node.id === id)?.fromId).toBe(fromId);
     expect(tree.history).toEqual({ undo: null, redo: null });
   });
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {
     const file = path.join(dir, "cycle.jsonl");
-    const header = { type: "session", version: 3, id: "cycle-session", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" };
+    const header = {
+      type: "session",
+      version: 3,
+      id: "cycle-session",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/x",
+    };
     const message = (id: string, parentId: string | null) => ({
       type: "message",
       id,
@@ -64,11 +78,53 @@ describe("session:tree", () => {
       timestamp: "2026-01-01T00:00:01.000Z",
       message: { role: "user", content: id, timestamp: 1 },
     });
-    writeFileSync(file, [header, message("a", "c"), message("b", "a"), message("c", "b")].map((o) => JSON.stringify(o)).join("\n"));
+    writeFileSync(
+      file,
+      [header, message("a", "c"), message("b", "a"), message("c", "b")]
+        .map((o) => JSON.stringify(o))
+        .join("\n"),
+    );
     const report = await call(api.call("library:import", { path: file }));
     const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
     expect(tree.nodes).toHaveLength(3);
     expect(tree.nodes.filter((node) => node.parentId === null)).toHaveLength(1);
     expect(tree.problems.some((problem) => problem.kind === "cycle")).toBe(true);
+  });
+
+  it("lists malformed lines among the problems, every problem in file order", async () => {
+    const file = path.join(dir, "problems.jsonl");
+    const header = {
+      type: "session",
+      version: 3,
+      id: "problems-session",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/x",
+    };
+    const message = (id: string, parentId: string | null) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: id },
+      });
+    // Line 2 a, line 3 malformed, line 4 a duplicate of a, line 5 an orphan.
+    writeFileSync(
+      file,
+      [JSON.stringify(header), message("a", null), "{oops", message("a", null), message("b", "zz")].join(
+        "\n",
+      ),
+    );
+    const report = await call(api.call("library:import", { path: file }));
+    const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
+    expect(tree.problems.map((problem) => [problem.line, problem.kind])).toEqual([
+      [3, "malformed_line"],
+      [4, "duplicate_id"],
+      [5, "orphan"],
+    ]);
+    expect(tree.problems[0]?.message).toMatch(
+      /^invalid JSON: .*; the line is kept, and export writes it back$/,
+    );
+    expect(tree.problems[1]?.entryId).toBe("a");
   });
 });

@@ -2,12 +2,13 @@
  * One-click compaction: shows the plan (no model call; the canvas marks the cut and what gets
  * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
  * streams the summary while it is written, and Escape cancels. Its top row is the open
- * session's bar: the title (rename) and Export… come first.
+ * session's bar: the title (rename) and Export… come first, and the file's problems below it.
  */
 import { useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
+import { SessionProblems } from "../tree/SessionProblems.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 
 export function CompactionPanel() {
@@ -34,6 +35,7 @@ export function CompactionPanel() {
           </button>
         )}
       </div>
+      <SessionProblems />
       {planError && (
         <p className="error" role="alert">
           {planError}

@@ -53,11 +53,12 @@ export function ImportForm() {
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}
           skipped, {report.failed} failed · {counted(report.entriesAdded, "entry", "entries")} added
           {report.files
-            .filter((file) => file.reason)
+            .filter((file) => file.reason || file.problems.length > 0)
             .slice(0, 5)
             .map((file) => (
               <span key={file.path} className="import-problem">
-                {file.path}: {file.reason}
+                {file.path}:{" "}
+                {file.reason ?? `${counted(file.problems.length, "problem")} (listed under the session's title)`}
               </span>
             ))}
         </p>

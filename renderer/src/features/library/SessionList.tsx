@@ -33,6 +33,11 @@ function DeleteButton({ session }: { session: SessionSummary }) {
   );
 }
 
+/** Tree problems and malformed lines: what the session's problems list shows. */
+function problemsOf(session: SessionSummary): number {
+  return session.problemCount + session.malformedCount;
+}
+
 function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
   const selectSession = useCanopy((state) => state.selectSession);
   const title = displayTitle(session);
@@ -41,7 +46,7 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
     `created ${session.created}`,
     `modified ${session.modified}`,
     `${counted(session.entryCount, "entry", "entries")}, ${counted(session.messageCount, "message")}, ${counted(session.branchSummaryCount, "branch summary", "branch summaries")}`,
-    session.problemCount > 0 ? counted(session.problemCount, "problem") : "",
+    problemsOf(session) > 0 ? counted(problemsOf(session), "problem") : "",
   ].filter(Boolean);
   return (
     <button
@@ -62,7 +67,7 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
         </span>
         <span>{counted(session.entryCount, "entry", "entries")}</span>
         {session.isDemo && <span className="badge">demo</span>}
-        {session.problemCount > 0 && <span className="badge warn">{counted(session.problemCount, "problem")}</span>}
+        {problemsOf(session) > 0 && <span className="badge warn">{counted(problemsOf(session), "problem")}</span>}
       </span>
     </button>
   );
