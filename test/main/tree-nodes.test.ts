@@ -20,6 +20,19 @@ async function call<T>(
   return settled.value;
 }
 
+/** The header line of a v3 session file with id `id`. */
+const headerLine = (id: string) =>
+  JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" });
+/** A user message line whose text is its id. */
+const userLine = (id: string, parentId: string | null) =>
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message: { role: "user", content: id, timestamp: 1 },
+  });
+
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-"));
   api = createApi(
@@ -64,25 +77,9 @@ describe("session:tree", () => {
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {
     const file = path.join(dir, "cycle.jsonl");
-    const header = {
-      type: "session",
-      version: 3,
-      id: "cycle-session",
-      timestamp: "2026-01-01T00:00:00.000Z",
-      cwd: "/x",
-    };
-    const message = (id: string, parentId: string | null) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: "2026-01-01T00:00:01.000Z",
-      message: { role: "user", content: id, timestamp: 1 },
-    });
     writeFileSync(
       file,
-      [header, message("a", "c"), message("b", "a"), message("c", "b")]
-        .map((o) => JSON.stringify(o))
-        .join("\n"),
+      [headerLine("cycle-session"), userLine("a", "c"), userLine("b", "a"), userLine("c", "b")].join("\n"),
     );
     const report = await call(api.call("library:import", { path: file }));
     const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
@@ -93,27 +90,16 @@ describe("session:tree", () => {
 
   it("lists malformed lines among the problems, every problem in file order", async () => {
     const file = path.join(dir, "problems.jsonl");
-    const header = {
-      type: "session",
-      version: 3,
-      id: "problems-session",
-      timestamp: "2026-01-01T00:00:00.000Z",
-      cwd: "/x",
-    };
-    const message = (id: string, parentId: string | null) =>
-      JSON.stringify({
-        type: "message",
-        id,
-        parentId,
-        timestamp: "2026-01-01T00:00:01.000Z",
-        message: { role: "user", content: id },
-      });
     // Line 2 a, line 3 malformed, line 4 a duplicate of a, line 5 an orphan.
     writeFileSync(
       file,
-      [JSON.stringify(header), message("a", null), "{oops", message("a", null), message("b", "zz")].join(
-        "\n",
-      ),
+      [
+        headerLine("problems-session"),
+        userLine("a", null),
+        "{oops",
+        userLine("a", null),
+        userLine("b", "zz"),
+      ].join("\n"),
     );
     const report = await call(api.call("library:import", { path: file }));
     const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
