@@ -8,6 +8,7 @@ import { messageHeading, messageText } from "../../core/session/message-text.ts"
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
 
 export function renderImportReport(report: ImportReport): string {
+  if (report.files.length === 0) return "No session files (*.jsonl) there: nothing imported.";
   const lines = [
     `${counted(report.files.length, "file")}: ${report.imported} imported, ${report.updated} updated, ` +
       `${report.unchanged} unchanged, ${report.skipped} skipped, ${report.failed} failed; ` +

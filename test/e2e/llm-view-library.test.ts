@@ -248,6 +248,14 @@ describe("library sidebar", () => {
       file,
       `${[headerLine("problems-1", "/home/dev/problems"), userLine("p-u1", null, "first", 1), "{not json", assistantLine("p-a1", "p-u1", "answer", 2), userLine("p-u1", null, "again", 3)].join("\n")}\n`,
     );
+    // An empty folder says so.
+    const empty = path.join(work, "no-sessions");
+    mkdirSync(empty, { recursive: true });
+    await page.locator("form.import-form input").first().fill(empty);
+    await page.locator("form.import-form input").first().press("Enter");
+    await expect
+      .poll(() => page.locator(".import-report").textContent())
+      .toBe("No session files (*.jsonl) there: nothing imported.");
     // Through the import form: the report names the file and its problem count.
     await page.locator("form.import-form input").first().fill(file);
     await page.locator("form.import-form input").first().press("Enter");

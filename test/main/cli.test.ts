@@ -131,6 +131,14 @@ describe("canopy import, list, export, search", () => {
     expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
   });
 
+  it("says so when a folder holds no session files", async () => {
+    const folder = mkdtempSync(path.join(dir, "empty-"));
+    writeFileSync(path.join(folder, "notes.txt"), "not a session\n");
+    const run = await cli("import", folder, "--db", path.join(folder, "lib.db"));
+    expect(run.code).toBe(0);
+    expect(run.out.trim()).toBe("No session files (*.jsonl) there: nothing imported.");
+  });
+
   it("prints counts in words that agree with them (1 compaction, 2 files)", async () => {
     // Inside the suite's folder, removed after all tests.
     const folder = mkdtempSync(path.join(dir, "words-"));

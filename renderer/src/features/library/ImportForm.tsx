@@ -48,7 +48,12 @@ export function ImportForm() {
           {error}
         </p>
       )}
-      {report && (
+      {report && report.files.length === 0 && (
+        <p className="import-report" role="status">
+          No session files (*.jsonl) there: nothing imported.
+        </p>
+      )}
+      {report && report.files.length > 0 && (
         <p className="import-report" role="status">
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}
           skipped, {report.failed} failed · {counted(report.entriesAdded, "entry", "entries")} added
