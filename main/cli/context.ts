@@ -60,7 +60,11 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
     if (exact) return exact.id;
     const matches = sessions.filter((session) => session.id.startsWith(arg));
     if (matches.length === 1 && matches[0]) return matches[0].id;
-    if (matches.length > 1) throw new CommandError(`"${arg}" matches ${matches.length} sessions; give more of the id`);
+    if (matches.length > 1) {
+      const shown = matches.map((session) => session.id).sort().slice(0, 3);
+      const more = matches.length > shown.length ? ", …" : "";
+      throw new CommandError(`"${arg}" matches ${matches.length} sessions (${shown.join(", ")}${more}); give more of the id`);
+    }
     throw new CommandError(
       scope === "deleted"
         ? `no deleted session with id "${arg}" (see \`canopy list --deleted\`)`

@@ -131,6 +131,20 @@ describe("canopy import, list, export, search", () => {
     expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
   });
 
+  it("an id prefix that matches several sessions names them, on one line", async () => {
+    const folder = mkdtempSync(path.join(dir, "prefix-"));
+    const ownDb = path.join(folder, "lib.db");
+    // Two files with one header id: the second session gets an id of its own (header id + tag).
+    await cli("import", fixturePath("tree-01.jsonl"), "--db", ownDb);
+    await cli("import", fixturePath("tree-01.omp.jsonl"), "--db", ownDb);
+    const run = await cli("show", "01a2361e-31b8", "--db", ownDb);
+    expect(run.code).toBe(1);
+    expect(run.err.trim().split("\n")).toHaveLength(1);
+    expect(run.err).toMatch(
+      /^canopy: error: "01a2361e-31b8" matches 2 sessions \(01a2361e-31b8-716a-8991-320c8b4b02a4, 01a2361e-31b8-716a-8991-320c8b4b02a4~[0-9a-f]{8}\); give more of the id/,
+    );
+  });
+
   it("says so when a folder holds no session files", async () => {
     const folder = mkdtempSync(path.join(dir, "empty-"));
     writeFileSync(path.join(folder, "notes.txt"), "not a session\n");
