@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { importPath } from "../main/library/import.ts";
+import { importPath, READ_AHEAD_MIN_BYTES, READ_AHEAD_START_BYTES } from "../main/library/import.ts";
 import {
   IDLE_THREAD_MS,
   importThreadStats,
@@ -48,6 +48,8 @@ export interface ImportFigures {
   ratioRange: [number, number];
   /** The first run's import, its ratio, and whether it started the import thread (large files). */
   first: { importMs: number; ratio: number; startedThread: boolean };
+  /** Files the import thread parsed per import (0: every file was parsed in place). */
+  threadFiles: number;
 }
 
 /** The session files at `target` (a file, or every *.jsonl directly in a folder). */
@@ -107,12 +109,15 @@ export function measureImport(file: string, runs: number): ImportFigures {
   const search: number[] = [];
   let entries = 0;
   let startedThread = false;
+  let threadFiles = 0;
   for (let i = 0; i < runs; i++) {
     // The import goes first: the baseline leaves the whole file's lines as garbage, and the
     // collection of that heap would otherwise land in the next import's time.
-    const threads = importThreadStats().started;
+    const threads = importThreadStats();
     const r = importOnce(file);
-    if (i === 0) startedThread = importThreadStats().started > threads;
+    const after = importThreadStats();
+    if (i === 0) startedThread = after.started > threads.started;
+    threadFiles = after.files - threads.files;
     imports.push(r.importMs);
     checkpoints.push(r.checkpointMs);
     search.push(r.searchIndexMs);
@@ -133,6 +138,7 @@ export function measureImport(file: string, runs: number): ImportFigures {
     searchIndexMs: median(search),
     ratioRange: [Math.min(...ratios), Math.max(...ratios)],
     first: { importMs: imports[0] as number, ratio: ratios[0] as number, startedThread },
+    threadFiles,
   };
 }
 
@@ -177,6 +183,7 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       "deferred ckpt ms",
       "ratio vs parse incl. ckpt",
       "search index MB/s",
+      "files parsed on the thread",
     ],
     figures.map((f) => [
       !fs.statSync(f.file).isDirectory()
@@ -197,6 +204,7 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       fmt(f.checkpointMs, 1),
       fmt(f.parseMs / (f.importMs + f.checkpointMs), 2),
       fmt(mbps(f.bytes, f.searchIndexMs)),
+      `${f.threadFiles} of ${filesAt(f.file).length}`,
     ]),
   );
   for (const f of figures.filter((f) => f.bytes >= PARALLEL_PARSE_MIN_BYTES)) {
@@ -206,6 +214,12 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
         ` later imports reuse it (it is kept ${IDLE_THREAD_SECONDS} s after an import).`,
     );
   }
+  console.log(
+    `\nFiles parsed on the thread: a folder import hands its files of ${fmt(READ_AHEAD_MIN_BYTES / 1024)} KB or more to the` +
+      ` import thread when one is waiting (kept ${IDLE_THREAD_SECONDS} s after an import that used it) or when` +
+      ` ${fmt(READ_AHEAD_START_BYTES / 2 ** 20)} MB of new data or more follow; otherwise they are parsed in place.` +
+      " With --skip-generated no earlier import leaves the thread waiting, so the fixtures folder is parsed in place.",
+  );
   console.log(
     "\nbaseline entries/s (parse):",
     figures.map((f) => `${path.basename(f.file)} ${fmt(perSecond(f.entries, f.parseMs))}`).join(", "),

@@ -45,7 +45,7 @@ export function importFile(db: Database, file: string, options: ImportOptions = 
  * A folder import with this much new data ahead starts the import thread for files of at least
  * READ_AHEAD_MIN_BYTES: it then parses the next files while this thread stores the current one.
  */
-const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
+export const READ_AHEAD_START_BYTES = 32 * 1024 * 1024;
 
 /**
  * While the thread parses a file, the small files after it that are imported here come to at most
