@@ -302,6 +302,7 @@ export interface SessionTreeDto {
   nodes: TreeNodeDto[];
   viewLeafId: string | null;
   fileLeafId: string | null;
+  /** Everything wrong in the session's file, malformed lines included, in file order. */
   problems: SessionProblem[];
   /** What undo and redo of Canopy's edits would do next. */
   history: EditHistoryDto;
