@@ -13,6 +13,7 @@ import { runChatCommand } from "./cli/chat-command.ts";
 import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
+import { importProgress, showProgress } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
 
@@ -26,7 +27,8 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       const target = parsed.positionals[0];
       if (!target) throw new UsageError("missing <file|dir> to import");
       if (!existsSync(target)) throw new CommandError(`not found: ${target}`);
-      const report = await cli.request("library:import", { path: path.resolve(target) });
+      const stopProgress = showProgress(cli, importProgress);
+      const report = await cli.request("library:import", { path: path.resolve(target) }).finally(stopProgress);
       cli.io.out(options.json ? JSON.stringify(report, null, 2) : renderImportReport(report));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
         throw new CommandError(`nothing could be imported from ${target}`);

@@ -8,6 +8,7 @@ import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
 import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { showProgress } from "./progress.ts";
 
 /** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
 export function planAsJson(plan: CompactionPlanDto) {
@@ -54,21 +55,21 @@ export async function withCancel<T>(
     cli.io.err("cancelling…");
     void cli.api.call(abort, { sessionId });
   };
-  const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
-    if (!cli.io.isTerminal) return;
+  const stopProgress = showProgress(cli, (name, payload) => {
     if (name === "job:progressed" && "label" in payload && payload.text) {
-      cli.io.progress(`${payload.label}: ${payload.text.length} characters`);
+      return `${payload.label}: ${payload.text.length} characters`;
     }
     if (name === "chat:progressed" && "text" in payload && typeof payload.text === "string") {
-      cli.io.progress(`Replying: ${payload.text.length} characters`);
+      return `Replying: ${payload.text.length} characters`;
     }
+    return null;
   });
   process.on("SIGINT", onSigint);
   try {
     return await run();
   } finally {
     process.off("SIGINT", onSigint);
-    unsubscribe();
+    stopProgress();
   }
 }
 
