@@ -5,9 +5,10 @@
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
 import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
+import { reasonOf } from "../library/files.ts";
 import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
-import type { CliContext } from "./context.ts";
+import { type CliContext, CommandError } from "./context.ts";
 import { showProgress } from "./progress.ts";
 
 /** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
@@ -171,8 +172,10 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         let value: unknown = text;
         try {
           value = JSON.parse(text);
-        } catch {
-          // Plain text (e.g. a URL or a model id) is taken as a string.
+        } catch (error) {
+          // Plain text (e.g. a URL or a model id) is taken as a string; an object or array that
+          // does not parse is a mistake in the JSON, not a string.
+          if (/^\s*[[{]/.test(text)) throw new CommandError(`${key}: the value is not valid JSON (${reasonOf(error)})`);
         }
         const settings = await cli.request("settings:set", { key, value });
         cli.io.out(`${key} = ${JSON.stringify(getSettingAt(settings, key))}`);

@@ -187,6 +187,13 @@ describe("canopy settings", () => {
     expect(all.compaction.reserveTokens).toBe(8000);
   });
 
+  it("a value that looks like JSON but does not parse: one line naming the JSON error, exit 1", async () => {
+    const run = await cli("settings", "set", "model", '{"baseUrl": "http://127.0.0.1:1/v1", "id": x}');
+    expect(run.code).toBe(1);
+    expect(oneErrorLine(run)).toMatch(/^canopy: error: model: the value is not valid JSON \(.+\)$/);
+    expect(JSON.parse((await cli("settings", "get", "model")).out)).toBeNull();
+  });
+
   it("an invalid value: one line, exit 1, nothing changed", async () => {
     const run = await cli("settings", "set", "compaction.reserveTokens", "lots");
     expect(run.code).toBe(1);
