@@ -35,7 +35,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message.split("\n")[0] ?? "bad arguments");
+    throw new UsageError(argumentError(error));
   }
   const [command = "help", ...positionals] = parsed.positionals;
   const limit = wholeNumber("--limit", parsed.values.limit);
@@ -63,6 +63,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       help: parsed.values.help ?? false,
     },
   };
+}
+
+/** node:util parseArgs's errors in the CLI's words: the option, and how to write it right. */
+function argumentError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const first = message?.split("\n")[0] ?? "bad arguments";
+  const option = /'(-{1,2}[^' ]+)/.exec(first)?.[1];
+  if (option === undefined) return first;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return `${option} needs a value (${option} <value>; one starting with "-" as ${option}=-…)`;
+  }
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    return `unknown option ${option} (a value starting with "-" goes after "--", e.g. -- ${option})`;
+  }
+  return first;
 }
 
 function wholeNumber(flag: string, text: string | undefined): number | undefined {

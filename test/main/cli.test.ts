@@ -240,10 +240,17 @@ describe("bad input: one line on stderr, non-zero exit", () => {
     ],
     ["unknown session id", ["show", "deadbeef"], /^canopy: error: no session with id "deadbeef"/],
     ["unknown command", ["frobnicate"], /^canopy: unknown command "frobnicate"/],
-    ["unknown option", ["list", "--frob"], /^canopy: Unknown option '--frob'/],
+    ["unknown option", ["list", "--frob"], /^canopy: unknown option --frob \(a value starting with "-"/],
+    // --leaf with no value, at the end or before another option: says the value is missing.
+    [
+      "option without its value",
+      ["export", "x", "--leaf"],
+      /^canopy: --leaf needs a value \(--leaf <value>;/,
+    ],
+    ["option without its value", ["export", "x", "--leaf", "--json"], /^canopy: --leaf needs a value /],
   ];
   for (const [name, args, pattern] of cases) {
-    it(name, async () => {
+    it(`${name}: ${args.join(" ")}`, async () => {
       const run = await cli(...args, "--db", db);
       expect(run.code).not.toBe(0);
       expect(run.out).toBe("");
