@@ -44,7 +44,13 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const sessionId = await cli.resolveSession(sessionArg);
       const title = second === undefined || second.trim() === "" ? null : second;
       const result = await cli.request("edits:rename", { sessionId, title });
-      print(cli, parsed, result, title === null ? `cleared the title of ${sessionId}` : `renamed ${sessionId}`);
+      const done =
+        result.operation === null
+          ? `nothing changed: ${sessionId} ${title === null ? "has no title of Canopy's to clear" : "already has that title"}`
+          : title === null
+            ? `cleared the title of ${sessionId}`
+            : `renamed ${sessionId}`;
+      print(cli, parsed, result, done);
       return true;
     }
     case "label": {

@@ -246,12 +246,16 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
 
 export function renameSession(ctx: AppContext, sessionId: string, title: string | null): EditResultDto {
   const { db } = ctx;
-  db.transaction(() => {
+  const changed = db.transaction(() => {
     const row = requireSession(db, sessionId);
     const after = title === null || title.trim() === "" ? null : title.trim();
+    // The same title again: nothing changes, and nothing is left to undo.
+    if (after === row.canopy_title) return false;
     updateSession(db, sessionId, { canopy_title: after });
     recordOp(db, row.sid, "rename", { before: row.canopy_title, after } satisfies RenameOp);
+    return true;
   })();
+  if (!changed) return result(db, sessionId, null);
   announce(ctx, [sessionId]);
   return result(db, sessionId, "rename");
 }

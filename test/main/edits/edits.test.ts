@@ -193,6 +193,11 @@ describe.each(FIXTURES)("edits on %s", (name) => {
     expect(readFileSync(fixturePath(name), "utf8")).not.toContain("My renamed session");
     await h.call("edits:undo", { sessionId });
     expect((await h.call("session:get", { sessionId })).summary.title).not.toBe("My renamed session");
+    // Clearing a title that is not there changes nothing and leaves nothing to undo.
+    const history = (await h.call("session:get", { sessionId })).history;
+    const noop = await h.call("edits:rename", { sessionId, title: null });
+    expect(noop.operation).toBeNull();
+    expect(noop.history).toEqual(history);
   });
 
   it("labels from the canvas without moving the view leaf (D15); undo removes the label", async () => {
