@@ -60,7 +60,13 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const text = parsed.positionals[2];
       const label = text === undefined || text.trim() === "" ? null : text;
       const result = await cli.request("edits:label", { sessionId, targetId, label });
-      print(cli, parsed, result, label === null ? `cleared the label of ${targetId}` : `labelled ${targetId}`);
+      const done =
+        result.operation === null
+          ? `nothing changed: ${targetId} ${label === null ? "has no label" : "already has that label"}`
+          : label === null
+            ? `cleared the label of ${targetId}`
+            : `labelled ${targetId}`;
+      print(cli, parsed, result, done);
       return true;
     }
     case "undo":

@@ -122,6 +122,8 @@ function appendOp(
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     const { entries, leafTo } = build(storedEntryIds(db, row.sid), index);
+    // Nothing to append nor to move: no change, and no undo step.
+    if (entries.length === 0 && leafTo === undefined) return null;
     const before = leafState(row);
     appendSessionEntries(db, sessionId, entries);
     if (leafTo !== undefined) updateSession(db, sessionId, { view_leaf_id: leafTo, view_leaf_set: 1 });
@@ -129,6 +131,7 @@ function appendOp(
     recordOp(db, row.sid, kind, { entries, before, after } satisfies AppendOp);
     return entries[0]?.id;
   })();
+  if (entryId === null) return result(db, sessionId, null);
   announce(ctx, [sessionId]);
   return result(db, sessionId, kind, entryId === undefined ? {} : { entryId });
 }
@@ -163,6 +166,8 @@ export function setLabel(
 ): EditResultDto {
   return appendOp(ctx, sessionId, "label", (used, index) => {
     requireEntry(index, sessionId, targetId);
+    // The label it already has (or clearing one it does not have): nothing to append.
+    if ((index.labels.get(targetId) ?? "") === (label ?? "")) return { entries: [], leafTo: undefined };
     const { sid } = requireSession(ctx.db, sessionId);
     const entry: LabelEntry = {
       type: "label",

@@ -205,7 +205,10 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       return run(
         "Labelling",
         (sessionId) => call("edits:label", { sessionId, targetId, label }),
-        async (_result, sessionId) => {
+        async (result, sessionId) => {
+          if (result.operation === null) {
+            return label === null ? `${targetId} has no label.` : `${targetId} already has that label.`;
+          }
           await refresh(sessionId, get().selectedEntryId);
           return label === null ? `Cleared the label of ${targetId}.` : `Labelled ${targetId} “${label}”.`;
         },
@@ -216,7 +219,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       return run(
         "Renaming",
         (sessionId) => call("edits:rename", { sessionId, title: clean }),
-        async (_result, sessionId) => {
+        async (result, sessionId) => {
+          if (result.operation === null) return "The title is unchanged.";
           await Promise.all([get().loadLibrary(), get().loadTree(sessionId)]);
           return clean === null ? "Cleared the session's title." : `Renamed the session “${clean}”.`;
         },

@@ -208,8 +208,16 @@ describe.each(FIXTURES)("edits on %s", (name) => {
     const detail = await h.call("session:get", { sessionId });
     expect(detail.labels[user.id]).toBe("start");
     expect(detail.summary.viewLeafId).toBe(before.viewLeafId);
+    // The same label again appends nothing and adds no undo step.
+    const again = await h.call("edits:label", { sessionId, targetId: user.id, label: "start" });
+    expect(again.operation).toBeNull();
+    expect((await h.call("session:get", { sessionId })).entries).toHaveLength(detail.entries.length);
     await expectExportMatches(sessionId);
     await h.call("edits:undo", { sessionId });
+    expect(await h.snapshot(sessionId)).toEqual(before);
+    // Clearing a label the entry does not have: nothing appended either.
+    const clear = await h.call("edits:label", { sessionId, targetId: user.id, label: null });
+    expect(clear.operation).toBeNull();
     expect(await h.snapshot(sessionId)).toEqual(before);
     await expectFileIntact(sessionId, name);
   });
