@@ -17,6 +17,20 @@ function print(cli: CliContext, parsed: ParsedCommand, result: EditResultDto, te
   cli.io.out(parsed.options.json ? JSON.stringify(result, null, 2) : text);
 }
 
+/**
+ * The line for a set-or-clear edit (rename, label): what it did (`done`: set, cleared), or why
+ * nothing changed (`unchanged`: the same value again, nothing to clear).
+ */
+function setOrClearText(
+  result: EditResultDto,
+  clearing: boolean,
+  done: [set: string, cleared: string],
+  unchanged: [set: string, cleared: string],
+): string {
+  const pick = clearing ? 1 : 0;
+  return result.operation === null ? `nothing changed: ${unchanged[pick]}` : done[pick];
+}
+
 export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Promise<boolean> {
   const [sessionArg, second] = parsed.positionals;
   switch (parsed.command) {
@@ -44,12 +58,12 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const sessionId = await cli.resolveSession(sessionArg);
       const title = second === undefined || second.trim() === "" ? null : second;
       const result = await cli.request("edits:rename", { sessionId, title });
-      const done =
-        result.operation === null
-          ? `nothing changed: ${sessionId} ${title === null ? "has no title of Canopy's to clear" : "already has that title"}`
-          : title === null
-            ? `cleared the title of ${sessionId}`
-            : `renamed ${sessionId}`;
+      const done = setOrClearText(
+        result,
+        title === null,
+        [`renamed ${sessionId}`, `cleared the title of ${sessionId}`],
+        [`${sessionId} already has that title`, `${sessionId} has no title of Canopy's to clear`],
+      );
       print(cli, parsed, result, done);
       return true;
     }
@@ -60,12 +74,12 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const text = parsed.positionals[2];
       const label = text === undefined || text.trim() === "" ? null : text;
       const result = await cli.request("edits:label", { sessionId, targetId, label });
-      const done =
-        result.operation === null
-          ? `nothing changed: ${targetId} ${label === null ? "has no label" : "already has that label"}`
-          : label === null
-            ? `cleared the label of ${targetId}`
-            : `labelled ${targetId}`;
+      const done = setOrClearText(
+        result,
+        label === null,
+        [`labelled ${targetId}`, `cleared the label of ${targetId}`],
+        [`${targetId} already has that label`, `${targetId} has no label`],
+      );
       print(cli, parsed, result, done);
       return true;
     }

@@ -324,5 +324,17 @@ describe("CLI delete, undelete, undo, redo, label", () => {
     expect(out.pop()).toBe("nothing to redo");
     expect(await run("rename", sessionId)).toBe(0);
     expect(out.pop()).toBe(`cleared the title of ${sessionId}`);
+    // Again: nothing to clear, nothing recorded (undo still undoes the rename above).
+    expect(await run("rename", sessionId)).toBe(0);
+    expect(out.pop()).toBe(`nothing changed: ${sessionId} has no title of Canopy's to clear`);
+    expect(await run("label", sessionId, entryId, "from-cli")).toBe(0);
+    expect(await run("label", sessionId, entryId, "from-cli")).toBe(0);
+    expect(out.pop()).toBe(`nothing changed: ${entryId} already has that label`);
+    expect(await run("undo", sessionId)).toBe(0);
+    expect(out.pop()).toBe("undid label");
+    expect(await run("label", sessionId, entryId)).toBe(0);
+    expect(out.pop()).toBe(`nothing changed: ${entryId} has no label`);
+    expect(await run("undo", sessionId)).toBe(0);
+    expect(out.pop()).toBe("undid rename");
   });
 });
