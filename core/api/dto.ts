@@ -331,7 +331,10 @@ export interface EditHistoryDto {
 /** What an edit, undo or redo did. */
 export interface EditResultDto {
   sessionId: string;
-  /** The operation applied or reverted (e.g. "edit-message", "fork"); null: nothing to undo/redo. */
+  /**
+   * The operation applied or reverted (e.g. "edit-message", "fork"); null: nothing to undo/redo,
+   * or an edit that would change nothing (the same title or label again), so none was recorded.
+   */
   operation: EditOperation | null;
   /** The session's view leaf afterwards. */
   viewLeafId: string | null;
