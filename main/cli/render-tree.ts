@@ -7,9 +7,9 @@
 import type { SessionDetail } from "../../core/api/dto.ts";
 import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
-import { inFileOrder, problemText } from "../../core/session/problems.ts";
+import { problemText } from "../../core/session/problems.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
-import { malformedProblems } from "../library/import-state.ts";
+import { fileProblems } from "../library/import-state.ts";
 
 function compactionNote(entry: SessionEntry): string {
   const e = entry as SessionEntry & { tokensBefore?: unknown; firstKeptEntryId?: unknown };
@@ -62,7 +62,7 @@ export function renderTree(detail: SessionDetail): string {
       if (child) stack.push({ entry: child, depth: branching ? depth + 1 : depth, branchStart: branching });
     }
   }
-  const problems = inFileOrder([...malformedProblems(detail.malformed), ...detail.problems]);
+  const problems = fileProblems(detail.malformed, detail.problems);
   if (problems.length > 0) {
     lines.push("", `${counted(problems.length, "problem")}:`);
     for (const problem of problems.slice(0, 50)) lines.push(`  ! ${problemText(problem)}`);

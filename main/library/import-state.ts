@@ -6,6 +6,7 @@
 
 import type { SessionProblem } from "../../core/api/dto.ts";
 import type { MalformedLine } from "../../core/session/jsonl.ts";
+import { inFileOrder } from "../../core/session/problems.ts";
 import type { SessionPatch } from "../store/repos/sessions.ts";
 import { completeLinesEnd, decodeUtf8, type FileDigest } from "./files.ts";
 
@@ -70,6 +71,14 @@ export function lineReader(text: string, firstLine: number): (line: number) => s
     const raw = lines[line - firstLine] ?? "";
     return raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   };
+}
+
+/** Everything wrong in a file as users see it: its malformed lines and its tree problems, in file order. */
+export function fileProblems(
+  malformed: readonly MalformedLine[],
+  problems: readonly SessionProblem[],
+): SessionProblem[] {
+  return inFileOrder([...malformedProblems(malformed), ...problems]);
 }
 
 /** Malformed lines as problems: why the line is not an entry, and that nothing of it is lost. */

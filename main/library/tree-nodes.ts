@@ -5,13 +5,11 @@
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
-import { inFileOrder } from "../../core/session/problems.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { listMalformed } from "../store/repos/entries.ts";
 import { archivedEntryIds } from "./edits.ts";
-import { malformedProblems } from "./import-state.ts";
-import { editHistory, effectiveViewLeaf, loadStoredEntries, requireSession } from "./load.ts";
+import { fileProblems } from "./import-state.ts";
+import { editHistory, effectiveViewLeaf, loadMalformedLines, loadStoredEntries, requireSession } from "./load.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -71,11 +69,8 @@ export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto
     nodes,
     viewLeafId: effectiveViewLeaf(row),
     fileLeafId: row.file_leaf_id,
-    // Malformed lines too: the app lists every problem of the file, in file order.
-    problems: inFileOrder([
-      ...malformedProblems(listMalformed(db, row.sid).map((m) => ({ line: m.seq, raw: m.raw, error: m.error }))),
-      ...(JSON.parse(row.problems_json) as SessionProblem[]),
-    ]),
+    // Malformed lines too: the app lists every problem of the file.
+    problems: fileProblems(loadMalformedLines(db, sessionId), JSON.parse(row.problems_json) as SessionProblem[]),
     history: editHistory(db, row.sid),
   };
 }
