@@ -19,7 +19,7 @@ export function renderImportReport(report: ImportReport): string {
     const reason = file.reason ? ` — ${file.reason}` : "";
     lines.push(`  ${file.status.padEnd(9)}${id} ${file.path}${reason}`);
     for (const problem of inFileOrder(file.problems).slice(0, 20)) lines.push(`      ! ${problemText(problem)}`);
-    if (file.problems.length > 20) lines.push(`      ! … and ${file.problems.length - 20} more problems`);
+    if (file.problems.length > 20) lines.push(`      ! … and ${counted(file.problems.length - 20, "more problem")}`);
   }
   return lines.join("\n");
 }

@@ -145,6 +145,23 @@ describe("canopy import, list, export, search", () => {
     );
   });
 
+  it("lists 20 problems of a file and counts the rest (1 more problem)", async () => {
+    const folder = mkdtempSync(path.join(dir, "many-"));
+    const header = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "many-1",
+      timestamp: "2026-01-01T00:00:00Z",
+      cwd: "/x",
+    });
+    const file = path.join(folder, "s.jsonl");
+    writeFileSync(file, `${[header, ...Array.from({ length: 21 }, (_, i) => `{bad ${i}`)].join("\n")}\n`);
+    const run = await cli("import", file, "--db", path.join(folder, "lib.db"));
+    const listed = run.out.split("\n").filter((l) => l.includes("! "));
+    expect(listed).toHaveLength(21);
+    expect(listed.at(-1)?.trim()).toBe("! … and 1 more problem");
+  });
+
   it("says so when a folder holds no session files", async () => {
     const folder = mkdtempSync(path.join(dir, "empty-"));
     writeFileSync(path.join(folder, "notes.txt"), "not a session\n");

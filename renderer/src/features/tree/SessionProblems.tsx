@@ -15,12 +15,12 @@ export function SessionProblems() {
   const problems = useCanopy((state) =>
     state.tree !== null && state.tree.sessionId === state.selectedSessionId ? state.tree.problems : NONE,
   );
-  const nodeIds = useCanopy((state) => state.tree?.nodes);
+  const nodes = useCanopy((state) => state.tree?.nodes);
   const revealEntry = useCanopy((state) => state.revealEntry);
   const selectEntry = useCanopy((state) => state.selectEntry);
   if (problems.length === 0) return null;
   const isNode = (id: string | undefined): id is string =>
-    id !== undefined && (nodeIds?.some((node) => node.id === id) ?? false);
+    id !== undefined && (nodes?.some((node) => node.id === id) ?? false);
 
   return (
     <details className="session-problems" data-testid="session-problems">
