@@ -11,6 +11,7 @@ import { loadHookModules } from "./hooks/loader.ts";
 import { HookRegistry } from "./hooks/registry.ts";
 import type { AppContext } from "./api/types.ts";
 import { seedDemoSessions } from "./library/demo.ts";
+import { InPlaceImports, ThreadImports } from "./library/import-runner.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
 import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
 import { defaultDatabasePath, openDatabase } from "./store/open.ts";
@@ -29,6 +30,11 @@ export interface AppContextOptions {
   env?: NodeJS.ProcessEnv;
   /** Where API keys come from (default: the environment, as in browser mode and the CLI). */
   secrets?: SecretStore;
+  /**
+   * Run imports on a thread of their own (default false): the app's process keeps answering the
+   * window meanwhile, and each file's progress reaches it as the import goes.
+   */
+  importThread?: boolean;
 }
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
@@ -57,6 +63,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooks,
     hooksReady,
     jobs: new JobRegistry(),
+    imports: options.importThread === true ? new ThreadImports(db, dbPath) : new InPlaceImports(db),
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),
   };

@@ -106,7 +106,7 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       dataDir,
       env: options.env,
     });
-    const ctx = createAppContext({ dbPath, appDir: options.appDir, env: options.env, secrets });
+    const ctx = createAppContext({ dbPath, appDir: options.appDir, env: options.env, secrets, importThread: true });
     const api = createApi(ctx);
     hardenSession(electron.session.defaultSession);
     const unbind = bindIpc(api, {
@@ -186,6 +186,7 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
     app.on("will-quit", () => {
       watcher?.close();
       unbind();
+      ctx.imports.close();
       ctx.db.close();
     });
   };

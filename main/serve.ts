@@ -27,6 +27,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
   const ctx = createAppContext({
     dbPath: options.dbPath,
     appDir: defaultAppDir,
+    importThread: true,
     ...(options.seedDemo === undefined ? {} : { seedDemo: options.seedDemo }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
@@ -43,6 +44,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     stop: async () => {
       watcher?.close();
       await server.close();
+      ctx.imports.close();
       ctx.db.close();
     },
   };

@@ -65,6 +65,8 @@ export async function buildElectron(outDir = path.join(repoRoot, "dist", "electr
   await bundle("main/index.ts", "main.js", "es", external);
   // The import worker (main/library/parallel-rows.ts) runs as its own file next to main.js.
   await bundle("main/library/import-worker.ts", "import-worker.js", "es", external);
+  // The thread the app's imports run on (main/library/import-runner.ts), next to main.js too.
+  await bundle("main/library/import-runner-worker.ts", "import-runner-worker.js", "es", external);
   // Sandboxed preloads cannot load modules: one CommonJS file that imports only electron.
   await bundle("preload/index.ts", "preload.cjs", "cjs", (id) => id === "electron");
 }

@@ -192,6 +192,15 @@ export interface Events {
   };
 }
 
+/** An import's progress events have a job id starting with this (then the path imported). */
+export const IMPORT_JOB_PREFIX = "import:";
+
+/** "Importing x.jsonl (3/7)" for an import's progress event; null for other jobs. */
+export function importProgressText(job: Events["job:progressed"]): string | null {
+  if (!job.jobId.startsWith(IMPORT_JOB_PREFIX)) return null;
+  return `${job.label} (${job.done}/${job.total ?? "?"})`;
+}
+
 export type Channel = keyof Requests;
 export type EventName = keyof Events;
 export type RequestInput<C extends Channel> = Requests[C]["input"];

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { LoadedPrompts } from "../../prompts/index.ts";
 import type { HookRegistry } from "../hooks/registry.ts";
+import type { ImportRunner } from "../library/import-runner.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { SecretStore } from "../secrets.ts";
 import type { EventBus } from "./events.ts";
@@ -21,6 +22,8 @@ export interface AppContext {
   /** Resolves when the user's hook modules (data folder `hooks/`) have been loaded. */
   hooksReady: Promise<void>;
   jobs: JobRegistry;
+  /** Where library imports run: a thread of their own in the app, this thread in the CLI. */
+  imports: ImportRunner;
   /** The process environment (tests may pass their own). */
   env: NodeJS.ProcessEnv;
   /** API keys: encrypted by the desktop app, or from the environment (browser mode, CLI). */

@@ -3,7 +3,7 @@
  * place (throttled), and cleared when the job ends, so that the command's output starts on a
  * line of its own. Nothing is shown when stderr is not a terminal.
  */
-import type { EventName, Events } from "../../core/api/contract.ts";
+import { type EventName, type Events, importProgressText } from "../../core/api/contract.ts";
 import type { CliContext } from "./context.ts";
 
 /** What the line says for an event, or null to leave it as it is. */
@@ -34,6 +34,5 @@ export function showProgress(cli: CliContext, text: ProgressText): () => void {
 /** The line of a folder import: the file being imported and how far the import is. */
 export const importProgress: ProgressText = (name, payload) => {
   if (name !== "job:progressed") return null;
-  const job = payload as Events["job:progressed"];
-  return job.jobId.startsWith("import:") ? `${job.label} (${job.done}/${job.total ?? "?"})` : null;
+  return importProgressText(payload as Events["job:progressed"]);
 };

@@ -68,6 +68,11 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   const reimport = (file: string) => {
     pending.delete(file);
     if (closed || !fs.existsSync(file) || deletedFile(file)) return;
+    // An import on the import thread may be storing this very file: read it once that is over.
+    if (ctx.imports.busy) {
+      void ctx.imports.idle().then(() => schedule(file));
+      return;
+    }
     const { report } = importFile(ctx.db, file);
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;

@@ -25,6 +25,7 @@ import { useRouteSync } from "./use-route-sync.ts";
 export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
   const jobText = useCanopy((state) => state.jobText);
+  const importProgressed = useCanopy((state) => state.importProgressed);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   const abortChat = useCanopy((state) => state.abortChat);
   const dropping = useFileDrop();
@@ -36,6 +37,7 @@ export function App() {
     void loadLibrary();
     const offProgress = onEvent("job:progressed", (payload) => {
       if (payload.text !== undefined) jobText(payload.text);
+      importProgressed(payload);
     });
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== "Escape") return;
@@ -47,7 +49,7 @@ export function App() {
       offProgress();
       window.removeEventListener("keydown", onKey);
     };
-  }, [loadLibrary, jobText, cancelRunning, abortChat]);
+  }, [loadLibrary, jobText, importProgressed, cancelRunning, abortChat]);
 
   return (
     <div className={dropping ? "app dropping" : "app"}>

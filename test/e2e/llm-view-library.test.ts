@@ -282,6 +282,40 @@ describe("library sidebar", () => {
     await page.screenshot({ path: path.join(shots, "05-problems.png") });
   });
 
+  it("shows a folder import's progress file by file, then its report", async () => {
+    const folder = path.join(work, "many-sessions");
+    mkdirSync(folder, { recursive: true });
+    const files = 8;
+    // 2 MB each, in few entries (the import selects the first: its LLM view stays quick to draw).
+    const long = "a long question about the parser ".repeat(500);
+    for (let f = 0; f < files; f++) {
+      const lines = [headerLine(`many-${f}`, "/home/dev/many")];
+      for (let i = 0; i < 120; i++)
+        lines.push(userLine(`m${f}-${i}`, i === 0 ? null : `m${f}-${i - 1}`, long, i));
+      writeFileSync(path.join(folder, `session-${f}.jsonl`), `${lines.join("\n")}\n`);
+    }
+    // Every text the progress line shows, however briefly.
+    await page.evaluate(`(() => {
+      const seen = [];
+      window.__progress = seen;
+      new MutationObserver(() => {
+        const text = document.querySelector(".import-progress")?.textContent;
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    await page.locator("form.import-form input").first().fill(folder);
+    await page.locator("form.import-form input").first().press("Enter");
+    await expect
+      .poll(() => page.locator(".import-report").textContent(), { timeout: 30_000 })
+      .toContain(`${files} imported, 0 updated`);
+    const seen = (await page.evaluate("window.__progress")) as string[];
+    expect(seen.length).toBeGreaterThan(0);
+    for (const text of seen)
+      expect(text).toMatch(new RegExp(`^Importing session-\\d\\.jsonl \\(\\d/${files}\\)$`));
+    // The progress line is gone once the report is there.
+    expect(await page.locator(".import-progress").count()).toBe(0);
+  });
+
   it("refreshes the open session while its agent file grows, and never renders message text as markup", async () => {
     const folder = path.join(work, "agent", "--home-dev-live--");
     mkdirSync(folder, { recursive: true });

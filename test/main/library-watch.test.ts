@@ -117,6 +117,34 @@ describe("library watcher", () => {
     expect(summary?.messageCount).toBe(4);
   });
 
+  it("waits for an import that is running before it re-imports a file", async () => {
+    start();
+    let endImport = () => {};
+    const running = new Promise<void>((resolve) => {
+      endImport = resolve;
+    });
+    // An import of the app's, as if on the import thread: busy until it ends.
+    let busy = true;
+    ctx.imports = {
+      get busy() {
+        return busy;
+      },
+      idle: () => running,
+      run: () => Promise.reject(new Error("not used here")),
+      close: () => {},
+    };
+    fs.appendFileSync(sessionFile, `${userLine("u2", "a1", "while importing", 3)}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(listSessions(ctx.db)[0]?.entryCount).toBe(2);
+    expect(seen.some((e) => e.name === "session:changed")).toBe(false);
+    busy = false;
+    endImport();
+    await vi.waitFor(() => expect(listSessions(ctx.db)[0]?.entryCount).toBe(3), {
+      timeout: 5000,
+      interval: 25,
+    });
+  });
+
   it("coalesces a burst of appends into few imports", async () => {
     start();
     let parent = "a1";

@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
@@ -19,6 +20,9 @@ import { promisify } from "node:util";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNELS } from "../../core/api/contract.ts";
+import { ThreadImports } from "../../main/library/import-runner.ts";
+import { PARALLEL_PARSE_MIN_BYTES } from "../../main/library/parallel-rows.ts";
+import { openDatabase } from "../../main/store/open.ts";
 import { buildElectron } from "../../scripts/build.ts";
 import { repoRoot } from "../helpers/fixtures.ts";
 
@@ -121,6 +125,59 @@ describe("the Electron bundle", () => {
     expect(messages[3]).toEqual(messages[1]);
   });
 
+  it("bundles the import runner as its own file: the app's imports run on it (a file large enough for its import worker included)", async () => {
+    const folder = path.join(dir, "runner-sessions");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(
+      path.join(repoRoot, "main", "demo", "refactor-small.jsonl"),
+      path.join(folder, "small.jsonl"),
+    );
+    // Over the size that sends a file to the import worker (PARALLEL_PARSE_MIN_BYTES).
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "t", cwd: "/w" })];
+    let parentId: string | null = null;
+    for (let i = 0; lines.length < 9000; i++) {
+      const id = `e${i}`;
+      const text = `line ${i} `.repeat(120);
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId,
+          timestamp: "t",
+          message: { role: "user", content: text },
+        }),
+      );
+      parentId = id;
+    }
+    writeFileSync(path.join(folder, "big.jsonl"), `${lines.join("\n")}\n`);
+    expect(statSync(path.join(folder, "big.jsonl")).size).toBeGreaterThan(PARALLEL_PARSE_MIN_BYTES);
+    const dbFile = path.join(dir, "runner.db");
+    const db = openDatabase(dbFile);
+    const runner = new ThreadImports(db, dbFile, {
+      script: path.join(electronDir, "import-runner-worker.js"),
+    });
+    try {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const progress: number[] = [];
+      const report = await runner
+        .run(folder, (done) => progress.push(done))
+        .finally(() => clearInterval(timer));
+      const smallEntries =
+        readFileSync(path.join(folder, "small.jsonl"), "utf8").trim().split("\n").length - 1;
+      expect(report).toMatchObject({ imported: 2, failed: 0, entriesAdded: 8999 + smallEntries });
+      expect(progress).toEqual([1, 2]);
+      // On the thread: this one kept running meanwhile.
+      expect(ticks).toBeGreaterThan(0);
+      expect(
+        specifiers(readFileSync(path.join(electronDir, "import-runner-worker.js"), "utf8")),
+      ).not.toContain("electron");
+    } finally {
+      runner.close();
+      db.close();
+    }
+  });
+
   it("starts in Node with a fake electron: secure window, every channel bound, a session file from argv opened", async () => {
     const file = path.join(dir, "opened.jsonl");
     copyFileSync(path.join(repoRoot, "main", "demo", "refactor-small.jsonl"), file);
@@ -205,6 +262,7 @@ describe("electron-builder", () => {
       "/dist/electron/main.js",
       "/dist/electron/preload.cjs",
       "/dist/electron/import-worker.js",
+      "/dist/electron/import-runner-worker.js",
       "/prompts/compaction-summary.md",
       "/main/demo/refactor-small.jsonl",
     ]) {

@@ -5,10 +5,10 @@
 import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { IMPORT_JOB_PREFIX } from "../../../core/api/contract.ts";
 import type { ImportReport } from "../../../core/api/dto.ts";
 import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
 import { configuredFolders as foldersOf, setConfiguredFolders } from "../../library/folders.ts";
-import { importPath } from "../../library/import.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
 import { checkpointWal } from "../../store/open.ts";
 import { ApiFailure } from "../errors.ts";
@@ -26,11 +26,10 @@ function configuredFolders(ctx: AppContext): string[] {
   return foldersOf(ctx.db);
 }
 
-function runImport(ctx: AppContext, target: string, jobId: string): ImportReport {
-  const imported = importPath(ctx.db, target, {
-    onProgress: (done, total, file) =>
-      ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total }),
-  });
+async function runImport(ctx: AppContext, target: string, jobId: string): Promise<ImportReport> {
+  const imported = await ctx.imports.run(target, (done, total, file) =>
+    ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total }),
+  );
   // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
   const report = settleDeletedImports(ctx, imported, statSync(target).isFile());
   const changed = report.files
@@ -62,9 +61,9 @@ export const libraryHandlers: AreaHandlers<"library"> = {
   "library:import": (input, ctx) => {
     const target = expandPath(input.path);
     if (!existsSync(target)) throw new ApiFailure("not_found", `No such file or folder: ${target}`);
-    return runImport(ctx, target, `import:${target}`);
+    return runImport(ctx, target, `${IMPORT_JOB_PREFIX}${target}`);
   },
-  "library:import-default-folders": (_input, ctx) => {
+  "library:import-default-folders": async (_input, ctx) => {
     const existing = configuredFolders(ctx).filter((folder) => existsSync(folder));
     if (existing.length === 0) {
       throw new ApiFailure(
@@ -72,7 +71,9 @@ export const libraryHandlers: AreaHandlers<"library"> = {
         `None of the agent session folders exist: ${configuredFolders(ctx).join(", ")}`,
       );
     }
-    return mergeReports(existing.map((folder) => runImport(ctx, folder, `import:${folder}`)));
+    const reports: ImportReport[] = [];
+    for (const folder of existing) reports.push(await runImport(ctx, folder, `${IMPORT_JOB_PREFIX}${folder}`));
+    return mergeReports(reports);
   },
   "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx) }),
   "library:set-folders": (input, ctx) => {

@@ -4,6 +4,7 @@
  * the list and of the open session when main announces changes.
  */
 import type { StateCreator } from "zustand";
+import { type Events, importProgressText } from "../../../core/api/contract.ts";
 import type { ImportReport, SearchHit, SessionSummary } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
@@ -18,6 +19,8 @@ export interface LibrarySlice {
   selectedSessionId: string | null;
   lastImport: ImportReport | null;
   importing: boolean;
+  /** How far the running import is ("Importing x.jsonl (3/7)"); null before its first file is done. */
+  importProgress: { text: string; done: number; total: number | null } | null;
   importError: string | null;
   searchQuery: string;
   searchHits: SearchHit[] | null;
@@ -28,6 +31,8 @@ export interface LibrarySlice {
   importPath(path: string): Promise<void>;
   /** Imports the configured agent session folders (~/.pi and ~/.omp by default). */
   importAgentFolders(): Promise<void>;
+  /** A progress event of an import (ignored when no import runs). */
+  importProgressed(job: Events["job:progressed"]): void;
   search(query: string): Promise<void>;
   /** Opens the hit's session with its entry selected (the route follows). */
   openSearchHit(hit: SearchHit): Promise<void>;
@@ -59,7 +64,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
   };
 
   const afterImport = async (report: ImportReport) => {
-    set({ lastImport: report, importing: false });
+    set({ lastImport: report, importing: false, importProgress: null });
     await get().loadLibrary();
     const first = report.files.find((file) => file.sessionId);
     if (first?.sessionId && first.sessionId !== get().selectedSessionId)
@@ -74,6 +79,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     selectedSessionId: null,
     lastImport: null,
     importing: false,
+    importProgress: null,
     importError: null,
     searchQuery: "",
     searchHits: null,
@@ -110,20 +116,24 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       ]);
     },
     async importPath(path) {
-      set({ importing: true, importError: null });
+      set({ importing: true, importProgress: null, importError: null });
       try {
         await afterImport(await call("library:import", { path }));
       } catch (error) {
-        set({ importing: false, importError: (error as Error).message });
+        set({ importing: false, importProgress: null, importError: (error as Error).message });
       }
     },
     async importAgentFolders() {
-      set({ importing: true, importError: null });
+      set({ importing: true, importProgress: null, importError: null });
       try {
         await afterImport(await call("library:import-default-folders", {}));
       } catch (error) {
-        set({ importing: false, importError: (error as Error).message });
+        set({ importing: false, importProgress: null, importError: (error as Error).message });
       }
+    },
+    importProgressed(job) {
+      const text = importProgressText(job);
+      if (text !== null && get().importing) set({ importProgress: { text, done: job.done, total: job.total } });
     },
     async search(query) {
       const request = ++searchRequest;

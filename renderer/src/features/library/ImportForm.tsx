@@ -9,6 +9,7 @@ import { useCanopy } from "../../store/index.ts";
 export function ImportForm() {
   const [path, setPath] = useState("");
   const importing = useCanopy((state) => state.importing);
+  const progress = useCanopy((state) => state.importProgress);
   const report = useCanopy((state) => state.lastImport);
   const error = useCanopy((state) => state.importError);
   const importPath = useCanopy((state) => state.importPath);
@@ -43,17 +44,23 @@ export function ImportForm() {
       >
         Scan agent folders
       </button>
+      {importing && progress && (
+        <p className="import-progress" role="status">
+          <progress value={progress.done} max={progress.total ?? undefined} />
+          {progress.text}
+        </p>
+      )}
       {error && (
         <p className="error" role="alert">
           {error}
         </p>
       )}
-      {report && report.files.length === 0 && (
+      {!importing && report && report.files.length === 0 && (
         <p className="import-report" role="status">
           No session files (*.jsonl) there: nothing imported.
         </p>
       )}
-      {report && report.files.length > 0 && (
+      {!importing && report && report.files.length > 0 && (
         <p className="import-report" role="status">
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}
           skipped, {report.failed} failed · {counted(report.entriesAdded, "entry", "entries")} added

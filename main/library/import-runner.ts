@@ -1,0 +1,282 @@
+/**
+ * Where the app's imports run. `ThreadImports` runs them one at a time on a thread of their own
+ * with its own connection to the library, so the process that serves the window keeps answering
+ * while a folder is imported and each file's progress reaches the window as it happens.
+ * `InPlaceImports` runs them on the calling thread (the CLI, and libraries only this connection sees).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ImportReport } from "../../core/api/dto.ts";
+import type { Database } from "../store/open.ts";
+import { type ImportOptions, importPath } from "./import.ts";
+
+export type ImportProgress = NonNullable<ImportOptions["onProgress"]>;
+
+export interface ImportRunner {
+  /** Imports one file or every `*.jsonl` below a folder (importPath), after the imports before it. */
+  run(target: string, onProgress?: ImportProgress): Promise<ImportReport>;
+  /** True while an import runs or waits to. */
+  readonly busy: boolean;
+  /** Resolves once the imports asked for so far are over. */
+  idle(): Promise<void>;
+  close(): void;
+}
+
+/** What the runner thread is sent: an import to run, or "stop" (close the library and end). */
+export interface RunnerJob {
+  jobId: number;
+  target: string;
+}
+
+/** What the runner thread posts: it started, a file of a job is done, a job's end. */
+export type RunnerMessage =
+  | { kind: "ready" }
+  | { kind: "progress"; jobId: number; done: number; total: number; file: string }
+  | { kind: "done"; jobId: number; report: ImportReport }
+  | { kind: "failed"; jobId: number; message: string };
+
+/** A thread not used for this long is stopped (the next import starts another). */
+export const IDLE_RUNNER_MS = 30_000;
+
+/**
+ * A file or folder whose session files come to less than this is imported on the calling
+ * thread: that takes milliseconds, less than starting the thread would.
+ */
+export const IN_PLACE_BYTES = 8 * 1024 * 1024;
+
+/** Imports on the calling thread, one at a time like ThreadImports. */
+export class InPlaceImports implements ImportRunner {
+  private readonly db: Database;
+  private readonly queue = new JobQueue();
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  get busy(): boolean {
+    return this.queue.busy;
+  }
+
+  run(target: string, onProgress?: ImportProgress): Promise<ImportReport> {
+    return this.queue.add(async () => this.importNow(target, onProgress));
+  }
+
+  /** Imports now, not after the imports queued here (for a runner that queues them itself). */
+  importNow(target: string, onProgress?: ImportProgress): ImportReport {
+    return importPath(this.db, target, onProgress ? { onProgress } : {});
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  close(): void {}
+}
+
+interface RunningJob {
+  jobId: number;
+  onProgress: ImportProgress | undefined;
+  resolve: (report: ImportReport) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Imports on the runner thread (import-runner-worker.ts). When the thread cannot start (no
+ * worker script, or it fails before it is ready) the import runs on the calling thread instead,
+ * as do all later ones.
+ */
+export class ThreadImports implements ImportRunner {
+  private readonly dbPath: string;
+  private readonly script: string;
+  private readonly queue = new JobQueue();
+  private readonly inPlace: InPlaceImports;
+  private worker: Worker | null = null;
+  private ready = false;
+  private broken = false;
+  private current: RunningJob | null = null;
+  private nextJobId = 1;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * `db`: the calling thread's connection (used when the thread cannot start); `dbPath`: its file;
+   * `script`: the thread's script (default: import-runner-worker next to this module).
+   */
+  constructor(db: Database, dbPath: string, options: { script?: string } = {}) {
+    this.dbPath = dbPath;
+    this.script = options.script ?? fileURLToPath(runnerUrl());
+    this.inPlace = new InPlaceImports(db);
+  }
+
+  get busy(): boolean {
+    return this.queue.busy;
+  }
+
+  run(target: string, onProgress?: ImportProgress): Promise<ImportReport> {
+    return this.queue.add(() =>
+      smallTarget(target)
+        ? Promise.resolve(this.inPlace.importNow(target, onProgress))
+        : this.runNow(target, onProgress),
+    );
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  close(): void {
+    this.clearIdleTimer();
+    void this.worker?.terminate();
+    this.worker = null;
+  }
+
+  private runNow(target: string, onProgress: ImportProgress | undefined): Promise<ImportReport> {
+    this.clearIdleTimer();
+    const worker = this.broken ? null : (this.worker ?? this.start());
+    if (worker === null) return Promise.resolve(this.inPlace.importNow(target, onProgress));
+    worker.ref();
+    const jobId = this.nextJobId++;
+    return new Promise<ImportReport>((resolve, reject) => {
+      this.current = { jobId, onProgress, resolve, reject };
+      worker.postMessage({ jobId, target } satisfies RunnerJob);
+    })
+      .catch((error: unknown) => {
+        // The thread never started (e.g. it could not load the SQLite module): import here instead.
+        if (error instanceof ThreadNotStarted) return this.inPlace.importNow(target, onProgress);
+        throw error;
+      })
+      .finally(() => {
+        this.current = null;
+        this.whenIdle();
+      });
+  }
+
+  private start(): Worker | null {
+    const { script } = this;
+    if (!fs.existsSync(script)) {
+      this.broken = true;
+      return null;
+    }
+    let worker: Worker;
+    try {
+      worker = new Worker(script, { workerData: { dbPath: this.dbPath } });
+    } catch (error) {
+      void error;
+      this.broken = true;
+      return null;
+    }
+    this.worker = worker;
+    this.ready = false;
+    worker.on("message", (message: RunnerMessage) => this.receive(message));
+    worker.on("error", (error) => this.lose(worker, error.message));
+    worker.on("exit", (code) => this.lose(worker, `the import thread exited (code ${code})`));
+    return worker;
+  }
+
+  private receive(message: RunnerMessage): void {
+    if (message.kind === "ready") {
+      this.ready = true;
+      return;
+    }
+    const job = this.current;
+    if (job === null || job.jobId !== message.jobId) return;
+    if (message.kind === "progress") job.onProgress?.(message.done, message.total, message.file);
+    else if (message.kind === "done") job.resolve(message.report);
+    else job.reject(new Error(`The import stopped: ${message.message}`));
+  }
+
+  /** The thread ended or failed: the job it had fails (or runs here, when the thread never started). */
+  private lose(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    const job = this.current;
+    if (!this.ready) {
+      this.broken = true;
+      job?.reject(new ThreadNotStarted(reason));
+    } else job?.reject(new Error(`The import stopped: ${reason}`));
+  }
+
+  /** Lets the process exit while no import runs, and stops the thread after IDLE_RUNNER_MS. */
+  private whenIdle(): void {
+    const worker = this.worker;
+    if (worker === null) return;
+    worker.unref();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.worker !== worker || this.current !== null) return;
+      this.worker = null;
+      worker.postMessage("stop");
+    }, IDLE_RUNNER_MS);
+    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+}
+
+class ThreadNotStarted extends Error {}
+
+/** How many files and folders smallTarget looks at, at most. */
+const MAX_LOOKS = 2000;
+
+/**
+ * True when the session files at `target` (a file, or the *.jsonl below a folder) come to less
+ * than IN_PLACE_BYTES; the walk stops as soon as they do not.
+ */
+function smallTarget(target: string): boolean {
+  let bytes = 0;
+  let looked = 0;
+  const stack = [target];
+  try {
+    while (stack.length > 0) {
+      // Many small files (or a folder linked into itself): not worth walking here.
+      if (++looked > MAX_LOOKS) return false;
+      const current = stack.pop() as string;
+      const stat = fs.statSync(current);
+      if (stat.isFile()) {
+        if (current === target || current.endsWith(".jsonl")) bytes += stat.size;
+        if (bytes >= IN_PLACE_BYTES) return false;
+      } else if (stat.isDirectory()) {
+        for (const name of fs.readdirSync(current)) stack.push(path.join(current, name));
+      }
+    }
+  } catch {
+    // Something unreadable on the way: the thread imports it (and reports it) without holding this one up.
+    return false;
+  }
+  return true;
+}
+
+/** Runs jobs one after the other, in the order they were added. */
+class JobQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  get busy(): boolean {
+    return this.waiting > 0;
+  }
+
+  add<T>(job: () => Promise<T>): Promise<T> {
+    this.waiting++;
+    const result = this.tail.then(job).finally(() => {
+      this.waiting--;
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  async idle(): Promise<void> {
+    await this.tail;
+  }
+}
+
+/** The runner thread's script next to this module: the .ts source, or the bundled .js of a build. */
+function runnerUrl(): URL {
+  return new URL(
+    import.meta.url.endsWith(".ts") ? "./import-runner-worker.ts" : "./import-runner-worker.js",
+    import.meta.url,
+  );
+}
