@@ -21,16 +21,36 @@ function newestMtime(target: string): number {
   return newest;
 }
 
-export async function buildRenderer(): Promise<void> {
-  await build({ configFile: path.join(repoRoot, "vite.config.ts"), logLevel: "warn" });
+/**
+ * Builds the renderer into `outDir` (default dist/renderer). Always React's production build:
+ * Vite and the React plugin take the mode from NODE_ENV when it is set, and test runners set
+ * it to "test" (a renderer built by `npm test` was React's development build, several times
+ * slower, and `npm start` then served it as up to date).
+ */
+export async function buildRenderer(outDir?: string): Promise<void> {
+  const before = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  try {
+    await build({
+      configFile: path.join(repoRoot, "vite.config.ts"),
+      logLevel: "warn",
+      mode: "production",
+      ...(outDir === undefined ? {} : { build: { outDir, emptyOutDir: true } }),
+    });
+  } finally {
+    if (before === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = before;
+  }
 }
 
-/** Rebuilds the renderer only when its sources (or core) changed since the last build. */
+/** Rebuilds the renderer only when its sources (core, or how it is built) changed since the last build. */
 export async function ensureRendererBuilt(): Promise<void> {
   const builtAt = newestMtime(path.join(rendererDist, "index.html"));
   const sourcesAt = Math.max(
     newestMtime(path.join(repoRoot, "renderer")),
     newestMtime(path.join(repoRoot, "core")),
+    newestMtime(path.join(repoRoot, "vite.config.ts")),
+    newestMtime(fileURLToPath(import.meta.url)),
   );
   if (builtAt === 0 || sourcesAt > builtAt) await buildRenderer();
 }

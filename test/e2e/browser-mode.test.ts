@@ -1,6 +1,6 @@
 // Browser mode end to end in Debian's Chromium: a fresh library opens on the demo sessions, the
 // session list and the LLM view render, and the LLM view matches the contract's context:get.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -34,6 +34,18 @@ afterAll(async () => {
 });
 
 describe("browser mode", () => {
+  it("serves React's production build, also when the renderer was built by the tests", () => {
+    const assets = path.join(rendererDist, "assets");
+    const code = readdirSync(assets)
+      .filter((name) => name.endsWith(".js"))
+      .map((name) => readFileSync(path.join(assets, name), "utf8"))
+      .join("\n");
+    expect(code.length).toBeGreaterThan(0);
+    // The development build's JSX runtime and its warnings are not in a production bundle.
+    expect(code).not.toContain("jsxDEV");
+    expect(code).not.toContain("react-dom.development");
+  });
+
   it("refuses API calls without the token", async () => {
     const response = await fetch(`http://127.0.0.1:${mode.port}/api/library:list`, { method: "POST", body: "{}" });
     expect(response.status).toBe(401);

@@ -3,18 +3,12 @@
  * folder (so parallel test files never race over dist/renderer), and contract calls over HTTP
  * with the page's token.
  */
-import path from "node:path";
-import { build } from "vite";
 import type { BrowserMode } from "../../main/serve.ts";
-import { repoRoot } from "../../scripts/build.ts";
+import { buildRenderer } from "../../scripts/build.ts";
 
-/** Builds the renderer into `outDir` (a folder of the caller's own). */
+/** Builds the renderer into `outDir` (a folder of the caller's own), as `npm start` does. */
 export async function buildRendererInto(outDir: string): Promise<string> {
-  await build({
-    configFile: path.join(repoRoot, "vite.config.ts"),
-    logLevel: "warn",
-    build: { outDir, emptyOutDir: true },
-  });
+  await buildRenderer(outDir);
   return outDir;
 }
 
