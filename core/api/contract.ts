@@ -35,6 +35,11 @@ export interface Requests {
   "library:import": { input: { path: string }; output: ImportReport };
   /** Import the configured agent session folders (default ~/.pi/agent/sessions, ~/.omp/agent/sessions). */
   "library:import-default-folders": { input: Record<string, never>; output: ImportReport };
+  /**
+   * Stops the running import once the file it is at is stored (what it stored stays), and the
+   * imports waiting for it; their reports say `cancelled`. False when no import runs.
+   */
+  "library:cancel-import": { input: Record<string, never>; output: { cancelled: boolean } };
   /** The agent session folders Canopy scans. */
   "library:get-folders": { input: Record<string, never>; output: LibraryFolders };
   /** Replace the agent session folders Canopy scans. */
@@ -211,6 +216,7 @@ export const CHANNELS = [
   "library:list",
   "library:import",
   "library:import-default-folders",
+  "library:cancel-import",
   "library:get-folders",
   "library:set-folders",
   "library:search",

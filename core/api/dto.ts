@@ -90,6 +90,8 @@ export interface ImportReport {
   entriesAdded: number;
   bytesRead: number;
   durationMs: number;
+  /** The import was cancelled: `files` are those it handled; files after them were not read. */
+  cancelled: boolean;
 }
 
 export interface StoredEntry {

@@ -20,6 +20,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:list": z.object({ deleted: z.boolean().optional() }).strict(),
   "library:import": z.object({ path: nonEmpty }).strict(),
   "library:import-default-folders": empty as SchemaFor<"library:import-default-folders">,
+  "library:cancel-import": empty as SchemaFor<"library:cancel-import">,
   "library:get-folders": empty as SchemaFor<"library:get-folders">,
   "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
   "library:search": z

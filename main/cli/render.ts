@@ -8,7 +8,11 @@ import { messageHeading, messageText } from "../../core/session/message-text.ts"
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
 
 export function renderImportReport(report: ImportReport): string {
-  if (report.files.length === 0) return "No session files (*.jsonl) there: nothing imported.";
+  if (report.files.length === 0) {
+    return report.cancelled
+      ? "Cancelled before any file was read: nothing imported."
+      : "No session files (*.jsonl) there: nothing imported.";
+  }
   const lines = [
     `${counted(report.files.length, "file")}: ${report.imported} imported, ${report.updated} updated, ` +
       `${report.unchanged} unchanged, ${report.skipped} skipped, ${report.failed} failed; ` +
@@ -21,6 +25,7 @@ export function renderImportReport(report: ImportReport): string {
     for (const problem of inFileOrder(file.problems).slice(0, 20)) lines.push(`      ! ${problemText(problem)}`);
     if (file.problems.length > 20) lines.push(`      ! … and ${counted(file.problems.length - 20, "more problem")}`);
   }
+  if (report.cancelled) lines.push("Cancelled: the files after these were not read.");
   return lines.join("\n");
 }
 

@@ -25,6 +25,8 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number, path: string) => void;
   /** Mark new sessions as demo content (the lead's sample library). */
   isDemo?: boolean;
+  /** Asked before each file: true stops the import there (the report says `cancelled`). */
+  shouldStop?: () => boolean;
 }
 
 export interface FileOutcome {

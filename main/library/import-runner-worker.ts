@@ -6,10 +6,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type Database, openDatabase } from "../store/open.ts";
 import { importPath } from "./import.ts";
-import type { RunnerJob, RunnerMessage } from "./import-runner.ts";
+import type { RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
 
 const port = parentPort;
-const { dbPath } = workerData as { dbPath: string };
+const init = workerData as RunnerInit;
+const stopJob = new Int32Array(init.stopJob);
 let db: Database | null = null;
 
 function post(message: RunnerMessage): void {
@@ -23,9 +24,10 @@ port?.on("message", (job: RunnerJob | "stop") => {
     return;
   }
   try {
-    db ??= openDatabase(dbPath);
+    db ??= openDatabase(init.dbPath);
     const report = importPath(db, job.target, {
       onProgress: (done, total, file) => post({ kind: "progress", jobId: job.jobId, done, total, file }),
+      shouldStop: () => Atomics.load(stopJob, 0) === job.jobId,
     });
     post({ kind: "done", jobId: job.jobId, report });
   } catch (error) {

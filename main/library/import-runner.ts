@@ -21,7 +21,18 @@ export interface ImportRunner {
   readonly busy: boolean;
   /** Resolves once the imports asked for so far are over. */
   idle(): Promise<void>;
+  /**
+   * Stops the running import after the file it is at, and drops the imports waiting for it:
+   * their reports say `cancelled`. False when no import runs or waits.
+   */
+  cancel(): boolean;
   close(): void;
+}
+
+/** What the runner thread starts with: the library, and where the id of a job to stop is written. */
+export interface RunnerInit {
+  dbPath: string;
+  stopJob: SharedArrayBuffer;
 }
 
 /** What the runner thread is sent: an import to run, or "stop" (close the library and end). */
@@ -46,7 +57,26 @@ export const IDLE_RUNNER_MS = 30_000;
  */
 export const IN_PLACE_BYTES = 8 * 1024 * 1024;
 
-/** Imports on the calling thread, one at a time like ThreadImports. */
+/** The report of an import dropped before it started (cancelled while it waited). */
+function droppedReport(): ImportReport {
+  return {
+    files: [],
+    imported: 0,
+    updated: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: 0,
+    entriesAdded: 0,
+    bytesRead: 0,
+    durationMs: 0,
+    cancelled: true,
+  };
+}
+
+/**
+ * Imports on the calling thread, one at a time like ThreadImports. An import runs to its end
+ * (this thread is busy meanwhile): `cancel` drops only the imports waiting for it.
+ */
 export class InPlaceImports implements ImportRunner {
   private readonly db: Database;
   private readonly queue = new JobQueue();
@@ -60,7 +90,13 @@ export class InPlaceImports implements ImportRunner {
   }
 
   run(target: string, onProgress?: ImportProgress): Promise<ImportReport> {
-    return this.queue.add(async () => this.importNow(target, onProgress));
+    return this.queue.add(async () => this.importNow(target, onProgress), droppedReport);
+  }
+
+  cancel(): boolean {
+    const busy = this.queue.busy;
+    this.queue.dropWaiting();
+    return busy;
   }
 
   /** Imports now, not after the imports queued here (for a runner that queues them itself). */
@@ -98,6 +134,8 @@ export class ThreadImports implements ImportRunner {
   private current: RunningJob | null = null;
   private nextJobId = 1;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Int32 [id of the job to stop]: the thread reads it before each file. */
+  private readonly stopJob = new Int32Array(new SharedArrayBuffer(4));
 
   /**
    * `db`: the calling thread's connection (used when the thread cannot start); `dbPath`: its file;
@@ -114,11 +152,20 @@ export class ThreadImports implements ImportRunner {
   }
 
   run(target: string, onProgress?: ImportProgress): Promise<ImportReport> {
-    return this.queue.add(() =>
-      smallTarget(target)
-        ? Promise.resolve(this.inPlace.importNow(target, onProgress))
-        : this.runNow(target, onProgress),
+    return this.queue.add(
+      () =>
+        smallTarget(target)
+          ? Promise.resolve(this.inPlace.importNow(target, onProgress))
+          : this.runNow(target, onProgress),
+      droppedReport,
     );
+  }
+
+  cancel(): boolean {
+    const busy = this.queue.busy;
+    this.queue.dropWaiting();
+    if (this.current !== null) Atomics.store(this.stopJob, 0, this.current.jobId);
+    return busy;
   }
 
   idle(): Promise<void> {
@@ -160,7 +207,9 @@ export class ThreadImports implements ImportRunner {
     }
     let worker: Worker;
     try {
-      worker = new Worker(script, { workerData: { dbPath: this.dbPath } });
+      worker = new Worker(script, {
+        workerData: { dbPath: this.dbPath, stopJob: this.stopJob.buffer } satisfies RunnerInit,
+      });
     } catch (error) {
       void error;
       this.broken = true;
@@ -254,14 +303,19 @@ function smallTarget(target: string): boolean {
 class JobQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private waiting = 0;
+  /** Bumped by dropWaiting: a job added before it is dropped when its turn comes. */
+  private generation = 0;
 
   get busy(): boolean {
     return this.waiting > 0;
   }
 
-  add<T>(job: () => Promise<T>): Promise<T> {
+  /** Adds `job`; if it is dropped before it starts, its result is `dropped()`. */
+  add<T>(job: () => Promise<T>, dropped: () => T): Promise<T> {
     this.waiting++;
-    const result = this.tail.then(job).finally(() => {
+    const generation = this.generation;
+    const turn = () => (generation === this.generation ? job() : Promise.resolve(dropped()));
+    const result = this.tail.then(turn).finally(() => {
       this.waiting--;
     });
     this.tail = result.catch(() => undefined);
@@ -270,6 +324,11 @@ class JobQueue {
 
   async idle(): Promise<void> {
     await this.tail;
+  }
+
+  /** The jobs added so far that have not started are dropped. */
+  dropWaiting(): void {
+    this.generation++;
   }
 }
 

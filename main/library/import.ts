@@ -73,6 +73,8 @@ class FolderImport {
   /** Each file's report, in file order (a small file may be imported before its turn). */
   private readonly reports: (ImportedFileReport | undefined)[];
   private bytesRead = 0;
+  /** The import stopped before its last file (ImportOptions.shouldStop). */
+  private cancelled = false;
   /** The next files for the import thread, read while this one's rows are stored. */
   private readonly ahead: ReadAhead<FileRead>;
   /** Small files read before their turn but left for it (see importMeanwhile). */
@@ -99,7 +101,11 @@ class FolderImport {
     const { files } = this;
     const newBytesFrom = suffixSums(this.newSizes);
     try {
-      files.forEach((file, i) => {
+      for (const [i, file] of files.entries()) {
+        if (this.reports[i] === undefined && this.options.shouldStop?.() === true) {
+          this.cancelled = true;
+          break;
+        }
         if (this.reports[i] === undefined) {
           const read =
             this.held.get(i) ??
@@ -119,7 +125,7 @@ class FolderImport {
           });
         }
         this.options.onProgress?.(i + 1, files.length, file);
-      });
+      }
     } finally {
       // What the batched files stored so far is kept even when the loop stops early.
       this.markLost(this.batch.commit());
@@ -216,6 +222,7 @@ class FolderImport {
       entriesAdded: reports.reduce((sum, r) => sum + r.entriesAdded, 0),
       bytesRead: this.bytesRead,
       durationMs: Math.round(performance.now() - this.started),
+      cancelled: this.cancelled,
     };
   }
 }

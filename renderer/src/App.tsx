@@ -26,6 +26,7 @@ export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
   const jobText = useCanopy((state) => state.jobText);
   const importProgressed = useCanopy((state) => state.importProgressed);
+  const cancelImport = useCanopy((state) => state.cancelImport);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   const abortChat = useCanopy((state) => state.abortChat);
   const dropping = useFileDrop();
@@ -43,13 +44,14 @@ export function App() {
       if (event.key !== "Escape") return;
       void cancelRunning();
       void abortChat();
+      void cancelImport();
     };
     window.addEventListener("keydown", onKey);
     return () => {
       offProgress();
       window.removeEventListener("keydown", onKey);
     };
-  }, [loadLibrary, jobText, importProgressed, cancelRunning, abortChat]);
+  }, [loadLibrary, jobText, importProgressed, cancelRunning, abortChat, cancelImport]);
 
   return (
     <div className={dropping ? "app dropping" : "app"}>

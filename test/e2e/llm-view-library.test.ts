@@ -299,7 +299,7 @@ describe("library sidebar", () => {
       const seen = [];
       window.__progress = seen;
       new MutationObserver(() => {
-        const text = document.querySelector(".import-progress")?.textContent;
+        const text = document.querySelector(".import-progress-text")?.textContent;
         if (text && seen.at(-1) !== text) seen.push(text);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     })()`);
@@ -314,6 +314,47 @@ describe("library sidebar", () => {
       expect(text).toMatch(new RegExp(`^Importing session-\\d\\.jsonl \\(\\d/${files}\\)$`));
     // The progress line is gone once the report is there.
     expect(await page.locator(".import-progress").count()).toBe(0);
+  });
+
+  it("Cancel stops a folder import once a file is stored; importing again adds the rest", async () => {
+    const folder = path.join(work, "cancelled-sessions");
+    mkdirSync(folder, { recursive: true });
+    const files = 12;
+    const long = "a question about cancelling ".repeat(600);
+    for (let f = 0; f < files; f++) {
+      const lines = [headerLine(`cancel-${f}`, "/home/dev/cancel")];
+      for (let i = 0; i < 120; i++)
+        lines.push(userLine(`c${f}-${i}`, i === 0 ? null : `c${f}-${i - 1}`, long, i));
+      writeFileSync(
+        path.join(folder, `session-${String(f).padStart(2, "0")}.jsonl`),
+        `${lines.join("\n")}\n`,
+      );
+    }
+    // Click Cancel as soon as it shows (the first file is stored by then).
+    await page.evaluate(`(() => {
+      const observer = new MutationObserver(() => {
+        const button = document.querySelector(".import-progress button");
+        if (button) {
+          observer.disconnect();
+          button.click();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true });
+    })()`);
+    const input = page.locator("form.import-form input").first();
+    await input.fill(folder);
+    await input.press("Enter");
+    const report = page.locator(".import-report").first();
+    await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain("Import cancelled");
+    const counts = (await page.locator(".import-report").allTextContents()).join(" ");
+    const imported = Number(/(\d+) imported/.exec(counts)?.[1]);
+    expect(imported).toBeGreaterThan(0);
+    expect(imported).toBeLessThan(files);
+    // Again: the rest is imported, what was stored is unchanged.
+    await input.press("Enter");
+    await expect
+      .poll(() => page.locator(".import-report").first().textContent(), { timeout: 30_000 })
+      .toContain(`${files - imported} imported, 0 updated, ${imported} unchanged`);
   });
 
   it("refreshes the open session while its agent file grows, and never renders message text as markup", async () => {

@@ -53,6 +53,7 @@ function mergeReports(reports: ImportReport[]): ImportReport {
     entriesAdded: sum((r) => r.entriesAdded),
     bytesRead: sum((r) => r.bytesRead),
     durationMs: sum((r) => r.durationMs),
+    cancelled: reports.some((r) => r.cancelled),
   };
 }
 
@@ -72,9 +73,14 @@ export const libraryHandlers: AreaHandlers<"library"> = {
       );
     }
     const reports: ImportReport[] = [];
-    for (const folder of existing) reports.push(await runImport(ctx, folder, `${IMPORT_JOB_PREFIX}${folder}`));
+    for (const folder of existing) {
+      const report = await runImport(ctx, folder, `${IMPORT_JOB_PREFIX}${folder}`);
+      reports.push(report);
+      if (report.cancelled) break;
+    }
     return mergeReports(reports);
   },
+  "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
   "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx) }),
   "library:set-folders": (input, ctx) => {
     const folders = [...new Set(input.folders.map(expandPath))];

@@ -33,6 +33,8 @@ export interface LibrarySlice {
   importAgentFolders(): Promise<void>;
   /** A progress event of an import (ignored when no import runs). */
   importProgressed(job: Events["job:progressed"]): void;
+  /** Stops the running import after the file it is at (what it stored stays). */
+  cancelImport(): Promise<void>;
   search(query: string): Promise<void>;
   /** Opens the hit's session with its entry selected (the route follows). */
   openSearchHit(hit: SearchHit): Promise<void>;
@@ -129,6 +131,14 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         await afterImport(await call("library:import-default-folders", {}));
       } catch (error) {
         set({ importing: false, importProgress: null, importError: (error as Error).message });
+      }
+    },
+    async cancelImport() {
+      if (!get().importing) return;
+      try {
+        await call("library:cancel-import", {});
+      } catch (error) {
+        set({ importError: `Could not cancel the import: ${(error as Error).message}` });
       }
     },
     importProgressed(job) {

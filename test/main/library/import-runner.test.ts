@@ -151,6 +151,81 @@ describe("imports on the import thread", () => {
   });
 });
 
+describe("cancelling imports", () => {
+  /** `count` sessions of IN_PLACE_BYTES / 4 each in a folder of their own. */
+  function writeFolder(count: number): string {
+    const dir = path.join(lib.dir, "many");
+    fs.mkdirSync(dir);
+    for (let i = 0; i < count; i++) {
+      const file = path.join(dir, `s${String(i).padStart(2, "0")}.jsonl`);
+      writeLargeSession(file, 500);
+      // Each file its own header id (a session per file).
+      const text = fs.readFileSync(file, "utf8").replace('"id":"large"', `"id":"many-${i}"`);
+      fs.writeFileSync(file, text);
+    }
+    return dir;
+  }
+
+  it("stops a thread import after the file it is at; what it stored stays, and importing again adds the rest", async () => {
+    const dir = writeFolder(12);
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    let asked = false;
+    const report = await threads.run(dir, () => {
+      if (!asked) asked = threads.cancel();
+    });
+    expect(asked).toBe(true);
+    expect(report.cancelled).toBe(true);
+    expect(report.files.length).toBeGreaterThan(0);
+    expect(report.files.length).toBeLessThan(12);
+    expect(report.files.every((f) => f.status === "imported")).toBe(true);
+    // Exactly the files reported are in the library, whole.
+    const stored = listSessionRows(lib.db);
+    expect(stored.map((row) => row.id).sort()).toEqual(report.files.map((f) => f.sessionId).sort());
+    expect(stored.every((row) => row.entry_count === 500)).toBe(true);
+    // No import runs any more; the next one imports the rest, once.
+    expect(threads.busy).toBe(false);
+    expect(threads.cancel()).toBe(false);
+    const rest = await threads.run(dir);
+    expect(rest).toMatchObject({
+      cancelled: false,
+      imported: 12 - report.files.length,
+      unchanged: report.files.length,
+    });
+    expect(listSessionRows(lib.db)).toHaveLength(12);
+  });
+
+  it("drops the imports waiting for the running one", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    const first = threads.run(folder);
+    const second = threads.run(fixtures);
+    expect(threads.cancel()).toBe(true);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.cancelled).toBe(true);
+    expect(b).toMatchObject({ cancelled: true, files: [], imported: 0 });
+    // Imports asked for after the cancel run.
+    expect((await threads.run(fixtures)).cancelled).toBe(false);
+  });
+
+  it("importPath stops before the file where shouldStop says so", () => {
+    let asked = 0;
+    const report = importPath(lib.db, fixtures, { shouldStop: () => ++asked > 2 });
+    expect(asked).toBe(3);
+    // Two files in their turn, and any small ones imported early while the import thread
+    // parsed a large one (when a thread is waiting from an earlier import).
+    expect(report.cancelled).toBe(true);
+    expect(report.files.length).toBeGreaterThanOrEqual(2);
+    expect(report.files.length).toBeLessThan(7);
+    expect(report.imported).toBe(report.files.length);
+    expect(
+      listSessionRows(lib.db)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(report.files.map((f) => f.sessionId).sort());
+  });
+});
+
 describe("imports in place", () => {
   it("runs on the calling thread, one after the other", async () => {
     const inPlace = new InPlaceImports(lib.db);

@@ -14,6 +14,7 @@ export function ImportForm() {
   const error = useCanopy((state) => state.importError);
   const importPath = useCanopy((state) => state.importPath);
   const importAgentFolders = useCanopy((state) => state.importAgentFolders);
+  const cancelImport = useCanopy((state) => state.cancelImport);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -45,17 +46,30 @@ export function ImportForm() {
         Scan agent folders
       </button>
       {importing && progress && (
-        <p className="import-progress" role="status">
+        <div className="import-progress" role="status">
           <progress value={progress.done} max={progress.total ?? undefined} />
-          {progress.text}
-        </p>
+          <span className="import-progress-text">{progress.text}</span>
+          <button
+            type="button"
+            className="link-button"
+            title="Stop once the file being imported is stored; what was imported stays (Escape)"
+            onClick={() => void cancelImport()}
+          >
+            Cancel
+          </button>
+        </div>
       )}
       {error && (
         <p className="error" role="alert">
           {error}
         </p>
       )}
-      {!importing && report && report.files.length === 0 && (
+      {!importing && report?.cancelled && (
+        <p className="import-report" role="status">
+          Import cancelled. Importing the same path again adds the files it did not reach.
+        </p>
+      )}
+      {!importing && report && !report.cancelled && report.files.length === 0 && (
         <p className="import-report" role="status">
           No session files (*.jsonl) there: nothing imported.
         </p>
