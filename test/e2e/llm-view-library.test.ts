@@ -282,18 +282,29 @@ describe("library sidebar", () => {
     await page.screenshot({ path: path.join(shots, "05-problems.png") });
   });
 
-  it("shows a folder import's progress file by file, then its report", async () => {
-    const folder = path.join(work, "many-sessions");
+  /**
+   * A folder of `files` sessions (`<name>-<n>`, files session-NN.jsonl) of 120 user messages of
+   * `text`: some MB each in few entries (an import selects the first; its LLM view stays quick).
+   */
+  function writeSessionsFolder(name: string, files: number, text: string): string {
+    const folder = path.join(work, `${name}-sessions`);
     mkdirSync(folder, { recursive: true });
-    const files = 8;
-    // 2 MB each, in few entries (the import selects the first: its LLM view stays quick to draw).
-    const long = "a long question about the parser ".repeat(500);
     for (let f = 0; f < files; f++) {
-      const lines = [headerLine(`many-${f}`, "/home/dev/many")];
-      for (let i = 0; i < 120; i++)
-        lines.push(userLine(`m${f}-${i}`, i === 0 ? null : `m${f}-${i - 1}`, long, i));
-      writeFileSync(path.join(folder, `session-${f}.jsonl`), `${lines.join("\n")}\n`);
+      const lines = [headerLine(`${name}-${f}`, `/home/dev/${name}`)];
+      for (let i = 0; i < 120; i++) {
+        lines.push(userLine(`${name}${f}-${i}`, i === 0 ? null : `${name}${f}-${i - 1}`, text, i));
+      }
+      writeFileSync(
+        path.join(folder, `session-${String(f).padStart(2, "0")}.jsonl`),
+        `${lines.join("\n")}\n`,
+      );
     }
+    return folder;
+  }
+
+  it("shows a folder import's progress file by file, then its report", async () => {
+    const files = 8;
+    const folder = writeSessionsFolder("many", files, "a long question about the parser ".repeat(500));
     // Every text the progress line shows, however briefly.
     await page.evaluate(`(() => {
       const seen = [];
@@ -311,25 +322,14 @@ describe("library sidebar", () => {
     const seen = (await page.evaluate("window.__progress")) as string[];
     expect(seen.length).toBeGreaterThan(0);
     for (const text of seen)
-      expect(text).toMatch(new RegExp(`^Importing session-\\d\\.jsonl \\(\\d/${files}\\)$`));
+      expect(text).toMatch(new RegExp(`^Importing session-\\d\\d\\.jsonl \\(\\d/${files}\\)$`));
     // The progress line is gone once the report is there.
     expect(await page.locator(".import-progress").count()).toBe(0);
   });
 
   it("Cancel stops a folder import once a file is stored; importing again adds the rest", async () => {
-    const folder = path.join(work, "cancelled-sessions");
-    mkdirSync(folder, { recursive: true });
     const files = 12;
-    const long = "a question about cancelling ".repeat(600);
-    for (let f = 0; f < files; f++) {
-      const lines = [headerLine(`cancel-${f}`, "/home/dev/cancel")];
-      for (let i = 0; i < 120; i++)
-        lines.push(userLine(`c${f}-${i}`, i === 0 ? null : `c${f}-${i - 1}`, long, i));
-      writeFileSync(
-        path.join(folder, `session-${String(f).padStart(2, "0")}.jsonl`),
-        `${lines.join("\n")}\n`,
-      );
-    }
+    const folder = writeSessionsFolder("cancel", files, "a question about cancelling ".repeat(600));
     // Click Cancel as soon as it shows (the first file is stored by then).
     await page.evaluate(`(() => {
       const observer = new MutationObserver(() => {
