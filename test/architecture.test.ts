@@ -23,7 +23,8 @@ function importsOf(file: string): string[] {
   for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+["']([^"']+)["']/g)) {
     if (match[1]) specifiers.push(match[1]);
   }
-  for (const match of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g)) if (match[1]) specifiers.push(match[1]);
+  for (const match of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g))
+    if (match[1]) specifiers.push(match[1]);
   return specifiers;
 }
 
@@ -60,12 +61,26 @@ describe("import zones", () => {
   it("only main/llm/openai-client.ts imports the openai SDK", () => {
     const importers = ["core", "main", "renderer", "preload", "prompts"]
       .flatMap((zone) => sourceFiles(path.join(repoRoot, zone)))
-      .filter((file) => importsOf(file).some((specifier) => specifier === "openai" || specifier.startsWith("openai/")))
+      .filter((file) =>
+        importsOf(file).some((specifier) => specifier === "openai" || specifier.startsWith("openai/")),
+      )
       .map((file) => path.relative(repoRoot, file));
     expect(importers).toEqual([path.join("main", "llm", "openai-client.ts")]);
   });
 
   it("finds imports at all (the scanner works)", () => {
     expect(importsOf(path.join(repoRoot, "main", "cli.ts")).length).toBeGreaterThan(3);
+  });
+});
+
+describe("write transactions", () => {
+  it("main begins every transaction IMMEDIATE (writeTransaction), so a second connection never makes one fail", () => {
+    const deferred = sourceFiles(path.join(repoRoot, "main"))
+      .filter((file) => !file.endsWith(path.join("store", "transactions.ts")))
+      .filter((file) =>
+        /\.transaction\(|exec\(\s*["'`]BEGIN(?!\s+IMMEDIATE)/.test(readFileSync(file, "utf8")),
+      )
+      .map((file) => path.relative(repoRoot, file));
+    expect(deferred).toEqual([]);
   });
 });

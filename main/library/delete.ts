@@ -11,6 +11,7 @@ import type { AppContext } from "../api/types.ts";
 import { recordOp } from "../store/repos/edits.ts";
 import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
 import { nowIso } from "../store/statements.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { announce, result } from "./edit-ops.ts";
 import { refreshLiveSource } from "./live-source.ts";
 import { requireAnySession, requireSession } from "./load.ts";
@@ -29,7 +30,7 @@ export function setDeleted(ctx: AppContext, sessionId: string, deleted: boolean)
 
 export function deleteFromLibrary(ctx: AppContext, sessionId: string): EditResultDto {
   const { db } = ctx;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     setDeleted(ctx, sessionId, true);
     recordOp(db, row.sid, "delete", {});
@@ -40,7 +41,7 @@ export function deleteFromLibrary(ctx: AppContext, sessionId: string): EditResul
 
 export function restoreToLibrary(ctx: AppContext, sessionId: string): EditResultDto {
   const { db } = ctx;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const row = requireAnySession(db, sessionId);
     if (row.deleted_at === null) throw invalidInput(`Session ${sessionId} is not deleted`);
     setDeleted(ctx, sessionId, false);

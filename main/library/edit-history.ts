@@ -21,6 +21,7 @@ import {
 } from "../store/repos/edits.ts";
 import { storedEntryIds } from "../store/repos/entries.ts";
 import { deleteSession, getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { catchUpWithFile, setDeleted } from "./delete.ts";
 import {
   type AppendOp,
@@ -123,7 +124,7 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
 
 export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): EditResultDto {
   const { db } = ctx;
-  const done = db.transaction(() => {
+  const done = writeTransaction(db, () => {
     const row = requireAnySession(db, sessionId);
     const op = redo ? firstUndoneOp(db, row.sid) : lastDoneOp(db, row.sid);
     if (!op) return null;

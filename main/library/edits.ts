@@ -16,6 +16,7 @@ import type { Database } from "../store/open.ts";
 import { archivedRoots, recordOp, setArchived } from "../store/repos/edits.ts";
 import { lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
 import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import {
   type AppendOp,
   type ArchiveOp,
@@ -118,7 +119,7 @@ function appendOp(
   ) => { entries: SessionEntry[]; leafTo: string | null | undefined },
 ): EditResultDto {
   const { db } = ctx;
-  const entryId = db.transaction(() => {
+  const entryId = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     const { entries, leafTo } = build(storedEntryIds(db, row.sid), index);
@@ -185,7 +186,7 @@ export function setLabel(
 
 export function undoSummary(ctx: AppContext, sessionId: string, entryId: string): EditResultDto {
   const { db } = ctx;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     const entry = requireEntry(index, sessionId, entryId);
@@ -211,7 +212,7 @@ function randomHex16(): string {
 
 export function forkSession(ctx: AppContext, sessionId: string, entryId: string): EditResultDto {
   const { db } = ctx;
-  const fork = db.transaction(() => {
+  const fork = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     requireEntry(index, sessionId, entryId);
@@ -251,7 +252,7 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
 
 export function renameSession(ctx: AppContext, sessionId: string, title: string | null): EditResultDto {
   const { db } = ctx;
-  const changed = db.transaction(() => {
+  const changed = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     const after = title === null || title.trim() === "" ? null : title.trim();
     // The same title again: nothing changes, and nothing is left to undo.
@@ -276,7 +277,7 @@ export function archiveSubtree(
 ): EditResultDto {
   const { db } = ctx;
   const kind = archived ? "archive" : "unarchive";
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     requireEntry(index, sessionId, entryId);

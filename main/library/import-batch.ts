@@ -115,7 +115,7 @@ export class ImportBatch {
     // Set before the batch begins: the pragma cannot change inside a transaction.
     this.checksOff = group === "new" && suspendForeignKeyChecks(this.db);
     try {
-      this.db.exec("BEGIN");
+      this.db.exec("BEGIN IMMEDIATE");
     } catch (error) {
       this.end();
       throw error;

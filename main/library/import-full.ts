@@ -20,6 +20,7 @@ import {
   storedMalformedRaw,
 } from "../store/repos/entries.ts";
 import { insertSession, type SessionRow, sessionExists, updateSession } from "../store/repos/sessions.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
 import { digestBytes } from "./files.ts";
@@ -64,7 +65,7 @@ export function newSession(
   let problems: SessionProblem[] = [];
   // The rows are a new session's, keyed by construction: no foreign-key lookup per row.
   withoutForeignKeyChecks(db, () =>
-    db.transaction(() => {
+    writeTransaction(db, () => {
       const facts = emptyContentFacts(isOmpHeader(source.header));
       // The file's hashes come last (for a large file the import worker computes them as it parses).
       const sid = insertSession(db, {
@@ -135,7 +136,7 @@ export function mergeSource(
   let added = 0;
   const malformedAdded: MalformedLine[] = [];
   let problems: SessionProblem[] = [];
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const { sid } = row;
     let removed = 0;
     if (options.grown && row.provisional_seq !== null) {

@@ -7,11 +7,17 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type Database, openDatabase } from "../store/open.ts";
 import { importPath } from "./import.ts";
 import type { RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
+import { indexPendingSearchText } from "./search.ts";
 
 const port = parentPort;
 const init = workerData as RunnerInit;
 const stopJob = new Int32Array(init.stopJob);
 let db: Database | null = null;
+/** A slice of search indexing is scheduled. */
+let indexing = false;
+
+/** Entries tokenized per slice of search indexing (a few tens of ms; one write transaction). */
+const SEARCH_SLICE_ROWS = 2000;
 
 function post(message: RunnerMessage): void {
   port?.postMessage(message);
@@ -30,6 +36,7 @@ port?.on("message", (job: RunnerJob | "stop") => {
       shouldStop: () => Atomics.load(stopJob, 0) === job.jobId,
     });
     post({ kind: "done", jobId: job.jobId, report });
+    if (report.entriesAdded > 0) startIndexing();
   } catch (error) {
     post({
       kind: "failed",
@@ -38,5 +45,26 @@ port?.on("message", (job: RunnerJob | "stop") => {
     });
   }
 });
+
+/**
+ * Tokenizes what the imports added for full-text search, a slice at a time so that the next
+ * import (or "stop") is taken between slices; the first search then has nothing left to index.
+ */
+function indexSearchText(): void {
+  indexing = false;
+  if (db === null || !db.open) return;
+  try {
+    const { remaining } = indexPendingSearchText(db, { maxRows: SEARCH_SLICE_ROWS });
+    if (remaining > 0) startIndexing();
+  } catch {
+    // E.g. the library stayed locked: the next search indexes what is left.
+  }
+}
+
+function startIndexing(): void {
+  if (indexing) return;
+  indexing = true;
+  setImmediate(indexSearchText);
+}
 
 post({ kind: "ready" });

@@ -14,6 +14,7 @@ import {
   maxSeq,
 } from "../store/repos/entries.ts";
 import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
 import { decodeUtf8, digestBytes } from "./files.ts";
 import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
@@ -33,7 +34,7 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
   const state = fileState(file, digestBytes(file.buffer, file.hash));
   let added = 0;
   let problems: SessionProblem[] = [];
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const { sid } = row;
     let removed = 0;
     if (row.provisional_seq !== null) {

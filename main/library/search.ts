@@ -15,6 +15,7 @@ import {
   searchWatermark,
   setSearchWatermark,
 } from "../store/repos/search.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { searchTextOf } from "./entry-rows.ts";
 
 export interface CatchUpOptions {
@@ -30,15 +31,17 @@ export interface CatchUpResult {
 }
 
 /**
- * Indexes the text of entries imported since the last call. Call it after an import (in idle
- * time, with `maxRows` to keep each slice short); `searchMessages` also calls it first.
+ * Indexes the text of entries imported since the last call. The app's import thread calls it
+ * after an import (in slices of `maxRows`); `searchMessages` also calls it first. Each slice
+ * reads the watermark inside its own write transaction, so two connections catching up at once
+ * never index an entry twice.
  */
 export function indexPendingSearchText(db: Database, options: CatchUpOptions = {}): CatchUpResult {
   const maxRows = options.maxRows ?? Number.POSITIVE_INFINITY;
   const chunkRows = options.chunkRows ?? 2000;
   let indexed = 0;
-  const slice = db.transaction((after: number, limit: number): number => {
-    const rows = pendingTextRows(db, after, limit);
+  const slice = writeTransaction(db, (limit: number): number => {
+    const rows = pendingTextRows(db, searchWatermark(db), limit);
     for (const [pk, json] of rows) {
       const text = searchTextOf(JSON.parse(json) as SessionEntry);
       if (text !== "") insertEntryText(db, pk, text);
@@ -48,7 +51,8 @@ export function indexPendingSearchText(db: Database, options: CatchUpOptions = {
     return rows.length;
   });
   while (indexed < maxRows) {
-    const done = slice(searchWatermark(db), Math.min(chunkRows, maxRows - indexed));
+    // An immediate transaction: the write lock is taken before the watermark is read (see above).
+    const done = slice(Math.min(chunkRows, maxRows - indexed));
     indexed += done;
     if (done === 0) return { indexed, remaining: 0 };
   }

@@ -7,6 +7,7 @@ import type { StoredEntry } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
 import { insertEntries, maxSeq } from "../store/repos/entries.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { toEntryRow } from "./entry-rows.ts";
 import { requireSession } from "./load.ts";
 import { refreshSessionStats } from "./stats.ts";
@@ -17,7 +18,7 @@ export function appendSessionEntries(
   sessionId: string,
   entries: readonly SessionEntry[],
 ): StoredEntry[] {
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     let seq = Math.max(maxSeq(db, row.sid), row.header_line);
     const rows = entries.map((entry) => toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy"));

@@ -12,6 +12,7 @@ import type { AppContext } from "../api/types.ts";
 import { getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { entryIdExists, storedEntryIds } from "../store/repos/entries.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import type { SessionState } from "./session-state.ts";
 
 export function appendAndMoveLeaf<E extends SessionEntry>(
@@ -21,7 +22,7 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
   plannedOnViewLeaf: boolean,
 ): E {
   const { db } = ctx;
-  const entry = db.transaction(() => {
+  const entry = writeTransaction(db, () => {
     const { sid } = requireSession(db, state.sessionId);
     if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
       throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
@@ -89,7 +90,7 @@ export function appendMessageChain(
   messages: readonly AgentMessage[],
 ): { entries: MessageEntry[]; followed: boolean } {
   const { db } = ctx;
-  const result = db.transaction(() => {
+  const result = writeTransaction(db, () => {
     const { sid } = requireSession(db, state.sessionId);
     if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
       throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);

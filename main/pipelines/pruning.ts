@@ -11,6 +11,7 @@ import { entryTokens } from "../library/entry-rows.ts";
 import { requireSession } from "../library/load.ts";
 import { refreshSessionStats } from "../library/stats.ts";
 import { listPrunedEntryRows, replaceEntryJson, restoreEntryJson } from "../store/repos/entry-json.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
 
 export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PrunePlanDto {
@@ -43,7 +44,7 @@ export function applyPrune(ctx: AppContext, sessionId: string, leafId?: string |
   if (!plan.willPrune) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
   const prunedAt = Date.now();
   const { sid } = requireSession(ctx.db, sessionId);
-  ctx.db.transaction(() => {
+  writeTransaction(ctx.db, () => {
     for (const candidate of plan.candidates) {
       const entry = state.index.byId.get(candidate.entryId) as MessageEntry | undefined;
       if (entry?.message.role !== "toolResult") continue;
@@ -65,7 +66,7 @@ export function applyPrune(ctx: AppContext, sessionId: string, leafId?: string |
 export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDto {
   const { sid } = requireSession(ctx.db, sessionId);
   const rows = listPrunedEntryRows(ctx.db, sid);
-  ctx.db.transaction(() => {
+  writeTransaction(ctx.db, () => {
     for (const row of rows) restoreEntryJson(ctx.db, row.pk, entryTokens(JSON.parse(row.originalJson) as SessionEntry));
     refreshSessionStats(ctx.db, { sid, id: sessionId });
   })();

@@ -4,6 +4,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { DatabaseTooNewError, StoreError } from "../errors.ts";
+import { writeTransaction } from "../transactions.ts";
 import { initial } from "./001-initial.ts";
 import { edits } from "./002-edits.ts";
 import { deletedSessions } from "./003-deleted-sessions.ts";
@@ -42,7 +43,7 @@ export function runMigrations(
   const pending = migrations.filter((m) => m.version > from && m.version <= target);
   if (pending.length === 0) return { from, to: from, applied: [] };
 
-  const applyAll = db.transaction(() => {
+  const applyAll = writeTransaction(db, () => {
     for (const m of pending) {
       try {
         m.up(db);
@@ -60,7 +61,7 @@ export function runMigrations(
       db.pragma(`user_version = ${m.version}`);
     }
   });
-  applyAll.immediate();
+  applyAll();
   const last = pending[pending.length - 1];
   return { from, to: last ? last.version : from, applied: pending.map((m) => m.name) };
 }

@@ -5,8 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ImportedFileReport } from "../../../core/api/dto.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { IN_PLACE_BYTES, InPlaceImports, ThreadImports } from "../../../main/library/import-runner.ts";
+import { indexPendingSearchText, searchMessages } from "../../../main/library/search.ts";
+import { countPendingText } from "../../../main/store/repos/search.ts";
 import { listSessionRows } from "../../../main/store/repos/sessions.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
 import { copyFixture, fixtureNames, type Library, makeLibrary } from "./helpers.ts";
@@ -148,6 +151,87 @@ describe("imports on the import thread", () => {
     expect((failure as Error).message).not.toContain("\n");
     expect(runner.busy).toBe(false);
     await expect(runner.run(folder)).rejects.toThrow(/not a database/);
+  });
+});
+
+describe("search indexing after a thread import", () => {
+  const textRows = (l: Library) => l.db.prepare("SELECT count(*) FROM entry_text").pluck().get() as number;
+
+  it("indexes what the import added on the thread, so the first search has nothing left to do", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    await threads.run(folder);
+    for (let waited = 0; countPendingText(lib.db) > 0 && waited < 20_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(countPendingText(lib.db)).toBe(0);
+    // The same index as catching up in place gives.
+    const other = makeLibrary();
+    try {
+      importPath(other.db, folder);
+      indexPendingSearchText(other.db);
+      expect(textRows(lib)).toBe(textRows(other));
+      const hits = searchMessages(lib.db, "words to import", 5, { catchUp: false });
+      expect(hits.map((hit) => hit.sessionId)).toEqual(["large", "large", "large", "large", "large"]);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it("a search while the thread indexes catches up with it, never indexing an entry twice", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    await threads.run(folder);
+    // Both connections catch up at once: each slice takes the write lock before it reads the watermark.
+    let searches = 0;
+    while (countPendingText(lib.db) > 0) {
+      searchMessages(lib.db, "compaction", 5);
+      searches++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(searches).toBeGreaterThan(0);
+    const other = makeLibrary();
+    try {
+      importPath(other.db, folder);
+      indexPendingSearchText(other.db);
+      expect(textRows(lib)).toBe(textRows(other));
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
+describe("the calling thread's writes while the import thread writes", () => {
+  it("never fail: each waits for the other's transaction instead of giving up ('database is locked')", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    const small = path.join(lib.dir, "small");
+    const reports: (ImportedFileReport | undefined)[] = [];
+    const importHere = () => {
+      const file = copyFixture("tree-00.jsonl", small, `copy-${reports.length}.jsonl`);
+      reports.push(importPath(lib.db, file).files[0]);
+    };
+    // The thread imports (its batches hold the write lock), then indexes for search in slices.
+    let started = false;
+    let done = false;
+    const running = threads
+      .run(folder, () => {
+        started = true;
+      })
+      .then(() => {
+        done = true;
+      });
+    while (!done) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (started && !done) importHere();
+    }
+    await running;
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      importHere();
+    }
+    expect(reports.length).toBeGreaterThan(20);
+    expect(reports.map((r) => r?.reason ?? r?.status)).toEqual(reports.map(() => "imported"));
   });
 });
 
