@@ -55,10 +55,14 @@ function indexSearchText(): void {
   if (db === null || !db.open) return;
   try {
     const { remaining } = indexPendingSearchText(db, { maxRows: SEARCH_SLICE_ROWS });
-    if (remaining > 0) startIndexing();
+    if (remaining > 0) {
+      startIndexing();
+      return;
+    }
   } catch {
     // E.g. the library stayed locked: the next search indexes what is left.
   }
+  post({ kind: "indexed" });
 }
 
 function startIndexing(): void {

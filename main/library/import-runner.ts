@@ -26,6 +26,11 @@ export interface ImportRunner {
    * their reports say `cancelled`. False when no import runs or waits.
    */
   cancel(): boolean;
+  /**
+   * Resolves once the runner is not indexing what its imports added for search (ThreadImports
+   * does so on its thread after each import); a search then has little or nothing to catch up.
+   */
+  searchIndexed(): Promise<void>;
   close(): void;
 }
 
@@ -46,7 +51,8 @@ export type RunnerMessage =
   | { kind: "ready" }
   | { kind: "progress"; jobId: number; done: number; total: number; file: string }
   | { kind: "done"; jobId: number; report: ImportReport }
-  | { kind: "failed"; jobId: number; message: string };
+  | { kind: "failed"; jobId: number; message: string }
+  | { kind: "indexed" };
 
 /** A thread not used for this long is stopped (the next import starts another). */
 export const IDLE_RUNNER_MS = 30_000;
@@ -99,6 +105,11 @@ export class InPlaceImports implements ImportRunner {
     return busy;
   }
 
+  /** Nothing is indexed here: a search catches up itself. */
+  searchIndexed(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** Imports now, not after the imports queued here (for a runner that queues them itself). */
   importNow(target: string, onProgress?: ImportProgress): ImportReport {
     return importPath(this.db, target, onProgress ? { onProgress } : {});
@@ -134,6 +145,8 @@ export class ThreadImports implements ImportRunner {
   private current: RunningJob | null = null;
   private nextJobId = 1;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The thread is indexing what its imports added; resolved (and cleared) when it is done. */
+  private indexing: { done: Promise<void>; resolve: () => void } | null = null;
   /** Int32 [id of the job to stop]: the thread reads it before each file. */
   private readonly stopJob = new Int32Array(new SharedArrayBuffer(4));
 
@@ -166,6 +179,10 @@ export class ThreadImports implements ImportRunner {
     this.queue.dropWaiting();
     if (this.current !== null) Atomics.store(this.stopJob, 0, this.current.jobId);
     return busy;
+  }
+
+  async searchIndexed(): Promise<void> {
+    await this.indexing?.done;
   }
 
   idle(): Promise<void> {
@@ -228,17 +245,40 @@ export class ThreadImports implements ImportRunner {
       this.ready = true;
       return;
     }
+    if (message.kind === "indexed") {
+      this.endIndexing();
+      return;
+    }
     const job = this.current;
     if (job === null || job.jobId !== message.jobId) return;
     if (message.kind === "progress") job.onProgress?.(message.done, message.total, message.file);
-    else if (message.kind === "done") job.resolve(message.report);
-    else job.reject(new Error(`The import stopped: ${message.message}`));
+    else if (message.kind === "done") {
+      // The thread indexes what the import added next (import-runner-worker.ts).
+      if (message.report.entriesAdded > 0) this.startIndexing();
+      job.resolve(message.report);
+    } else job.reject(new Error(`The import stopped: ${message.message}`));
+  }
+
+  private startIndexing(): void {
+    if (this.indexing !== null) return;
+    let resolve = () => {};
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.indexing = { done, resolve };
+  }
+
+  private endIndexing(): void {
+    this.indexing?.resolve();
+    this.indexing = null;
   }
 
   /** The thread ended or failed: the job it had fails (or runs here, when the thread never started). */
   private lose(worker: Worker, reason: string): void {
     if (this.worker !== worker) return;
     this.worker = null;
+    // What it did not index, a search catches up itself.
+    this.endIndexing();
     const job = this.current;
     if (!this.ready) {
       this.broken = true;
@@ -254,6 +294,11 @@ export class ThreadImports implements ImportRunner {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       if (this.worker !== worker || this.current !== null) return;
+      // Still indexing (a very large import): come back later.
+      if (this.indexing !== null) {
+        this.whenIdle();
+        return;
+      }
       this.worker = null;
       worker.postMessage("stop");
     }, IDLE_RUNNER_MS);

@@ -132,6 +132,7 @@ describe("library watcher", () => {
       idle: () => running,
       run: () => Promise.reject(new Error("not used here")),
       cancel: () => false,
+      searchIndexed: () => Promise.resolve(),
       close: () => {},
     };
     fs.appendFileSync(sessionFile, `${userLine("u2", "a1", "while importing", 3)}\n`);

@@ -87,8 +87,15 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     setConfiguredFolders(ctx.db, folders);
     return { folders };
   },
-  "library:search": (input, ctx) =>
-    searchMessages(ctx.db, input.query, input.limit ?? 50, input.highlight ? { highlight: input.highlight } : {}),
+  "library:search": async (input, ctx) => {
+    // Right after an import the import thread is still indexing it: wait for that (this thread
+    // stays free) rather than index the rest here. While an import runs, search what is indexed.
+    await ctx.imports.searchIndexed();
+    return searchMessages(ctx.db, input.query, input.limit ?? 50, {
+      ...(input.highlight ? { highlight: input.highlight } : {}),
+      catchUp: !ctx.imports.busy,
+    });
+  },
   "library:delete": (input, ctx) => deleteFromLibrary(ctx, input.sessionId),
   "library:restore": (input, ctx) => restoreToLibrary(ctx, input.sessionId),
 };

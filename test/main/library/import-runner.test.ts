@@ -7,6 +7,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ImportedFileReport } from "../../../core/api/dto.ts";
 import { importPath } from "../../../main/library/import.ts";
+import { createApi } from "../../../main/api/dispatch.ts";
+import { createAppContext } from "../../../main/app-context.ts";
 import { IN_PLACE_BYTES, InPlaceImports, ThreadImports } from "../../../main/library/import-runner.ts";
 import { indexPendingSearchText, searchMessages } from "../../../main/library/search.ts";
 import { countPendingText } from "../../../main/store/repos/search.ts";
@@ -161,9 +163,8 @@ describe("search indexing after a thread import", () => {
     const threads = new ThreadImports(lib.db, lib.dbFile);
     runner = threads;
     await threads.run(folder);
-    for (let waited = 0; countPendingText(lib.db) > 0 && waited < 20_000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Said done once the thread has indexed everything.
+    await threads.searchIndexed();
     expect(countPendingText(lib.db)).toBe(0);
     // The same index as catching up in place gives.
     const other = makeLibrary();
@@ -175,6 +176,33 @@ describe("search indexing after a thread import", () => {
       expect(hits.map((hit) => hit.sessionId)).toEqual(["large", "large", "large", "large", "large"]);
     } finally {
       other.cleanup();
+    }
+  });
+
+  it("the app's search waits for the thread's indexing instead of doing it on the calling thread", async () => {
+    lib.db.close();
+    const ctx = createAppContext({
+      dbPath: lib.dbFile,
+      seedDemo: false,
+      loadUserHooks: false,
+      importThread: true,
+    });
+    const api = createApi(ctx);
+    try {
+      const imported = await api.call("library:import", { path: folder });
+      expect(imported).toMatchObject({ ok: true, value: { imported: 8 } });
+      expect(countPendingText(ctx.db)).toBeGreaterThan(0);
+      const { value: found, ticks } = await ticksWhile(() =>
+        api.call("library:search", { query: "words to import", limit: 3 }),
+      );
+      expect(found).toMatchObject({ ok: true });
+      expect(found.ok && found.value.map((hit) => hit.sessionId)).toEqual(["large", "large", "large"]);
+      // Indexed on the thread: this one kept running, and nothing was left for it.
+      expect(ticks).toBeGreaterThan(3);
+      expect(countPendingText(ctx.db)).toBe(0);
+    } finally {
+      ctx.imports.close();
+      ctx.db.close();
     }
   });
 
