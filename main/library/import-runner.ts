@@ -189,10 +189,13 @@ export class ThreadImports implements ImportRunner {
     return this.queue.idle();
   }
 
+  /** Stops the thread now (the app is quitting): the running import's open batch is rolled back. */
   close(): void {
     this.clearIdleTimer();
-    void this.worker?.terminate();
-    this.worker = null;
+    const worker = this.worker;
+    if (worker === null) return;
+    this.lose(worker, "Canopy is closing");
+    void worker.terminate();
   }
 
   private runNow(target: string, onProgress: ImportProgress | undefined): Promise<ImportReport> {

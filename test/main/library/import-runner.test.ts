@@ -229,6 +229,27 @@ describe("search indexing after a thread import", () => {
   });
 });
 
+describe("closing", () => {
+  it("ends a running thread import with one line, and what it committed stays consistent", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    let closed = false;
+    const running = threads.run(folder, () => {
+      if (!closed) {
+        closed = true;
+        threads.close();
+      }
+    });
+    await expect(running).rejects.toThrow(/^The import stopped: Canopy is closing$/);
+    await threads.searchIndexed();
+    // Whatever was committed is whole: every stored session has all its entries.
+    for (const row of listSessionRows(lib.db)) {
+      const stored = lib.db.prepare("SELECT count(*) FROM entries WHERE sid = ?").pluck().get(row.sid);
+      expect(stored).toBe(row.entry_count);
+    }
+  });
+});
+
 describe("the calling thread's writes while the import thread writes", () => {
   it("never fail: each waits for the other's transaction instead of giving up ('database is locked')", async () => {
     const threads = new ThreadImports(lib.db, lib.dbFile);
