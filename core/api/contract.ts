@@ -194,15 +194,17 @@ export interface Events {
     done: number;
     total: number | null;
     text?: string;
+    /** The job is over (an import's last event, however it ended: done, cancelled or failed). */
+    ended?: boolean;
   };
 }
 
 /** An import's progress events have a job id starting with this (then the path imported). */
 export const IMPORT_JOB_PREFIX = "import:";
 
-/** "Importing x.jsonl (3/7)" for an import's progress event; null for other jobs. */
+/** "Importing x.jsonl (3/7)" for an import's progress event; null for other jobs and an import's end. */
 export function importProgressText(job: Events["job:progressed"]): string | null {
-  if (!job.jobId.startsWith(IMPORT_JOB_PREFIX)) return null;
+  if (!job.jobId.startsWith(IMPORT_JOB_PREFIX) || job.ended === true) return null;
   return `${job.label} (${job.done}/${job.total ?? "?"})`;
 }
 

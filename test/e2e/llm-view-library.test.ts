@@ -327,6 +327,26 @@ describe("library sidebar", () => {
     expect(await page.locator(".import-progress").count()).toBe(0);
   });
 
+  it("shows the progress of an import the form did not start (the menu, a file opened from the OS)", async () => {
+    const files = 8;
+    const folder = writeSessionsFolder("menu", files, "a question from the menu ".repeat(600));
+    await page.evaluate(`(() => {
+      const seen = [];
+      window.__elsewhere = seen;
+      new MutationObserver(() => {
+        const text = document.querySelector(".import-progress-text")?.textContent;
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    await api("library:import", { path: folder });
+    await expect.poll(() => page.locator(".import-progress").count()).toBe(0);
+    const seen = (await page.evaluate("window.__elsewhere")) as string[];
+    expect(seen.length).toBeGreaterThan(0);
+    for (const text of seen) {
+      expect(text).toMatch(new RegExp(`^Importing session-\\d\\d\\.jsonl \\(\\d/${files}\\)$`));
+    }
+  });
+
   it("Cancel stops a folder import once a file is stored; importing again adds the rest", async () => {
     const files = 12;
     const folder = writeSessionsFolder("cancel", files, "a question about cancelling ".repeat(600));

@@ -27,9 +27,19 @@ function configuredFolders(ctx: AppContext): string[] {
 }
 
 async function runImport(ctx: AppContext, target: string, jobId: string): Promise<ImportReport> {
-  const imported = await ctx.imports.run(target, (done, total, file) =>
-    ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total }),
-  );
+  let done = 0;
+  let total: number | null = null;
+  let imported: ImportReport;
+  try {
+    imported = await ctx.imports.run(target, (filesDone, files, file) => {
+      done = filesDone;
+      total = files;
+      ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total });
+    });
+  } finally {
+    // Whoever started it (the form, the menu, a file opened from the OS), the window hears it end.
+    ctx.events.emit("job:progressed", { jobId, label: "Import ended", done, total, ended: true });
+  }
   // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
   const report = settleDeletedImports(ctx, imported, statSync(target).isFile());
   const changed = report.files

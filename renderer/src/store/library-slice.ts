@@ -4,7 +4,7 @@
  * the list and of the open session when main announces changes.
  */
 import type { StateCreator } from "zustand";
-import { type Events, importProgressText } from "../../../core/api/contract.ts";
+import { type Events, IMPORT_JOB_PREFIX, importProgressText } from "../../../core/api/contract.ts";
 import type { ImportReport, SearchHit, SessionSummary } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
@@ -19,7 +19,7 @@ export interface LibrarySlice {
   selectedSessionId: string | null;
   lastImport: ImportReport | null;
   importing: boolean;
-  /** How far the running import is ("Importing x.jsonl (3/7)"); null before its first file is done. */
+  /** How far the running import is ("Importing x.jsonl (3/7)"); null before its first file is done and once it ended. */
   importProgress: { text: string; done: number; total: number | null } | null;
   importError: string | null;
   searchQuery: string;
@@ -31,7 +31,7 @@ export interface LibrarySlice {
   importPath(path: string): Promise<void>;
   /** Imports the configured agent session folders (~/.pi and ~/.omp by default). */
   importAgentFolders(): Promise<void>;
-  /** A progress event of an import (ignored when no import runs). */
+  /** A progress event of an import (any import: the form's, the menu's, a file opened from the OS). */
   importProgressed(job: Events["job:progressed"]): void;
   /** Stops the running import after the file it is at (what it stored stays). */
   cancelImport(): Promise<void>;
@@ -142,8 +142,10 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       }
     },
     importProgressed(job) {
+      if (!job.jobId.startsWith(IMPORT_JOB_PREFIX)) return;
+      // Imports the form did not start (the menu, files opened from the OS) show here too.
       const text = importProgressText(job);
-      if (text !== null && get().importing) set({ importProgress: { text, done: job.done, total: job.total } });
+      set({ importProgress: text === null ? null : { text, done: job.done, total: job.total } });
     },
     async search(query) {
       const request = ++searchRequest;

@@ -229,6 +229,33 @@ describe("search indexing after a thread import", () => {
   });
 });
 
+describe("the contract's import events", () => {
+  it("end with one event saying the import ended, after a progress event per file", async () => {
+    lib.db.close();
+    const ctx = createAppContext({
+      dbPath: lib.dbFile,
+      seedDemo: false,
+      loadUserHooks: false,
+      importThread: true,
+    });
+    const api = createApi(ctx);
+    const events: { done: number; total: number | null; ended?: boolean }[] = [];
+    ctx.events.subscribe((name, payload) => {
+      if (name === "job:progressed") events.push(payload as (typeof events)[number]);
+    });
+    try {
+      expect(await api.call("library:import", { path: folder })).toMatchObject({ ok: true });
+      expect(events.map((e) => [e.done, e.total, e.ended ?? false])).toEqual([
+        ...[1, 2, 3, 4, 5, 6, 7, 8].map((done) => [done, 8, false]),
+        [8, 8, true],
+      ]);
+    } finally {
+      ctx.imports.close();
+      ctx.db.close();
+    }
+  });
+});
+
 describe("closing", () => {
   it("ends a running thread import with one line, and what it committed stays consistent", async () => {
     const threads = new ThreadImports(lib.db, lib.dbFile);

@@ -45,7 +45,7 @@ export function ImportForm() {
       >
         Scan agent folders
       </button>
-      {importing && progress && (
+      {progress && (
         <div className="import-progress" role="status">
           <progress value={progress.done} max={progress.total ?? undefined} />
           <span className="import-progress-text">{progress.text}</span>
