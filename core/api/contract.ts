@@ -202,10 +202,13 @@ export interface Events {
 /** An import's progress events have a job id starting with this (then the path imported). */
 export const IMPORT_JOB_PREFIX = "import:";
 
-/** "Importing x.jsonl (3/7)" for an import's progress event; null for other jobs and an import's end. */
+/**
+ * "Importing x.jsonl (3/7)" for an import's progress event ("Importing sessions…" as it starts,
+ * before its files are counted); null for other jobs and an import's end.
+ */
 export function importProgressText(job: Events["job:progressed"]): string | null {
   if (!job.jobId.startsWith(IMPORT_JOB_PREFIX) || job.ended === true) return null;
-  return `${job.label} (${job.done}/${job.total ?? "?"})`;
+  return job.total === null ? `${job.label}…` : `${job.label} (${job.done}/${job.total})`;
 }
 
 export type Channel = keyof Requests;

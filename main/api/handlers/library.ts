@@ -30,6 +30,8 @@ async function runImport(ctx: AppContext, target: string, jobId: string): Promis
   let done = 0;
   let total: number | null = null;
   let imported: ImportReport;
+  // Said at once: the first file may take a while, and the import can be cancelled from now on.
+  ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(target)}`, done, total });
   try {
     imported = await ctx.imports.run(target, (filesDone, files, file) => {
       done = filesDone;

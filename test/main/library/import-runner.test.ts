@@ -230,7 +230,7 @@ describe("search indexing after a thread import", () => {
 });
 
 describe("the contract's import events", () => {
-  it("end with one event saying the import ended, after a progress event per file", async () => {
+  it("start with one event, then one per file, and end with one saying the import ended", async () => {
     lib.db.close();
     const ctx = createAppContext({
       dbPath: lib.dbFile,
@@ -246,6 +246,7 @@ describe("the contract's import events", () => {
     try {
       expect(await api.call("library:import", { path: folder })).toMatchObject({ ok: true });
       expect(events.map((e) => [e.done, e.total, e.ended ?? false])).toEqual([
+        [0, null, false],
         ...[1, 2, 3, 4, 5, 6, 7, 8].map((done) => [done, 8, false]),
         [8, 8, true],
       ]);
@@ -353,6 +354,18 @@ describe("cancelling imports", () => {
       unchanged: report.files.length,
     });
     expect(listSessionRows(lib.db)).toHaveLength(12);
+  });
+
+  it("a cancel before the first file is stored imports nothing", async () => {
+    const threads = new ThreadImports(lib.db, lib.dbFile);
+    runner = threads;
+    const running = threads.run(folder);
+    // The import has begun (the thread is starting): it is cancelled, not dropped.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(threads.cancel()).toBe(true);
+    const report = await running;
+    expect(report).toMatchObject({ cancelled: true, files: [], imported: 0 });
+    expect(listSessionRows(lib.db)).toEqual([]);
   });
 
   it("drops the imports waiting for the running one", async () => {
