@@ -302,29 +302,39 @@ describe("library sidebar", () => {
     return folder;
   }
 
-  it("shows a folder import's progress file by file, then its report", async () => {
-    const files = 8;
-    const folder = writeSessionsFolder("many", files, "a long question about the parser ".repeat(500));
-    // Every text the progress line shows, however briefly.
+  /** Records every text the progress line shows from now on, however briefly; call the result to read them. */
+  async function recordProgressTexts(): Promise<() => Promise<string[]>> {
+    const key = `__progress${Date.now()}`;
     await page.evaluate(`(() => {
       const seen = [];
-      window.__progress = seen;
+      window["${key}"] = seen;
       new MutationObserver(() => {
         const text = document.querySelector(".import-progress-text")?.textContent;
         if (text && seen.at(-1) !== text) seen.push(text);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     })()`);
+    return async () => (await page.evaluate(`window["${key}"]`)) as string[];
+  }
+
+  /** Some progress was shown, and each text is the import's start or "Importing <file> (k/N)". */
+  function expectImportProgressTexts(seen: string[], folder: string, files: number): void {
+    expect(seen.length).toBeGreaterThan(0);
+    const pattern = new RegExp(
+      `^Importing (session-\\d\\d\\.jsonl \\(\\d/${files}\\)|${path.basename(folder)}…)$`,
+    );
+    for (const text of seen) expect(text).toMatch(pattern);
+  }
+
+  it("shows a folder import's progress file by file, then its report", async () => {
+    const files = 8;
+    const folder = writeSessionsFolder("many", files, "a long question about the parser ".repeat(500));
+    const progressTexts = await recordProgressTexts();
     await page.locator("form.import-form input").first().fill(folder);
     await page.locator("form.import-form input").first().press("Enter");
     await expect
       .poll(() => page.locator(".import-report").textContent(), { timeout: 30_000 })
       .toContain(`${files} imported, 0 updated`);
-    const seen = (await page.evaluate("window.__progress")) as string[];
-    expect(seen.length).toBeGreaterThan(0);
-    for (const text of seen)
-      expect(text).toMatch(
-        new RegExp(`^Importing (session-\\d\\d\\.jsonl \\(\\d/${files}\\)|${path.basename(folder)}…)$`),
-      );
+    expectImportProgressTexts(await progressTexts(), folder, files);
     // The progress line is gone once the report is there.
     expect(await page.locator(".import-progress").count()).toBe(0);
   });
@@ -332,23 +342,10 @@ describe("library sidebar", () => {
   it("shows the progress of an import the form did not start (the menu, a file opened from the OS)", async () => {
     const files = 8;
     const folder = writeSessionsFolder("menu", files, "a question from the menu ".repeat(600));
-    await page.evaluate(`(() => {
-      const seen = [];
-      window.__elsewhere = seen;
-      new MutationObserver(() => {
-        const text = document.querySelector(".import-progress-text")?.textContent;
-        if (text && seen.at(-1) !== text) seen.push(text);
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    })()`);
+    const progressTexts = await recordProgressTexts();
     await api("library:import", { path: folder });
     await expect.poll(() => page.locator(".import-progress").count()).toBe(0);
-    const seen = (await page.evaluate("window.__elsewhere")) as string[];
-    expect(seen.length).toBeGreaterThan(0);
-    for (const text of seen) {
-      expect(text).toMatch(
-        new RegExp(`^Importing (session-\\d\\d\\.jsonl \\(\\d/${files}\\)|${path.basename(folder)}…)$`),
-      );
-    }
+    expectImportProgressTexts(await progressTexts(), folder, files);
   });
 
   it("Cancel stops a folder import once a file is stored; importing again adds the rest", async () => {

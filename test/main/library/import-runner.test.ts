@@ -42,6 +42,18 @@ afterEach(() => {
 
 type Progress = [done: number, total: number, file: string];
 
+/** The app's context and contract on the test's library file (imports on the import thread). */
+function appOnLibrary() {
+  lib.db.close();
+  const ctx = createAppContext({
+    dbPath: lib.dbFile,
+    seedDemo: false,
+    loadUserHooks: false,
+    importThread: true,
+  });
+  return { ctx, api: createApi(ctx) };
+}
+
 /** A session of `count` user messages that comes to IN_PLACE_BYTES or more. */
 function writeLargeSession(file: string, count: number): void {
   const lines = [JSON.stringify({ type: "session", version: 3, id: "large", timestamp: "t", cwd: "/w" })];
@@ -180,14 +192,7 @@ describe("search indexing after a thread import", () => {
   });
 
   it("the app's search waits for the thread's indexing instead of doing it on the calling thread", async () => {
-    lib.db.close();
-    const ctx = createAppContext({
-      dbPath: lib.dbFile,
-      seedDemo: false,
-      loadUserHooks: false,
-      importThread: true,
-    });
-    const api = createApi(ctx);
+    const { ctx, api } = appOnLibrary();
     try {
       const imported = await api.call("library:import", { path: folder });
       expect(imported).toMatchObject({ ok: true, value: { imported: 8 } });
@@ -231,14 +236,7 @@ describe("search indexing after a thread import", () => {
 
 describe("the contract's import events", () => {
   it("start with one event, then one per file, and end with one saying the import ended", async () => {
-    lib.db.close();
-    const ctx = createAppContext({
-      dbPath: lib.dbFile,
-      seedDemo: false,
-      loadUserHooks: false,
-      importThread: true,
-    });
-    const api = createApi(ctx);
+    const { ctx, api } = appOnLibrary();
     const events: { done: number; total: number | null; ended?: boolean }[] = [];
     ctx.events.subscribe((name, payload) => {
       if (name === "job:progressed") events.push(payload as (typeof events)[number]);
