@@ -9,7 +9,13 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ContextView, SearchHit, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import type {
+  ContextView,
+  ImportReport,
+  SearchHit,
+  SessionSummary,
+  SessionTreeDto,
+} from "../../core/api/dto.ts";
 import { diffContextsWithLinks, type EntryLink } from "../../core/session/context-diff.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
 import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
@@ -325,6 +331,21 @@ describe("library sidebar", () => {
     for (const text of seen) expect(text).toMatch(pattern);
   }
 
+  /** Clicks the progress line's Cancel as soon as the first file is stored (the line shows a count). */
+  async function cancelOnceAFileIsStored(): Promise<void> {
+    await page.evaluate(`(() => {
+      const observer = new MutationObserver(() => {
+        const button = document.querySelector(".import-progress button");
+        const text = document.querySelector(".import-progress-text")?.textContent ?? "";
+        if (button && /\\(\\d+\\/\\d+\\)$/.test(text)) {
+          observer.disconnect();
+          button.click();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+  }
+
   it("shows a folder import's progress file by file, then its report", async () => {
     const files = 8;
     const folder = writeSessionsFolder("many", files, "a long question about the parser ".repeat(500));
@@ -348,21 +369,20 @@ describe("library sidebar", () => {
     expectImportProgressTexts(await progressTexts(), folder, files);
   });
 
+  it("Cancel stops an import the form did not start too", async () => {
+    const files = 12;
+    const folder = writeSessionsFolder("menu-cancel", files, "a question about cancelling ".repeat(600));
+    await cancelOnceAFileIsStored();
+    const report = await api<ImportReport>("library:import", { path: folder });
+    expect(report.cancelled).toBe(true);
+    expect(report.files.length).toBeGreaterThan(0);
+    expect(report.files.length).toBeLessThan(files);
+  });
+
   it("Cancel stops a folder import once a file is stored; importing again adds the rest", async () => {
     const files = 12;
     const folder = writeSessionsFolder("cancel", files, "a question about cancelling ".repeat(600));
-    // Click Cancel as soon as the first file is stored (the line shows a count).
-    await page.evaluate(`(() => {
-      const observer = new MutationObserver(() => {
-        const button = document.querySelector(".import-progress button");
-        const text = document.querySelector(".import-progress-text")?.textContent ?? "";
-        if (button && /\\(\\d+\\/\\d+\\)$/.test(text)) {
-          observer.disconnect();
-          button.click();
-        }
-      });
-      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-    })()`);
+    await cancelOnceAFileIsStored();
     const input = page.locator("form.import-form input").first();
     await input.fill(folder);
     await input.press("Enter");

@@ -19,7 +19,7 @@ export interface LibrarySlice {
   selectedSessionId: string | null;
   lastImport: ImportReport | null;
   importing: boolean;
-  /** How far the running import is ("Importing x.jsonl (3/7)"); null before its first file is done and once it ended. */
+  /** How far the running import is ("Importing x.jsonl (3/7)", "Importing sessions…" as it starts); null when none runs. */
   importProgress: { text: string; done: number; total: number | null } | null;
   importError: string | null;
   searchQuery: string;
@@ -134,7 +134,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       }
     },
     async cancelImport() {
-      if (!get().importing) return;
+      // The form's own import, or one it shows the progress of (the menu, files opened from the OS).
+      if (!get().importing && get().importProgress === null) return;
       try {
         await call("library:cancel-import", {});
       } catch (error) {
