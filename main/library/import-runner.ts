@@ -6,11 +6,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ImportReport } from "../../core/api/dto.ts";
 import type { Database } from "../store/open.ts";
 import { type ImportOptions, importPath } from "./import.ts";
+import { workerScriptPath } from "./worker-script.ts";
 
 export type ImportProgress = NonNullable<ImportOptions["onProgress"]>;
 
@@ -156,7 +156,7 @@ export class ThreadImports implements ImportRunner {
    */
   constructor(db: Database, dbPath: string, options: { script?: string } = {}) {
     this.dbPath = dbPath;
-    this.script = options.script ?? fileURLToPath(runnerUrl());
+    this.script = options.script ?? workerScriptPath(import.meta.url, "import-runner-worker");
     this.inPlace = new InPlaceImports(db);
   }
 
@@ -378,12 +378,4 @@ class JobQueue {
   dropWaiting(): void {
     this.generation++;
   }
-}
-
-/** The runner thread's script next to this module: the .ts source, or the bundled .js of a build. */
-function runnerUrl(): URL {
-  return new URL(
-    import.meta.url.endsWith(".ts") ? "./import-runner-worker.ts" : "./import-runner-worker.js",
-    import.meta.url,
-  );
 }

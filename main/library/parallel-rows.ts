@@ -10,7 +10,6 @@
  * on the calling thread.
  */
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { MalformedLine } from "../../core/session/jsonl.ts";
 import type { NewEntryRow } from "../store/repos/entries.ts";
@@ -20,6 +19,7 @@ import { type FileDigest, readInto } from "./files.ts";
 import { type Migration, peekHead, type SessionSource } from "./import-source.ts";
 import { READ_AHEAD_FILES } from "./read-ahead.ts";
 import { chunkRows, type RowBatch } from "./row-batches.ts";
+import { workerScriptPath } from "./worker-script.ts";
 
 /** Entry lines below this size are parsed in place: handing a file over costs more than it saves. */
 export const PARALLEL_PARSE_MIN_BYTES = 8 * 1024 * 1024;
@@ -95,13 +95,6 @@ export interface WorkerResult {
   treeInOrder: boolean;
 }
 
-/** The worker script next to this module: the .ts source, or the bundled .js of a build. */
-function workerUrl(): URL {
-  return new URL(
-    import.meta.url.endsWith(".ts") ? "./import-worker.ts" : "./import-worker.js",
-    import.meta.url,
-  );
-}
 
 /** What the import thread did in this process (diagnostics: the bench and tests report it). */
 const threadStats = { started: 0, files: 0, unanswered: 0, queued: 0 };
@@ -147,7 +140,7 @@ class ImportThread {
 
   /** Starts a thread (without waiting for it); null when it cannot start. */
   static start(): ImportThread | null {
-    const script = fileURLToPath(workerUrl());
+    const script = workerScriptPath(import.meta.url, "import-worker");
     if (!fs.existsSync(script)) return null;
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = { signal: new SharedArrayBuffer(4), port: port2 };
