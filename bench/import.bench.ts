@@ -27,6 +27,7 @@ import {
   timeIt,
 } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedFolder, writeGeneratedSession } from "./generate-session.ts";
+import { measureStoreFloor } from "./store-floor.ts";
 
 const IDLE_THREAD_SECONDS = IDLE_THREAD_MS / 1000;
 
@@ -220,11 +221,45 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
       ` ${fmt(READ_AHEAD_START_BYTES / 2 ** 20)} MB of new data or more follow; otherwise they are parsed in place.` +
       " With --skip-generated no earlier import leaves the thread waiting, so the fixtures folder is parsed in place.",
   );
+  printStoreFloors(figures.filter((f) => f.bytes < 50e6));
   console.log(
     "\nbaseline entries/s (parse):",
     figures.map((f) => `${path.basename(f.file)} ${fmt(perSecond(f.entries, f.parseMs))}`).join(", "),
   );
   return figures;
+}
+
+/**
+ * What storing alone costs (see store-floor.ts) next to each import, and the best ratio against
+ * JSON.parse that floor leaves: parse + store on one thread, the larger of the two on two.
+ */
+function printStoreFloors(figures: readonly ImportFigures[]): void {
+  if (figures.length === 0) return;
+  const rows = figures.map((f) => ({ f, floorMs: measureStoreFloor(filesAt(f.file), 15) }));
+  console.log(
+    "\nStorage floor: storing the parsed rows and JSON and committing, nothing else (warm connection)." +
+      " No import that keeps the entries can take less, so it bounds the ratio an import can reach.\n",
+  );
+  printTable(
+    [
+      "file",
+      "parse ms",
+      "import ms",
+      "store floor ms",
+      "ratio vs parse",
+      "best possible, one thread",
+      "best possible, two threads",
+    ],
+    rows.map(({ f, floorMs }) => [
+      fs.statSync(f.file).isDirectory() ? `${path.basename(f.file)}/ (folder)` : path.basename(f.file),
+      fmt(f.parseMs, 2),
+      fmt(f.importMs, 1),
+      fmt(floorMs, 2),
+      fmt(f.parseMs / f.importMs, 2),
+      fmt(f.parseMs / (f.parseMs + floorMs), 2),
+      fmt(f.parseMs / Math.max(f.parseMs, floorMs), 2),
+    ]),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

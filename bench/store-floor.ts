@@ -1,0 +1,82 @@
+/**
+ * The storage floor of an import: storing a target's rows and JSON (already parsed, outside the
+ * timing) and committing, on a warm connection, with nothing else — no read, hash, parse,
+ * migration or check. No import that keeps the entries in the library can take less, which
+ * bounds the ratio against JSON.parse an import of the same files can reach.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { emptyContentFacts } from "../main/library/entry-facts.ts";
+import { openSource } from "../main/library/import-source.ts";
+import { chunkRows } from "../main/library/row-batches.ts";
+import {
+  checkpointWal,
+  openDatabase,
+  withoutAutoCheckpoint,
+  withoutForeignKeyChecks,
+} from "../main/store/open.ts";
+import { insertEntries, type NewEntryRow } from "../main/store/repos/entries.ts";
+import { insertSession } from "../main/store/repos/sessions.ts";
+import { writeTransaction } from "../main/store/transactions.ts";
+import { median, tempDir, timeIt } from "./bench-utils.ts";
+
+interface ParsedFile {
+  headerJson: string;
+  rows: NewEntryRow[];
+}
+
+function parseForStore(file: string): ParsedFile | null {
+  const opened = openSource(fs.readFileSync(file));
+  if (!opened.ok) return null;
+  const { source } = opened;
+  const facts = emptyContentFacts(false);
+  const rows: NewEntryRow[] = [];
+  for (const chunk of source.chunks()) for (const row of chunkRows(chunk, facts).rows) rows.push(row);
+  return { headerJson: source.headerJson, rows };
+}
+
+/**
+ * Median ms of storing every session file of `files` as new sessions in one transaction, commit
+ * included (foreign-key checks and automatic checkpoints off, as importPath has them). The
+ * statements are prepared by an untimed first store; the WAL is checkpointed between runs.
+ */
+export function measureStoreFloor(files: readonly string[], runs: number): number {
+  const parsed = files.map(parseForStore).filter((p): p is ParsedFile => p !== null);
+  const tmp = tempDir("canopy-floor-");
+  const db = openDatabase(path.join(tmp.dir, "library.db"));
+  try {
+    let round = 0;
+    const storeAll = () =>
+      withoutAutoCheckpoint(db, () =>
+        withoutForeignKeyChecks(db, () =>
+          writeTransaction(db, () => {
+            round++;
+            for (const [i, p] of parsed.entries()) {
+              const sid = insertSession(db, {
+                id: `floor-${round}-${i}`,
+                header_id: `floor-${round}-${i}`,
+                dialect: "pi",
+                original_version: 3,
+                header_json: p.headerJson,
+                cwd: "",
+                created: "2026-01-01T00:00:00.000Z",
+                modified: "2026-01-01T00:00:00.000Z",
+              });
+              insertEntries(db, sid, p.rows);
+            }
+          })(),
+        ),
+      );
+    storeAll();
+    checkpointWal(db);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      times.push(timeIt(storeAll));
+      checkpointWal(db);
+    }
+    return median(times);
+  } finally {
+    db.close();
+    tmp.cleanup();
+  }
+}
