@@ -238,7 +238,7 @@ function printStoreFloors(figures: readonly ImportFigures[]): void {
   const rows = figures.map((f) => ({ f, floorMs: measureStoreFloor(filesAt(f.file), 15) }));
   console.log(
     "\nStorage floor: storing the parsed rows and JSON and committing, nothing else (warm connection)." +
-      " No import that keeps the entries can take less, so it bounds the ratio an import can reach.\n",
+      " No import into this library can take less, so it bounds the ratio an import can reach.\n",
   );
   printTable(
     [

@@ -1,8 +1,8 @@
 /**
  * The storage floor of an import: storing a target's rows and JSON (already parsed, outside the
  * timing) and committing, on a warm connection, with nothing else — no read, hash, parse,
- * migration or check. No import that keeps the entries in the library can take less, which
- * bounds the ratio against JSON.parse an import of the same files can reach.
+ * migration or check. No import into this library (its schema, its store statements) can take
+ * less, which bounds the ratio against JSON.parse an import of the same files can reach.
  */
 import fs from "node:fs";
 import path from "node:path";
