@@ -2,7 +2,6 @@
  * Builds the application context every transport shares: the SQLite library (seeded with the
  * bundled demo sessions on first open), the prompt templates in effect, and the event bus.
  */
-import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPromptTemplates } from "../prompts/index.ts";
@@ -41,7 +40,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
   const appDir = options.appDir ?? defaultAppDir;
   const dbPath = path.resolve(options.dbPath ?? defaultDatabasePath());
   const dataDir = path.dirname(dbPath);
-  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true });
+  // Creates the data folder, or says clearly why the path cannot hold a library.
   const db = openDatabase(dbPath);
   const seedDemo = options.seedDemo ?? process.env.CANOPY_NO_DEMO !== "1";
   if (seedDemo) seedDemoSessions(db, path.join(appDir, "main", "demo"));

@@ -10,6 +10,7 @@ const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
   invalid_input: "invalid_input",
   db_too_new: "unsupported",
   migration_failed: "internal",
+  not_a_library: "unsupported",
 };
 
 export class ApiFailure extends Error {

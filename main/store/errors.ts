@@ -3,7 +3,7 @@
  * into `{ok:false, error}` data instead of matching on message text.
  */
 
-export type StoreErrorCode = "db_too_new" | "migration_failed" | "not_found" | "invalid_input";
+export type StoreErrorCode = "db_too_new" | "migration_failed" | "not_found" | "invalid_input" | "not_a_library";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

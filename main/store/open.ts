@@ -2,10 +2,10 @@
  * Opens (or creates) Canopy's library database: pragmas, then migrations. The only place that
  * constructs a connection; callers pass the handle on explicitly (no module-global db).
  */
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
+import { assertCanopyLibrary, markCanopyLibrary, prepareLibraryPath } from "./library-file.ts";
 import { runMigrations } from "./migrations/index.ts";
 
 export type { Database } from "better-sqlite3";
@@ -15,11 +15,16 @@ export interface OpenOptions {
   migrate?: boolean;
 }
 
-/** Opens `file` (":memory:" works too), sets the pragmas DESIGN §4 asks for, migrates. */
+/**
+ * Opens `file` (":memory:" works too), sets the pragmas DESIGN §4 asks for, migrates. A folder, a
+ * file that is not SQLite or another program's database is refused untouched (library-file.ts).
+ */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  prepareLibraryPath(file);
   const db = new BetterSqlite3(file, { timeout: 5000 });
   try {
+    // Before any pragma that writes (journal_mode is stored in the file).
+    assertCanopyLibrary(db, file);
     // Entries average ~2 KB and tool outputs run to tens of KB: 64 KB pages store them with few
     // overflow pages (inserting their JSON is ~1.7x faster than with 16 KB, ~3x than 4 KB).
     // Only applies to a new file; an existing library keeps its page size.
@@ -31,7 +36,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     // Entries carry whole tool outputs; a larger page cache keeps imports and path loads in memory.
     db.pragma("cache_size = -65536");
     db.pragma("temp_store = MEMORY");
-    if (options.migrate !== false) runMigrations(db);
+    if (options.migrate !== false) {
+      runMigrations(db);
+      markCanopyLibrary(db);
+    }
     return db;
   } catch (error) {
     db.close();
@@ -104,6 +112,6 @@ export function defaultDatabasePath(
   const file = env.CANOPY_DB
     ? path.resolve(env.CANOPY_DB)
     : path.join(defaultDataFolder(env, platform), "library.db");
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  prepareLibraryPath(file);
   return file;
 }

@@ -161,10 +161,12 @@ describe("imports on the import thread", () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(Error);
-    expect((failure as Error).message).toMatch(/^The import stopped: .*not a database/);
+    expect((failure as Error).message).toMatch(
+      /^The import stopped: .*not a Canopy library: it is not an SQLite database/,
+    );
     expect((failure as Error).message).not.toContain("\n");
     expect(runner.busy).toBe(false);
-    await expect(runner.run(folder)).rejects.toThrow(/not a database/);
+    await expect(runner.run(folder)).rejects.toThrow(/not an SQLite database/);
   });
 });
 

@@ -1,0 +1,85 @@
+/**
+ * Which files Canopy opens as its library: a new or empty file, or one of its own (SQLite
+ * `application_id` CANOPY_APPLICATION_ID, or a library from before that mark: a schema version and
+ * Canopy's tables). A folder, a file that is not SQLite, another program's database: refused
+ * with a clear message before anything is written to them.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Database } from "better-sqlite3";
+import { StoreError } from "./errors.ts";
+
+/** "Cano", in the SQLite header of every Canopy library. */
+export const CANOPY_APPLICATION_ID = 0x43616e6f;
+
+/** Tables every Canopy library has had since schema version 1. */
+const CANOPY_TABLES = ["sessions", "entries", "store_meta"];
+
+const USE_ANOTHER = "Use another path (--db, or CANOPY_DB for the app).";
+
+/** Refuses a library path that is a folder; creates the folder a new library goes in. */
+export function prepareLibraryPath(file: string): void {
+  if (file === ":memory:") return;
+  const resolved = path.resolve(file);
+  if (fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new StoreError(
+      "not_a_library",
+      `The library path ${resolved} is a folder, not a database file (for example ${path.join(resolved, "library.db")}).`,
+    );
+  }
+  try {
+    fs.mkdirSync(path.dirname(resolved), { recursive: true });
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOTDIR" || code === "EEXIST" ? "a part of that path is a file" : (cause as Error).message;
+    throw new StoreError("not_a_library", `Cannot create the folder of the library ${resolved}: ${reason}.`, {
+      cause,
+    });
+  }
+}
+
+function readHeader(
+  db: Database,
+  file: string,
+): { applicationId: number; version: number; tables: string[] } {
+  try {
+    return {
+      applicationId: db.pragma("application_id", { simple: true }) as number,
+      version: db.pragma("user_version", { simple: true }) as number,
+      tables: db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[],
+    };
+  } catch (cause) {
+    if ((cause as { code?: unknown }).code === "SQLITE_NOTADB") {
+      throw new StoreError(
+        "not_a_library",
+        `${file} is not a Canopy library: it is not an SQLite database. ${USE_ANOTHER}`,
+        {
+          cause,
+        },
+      );
+    }
+    throw cause;
+  }
+}
+
+/** Throws unless `db` (opened from `file`, nothing written yet) is new, empty or Canopy's. */
+export function assertCanopyLibrary(db: Database, file: string): void {
+  const { applicationId, version, tables } = readHeader(db, file);
+  if (applicationId === CANOPY_APPLICATION_ID) return;
+  const unmarkedCanopy =
+    applicationId === 0 && version >= 1 && CANOPY_TABLES.every((t) => tables.includes(t));
+  const empty = applicationId === 0 && tables.length === 0;
+  if (unmarkedCanopy || empty) return;
+  throw new StoreError(
+    "not_a_library",
+    `${file} is another program's SQLite database, not a Canopy library; Canopy leaves it untouched. ${USE_ANOTHER}`,
+  );
+}
+
+/** Marks a library as Canopy's (after its migrations ran), once. */
+export function markCanopyLibrary(db: Database): void {
+  if (db.pragma("application_id", { simple: true }) !== CANOPY_APPLICATION_ID) {
+    db.pragma(`application_id = ${CANOPY_APPLICATION_ID}`);
+  }
+}
