@@ -183,11 +183,21 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
     app.on("activate", () => {
       if (electron.BrowserWindow.getAllWindows().length === 0) openWindow();
     });
-    app.on("will-quit", () => {
+    // Quitting waits for the import thread to end (it stores the file it is at, then closes
+    // its connection): a thread stopped in the middle of an SQLite call can crash the process.
+    let quitting: "no" | "closing" | "closed" = "no";
+    app.on("will-quit", (event: { preventDefault(): void }) => {
+      if (quitting === "closed") return;
+      event.preventDefault();
+      if (quitting === "closing") return;
+      quitting = "closing";
       watcher?.close();
       unbind();
-      ctx.imports.close();
-      ctx.db.close();
+      void ctx.imports.close().finally(() => {
+        ctx.db.close();
+        quitting = "closed";
+        app.quit();
+      });
     });
   };
 

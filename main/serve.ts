@@ -44,7 +44,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     stop: async () => {
       watcher?.close();
       await server.close();
-      ctx.imports.close();
+      await ctx.imports.close();
       ctx.db.close();
     },
   };

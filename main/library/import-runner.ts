@@ -31,7 +31,11 @@ export interface ImportRunner {
    * does so on its thread after each import); a search then has little or nothing to catch up.
    */
   searchIndexed(): Promise<void>;
-  close(): void;
+  /**
+   * Ends the runner (the app is quitting): the running import fails with "Canopy is closing" and
+   * stops after the file it is at; waiting ones are dropped. Resolves once nothing runs any more.
+   */
+  close(): Promise<void>;
 }
 
 /** What the runner thread starts with: the library, and where the id of a job to stop is written. */
@@ -56,6 +60,12 @@ export type RunnerMessage =
 
 /** A thread not used for this long is stopped (the next import starts another). */
 export const IDLE_RUNNER_MS = 30_000;
+
+/**
+ * How long a thread asked to end may take (it finishes the file it is importing and closes its
+ * connection) before it is terminated all the same.
+ */
+const CLOSE_WAIT_MS = 10_000;
 
 /**
  * A file or folder whose session files come to less than this is imported on the calling
@@ -119,7 +129,10 @@ export class InPlaceImports implements ImportRunner {
     return this.queue.idle();
   }
 
-  close(): void {}
+  close(): Promise<void> {
+    this.queue.dropWaiting();
+    return Promise.resolve();
+  }
 }
 
 interface RunningJob {
@@ -149,6 +162,8 @@ export class ThreadImports implements ImportRunner {
   private indexing: { done: Promise<void>; resolve: () => void } | null = null;
   /** Int32 [id of the job to stop]: the thread reads it before each file. */
   private readonly stopJob = new Int32Array(new SharedArrayBuffer(4));
+  /** Resolves once the last thread asked to end has ended. */
+  private ended: Promise<void> = Promise.resolve();
 
   /**
    * `db`: the calling thread's connection (used when the thread cannot start); `dbPath`: its file;
@@ -189,13 +204,21 @@ export class ThreadImports implements ImportRunner {
     return this.queue.idle();
   }
 
-  /** Stops the thread now (the app is quitting): the running import's open batch is rolled back. */
-  close(): void {
+  /**
+   * See ImportRunner.close. The thread is asked to end, not terminated: one stopped in the middle
+   * of an SQLite call can bring the whole process down. It takes the request once the file it is
+   * importing is stored, closes its connection and ends; the process waits for it.
+   */
+  close(): Promise<void> {
     this.clearIdleTimer();
+    this.queue.dropWaiting();
     const worker = this.worker;
-    if (worker === null) return;
+    if (worker === null) return this.ended;
+    if (this.current !== null) Atomics.store(this.stopJob, 0, this.current.jobId);
     this.lose(worker, "Canopy is closing");
-    void worker.terminate();
+    worker.ref();
+    this.ended = endThread(worker);
+    return this.ended;
   }
 
   private runNow(target: string, onProgress: ImportProgress | undefined): Promise<ImportReport> {
@@ -303,7 +326,7 @@ export class ThreadImports implements ImportRunner {
         return;
       }
       this.worker = null;
-      worker.postMessage("stop");
+      this.ended = endThread(worker);
     }, IDLE_RUNNER_MS);
     this.idleTimer.unref();
   }
@@ -315,6 +338,26 @@ export class ThreadImports implements ImportRunner {
 }
 
 class ThreadNotStarted extends Error {}
+
+/**
+ * Asks the runner thread to close its connection and end ("stop", taken between imports);
+ * resolves once it has ended, terminating it after CLOSE_WAIT_MS.
+ */
+function endThread(worker: Worker): Promise<void> {
+  // threadId is -1 once the thread has exited.
+  if (worker.threadId < 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      void worker.terminate().finally(resolve);
+    }, CLOSE_WAIT_MS);
+    timer.unref();
+    worker.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage("stop");
+  });
+}
 
 /** How many files and folders smallTarget looks at, at most. */
 const MAX_LOOKS = 2000;

@@ -234,7 +234,15 @@ if (reportFile) {
         themeSource: instance.nativeTheme.themeSource,
       }),
     );
-    instance.app.emit("will-quit");
-    process.exit(0);
+    // desktop.ts holds the quit until its import thread has ended, then quits again.
+    const quitting = preventable();
+    instance.app.emit("will-quit", quitting);
+    const asked = Date.now();
+    const exit = setInterval(() => {
+      if (quitting.defaultPrevented && !instance.log.includes("app.quit") && Date.now() - asked < 10_000)
+        return;
+      clearInterval(exit);
+      process.exit(0);
+    }, 10);
   }, 20);
 }

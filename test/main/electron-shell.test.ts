@@ -461,7 +461,16 @@ describe("start-up wiring (desktop.ts with a fake electron)", () => {
     (themeItem?.click as (() => void) | undefined)?.();
     expect(fake.nativeTheme.themeSource).toBe("dark");
     expect(readWindowState(path.join(dir, "data", "window-state.json"), [screen]).theme).toBe("dark");
-    fake.app.emit("will-quit");
+
+    // Quitting waits for the import runner to end, closes the library, then quits again.
+    const quitting = preventable();
+    fake.app.emit("will-quit", quitting);
+    expect(quitting.defaultPrevented).toBe(true);
+    expect(fake.log).not.toContain("app.quit");
+    await until(() => fake.log.includes("app.quit"), "the quit after the import runner ended");
+    const again = preventable();
+    fake.app.emit("will-quit", again);
+    expect(again.defaultPrevented).toBe(false);
   });
 
   it("quits at once when another instance holds the lock", () => {

@@ -173,7 +173,7 @@ describe("the Electron bundle", () => {
         specifiers(readFileSync(path.join(electronDir, "import-runner-worker.js"), "utf8")),
       ).not.toContain("electron");
     } finally {
-      runner.close();
+      await runner.close();
       db.close();
     }
   });

@@ -34,8 +34,8 @@ beforeEach(() => {
   }
   writeLargeSession(path.join(folder, "zz-large.jsonl"), 3000);
 });
-afterEach(() => {
-  runner?.close();
+afterEach(async () => {
+  await runner?.close();
   runner = null;
   lib.cleanup();
 });
@@ -141,7 +141,7 @@ describe("imports on the import thread", () => {
     const broken = path.join(lib.dir, "broken-runner.mjs");
     fs.writeFileSync(broken, 'throw new Error("cannot load the SQLite module");\n');
     for (const script of [broken, path.join(lib.dir, "missing-runner.mjs")]) {
-      runner?.close();
+      await runner?.close();
       runner = new ThreadImports(lib.db, lib.dbFile, { script });
       const progress: number[] = [];
       const report = await runner.run(folder, (done) => progress.push(done));
@@ -208,7 +208,7 @@ describe("search indexing after a thread import", () => {
       expect(ticks).toBeGreaterThan(3);
       expect(countPendingText(ctx.db)).toBe(0);
     } finally {
-      ctx.imports.close();
+      await ctx.imports.close();
       ctx.db.close();
     }
   });
@@ -251,7 +251,7 @@ describe("the contract's import events", () => {
         [8, 8, true],
       ]);
     } finally {
-      ctx.imports.close();
+      await ctx.imports.close();
       ctx.db.close();
     }
   });
@@ -261,15 +261,19 @@ describe("closing", () => {
   it("ends a running thread import with one line, and what it committed stays consistent", async () => {
     const threads = new ThreadImports(lib.db, lib.dbFile);
     runner = threads;
-    let closed = false;
+    let closing: Promise<void> | null = null;
     const running = threads.run(folder, () => {
-      if (!closed) {
-        closed = true;
-        threads.close();
-      }
+      closing ??= threads.close();
     });
     await expect(running).rejects.toThrow(/^The import stopped: Canopy is closing$/);
     await threads.searchIndexed();
+    // The thread stores the file it is at, closes its connection and ends; then nothing changes.
+    await closing;
+    const stored = listSessionRows(lib.db).length;
+    expect(stored).toBeGreaterThanOrEqual(1);
+    expect(stored).toBeLessThan(8);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(listSessionRows(lib.db)).toHaveLength(stored);
     // Whatever was committed is whole: every stored session has all its entries.
     for (const row of listSessionRows(lib.db)) {
       const stored = lib.db.prepare("SELECT count(*) FROM entries WHERE sid = ?").pluck().get(row.sid);
