@@ -5,7 +5,6 @@
  * rename is written as the dialect expects (omp: header `title`; pi: a `session_info` entry
  * below the last entry); `withoutArchived` leaves archived subtrees out (a pruned copy).
  */
-import fs from "node:fs";
 import path from "node:path";
 import type { ExportResult } from "../../core/api/dto.ts";
 import type { CustomEntry, SessionInfoEntry } from "../../core/session/entries.ts";
@@ -15,6 +14,7 @@ import type { Database } from "../store/open.ts";
 import { entryIdExists, listEntryRows, listMalformed, storedEntryIds } from "../store/repos/entries.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { requireSession } from "./load.ts";
+import { writeOutputFile } from "./output-file.ts";
 
 /** `customType` of the resume marker; agents ignore custom entries when building context. */
 export const RESUME_CUSTOM_TYPE = "canopy.resume";
@@ -97,7 +97,7 @@ export function exportSession(db: Database, sessionId: string, options: ExportOp
   return result;
 }
 
-/** Exports to `outPath` atomically (temp file in the same folder, then rename). */
+/** Exports to `outPath` (written as output-file.ts says: a regular file is replaced atomically). */
 export function exportSessionToFile(
   db: Database,
   sessionId: string,
@@ -105,15 +105,7 @@ export function exportSessionToFile(
   options: ExportOptions = {},
 ): ExportResult {
   const { text, ...rest } = exportSession(db, sessionId, options);
-  const target = path.resolve(outPath);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    fs.writeFileSync(temp, text ?? "", { flush: true });
-    fs.renameSync(temp, target);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-  return { ...rest, path: target };
+  const source = requireSession(db, sessionId).source_path;
+  const suggested = source === null ? `${sessionId}.jsonl` : path.basename(source);
+  return { ...rest, path: writeOutputFile(outPath, text ?? "", suggested) };
 }

@@ -3,7 +3,12 @@
  * into `{ok:false, error}` data instead of matching on message text.
  */
 
-export type StoreErrorCode = "db_too_new" | "migration_failed" | "not_found" | "invalid_input" | "not_a_library";
+export type StoreErrorCode =
+  | "db_too_new"
+  | "migration_failed"
+  | "not_found"
+  | "invalid_input"
+  | "not_a_library";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
@@ -29,5 +34,23 @@ export class DatabaseTooNewError extends StoreError {
     this.name = "DatabaseTooNewError";
     this.found = found;
     this.supported = supported;
+  }
+}
+
+/** Why a file-system call failed, in words (for messages that already name the path). */
+export function fileErrorReason(cause: unknown): string {
+  switch ((cause as NodeJS.ErrnoException).code) {
+    case "ENOSPC":
+      return "the disk is full";
+    case "ENOTDIR":
+    case "EEXIST":
+      return "a part of that path is a file";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EROFS":
+      return "the file system is read-only";
+    default:
+      return cause instanceof Error ? cause.message : String(cause);
   }
 }

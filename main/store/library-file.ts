@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Database } from "better-sqlite3";
-import { StoreError } from "./errors.ts";
+import { fileErrorReason, StoreError } from "./errors.ts";
 
 /** "Cano", in the SQLite header of every Canopy library. */
 export const CANOPY_APPLICATION_ID = 0x43616e6f;
@@ -30,12 +30,13 @@ export function prepareLibraryPath(file: string): void {
   try {
     fs.mkdirSync(path.dirname(resolved), { recursive: true });
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOTDIR" || code === "EEXIST" ? "a part of that path is a file" : (cause as Error).message;
-    throw new StoreError("not_a_library", `Cannot create the folder of the library ${resolved}: ${reason}.`, {
-      cause,
-    });
+    throw new StoreError(
+      "not_a_library",
+      `Cannot create the folder of the library ${resolved}: ${fileErrorReason(cause)}.`,
+      {
+        cause,
+      },
+    );
   }
 }
 
