@@ -17,14 +17,22 @@ const CANOPY_TABLES = ["sessions", "entries", "store_meta"];
 
 const USE_ANOTHER = "Use another path (--db, or CANOPY_DB for the app).";
 
-/** Refuses a library path that is a folder; creates the folder a new library goes in. */
+/** Refuses a library path that is a folder or a device; creates the folder a new library goes in. */
 export function prepareLibraryPath(file: string): void {
   if (file === ":memory:") return;
   const resolved = path.resolve(file);
-  if (fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+  const stat = fs.statSync(resolved, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) {
     throw new StoreError(
       "not_a_library",
       `The library path ${resolved} is a folder, not a database file (for example ${path.join(resolved, "library.db")}).`,
+    );
+  }
+  // SQLite would put its journal next to it (/dev/null-journal) and then fail.
+  if (stat !== undefined && !stat.isFile()) {
+    throw new StoreError(
+      "not_a_library",
+      `The library path ${resolved} is not a regular file (a device, pipe or socket). ${USE_ANOTHER}`,
     );
   }
   try {

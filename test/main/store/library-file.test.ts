@@ -104,6 +104,14 @@ describe("openDatabase: what it accepts as a library", () => {
     );
   });
 
+  it("refuses a device, leaving nothing beside it (no /dev/null-journal)", () => {
+    expect(refusal("/dev/null").message).toBe(
+      "The library path /dev/null is not a regular file (a device, pipe or socket). Use another path (--db, or CANOPY_DB for the app).",
+    );
+    expect(fs.existsSync("/dev/null-journal")).toBe(false);
+    expect(fs.existsSync("/dev/null-wal")).toBe(false);
+  });
+
   it("the CLI says so in one line and exits 1", async () => {
     const file = path.join(tmp.dir, "places.sqlite");
     foreignDatabase(file);
