@@ -6,9 +6,14 @@
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
-import { UsageError, type ParsedCommand } from "./args.ts";
-import { CommandError, type CliContext } from "./context.ts";
+import { NO_MODEL_MESSAGE } from "../pipelines/chat-turn.ts";
+import { type ParsedCommand, UsageError } from "./args.ts";
+import { type CliContext, CommandError } from "./context.ts";
 import { withCancel } from "./pipeline-commands.ts";
+
+const NO_MODEL_CLI =
+  "No model configured (the offline summarizer cannot chat): canopy settings set model " +
+  `'{"baseUrl":"…/v1","id":"…","contextWindow":…}' (README: Summaries: model setup)`;
 
 function replyText(message: AssistantMessage): string {
   return message.content
@@ -39,6 +44,10 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
     result = await withCancel(cli, sessionId, "chat:abort", () =>
       continuing ? cli.request("chat:continue", { sessionId }) : cli.request("chat:send", { sessionId, text }),
     );
+  } catch (error) {
+    // The app's wording points at its Settings panel; here the setting is set with a command.
+    if (error instanceof Error && error.message === NO_MODEL_MESSAGE) throw new CommandError(NO_MODEL_CLI);
+    throw error;
   } finally {
     unsubscribe();
   }

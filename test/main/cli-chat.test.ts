@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NO_MODEL_MESSAGE } from "../../main/pipelines/chat-turn.ts";
 import { type CliRun, runCliCaptured } from "../helpers/cli.ts";
 import {
   type FakeServer,
@@ -43,7 +42,10 @@ describe("canopy chat", () => {
       { role: "user", text: textOf(3000, "second") },
       { role: "assistant", text: "ok", usage: { input: 9000, output: 10 } },
     ]);
-    expect((await cli("chat", file, "hello")).err).toBe(`canopy: error: ${NO_MODEL_MESSAGE}\n`);
+    // The CLI says how to set a model with a command (the app's wording points at its Settings).
+    expect((await cli("chat", file, "hello")).err).toBe(
+      `canopy: error: No model configured (the offline summarizer cannot chat): canopy settings set model '{"baseUrl":"…/v1","id":"…","contextWindow":…}' (README: Summaries: model setup)\n`,
+    );
     const model = {
       baseUrl: fake.baseUrl,
       id: "fake-model",
