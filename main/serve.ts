@@ -32,12 +32,20 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     ...(options.env === undefined ? {} : { env: options.env }),
   });
   const api = createApi(ctx);
-  const server = await startBrowserServer({
-    api,
-    rendererDir: options.rendererDir,
-    ...(options.port === undefined ? {} : { port: options.port }),
-    ...(options.token === undefined ? {} : { token: options.token }),
-  });
+  let server: BrowserServer;
+  try {
+    server = await startBrowserServer({
+      api,
+      rendererDir: options.rendererDir,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.token === undefined ? {} : { token: options.token }),
+    });
+  } catch (error) {
+    // E.g. the port is taken: nothing is left open behind the message.
+    await ctx.imports.close();
+    ctx.db.close();
+    throw error;
+  }
   const watcher = (options.watch ?? process.env.CANOPY_NO_WATCH !== "1") ? startLibraryWatcher(ctx) : null;
   return {
     ...server,

@@ -61,7 +61,9 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
-        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }));
+        res.end(
+          JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }),
+        );
         return;
       }
       if (req.method !== "POST") {
@@ -106,7 +108,16 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      unsubscribe();
+      reject(
+        error.code === "EADDRINUSE" || error.code === "EACCES"
+          ? new Error(
+              `port ${options.port} on 127.0.0.1 is ${error.code === "EADDRINUSE" ? "in use" : "not open to this user"}: choose another with --port N, or leave --port out for a free one`,
+            )
+          : error,
+      );
+    });
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

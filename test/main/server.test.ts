@@ -1,6 +1,6 @@
 // Browser-mode transport: the contract over HTTP with a token, events over WebSocket, static
 // files confined to the renderer folder, and expected failures as data.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,5 +99,23 @@ describe("browser-mode server", () => {
     const event = await received;
     expect(event.payload.sessionIds).toEqual(["01a2361e-31af-75a7-95c2-9bc5d25359f5"]);
     socket.close();
+  });
+
+  it("says in one line when the port is taken, and leaves the library closed", async () => {
+    const second = path.join(dir, "second.db");
+    const failure = await startBrowserMode({
+      dbPath: second,
+      rendererDir: path.join(dir, "renderer"),
+      seedDemo: false,
+      port: mode.port,
+    }).then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toBe(
+      `port ${mode.port} on 127.0.0.1 is in use: choose another with --port N, or leave --port out for a free one`,
+    );
+    // Its connection was closed: the WAL and shared-memory files are gone with it.
+    expect(existsSync(`${second}-wal`)).toBe(false);
   });
 });
