@@ -1,13 +1,15 @@
 /**
  * Exports and the agents' live files (issue 6): before an export, a source file that changed
  * since its import is re-imported (append-only), and an export path is refused when it is any
- * session's own file — Canopy never writes into an agent's session file — or, unless confirmed,
- * when it lies in the folder of a file its agent is still writing.
+ * session's own file — Canopy never writes into an agent's session file — or one of Canopy's own
+ * (the library, its keys), or, unless confirmed, when it lies in the folder of a file its agent
+ * is still writing.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
+import { SECRETS_FILE } from "../secrets.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { importFile } from "./import.ts";
 import { getViewLeaf, requireSession } from "./load.ts";
@@ -43,6 +45,16 @@ function realTarget(file: string): string {
   return (
     realPathOrNull(resolved) ?? (folder === null ? resolved : path.join(folder, path.basename(resolved)))
   );
+}
+
+/** The library database (with SQLite's files beside it) and the stored keys, as real paths. */
+function canopyFiles(ctx: AppContext): string[] {
+  const library = realTarget(ctx.dbPath);
+  return [
+    library,
+    ...["-wal", "-shm", "-journal"].map((suffix) => `${library}${suffix}`),
+    path.join(path.dirname(library), SECRETS_FILE),
+  ];
 }
 
 /**
@@ -99,6 +111,11 @@ export function guardExport(
     if (owner) {
       throw invalidInput(
         `${target} is the session file of ${owner.id}; Canopy never writes into an agent's session file, choose another path`,
+      );
+    }
+    if (canopyFiles(ctx).includes(target)) {
+      throw invalidInput(
+        `${target} is one of Canopy's own files (its library or stored keys); exporting there would replace it, choose another path`,
       );
     }
   }

@@ -141,6 +141,22 @@ describe("export of a session whose file the agent is writing", () => {
     expect(fs.readFileSync(otherSource).equals(before[1] as Buffer)).toBe(true);
   });
 
+  it("never writes Canopy's own files: the library (and SQLite's files beside it) or the stored keys", async () => {
+    const sessionId = await importSource();
+    const keys = path.join(path.dirname(h.dbPath), "secrets.json");
+    fs.writeFileSync(keys, '{"version":1,"keys":{}}\n');
+    const link = path.join(otherDir, "library-link.db");
+    fs.symlinkSync(h.dbPath, link);
+    for (const outPath of [h.dbPath, `${h.dbPath}-wal`, `${h.dbPath}-shm`, link, keys]) {
+      const error = await h.fail("session:export", { sessionId, outPath, confirmLiveFolder: true });
+      expect(error.code).toBe("invalid_input");
+      expect(error.message).toContain("is one of Canopy's own files (its library or stored keys)");
+    }
+    // The library is whole: the session is still there.
+    expect(await storedIds(sessionId)).toEqual(["u1", "a1"]);
+    expect(fs.readFileSync(keys, "utf8")).toBe('{"version":1,"keys":{}}\n');
+  });
+
   it("CLI export: one-line warning and exit 1 without --force, written with it", async () => {
     const sessionId = await importSource();
     append(source, "u2", "a1");
