@@ -16,6 +16,7 @@ import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
+import { lineWriter, terminalText } from "./cli/terminal-text.ts";
 
 export type { CliIo } from "./cli/context.ts";
 
@@ -134,12 +135,11 @@ if (invokedDirectly) {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw error;
   });
-  const line = (stream: NodeJS.WriteStream) => (text: string) =>
-    stream.write(text.endsWith("\n") ? text : `${text}\n`);
   const code = await runCli(process.argv.slice(2), {
-    out: line(process.stdout),
-    err: line(process.stderr),
-    progress: (text) => process.stderr.write(`\r\x1b[2K${text}`),
+    out: lineWriter(process.stdout),
+    err: lineWriter(process.stderr),
+    // Only on a terminal: the summary or reply written so far, made safe.
+    progress: (text) => process.stderr.write(`\r\x1b[2K${terminalText(text)}`),
     isTerminal: process.stderr.isTTY === true,
   });
   process.exitCode = code;
