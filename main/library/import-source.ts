@@ -360,11 +360,20 @@ function migrationOf(header: SessionHeader, originalVersion: number): Migration 
   return originalVersion < 3 ? { sessionId: header.id, version: originalVersion } : null;
 }
 
+/** Why a file with a UTF-16 byte order mark is no session (an editor saved it so), else null. */
+function utf16Reason(buffer: Buffer): string | null {
+  const [a, b] = buffer;
+  if (!((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff))) return null;
+  return "the file is UTF-16 text; session files are UTF-8 (save it as UTF-8 and import it again)";
+}
+
 export function openSource(buffer: Buffer): OpenedSource {
   const headEnd = endOfFirstJsonLine(buffer);
   const headText = decodeUtf8(buffer, 0, headEnd === 0 ? buffer.length : headEnd);
   const head = parseSessionText(headText);
-  if (head.header === null) return { ok: false, reason: head.notASessionReason ?? "not a session file" };
+  if (head.header === null) {
+    return { ok: false, reason: utf16Reason(buffer) ?? head.notASessionReason ?? "not a session file" };
+  }
   const headerLine = head.headerLine ?? 1;
 
   const migration = migrationOf(head.header, head.originalVersion);

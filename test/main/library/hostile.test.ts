@@ -49,6 +49,17 @@ describe("hostile inputs", () => {
     expect(lib.db.prepare("SELECT count(*) FROM sessions").pluck().get()).toBe(0);
   });
 
+  it("a session saved as UTF-16 is skipped with a reason that says so", () => {
+    const file = path.join(lib.dir, "utf16.jsonl");
+    const text = `${JSON.stringify(header("u16"))}\n${JSON.stringify(user("a0000001", null, "hi"))}\n`;
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]));
+    const report = importPath(lib.db, file);
+    expect(report.files[0]).toMatchObject({
+      status: "skipped",
+      reason: "the file is UTF-16 text; session files are UTF-8 (save it as UTF-8 and import it again)",
+    });
+  });
+
   it("empty files and JSON that is not a session are skipped", () => {
     fs.writeFileSync(path.join(lib.dir, "empty.jsonl"), "");
     writeJsonl("other.jsonl", [{ type: "message", id: "x" }]);
