@@ -16,6 +16,9 @@ const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "a key nam
 
 type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
+/** The most hits one `library:search` returns (`--limit` in the CLI). */
+export const MAX_SEARCH_HITS = 1000;
+
 export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:list": z.object({ deleted: z.boolean().optional() }).strict(),
   "library:import": z.object({ path: nonEmpty }).strict(),
@@ -26,7 +29,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:search": z
     .object({
       query: z.string().max(1000),
-      limit: z.number().int().min(1).max(1000).optional(),
+      limit: z.number().int().min(1).max(MAX_SEARCH_HITS).optional(),
       highlight: z.tuple([z.string().max(8), z.string().max(8)]).optional(),
     })
     .strict(),

@@ -3,6 +3,7 @@
  * with one-line usage errors (never a stack trace).
  */
 import { parseArgs } from "node:util";
+import { MAX_SEARCH_HITS } from "../../core/api/schemas.ts";
 
 export class UsageError extends Error {}
 
@@ -38,7 +39,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     throw new UsageError(argumentError(error));
   }
   const [command = "help", ...positionals] = parsed.positionals;
-  const limit = wholeNumber("--limit", parsed.values.limit);
+  const limit = wholeNumber("--limit", parsed.values.limit, MAX_SEARCH_HITS);
   const keepRecentTokens = wholeNumber("--keep-recent-tokens", parsed.values["keep-recent-tokens"]);
   return {
     command,
@@ -80,10 +81,13 @@ function argumentError(error: unknown): string {
   return first;
 }
 
-function wholeNumber(flag: string, text: string | undefined): number | undefined {
+function wholeNumber(flag: string, text: string | undefined, max?: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number ≥ 1, not "${text}"`);
+  if (!Number.isInteger(value) || value < 1 || (max !== undefined && value > max)) {
+    const range = max === undefined ? "≥ 1" : `from 1 to ${max}`;
+    throw new UsageError(`${flag} takes a whole number ${range}, not "${text}"`);
+  }
   return value;
 }
 

@@ -265,6 +265,11 @@ describe("bad input: one line on stderr, non-zero exit", () => {
       /^canopy: --leaf needs a value \(--leaf <value>;/,
     ],
     ["option without its value", ["export", "x", "--leaf", "--json"], /^canopy: --leaf needs a value /],
+    [
+      "a number out of range",
+      ["search", "x", "--limit", "5000"],
+      /^canopy: --limit takes a whole number from 1 to 1000, not "5000" \(see `canopy help`\)\n$/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     it(`${name}: ${args.join(" ")}`, async () => {
