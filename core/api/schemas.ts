@@ -10,7 +10,9 @@ const nonEmpty = z.string().trim().min(1);
 const empty = z.object({}).strict();
 const sessionId = nonEmpty.max(512);
 const entryId = nonEmpty.max(512);
-const keepTokens = z.number().int().min(1).max(10_000_000);
+/** The most recent tokens a compaction may be asked to keep (`--keep-recent-tokens`). */
+export const MAX_KEEP_RECENT_TOKENS = 10_000_000;
+const keepTokens = z.number().int().min(1).max(MAX_KEEP_RECENT_TOKENS);
 /** API-key names are environment-variable names (a model's `apiKeyEnv`). */
 const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "a key name looks like OPENAI_API_KEY");
 

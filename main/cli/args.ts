@@ -3,7 +3,7 @@
  * with one-line usage errors (never a stack trace).
  */
 import { parseArgs } from "node:util";
-import { MAX_SEARCH_HITS } from "../../core/api/schemas.ts";
+import { MAX_KEEP_RECENT_TOKENS, MAX_SEARCH_HITS } from "../../core/api/schemas.ts";
 
 export class UsageError extends Error {}
 
@@ -40,7 +40,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   const [command = "help", ...positionals] = parsed.positionals;
   const limit = wholeNumber("--limit", parsed.values.limit, MAX_SEARCH_HITS);
-  const keepRecentTokens = wholeNumber("--keep-recent-tokens", parsed.values["keep-recent-tokens"]);
+  const keepRecentTokens = wholeNumber(
+    "--keep-recent-tokens",
+    parsed.values["keep-recent-tokens"],
+    MAX_KEEP_RECENT_TOKENS,
+  );
   return {
     command,
     positionals,

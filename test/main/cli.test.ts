@@ -270,6 +270,11 @@ describe("bad input: one line on stderr, non-zero exit", () => {
       ["search", "x", "--limit", "5000"],
       /^canopy: --limit takes a whole number from 1 to 1000, not "5000" \(see `canopy help`\)\n$/,
     ],
+    [
+      "a number out of range",
+      ["compact", "x", "--keep-recent-tokens", "20000000", "--dry-run"],
+      /^canopy: --keep-recent-tokens takes a whole number from 1 to 10000000, not "20000000"/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     it(`${name}: ${args.join(" ")}`, async () => {
