@@ -61,9 +61,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }),
-        );
+        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }));
         return;
       }
       if (req.method !== "POST") {

@@ -38,13 +38,8 @@ export function prepareLibraryPath(file: string): void {
   try {
     fs.mkdirSync(path.dirname(resolved), { recursive: true });
   } catch (cause) {
-    throw new StoreError(
-      "not_a_library",
-      `Cannot create the folder of the library ${resolved}: ${fileErrorReason(cause)}.`,
-      {
-        cause,
-      },
-    );
+    const message = `Cannot create the folder of the library ${resolved}: ${fileErrorReason(cause)}.`;
+    throw new StoreError("not_a_library", message, { cause });
   }
 }
 
@@ -60,13 +55,8 @@ function readHeader(
     };
   } catch (cause) {
     if ((cause as { code?: unknown }).code === "SQLITE_NOTADB") {
-      throw new StoreError(
-        "not_a_library",
-        `${file} is not a Canopy library: it is not an SQLite database. ${USE_ANOTHER}`,
-        {
-          cause,
-        },
-      );
+      const message = `${file} is not a Canopy library: it is not an SQLite database. ${USE_ANOTHER}`;
+      throw new StoreError("not_a_library", message, { cause });
     }
     throw cause;
   }
