@@ -23,8 +23,11 @@ function renameTarget(given: string): string {
 function replaceAtomically(target: string, text: string): void {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  // A file replaced keeps its permissions (an export kept private stays private).
+  const mode = fs.statSync(target, { throwIfNoEntry: false })?.mode;
   try {
     fs.writeFileSync(temp, text, { flush: true });
+    if (mode !== undefined) fs.chmodSync(temp, mode & 0o7777);
     fs.renameSync(temp, target);
   } catch (error) {
     fs.rmSync(temp, { force: true });

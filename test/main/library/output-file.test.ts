@@ -34,6 +34,10 @@ describe("writeOutputFile", () => {
     expect(writeOutputFile(file, "two\n", "x.jsonl")).toBe(file);
     expect(fs.readFileSync(file, "utf8")).toBe("two\n");
     expect(fs.readdirSync(path.dirname(file))).toEqual(["session.jsonl"]);
+    // A file replaced keeps its permissions.
+    fs.chmodSync(file, 0o600);
+    writeOutputFile(file, "three\n", "x.jsonl");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it("refuses a folder, suggesting a file in it, and writes nothing there", () => {
