@@ -12,6 +12,7 @@ import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/a
 import { runChatCommand } from "./cli/chat-command.ts";
 import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
+import { runFolderCommand } from "./cli/folder-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
@@ -26,13 +27,21 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     case "import": {
       cli.requireNoExtra(1);
       const target = parsed.positionals[0];
-      if (!target) throw new UsageError("missing <file|dir> to import");
-      if (!existsSync(target)) throw new CommandError(`not found: ${target}`);
+      if (options.agentFolders && target) {
+        throw new UsageError("--agent-folders imports the agent folders: give no path");
+      }
+      if (!target && !options.agentFolders) {
+        throw new UsageError("missing <file|dir> to import (or --agent-folders)");
+      }
+      if (target && !existsSync(target)) throw new CommandError(`not found: ${target}`);
       const stopProgress = showProgress(cli, importProgress);
-      const report = await cli.request("library:import", { path: path.resolve(target) }).finally(stopProgress);
+      const report = await (target
+        ? cli.request("library:import", { path: path.resolve(target) })
+        : cli.request("library:import-default-folders", {})
+      ).finally(stopProgress);
       cli.io.out(options.json ? JSON.stringify(report, null, 2) : renderImportReport(report));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
-        throw new CommandError(`nothing could be imported from ${target}`);
+        throw new CommandError(`nothing could be imported from ${target ?? "the agent folders"}`);
       }
       return true;
     }
@@ -111,7 +120,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       (await runLibraryCommand(cli, parsed)) ||
       (await runPipelineCommand(cli, parsed)) ||
       (await runEditCommand(cli, parsed)) ||
-      (await runChatCommand(cli, parsed));
+      (await runChatCommand(cli, parsed)) ||
+      (await runFolderCommand(cli, parsed));
     if (!handled) throw new UsageError(`unknown command "${parsed.command}"`);
     return 0;
   } catch (error) {

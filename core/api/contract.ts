@@ -7,12 +7,13 @@ import type { Settings } from "../settings/schema.ts";
 import type {
   CompactionPlanDto,
   CompactionRunResult,
+  ConfiguredFolders,
   ConnectionTestDto,
   ContextView,
   EditResultDto,
   ExportResult,
-  ImportReport,
   HooksDto,
+  ImportReport,
   LibraryFolders,
   NavigationPreviewDto,
   NavigationResultDto,
@@ -20,9 +21,9 @@ import type {
   PrunePlanDto,
   PruneResultDto,
   SearchHit,
-  SessionTreeDto,
   SessionDetail,
   SessionSummary,
+  SessionTreeDto,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 
@@ -41,9 +42,9 @@ export interface Requests {
    */
   "library:cancel-import": { input: Record<string, never>; output: { cancelled: boolean } };
   /** The agent session folders Canopy scans. */
-  "library:get-folders": { input: Record<string, never>; output: LibraryFolders };
-  /** Replace the agent session folders Canopy scans. */
-  "library:set-folders": { input: LibraryFolders; output: LibraryFolders };
+  "library:get-folders": { input: Record<string, never>; output: ConfiguredFolders };
+  /** Replace the agent session folders Canopy scans and watches (none: back to the defaults). */
+  "library:set-folders": { input: LibraryFolders; output: ConfiguredFolders };
   /**
    * Full-text search over message text of every session. Matches in the snippet are wrapped in
    * `highlight` (default "[" and "]"; the renderer passes private-use characters).

@@ -166,6 +166,11 @@ export interface LibraryFolders {
   folders: string[];
 }
 
+/** The agent session folders in effect; `defaults`: the pi and oh-my-pi ones (none set). */
+export interface ConfiguredFolders extends LibraryFolders {
+  defaults: boolean;
+}
+
 // ── compaction, navigation, pruning (SPEC §5–§9) ────────────────────────────────
 
 /** The plan of a compaction, shown before anything runs (no model call). */

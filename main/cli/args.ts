@@ -27,6 +27,7 @@ export interface ParsedCommand {
     deleted: boolean;
     withoutArchived: boolean;
     continue: boolean;
+    agentFolders: boolean;
     help: boolean;
   };
 }
@@ -65,6 +66,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       deleted: parsed.values.deleted ?? false,
       withoutArchived: parsed.values["without-archived"] ?? false,
       continue: parsed.values.continue ?? false,
+      agentFolders: parsed.values["agent-folders"] ?? false,
       help: parsed.values.help ?? false,
     },
   };
@@ -117,6 +119,7 @@ function parse(argv: readonly string[]) {
       deleted: { type: "boolean" },
       "without-archived": { type: "boolean" },
       continue: { type: "boolean" },
+      "agent-folders": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -126,6 +129,10 @@ export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]
 
 Commands:
   import <file|dir>                       Import a session file or every .jsonl below a folder
+  import --agent-folders                  Import the agent session folders (see folders)
+  folders | folders set <dir>… | folders reset
+                                          The agent session folders scanned and watched (default
+                                          ~/.pi/agent/sessions and ~/.omp/agent/sessions)
   list [--deleted] [--json]               Sessions in the library, newest first (--deleted: the
                                           ones deleted from it, which undelete brings back)
   show <session>                          The session tree as text (leaf, compactions, first kept entries)

@@ -14,6 +14,12 @@ export function configuredFolders(db: Database): string[] {
   return defaultAgentFolders();
 }
 
+/** Sets the folders to scan and watch; none means back to the defaults. */
 export function setConfiguredFolders(db: Database, folders: string[]): void {
-  setSetting(db, FOLDERS_KEY, folders);
+  setSetting(db, FOLDERS_KEY, folders.length === 0 ? undefined : folders);
+}
+
+/** True when the user has not set the folders (the pi and oh-my-pi defaults are in use). */
+export function foldersAreDefault(db: Database): boolean {
+  return getSetting(db, FOLDERS_KEY) === undefined;
 }

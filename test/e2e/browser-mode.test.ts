@@ -1,6 +1,6 @@
 // Browser mode end to end in Debian's Chromium: a fresh library opens on the demo sessions, the
 // session list and the LLM view render, and the LLM view matches the contract's context:get.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
 import { ensureRendererBuilt, rendererDist } from "../../scripts/build.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 
 let mode: BrowserMode;
@@ -202,5 +203,24 @@ describe("browser mode", () => {
     await panel.getByRole("button", { name: "Use the offline summarizer" }).click();
     await expect.poll(async () => (await api<Saved>("settings:get", {})).model).toBeNull();
     await api("settings:set", { key: "compaction.keepRecentTokens", value: 20000 });
+  });
+
+  it("sets the agent folders in the panel; Scan agent folders then imports from them", async () => {
+    const agent = path.join(dir as string, "my-agent-sessions");
+    mkdirSync(path.join(agent, "project"), { recursive: true });
+    copyFileSync(fixturePath("tree-00.jsonl"), path.join(agent, "project", "found.jsonl"));
+    const folders = page.getByTestId("agent-folders");
+    const box = folders.getByLabel("Agent session folders");
+    await expect.poll(() => box.inputValue()).toContain(".pi/agent/sessions");
+    await box.fill(`${agent}\n`);
+    await folders.getByRole("button", { name: "Save folders" }).click();
+    await expect.poll(() => folders.getByRole("status").textContent()).toBe("Folders saved.");
+    expect(await api("library:get-folders", {})).toEqual({ folders: [agent], defaults: false });
+    await page.getByRole("button", { name: "Scan agent folders" }).click();
+    const sources = async () => (await api<{ sourcePath: string | null }[]>("library:list", {})).map((s) => s.sourcePath);
+    await expect.poll(sources).toContain(path.join(agent, "project", "found.jsonl"));
+    await folders.getByRole("button", { name: "Use the defaults" }).click();
+    await expect.poll(() => folders.getByRole("status").textContent()).toBe("Back to the default folders.");
+    expect(await api<{ defaults: boolean }>("library:get-folders", {})).toMatchObject({ defaults: true });
   });
 });

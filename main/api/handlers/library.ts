@@ -8,7 +8,11 @@ import path from "node:path";
 import { IMPORT_JOB_PREFIX } from "../../../core/api/contract.ts";
 import type { ImportReport } from "../../../core/api/dto.ts";
 import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
-import { configuredFolders as foldersOf, setConfiguredFolders } from "../../library/folders.ts";
+import {
+  foldersAreDefault,
+  configuredFolders as foldersOf,
+  setConfiguredFolders,
+} from "../../library/folders.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
 import { checkpointWal } from "../../store/open.ts";
 import { ApiFailure } from "../errors.ts";
@@ -93,11 +97,12 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     return mergeReports(reports);
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
-  "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx) }),
+  "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx), defaults: foldersAreDefault(ctx.db) }),
   "library:set-folders": (input, ctx) => {
-    const folders = [...new Set(input.folders.map(expandPath))];
-    setConfiguredFolders(ctx.db, folders);
-    return { folders };
+    setConfiguredFolders(ctx.db, [...new Set(input.folders.map(expandPath))]);
+    // The live watcher re-reads the folders on this event.
+    ctx.events.emit("library:changed", { sessionIds: [] });
+    return { folders: configuredFolders(ctx), defaults: foldersAreDefault(ctx.db) };
   },
   "library:search": async (input, ctx) => {
     // Right after an import the import thread is still indexing it: wait for that (this thread

@@ -1,14 +1,15 @@
 /**
  * Settings at a glance: which summarizer runs, the compaction settings, which prompt template
- * file is in effect (default or the user's override), the loaded hooks, a connection test, and
- * the API keys of the configured models (set or not; never their values). The chat composer's
- * "No model configured" message opens it (store: settingsOpen).
+ * file is in effect (default or the user's override), the loaded hooks, a connection test, the
+ * API keys of the configured models (set or not; never their values) and the agent folders.
+ * The chat composer's "No model configured" message opens it (store: settingsOpen).
  */
 import { useEffect, useRef, useState } from "react";
 import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
+import { FoldersSection } from "./FoldersSection.tsx";
 import { SecretsSection } from "./SecretsSection.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
 
@@ -101,6 +102,7 @@ export function SettingsPanel() {
               .flatMap((model) => (model ? [model.apiKeyEnv] : []))
               .filter((name, index, all) => all.indexOf(name) === index)}
           />
+          <FoldersSection />
           <h3>Prompt templates in effect</h3>
           <ul className="prompt-list">
             {loaded.prompts.map((prompt) => (

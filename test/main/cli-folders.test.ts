@@ -1,0 +1,58 @@
+// The agent session folders from the CLI: `folders` shows them (the pi and oh-my-pi defaults
+// until set), `folders set` / `folders reset` change them, `import --agent-folders` imports them.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultAgentFolders } from "../../main/library/files.ts";
+import { runCliCaptured } from "../helpers/cli.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-folders-"));
+  db = path.join(dir, "library.db");
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => runCliCaptured([...args, "--db", db]);
+
+describe("canopy folders", () => {
+  it("shows the defaults, sets folders (marking missing ones), imports them, and resets", async () => {
+    const shown = await cli("folders", "--json");
+    expect(JSON.parse(shown.out)).toEqual({ folders: defaultAgentFolders(), defaults: true });
+
+    const agent = path.join(dir, "agent");
+    fs.mkdirSync(path.join(agent, "project"), { recursive: true });
+    fs.copyFileSync(fixturePath("tree-00.jsonl"), path.join(agent, "project", "s.jsonl"));
+    const missing = path.join(dir, "missing");
+    const set = await cli("folders", "set", agent, missing);
+    expect(set.code).toBe(0);
+    expect(set.out).toBe(
+      [
+        "Agent session folders (set; `canopy folders reset` goes back to the defaults):",
+        `  ${agent}`,
+        `  ${missing}  (not there)`,
+        "",
+      ].join("\n"),
+    );
+
+    const imported = await cli("import", "--agent-folders", "--json");
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.out)).toMatchObject({ imported: 1, failed: 0 });
+
+    const reset = await cli("folders", "reset", "--json");
+    expect(JSON.parse(reset.out)).toEqual({ folders: defaultAgentFolders(), defaults: true });
+  });
+
+  it("says what is wrong in one line", async () => {
+    expect((await cli("folders", "set")).err).toBe(
+      "canopy: folders set needs one or more folders (folders reset: the defaults) (see `canopy help`)\n",
+    );
+    expect((await cli("import")).err).toBe(
+      "canopy: missing <file|dir> to import (or --agent-folders) (see `canopy help`)\n",
+    );
+    expect((await cli("import", "x.jsonl", "--agent-folders")).code).toBe(2);
+  });
+});
