@@ -140,6 +140,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 const invokedDirectly =
   process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
+  // `npm run canopy` runs in the package folder; relative paths mean where the command was typed.
+  const typedIn = process.env.INIT_CWD;
+  if (process.env.npm_lifecycle_event === "canopy" && typedIn && path.isAbsolute(typedIn)) {
+    process.chdir(typedIn);
+  }
   // A reader that stops early (`canopy context … | head`) is not an error: stop quietly.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);

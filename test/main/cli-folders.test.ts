@@ -1,12 +1,14 @@
 // The agent session folders from the CLI: `folders` shows them (the pi and oh-my-pi defaults
-// until set), `folders set` / `folders reset` change them, `import --agent-folders` imports them.
+// until set), `folders set` / `folders reset` change them, `import --agent-folders` imports them;
+// and `npm run canopy` reads relative paths from where the command was typed.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultAgentFolders } from "../../main/library/files.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
-import { fixturePath } from "../helpers/fixtures.ts";
+import { fixturePath, repoRoot } from "../helpers/fixtures.ts";
 
 let dir: string;
 let db: string;
@@ -54,5 +56,22 @@ describe("canopy folders", () => {
       "canopy: missing <file|dir> to import (or --agent-folders) (see `canopy help`)\n",
     );
     expect((await cli("import", "x.jsonl", "--agent-folders")).code).toBe(2);
+  });
+});
+
+describe("npm run canopy from another folder", () => {
+  it("reads a relative path from where the command was typed", () => {
+    fs.copyFileSync(fixturePath("tree-00.jsonl"), path.join(dir, "here.jsonl"));
+    const run = spawnSync(
+      "npm",
+      ["--prefix", repoRoot, "run", "--silent", "canopy", "--", "import", "here.jsonl", "--db", "library.db"],
+      { cwd: dir, encoding: "utf8", env: { ...process.env, CANOPY_NO_DEMO: "1" } },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      `imported  01a2361e-31af-75a7-95c2-9bc5d25359f5 ${path.join(dir, "here.jsonl")}`,
+    );
+    expect(fs.existsSync(db)).toBe(true);
   });
 });
