@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
+import { counted } from "../../../../core/session/describe.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -114,7 +115,7 @@ export function SettingsPanel() {
           </ul>
           <h3>Hooks</h3>
           <p>
-            {loaded.hooks.handlers.length} handler(s) from <code>{loaded.hooks.folder}</code>
+            {counted(loaded.hooks.handlers.length, "handler")} from <code>{loaded.hooks.folder}</code>
           </p>
           {loaded.hooks.errors.map((hookError) => (
             <p key={`${hookError.extension}:${hookError.message}`} className="error">
