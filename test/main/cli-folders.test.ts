@@ -48,6 +48,17 @@ describe("canopy folders", () => {
     expect(JSON.parse(reset.out)).toEqual({ folders: defaultAgentFolders(), defaults: true });
   });
 
+  it("refuses the whole disk or the home folder (scanned and watched recursively)", async () => {
+    for (const broad of ["/", os.homedir()]) {
+      const run = await cli("folders", "set", broad);
+      expect(run.code).toBe(1);
+      expect(run.err).toBe(
+        `canopy: error: ${broad} is too broad to scan and watch: give the folder that holds the agent's sessions (such as ${path.join(os.homedir(), ".pi", "agent", "sessions")})\n`,
+      );
+    }
+    expect(JSON.parse((await cli("folders", "--json")).out)).toMatchObject({ defaults: true });
+  });
+
   it("says what is wrong in one line", async () => {
     expect((await cli("folders", "set")).err).toBe(
       "canopy: folders set needs one or more folders (folders reset: the defaults) (see `canopy help`)\n",

@@ -97,9 +97,21 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     return mergeReports(reports);
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
-  "library:get-folders": (_input, ctx) => ({ folders: configuredFolders(ctx), defaults: foldersAreDefault(ctx.db) }),
+  "library:get-folders": (_input, ctx) => ({
+    folders: configuredFolders(ctx),
+    defaults: foldersAreDefault(ctx.db),
+  }),
   "library:set-folders": (input, ctx) => {
-    setConfiguredFolders(ctx.db, [...new Set(input.folders.map(expandPath))]);
+    const folders = [...new Set(input.folders.map(expandPath))];
+    // Scanned and watched recursively: the whole disk or home folder would take the app down.
+    const broad = folders.find((folder) => path.parse(folder).root === folder || folder === os.homedir());
+    if (broad !== undefined) {
+      throw new ApiFailure(
+        "invalid_input",
+        `${broad} is too broad to scan and watch: give the folder that holds the agent's sessions (such as ${path.join(os.homedir(), ".pi", "agent", "sessions")})`,
+      );
+    }
+    setConfiguredFolders(ctx.db, folders);
     // The live watcher re-reads the folders on this event.
     ctx.events.emit("library:changed", { sessionIds: [] });
     return { folders: configuredFolders(ctx), defaults: foldersAreDefault(ctx.db) };
