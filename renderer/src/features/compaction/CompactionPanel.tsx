@@ -7,6 +7,7 @@
 import { useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
@@ -36,11 +37,7 @@ export function CompactionPanel() {
         )}
       </div>
       <SessionProblems />
-      {planError && (
-        <p className="error" role="alert">
-          {planError}
-        </p>
-      )}
+      <ErrorLine message={planError} />
       {plan && (
         <div className="plan" data-testid="compaction-plan">
           <p>

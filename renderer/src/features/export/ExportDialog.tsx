@@ -7,6 +7,7 @@
 import type { FormEvent, KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
 import "./export.css";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -85,11 +86,7 @@ export function ExportDialog() {
             </button>
           </div>
         )}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine message={error} />
         <div className="row">
           {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
           <button type="submit" autoFocus disabled={busy}>

@@ -5,6 +5,7 @@
 import { type FormEvent, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -59,11 +60,7 @@ export function ImportForm() {
           </button>
         </div>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {!importing && report?.cancelled && (
         <p className="import-report" role="status">
           Import cancelled. Importing the same path again adds the files it did not reach.

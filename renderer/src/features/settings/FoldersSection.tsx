@@ -6,6 +6,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import type { ConfiguredFolders } from "../../../../core/api/dto.ts";
 import { call } from "../../api.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 
 const linesOf = (text: string) =>
   text
@@ -80,11 +81,7 @@ export function FoldersSection() {
           Use the defaults
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {saved && (
         <p className="ok" role="status">
           {saved}

@@ -6,6 +6,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import type { SecretsStatusDto } from "../../../../core/api/dto-app.ts";
 import { call } from "../../api.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 
 export function SecretsSection({ names }: { names: string[] }) {
   const [status, setStatus] = useState<SecretsStatusDto | null>(null);
@@ -52,11 +53,7 @@ export function SecretsSection({ names }: { names: string[] }) {
   return (
     <div className="secrets" data-testid="secrets">
       <h3>API keys</h3>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {status?.note && <p className="note" data-testid="secrets-note">{status.note}</p>}
       {status && status.keys.length === 0 && <p className="note">No model is configured, so no key is needed.</p>}
       {status?.keys.map((secret) => (

@@ -6,6 +6,7 @@
 import { type ReactNode, useState } from "react";
 import type { ModelSettings, Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 
 interface FieldProps {
   label: string;
@@ -69,11 +70,7 @@ function SettingField({ label, settingKey, value, kind, onSaved, hint }: FieldPr
           />
         </>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
     </div>
   );
 }
@@ -146,11 +143,7 @@ function ModelForm({ settings, onSaved }: { settings: Settings; onSaved(settings
           </button>
         )}
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
     </fieldset>
   );
 }

@@ -10,6 +10,7 @@ import { counted } from "../../../../core/session/describe.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
+import { ErrorLine } from "../common/ErrorLine.tsx";
 import { FoldersSection } from "./FoldersSection.tsx";
 import { SecretsSection } from "./SecretsSection.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
@@ -66,11 +67,7 @@ export function SettingsPanel() {
       }}
     >
       <summary>Settings and prompts</summary>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {loaded && (
         <div data-testid="settings-panel">
           <p>
