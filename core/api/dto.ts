@@ -169,6 +169,8 @@ export interface LibraryFolders {
 /** The agent session folders in effect; `defaults`: the pi and oh-my-pi ones (none set). */
 export interface ConfiguredFolders extends LibraryFolders {
   defaults: boolean;
+  /** Those of `folders` that do not exist (yet). */
+  missing: string[];
 }
 
 // ── compaction, navigation, pruning (SPEC §5–§9) ────────────────────────────────

@@ -3,7 +3,6 @@
  * "Scan agent folders") and watches — the pi and oh-my-pi defaults unless set; `folders set
  * <dir>…` replaces them, `folders reset` goes back to the defaults.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ConfiguredFolders } from "../../core/api/dto.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
@@ -13,7 +12,9 @@ function renderFolders(result: ConfiguredFolders): string {
   const heading = result.defaults
     ? "Agent session folders (the defaults; `canopy folders set <dir>…` changes them):"
     : "Agent session folders (set; `canopy folders reset` goes back to the defaults):";
-  const lines = result.folders.map((folder) => `  ${folder}${existsSync(folder) ? "" : "  (not there)"}`);
+  const lines = result.folders.map(
+    (folder) => `  ${folder}${result.missing.includes(folder) ? "  (not there)" : ""}`,
+  );
   return [heading, ...lines].join("\n");
 }
 

@@ -212,10 +212,12 @@ describe("browser mode", () => {
     const folders = page.getByTestId("agent-folders");
     const box = folders.getByLabel("Agent session folders");
     await expect.poll(() => box.inputValue()).toContain(".pi/agent/sessions");
-    await box.fill(`${agent}\n`);
+    const missing = path.join(dir as string, "not-yet");
+    await box.fill(`${agent}\n\n${missing}\n`);
     await folders.getByRole("button", { name: "Save folders" }).click();
     await expect.poll(() => folders.getByRole("status").textContent()).toBe("Folders saved.");
-    expect(await api("library:get-folders", {})).toEqual({ folders: [agent], defaults: false });
+    expect(await api("library:get-folders", {})).toEqual({ folders: [agent, missing], defaults: false, missing: [missing] });
+    expect(await folders.getByTestId("folders-missing").textContent()).toBe(`Not there (yet): ${missing}`);
     await page.getByRole("button", { name: "Scan agent folders" }).click();
     const sources = async () => (await api<{ sourcePath: string | null }[]>("library:list", {})).map((s) => s.sourcePath);
     await expect.poll(sources).toContain(path.join(agent, "project", "found.jsonl"));

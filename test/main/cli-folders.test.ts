@@ -23,7 +23,9 @@ const cli = (...args: string[]) => runCliCaptured([...args, "--db", db]);
 describe("canopy folders", () => {
   it("shows the defaults, sets folders (marking missing ones), imports them, and resets", async () => {
     const shown = await cli("folders", "--json");
-    expect(JSON.parse(shown.out)).toEqual({ folders: defaultAgentFolders(), defaults: true });
+    const defaults = defaultAgentFolders();
+    const missingDefaults = defaults.filter((folder) => !fs.existsSync(folder));
+    expect(JSON.parse(shown.out)).toEqual({ folders: defaults, defaults: true, missing: missingDefaults });
 
     const agent = path.join(dir, "agent");
     fs.mkdirSync(path.join(agent, "project"), { recursive: true });
@@ -45,7 +47,7 @@ describe("canopy folders", () => {
     expect(JSON.parse(imported.out)).toMatchObject({ imported: 1, failed: 0 });
 
     const reset = await cli("folders", "reset", "--json");
-    expect(JSON.parse(reset.out)).toEqual({ folders: defaultAgentFolders(), defaults: true });
+    expect(JSON.parse(reset.out)).toEqual({ folders: defaults, defaults: true, missing: missingDefaults });
   });
 
   it("refuses the whole disk or the home folder (scanned and watched recursively)", async () => {

@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { IMPORT_JOB_PREFIX } from "../../../core/api/contract.ts";
-import type { ImportReport } from "../../../core/api/dto.ts";
+import type { ConfiguredFolders, ImportReport } from "../../../core/api/dto.ts";
 import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
 import {
   foldersAreDefault,
@@ -28,6 +28,15 @@ export function expandPath(input: string): string {
 
 function configuredFolders(ctx: AppContext): string[] {
   return foldersOf(ctx.db);
+}
+
+function foldersInEffect(ctx: AppContext): ConfiguredFolders {
+  const folders = configuredFolders(ctx);
+  return {
+    folders,
+    defaults: foldersAreDefault(ctx.db),
+    missing: folders.filter((folder) => !existsSync(folder)),
+  };
 }
 
 async function runImport(ctx: AppContext, target: string, jobId: string): Promise<ImportReport> {
@@ -97,10 +106,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     return mergeReports(reports);
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
-  "library:get-folders": (_input, ctx) => ({
-    folders: configuredFolders(ctx),
-    defaults: foldersAreDefault(ctx.db),
-  }),
+  "library:get-folders": (_input, ctx) => foldersInEffect(ctx),
   "library:set-folders": (input, ctx) => {
     const folders = [...new Set(input.folders.map(expandPath))];
     // Scanned and watched recursively: the whole disk or home folder would take the app down.
@@ -114,7 +120,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     setConfiguredFolders(ctx.db, folders);
     // The live watcher re-reads the folders on this event.
     ctx.events.emit("library:changed", { sessionIds: [] });
-    return { folders: configuredFolders(ctx), defaults: foldersAreDefault(ctx.db) };
+    return foldersInEffect(ctx);
   },
   "library:search": async (input, ctx) => {
     // Right after an import the import thread is still indexing it: wait for that (this thread

@@ -81,6 +81,11 @@ export function FoldersSection() {
           Use the defaults
         </button>
       </div>
+      {current && current.missing.length > 0 && (
+        <p className="note" data-testid="folders-missing">
+          Not there (yet): {current.missing.join(", ")}
+        </p>
+      )}
       <ErrorLine message={error} />
       {saved && (
         <p className="ok" role="status">
