@@ -1,6 +1,7 @@
 /**
  * `canopy show`: a session tree as text. Single-child chains stay flat, siblings are indented one
- * level (the branch holding the view leaf first), the view leaf is starred, compactions show
+ * level (the branch holding the view leaf first; past 24 levels a branch says its depth instead,
+ * so lines stay readable), the view leaf is starred, compactions show
  * tokensBefore and their first kept entry, and the first kept entry itself is marked.
  * Iterative, so a 100,000-deep session prints without recursion limits.
  */
@@ -14,6 +15,15 @@ import { fileProblems } from "../library/import-state.ts";
 function compactionNote(entry: SessionEntry): string {
   const e = entry as SessionEntry & { tokensBefore?: unknown; firstKeptEntryId?: unknown };
   return ` [compaction: tokensBefore ${String(e.tokensBefore ?? "?")}, first kept ${String(e.firstKeptEntryId ?? "(none)")}]`;
+}
+
+/** Nesting shown by indentation; deeper branches say their depth instead of indenting further. */
+const MAX_INDENT_LEVELS = 24;
+
+function indentFor(depth: number): string {
+  const levels = Math.max(0, depth - 1);
+  if (levels <= MAX_INDENT_LEVELS) return "  ".repeat(levels);
+  return `${"  ".repeat(MAX_INDENT_LEVELS - 3)}[${depth}] `.padEnd(MAX_INDENT_LEVELS * 2);
 }
 
 export function renderTree(detail: SessionDetail): string {
@@ -47,7 +57,7 @@ export function renderTree(detail: SessionDetail): string {
     if (!item) break;
     const { entry, depth } = item;
     const mark = entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : " ";
-    const indent = "  ".repeat(Math.max(0, depth - 1)) + (depth > 0 ? (item.branchStart ? "├─" : "│ ") : "");
+    const indent = indentFor(depth) + (depth > 0 ? (item.branchStart ? "├─" : "│ ") : "");
     let note = entry.type === "compaction" ? compactionNote(entry) : "";
     const keepers = keptBy.get(entry.id);
     if (keepers) note += ` [first kept by ${keepers.join(", ")}]`;
