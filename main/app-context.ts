@@ -6,13 +6,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPromptTemplates } from "../prompts/index.ts";
 import { EventBus } from "./api/events.ts";
+import type { AppContext } from "./api/types.ts";
 import { loadHookModules } from "./hooks/loader.ts";
 import { HookRegistry } from "./hooks/registry.ts";
-import type { AppContext } from "./api/types.ts";
 import { seedDemoSessions } from "./library/demo.ts";
 import { InPlaceImports, ThreadImports } from "./library/import-runner.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
 import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
+import { resolveLibraryPath } from "./store/library-file.ts";
 import { defaultDatabasePath, openDatabase } from "./store/open.ts";
 
 /** The folder holding prompts/ and main/demo/ (the repository, or the packaged app). */
@@ -38,7 +39,7 @@ export interface AppContextOptions {
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
   const appDir = options.appDir ?? defaultAppDir;
-  const dbPath = path.resolve(options.dbPath ?? defaultDatabasePath());
+  const dbPath = resolveLibraryPath(options.dbPath ?? defaultDatabasePath());
   const dataDir = path.dirname(dbPath);
   // Creates the data folder, or says clearly why the path cannot hold a library.
   const db = openDatabase(dbPath);

@@ -5,6 +5,7 @@
  * with a clear message before anything is written to them.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Database } from "better-sqlite3";
 import { fileErrorReason, StoreError } from "./errors.ts";
@@ -16,6 +17,14 @@ export const CANOPY_APPLICATION_ID = 0x43616e6f;
 const CANOPY_TABLES = ["sessions", "entries", "store_meta"];
 
 const USE_ANOTHER = "Use another path (--db, or CANOPY_DB for the app).";
+
+/** A library path as given (--db, CANOPY_DB), absolute; a leading `~` is the home folder, as in a shell. */
+export function resolveLibraryPath(file: string): string {
+  if (file === ":memory:") return file;
+  if (file === "~") return os.homedir();
+  if (file.startsWith("~/")) return path.join(os.homedir(), file.slice(2));
+  return path.resolve(file);
+}
 
 /** Refuses a library path that is a folder or a device; creates the folder a new library goes in. */
 export function prepareLibraryPath(file: string): void {

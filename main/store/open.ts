@@ -5,7 +5,12 @@
 import os from "node:os";
 import path from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
-import { assertCanopyLibrary, markCanopyLibrary, prepareLibraryPath } from "./library-file.ts";
+import {
+  assertCanopyLibrary,
+  markCanopyLibrary,
+  prepareLibraryPath,
+  resolveLibraryPath,
+} from "./library-file.ts";
 import { runMigrations } from "./migrations/index.ts";
 
 export type { Database } from "better-sqlite3";
@@ -110,7 +115,7 @@ export function defaultDatabasePath(
   platform = process.platform,
 ): string {
   const file = env.CANOPY_DB
-    ? path.resolve(env.CANOPY_DB)
+    ? resolveLibraryPath(env.CANOPY_DB)
     : path.join(defaultDataFolder(env, platform), "library.db");
   prepareLibraryPath(file);
   return file;

@@ -1,14 +1,17 @@
 // Which files openDatabase accepts as a library: new, empty or Canopy's own; a folder, a file that
 // is not SQLite and another program's database are refused with a clear message, untouched.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StoreError } from "../../../main/store/errors.ts";
-import { CANOPY_APPLICATION_ID } from "../../../main/store/library-file.ts";
+import { CANOPY_APPLICATION_ID, resolveLibraryPath } from "../../../main/store/library-file.ts";
 import { openDatabase } from "../../../main/store/open.ts";
 import { runCliCaptured } from "../../helpers/cli.ts";
+import { repoRoot } from "../../helpers/fixtures.ts";
 import { makeTempDir } from "./helpers.ts";
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -110,6 +113,21 @@ describe("openDatabase: what it accepts as a library", () => {
     );
     expect(fs.existsSync("/dev/null-journal")).toBe(false);
     expect(fs.existsSync("/dev/null-wal")).toBe(false);
+  });
+
+  it("reads a leading ~ in the library path as the home folder, as a shell would", () => {
+    expect(resolveLibraryPath("~/canopy/library.db")).toBe(path.join(os.homedir(), "canopy", "library.db"));
+    expect(resolveLibraryPath("relative.db")).toBe(path.resolve("relative.db"));
+    // Quoted in an environment file, CANOPY_DB="~/…" is not expanded by the shell: no folder named "~".
+    const home = path.join(tmp.dir, "home");
+    const run = spawnSync("npm", ["run", "--silent", "canopy", "--", "list"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home, CANOPY_DB: "~/data/library.db", CANOPY_NO_DEMO: "1" },
+    });
+    expect(run.stderr).toBe("");
+    expect(fs.existsSync(path.join(home, "data", "library.db"))).toBe(true);
+    expect(fs.existsSync(path.join(repoRoot, "~"))).toBe(false);
   });
 
   it("the CLI says so in one line and exits 1", async () => {
