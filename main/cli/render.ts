@@ -7,6 +7,9 @@ import { counted, flatten as truncate } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
 
+/** Unchanged files listed one by one up to this many; more are counted on one line. */
+const MAX_UNCHANGED_LINES = 20;
+
 export function renderImportReport(report: ImportReport): string {
   if (report.files.length === 0) {
     return report.cancelled
@@ -18,13 +21,20 @@ export function renderImportReport(report: ImportReport): string {
       `${report.unchanged} unchanged, ${report.skipped} skipped, ${report.failed} failed; ` +
       `${counted(report.entriesAdded, "entry", "entries")} added (${(report.bytesRead / 1e6).toFixed(1)} MB in ${Math.round(report.durationMs)} ms)`,
   ];
+  // Re-importing a sessions folder finds most files unchanged: past a few, they are one line,
+  // so the files that did change stay in sight (--json lists every file).
+  const quiet = (file: ImportReport["files"][number]) => file.status === "unchanged" && file.problems.length === 0;
+  const unchanged = report.files.filter(quiet);
+  const foldUnchanged = unchanged.length > MAX_UNCHANGED_LINES;
   for (const file of report.files) {
+    if (foldUnchanged && quiet(file)) continue;
     const id = file.sessionId ? ` ${file.sessionId}` : "";
     const reason = file.reason ? ` — ${file.reason}` : "";
     lines.push(`  ${file.status.padEnd(9)}${id} ${file.path}${reason}`);
     for (const problem of inFileOrder(file.problems).slice(0, 20)) lines.push(`      ! ${problemText(problem)}`);
     if (file.problems.length > 20) lines.push(`      ! … and ${counted(file.problems.length - 20, "more problem")}`);
   }
+  if (foldUnchanged) lines.push(`  unchanged ${counted(unchanged.length, "file")} (--json lists them)`);
   if (report.cancelled) lines.push("Cancelled: the files after these were not read.");
   return lines.join("\n");
 }
