@@ -73,20 +73,26 @@ const CLOSE_WAIT_MS = 10_000;
  */
 export const IN_PLACE_BYTES = 8 * 1024 * 1024;
 
+/** One report for several imports (an empty one for none): the files of all, the figures summed. */
+export function mergeImportReports(reports: readonly ImportReport[]): ImportReport {
+  const sum = (pick: (r: ImportReport) => number) => reports.reduce((total, r) => total + pick(r), 0);
+  return {
+    files: reports.flatMap((r) => r.files),
+    imported: sum((r) => r.imported),
+    updated: sum((r) => r.updated),
+    unchanged: sum((r) => r.unchanged),
+    skipped: sum((r) => r.skipped),
+    failed: sum((r) => r.failed),
+    entriesAdded: sum((r) => r.entriesAdded),
+    bytesRead: sum((r) => r.bytesRead),
+    durationMs: sum((r) => r.durationMs),
+    cancelled: reports.some((r) => r.cancelled),
+  };
+}
+
 /** The report of an import dropped before it started (cancelled while it waited). */
 function droppedReport(): ImportReport {
-  return {
-    files: [],
-    imported: 0,
-    updated: 0,
-    unchanged: 0,
-    skipped: 0,
-    failed: 0,
-    entriesAdded: 0,
-    bytesRead: 0,
-    durationMs: 0,
-    cancelled: true,
-  };
+  return { ...mergeImportReports([]), cancelled: true };
 }
 
 /**
@@ -211,10 +217,9 @@ export class ThreadImports implements ImportRunner {
    */
   close(): Promise<void> {
     this.clearIdleTimer();
-    this.queue.dropWaiting();
+    this.cancel();
     const worker = this.worker;
     if (worker === null) return this.ended;
-    if (this.current !== null) Atomics.store(this.stopJob, 0, this.current.jobId);
     this.lose(worker, "Canopy is closing");
     worker.ref();
     this.ended = endThread(worker);

@@ -95,7 +95,6 @@ export interface WorkerResult {
   treeInOrder: boolean;
 }
 
-
 /** What the import thread did in this process (diagnostics: the bench and tests report it). */
 const threadStats = { started: 0, files: 0, unanswered: 0, queued: 0 };
 

@@ -3,19 +3,9 @@
 import { describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { renderImportReport } from "../../main/cli/render.ts";
+import { mergeImportReports } from "../../main/library/import-runner.ts";
 
-const base: ImportReport = {
-  files: [],
-  imported: 0,
-  updated: 0,
-  unchanged: 0,
-  skipped: 0,
-  failed: 0,
-  entriesAdded: 0,
-  bytesRead: 0,
-  durationMs: 0,
-  cancelled: false,
-};
+const base: ImportReport = mergeImportReports([]);
 
 describe("renderImportReport", () => {
   it("says a cancelled import stopped, with or without files", () => {

@@ -13,6 +13,7 @@ import {
   configuredFolders as foldersOf,
   setConfiguredFolders,
 } from "../../library/folders.ts";
+import { mergeImportReports } from "../../library/import-runner.ts";
 import { listSessions, searchMessages } from "../../library/load.ts";
 import { checkpointWal } from "../../store/open.ts";
 import { ApiFailure } from "../errors.ts";
@@ -66,22 +67,6 @@ async function runImport(ctx: AppContext, target: string, jobId: string): Promis
   return report;
 }
 
-function mergeReports(reports: ImportReport[]): ImportReport {
-  const sum = (pick: (r: ImportReport) => number) => reports.reduce((total, r) => total + pick(r), 0);
-  return {
-    files: reports.flatMap((r) => r.files),
-    imported: sum((r) => r.imported),
-    updated: sum((r) => r.updated),
-    unchanged: sum((r) => r.unchanged),
-    skipped: sum((r) => r.skipped),
-    failed: sum((r) => r.failed),
-    entriesAdded: sum((r) => r.entriesAdded),
-    bytesRead: sum((r) => r.bytesRead),
-    durationMs: sum((r) => r.durationMs),
-    cancelled: reports.some((r) => r.cancelled),
-  };
-}
-
 export const libraryHandlers: AreaHandlers<"library"> = {
   "library:list": (input, ctx) => listSessions(ctx.db, { deleted: input.deleted === true }),
   "library:import": (input, ctx) => {
@@ -103,7 +88,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
       reports.push(report);
       if (report.cancelled) break;
     }
-    return mergeReports(reports);
+    return mergeImportReports(reports);
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
   "library:get-folders": (_input, ctx) => foldersInEffect(ctx),
