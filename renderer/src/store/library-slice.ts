@@ -73,6 +73,16 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       await get().selectSession(first.sessionId);
   };
 
+  /** The form's imports: shown as running, then the report, or the error in one line. */
+  const runImport = async (request: () => Promise<ImportReport>) => {
+    set({ importing: true, importProgress: null, importError: null });
+    try {
+      await afterImport(await request());
+    } catch (error) {
+      set({ importing: false, importProgress: null, importError: (error as Error).message });
+    }
+  };
+
   return {
     sessions: [],
     libraryLoaded: false,
@@ -117,22 +127,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         get().loadTree(sessionId),
       ]);
     },
-    async importPath(path) {
-      set({ importing: true, importProgress: null, importError: null });
-      try {
-        await afterImport(await call("library:import", { path }));
-      } catch (error) {
-        set({ importing: false, importProgress: null, importError: (error as Error).message });
-      }
-    },
-    async importAgentFolders() {
-      set({ importing: true, importProgress: null, importError: null });
-      try {
-        await afterImport(await call("library:import-default-folders", {}));
-      } catch (error) {
-        set({ importing: false, importProgress: null, importError: (error as Error).message });
-      }
-    },
+    importPath: (path) => runImport(() => call("library:import", { path })),
+    importAgentFolders: () => runImport(() => call("library:import-default-folders", {})),
     async cancelImport() {
       // The form's own import, or one it shows the progress of (the menu, files opened from the OS).
       if (!get().importing && get().importProgress === null) return;
