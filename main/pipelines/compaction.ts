@@ -53,7 +53,10 @@ export function planCompaction(ctx: AppContext, input: CompactionInput): Planned
     notes.push(
       preparation.previousSummary
         ? "Nothing new to summarize: the previous summary is carried over."
-        : "Nothing to summarize yet: everything fits in the keep budget.",
+        : keptTokens > preparation.keepRecentTokens
+          ? // SPEC §5.3 E4: the newest message(s) exceed the budget and no cut point follows them.
+            `Nothing can be summarized: the newest messages alone exceed the keep budget (~${keptTokens} of ${preparation.keepRecentTokens} tokens) and no message after them can start the kept part, so everything is kept.`
+          : "Nothing to summarize yet: everything fits in the keep budget.",
     );
   }
   if (preparation.isSplitTurn) notes.push("The cut falls inside a turn: its beginning is summarized separately.");

@@ -11,6 +11,7 @@ import {
   type Harness,
   promptText,
   removeDir,
+  sized,
   SessionFile,
   userPrompt,
 } from "./harness.ts";
@@ -149,5 +150,29 @@ describe("behaviour 41", () => {
       summary: "No prior history.",
       firstKeptEntryId: "u1",
     });
+  });
+});
+
+describe("E4 in the plan's notes (SPEC §13.7)", () => {
+  it("a newest tool result larger than the keep budget: the note says why nothing can be summarized", async () => {
+    await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 2000 });
+    const sessionId = await h.importSession(
+      new SessionFile()
+        .user("u1", sized("request", 100))
+        .assistant("a1", sized("reply", 100), { calls: [{ name: "bash", args: { command: "ls" }, id: "c1" }] })
+        .toolResult("t1", sized("output", 3000), "bash", "c1"),
+    );
+    const plan = await h.call("compaction:preview", { sessionId });
+    expect(plan).toMatchObject({ firstKeptEntryId: "u1", summarizeEntryIds: [], keepRecentTokens: 2000 });
+    expect(plan.keptTokens).toBeGreaterThan(3000);
+    expect(plan.notes).toHaveLength(1);
+    expect(plan.notes[0]).toMatch(/^Nothing can be summarized: the newest messages alone exceed the keep budget/);
+    expect(plan.notes[0]).not.toMatch(/fits/);
+  });
+
+  it("when everything really fits, the note says so", async () => {
+    const sessionId = await h.importSession(new SessionFile().user("u1", "hello").assistant("a1", "hi"));
+    const plan = await h.call("compaction:preview", { sessionId });
+    expect(plan.notes).toEqual(["Nothing to summarize yet: everything fits in the keep budget."]);
   });
 });
