@@ -302,7 +302,7 @@ export interface TreeNodeDto {
   pruned?: boolean;
   /** In an archived subtree (hidden from the canvas by default). */
   archived?: boolean;
-  /** Branch summaries: the entry the summarized branch was left from. */
+  /** Branch summaries: the agents' `fromId` (the entry the summary is attached to, or "root"). */
   fromId?: string;
 }
 

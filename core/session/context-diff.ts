@@ -52,8 +52,13 @@ export interface ContextDiff {
 export interface EntryLink {
   parentId: string | null;
   type: string;
-  /** branch_summary: the leaf the abandoned branch ended at. */
+  /**
+   * branch_summary: the agents' `fromId`, which is the summary's own attachment point (its
+   * parent) or "root" — never the abandoned leaf (SPEC §1.5, §13.11); not used for coverage.
+   */
   fromId?: string | null;
+  /** Creation time (ms), when known: an entry newer than a summary cannot be covered by it. */
+  time?: number;
 }
 
 export const CONTEXT_CHANGES: readonly ContextChange[] = ["added", "removed", "kept", "summarized"];
@@ -208,12 +213,15 @@ function pathUp(id: string | null | undefined, links: ReadonlyMap<string, EntryL
 /**
  * What a summary entry stands for: a compaction replaces everything before it on its path (the
  * kept part is matched as "kept" before coverage is consulted); a branch summary replaces the
- * abandoned branch, from its `fromId` up to the common ancestor with the summary (SPEC §2.7).
+ * abandoned branch. No entry field names that branch (`fromId` is the attachment point, SPEC
+ * §13.11), so `abandonedLeafId` — the other side of a comparison — stands in for it: its path
+ * below the common ancestor with the summary (SPEC §2.7), minus entries newer than the summary.
  * Other entries summarize nothing (null).
  */
 export function summaryCoverage(
   summaryEntryId: string,
   links: ReadonlyMap<string, EntryLink>,
+  abandonedLeafId: string | null = null,
 ): SummaryCoverage | null {
   const link = links.get(summaryEntryId);
   if (!link) return null;
@@ -222,7 +230,11 @@ export function summaryCoverage(
   }
   if (link.type === "branch_summary") {
     const shared = new Set(pathUp(summaryEntryId, links));
-    const covered = pathUp(link.fromId, links).filter((id) => !shared.has(id));
+    const createdBefore = (id: string): boolean => {
+      const time = links.get(id)?.time;
+      return time === undefined || link.time === undefined || time <= link.time;
+    };
+    const covered = pathUp(abandonedLeafId, links).filter((id) => !shared.has(id) && createdBefore(id));
     return { summaryEntryId, coveredEntryIds: new Set(covered) };
   }
   return null;
@@ -237,7 +249,7 @@ export function diffContextsWithLinks(
   const beforeIds = new Set(before.messageEntryIds);
   const coverage = after.messageEntryIds
     .filter((id): id is string => id !== null && !beforeIds.has(id))
-    .map((id) => summaryCoverage(id, links))
+    .map((id) => summaryCoverage(id, links, before.leafId))
     .filter((c): c is SummaryCoverage => c !== null);
   return diffContexts(before, after, coverage);
 }

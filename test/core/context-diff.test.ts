@@ -33,6 +33,7 @@ function linksOf(entries: SessionEntry[]): Map<string, EntryLink> {
         parentId: (e.parentId as string | null) ?? null,
         type: e.type,
         fromId: typeof e.fromId === "string" ? e.fromId : null,
+        time: Date.parse(e.timestamp),
       },
     ]),
   );
@@ -70,10 +71,11 @@ describe("diffContexts between two leaves", () => {
   });
 
   it("a branch summary at the destination stands for the abandoned branch (summarized, not removed)", () => {
+    // As the agents and Canopy write it: fromId is the summary's own parent (SPEC §1.5).
     const branched = [
       ...entries,
       msg("u3", "a1", user("other")),
-      entry("bs", "u3", "branch_summary", { fromId: "a2", summary: "what happened on the a2 branch" }),
+      entry("bs", "u3", "branch_summary", { fromId: "u3", summary: "what happened on the a2 branch" }),
       msg("a3", "bs", assistant("after the summary")),
     ];
     const diff = diffContextsWithLinks(side(branched, "a2"), side(branched, "a3"), linksOf(branched));
@@ -89,6 +91,17 @@ describe("diffContexts between two leaves", () => {
     expect(diff.rows.filter((r) => r.change === "summarized").every((r) => r.summaryEntryId === "bs")).toBe(
       true,
     );
+  });
+
+  it("a branch summary does not stand for messages written after it (removed, not summarized)", () => {
+    const branched = [
+      ...entries,
+      msg("u3", "a1", user("other")),
+      entry("bs", "u3", "branch_summary", { fromId: "u3", summary: "what happened on the a2 branch" }),
+      msg("u4", "a2", user("back on the old branch later")),
+    ];
+    const diff = diffContextsWithLinks(side(branched, "u4"), side(branched, "bs"), linksOf(branched));
+    expect(changes(diff)).toEqual(["kept:u1", "kept:a1", "added:u3", "added:bs", "summarized:u2", "summarized:a2", "removed:u4"]);
   });
 
   it("a summary that both views already have explains nothing", () => {
@@ -168,10 +181,13 @@ describe("summaryCoverage", () => {
       ["y", { parentId: "x", type: "message" }],
       ["z", { parentId: "r", type: "message" }],
       ["c", { parentId: "y", type: "compaction" }],
-      ["b", { parentId: "z", type: "branch_summary", fromId: "y" }],
+      ["b", { parentId: "z", type: "branch_summary", fromId: "z" }],
     ]);
     expect([...(summaryCoverage("c", links)?.coveredEntryIds ?? [])]).toEqual(["y", "x", "r"]);
-    expect([...(summaryCoverage("b", links)?.coveredEntryIds ?? [])]).toEqual(["y", "x"]);
+    expect([...(summaryCoverage("b", links, "y")?.coveredEntryIds ?? [])]).toEqual(["y", "x"]);
+    // fromId is the attachment point, not the abandoned leaf (SPEC §13.11): without the other
+    // side of a comparison a branch summary covers nothing.
+    expect([...(summaryCoverage("b", links)?.coveredEntryIds ?? [])]).toEqual([]);
     expect(summaryCoverage("x", links)).toBeNull();
     expect(summaryCoverage("missing", links)).toBeNull();
   });

@@ -14,7 +14,13 @@ export function entryLinks(tree: SessionTreeDto | null): Map<string, EntryLink> 
   if (cached) return cached;
   const links = new Map<string, EntryLink>();
   for (const node of tree.nodes) {
-    links.set(node.id, { parentId: node.parentId, type: node.type, fromId: node.fromId ?? null });
+    const time = Date.parse(node.timestamp);
+    links.set(node.id, {
+      parentId: node.parentId,
+      type: node.type,
+      fromId: node.fromId ?? null,
+      ...(Number.isNaN(time) ? {} : { time }),
+    });
   }
   cache.set(tree, links);
   return links;
