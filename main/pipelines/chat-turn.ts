@@ -12,6 +12,8 @@ import type { ModelSettings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom } from "../../prompts/index.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
+import { getSessionSummary } from "../library/load.ts";
+import { blobFoldersFor, resolveBlobImages } from "../llm/blob-images.ts";
 import { completeChat } from "../llm/chat-client.ts";
 import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
 import { loadSettings } from "../settings/store.ts";
@@ -144,7 +146,10 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const state = loadSessionState(ctx.db, sessionId);
   const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
   const target: ChatTarget = { provider: providerOf(model.baseUrl), api: CHAT_API };
-  const messages = toOpenAiMessages(prompt ? [...view.messages, prompt] : view.messages, target);
+  // Images the agent keeps in its blob store are sent as the agent would send them (SPEC §1.7).
+  const blobs = blobFoldersFor(getSessionSummary(ctx.db, sessionId).sourcePath);
+  const sent = resolveBlobImages(view.messages, blobs);
+  const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target);
   const startedAt = Date.now();
   const reply = await completeChat(
     {

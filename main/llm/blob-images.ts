@@ -1,0 +1,64 @@
+/**
+ * oh-my-pi keeps large images as `blob:sha256:<hex>` refs with the bytes in `<agentDir>/blobs`
+ * and resolves them when it loads a session (SPEC §1.7); a chat turn resolves them the same way
+ * (file-mention images too, SPEC §13.21). A missing blob keeps its ref, as in the agent.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ImageContent, LlmMessage } from "../../core/session/entries.ts";
+
+const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
+
+/**
+ * Where the blobs of a session file can be: the agent folder the file sits in
+ * (`<agentDir>/sessions/<cwd folder>/<file>.jsonl`), then the given agent folders.
+ */
+export function blobFoldersFor(sourcePath: string | null, agentDirs: readonly string[] = []): string[] {
+  const folders: string[] = [];
+  if (sourcePath) folders.push(path.join(path.dirname(path.dirname(path.dirname(sourcePath))), "blobs"));
+  for (const dir of agentDirs) folders.push(path.join(dir, "blobs"));
+  return [...new Set(folders)];
+}
+
+/** Base64 of the blob a ref names, from the first folder that has it; undefined if none. */
+function readBlob(ref: string, folders: readonly string[]): string | undefined {
+  const hex = BLOB_REF.exec(ref)?.[1];
+  if (hex === undefined) return undefined;
+  for (const folder of folders) {
+    try {
+      return fs.readFileSync(path.join(folder, hex)).toString("base64");
+    } catch {
+      // Not in this folder: try the next one.
+    }
+  }
+  return undefined;
+}
+
+function resolveImage(image: ImageContent, folders: readonly string[]): ImageContent {
+  if (typeof image.data !== "string" || !image.data.startsWith("blob:")) return image;
+  const data = readBlob(image.data, folders);
+  return data === undefined ? image : { ...image, data };
+}
+
+function resolveContent<T>(content: T, folders: readonly string[]): T {
+  if (!Array.isArray(content)) return content;
+  let changed = false;
+  const blocks = content.map((block: unknown) => {
+    const b = block as { type?: unknown };
+    if (b?.type !== "image") return block;
+    const resolved = resolveImage(block as ImageContent, folders);
+    if (resolved !== block) changed = true;
+    return resolved;
+  });
+  return (changed ? blocks : content) as T;
+}
+
+/** The messages with every resolvable image blob ref replaced by its base64 data. */
+export function resolveBlobImages(messages: readonly LlmMessage[], folders: readonly string[]): LlmMessage[] {
+  if (folders.length === 0) return [...messages];
+  return messages.map((message) => {
+    if (message.role !== "user" && message.role !== "toolResult") return message;
+    const content = resolveContent(message.content, folders);
+    return content === message.content ? message : ({ ...message, content } as LlmMessage);
+  });
+}

@@ -1,0 +1,125 @@
+// A chat turn from an oh-my-pi session whose images were externalized to the agent's blob store
+// (SPEC §1.7): the model receives the image bytes, as the agent sends them after loading the file.
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Api, createApi } from "../../main/api/dispatch.ts";
+import { createAppContext } from "../../main/app-context.ts";
+import { blobFoldersFor, resolveBlobImages } from "../../main/llm/blob-images.ts";
+import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+const HEX = createHash("sha256").update(PNG).digest("hex");
+const REF = `blob:sha256:${HEX}`;
+
+let fake: FakeServer;
+let api: Api;
+let dir: string;
+
+beforeEach(async () => {
+  fake = await startFakeOpenAiServer({ defaultText: "I see it." });
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-blobs-"));
+  api = createApi(
+    createAppContext({
+      dbPath: path.join(dir, "library.db"),
+      seedDemo: false,
+      loadUserHooks: false,
+      env: { FAKE_KEY: "sk-test" },
+    }),
+  );
+  const result = await api.call("settings:set", {
+    key: "model",
+    value: { baseUrl: fake.baseUrl, id: "fake-model", contextWindow: 200_000, apiKeyEnv: "FAKE_KEY" },
+  });
+  if (!result.ok) throw new Error(result.error.message);
+});
+
+afterEach(async () => {
+  api.ctx.db.close();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `<agentDir>/sessions/--work--/s.jsonl` with a screenshot tool result stored as a blob ref. */
+function writeOmpSession(agentDir: string): string {
+  const folder = path.join(agentDir, "sessions", "--work--");
+  mkdirSync(folder, { recursive: true });
+  const at = (s: number) => new Date(Date.UTC(2026, 1, 1, 10, 0, s)).toISOString();
+  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 };
+  const lines = [
+    { type: "session", version: 3, id: "0123456789abcdef", timestamp: at(0), cwd: "/work", title: "Shots" },
+    {
+      type: "message",
+      id: "u1",
+      parentId: null,
+      timestamp: at(1),
+      message: { role: "user", content: [{ type: "text", text: "Take a screenshot." }], timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "a1",
+      parentId: "u1",
+      timestamp: at(2),
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "call_1", name: "screenshot", arguments: {} }],
+        api: "openai-completions",
+        provider: "openai",
+        model: "gpt-test",
+        usage,
+        stopReason: "toolUse",
+        timestamp: 2,
+      },
+    },
+    {
+      type: "message",
+      id: "t1",
+      parentId: "a1",
+      timestamp: at(3),
+      message: {
+        role: "toolResult",
+        toolCallId: "call_1",
+        toolName: "screenshot",
+        content: [
+          { type: "text", text: "Screenshot taken." },
+          { type: "image", data: REF, mimeType: "image/png" },
+        ],
+        isError: false,
+        timestamp: 3,
+      },
+    },
+  ];
+  const file = path.join(folder, "2026-02-01T10-00-00-000Z_0123456789abcdef.jsonl");
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+  return file;
+}
+
+describe("blob-stored images", () => {
+  it("a chat turn sends the image bytes from <agentDir>/blobs, not the ref", async () => {
+    const agentDir = path.join(dir, "agent");
+    const file = writeOmpSession(agentDir);
+    mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
+    writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
+    const imported = await api.call("library:import", { path: file });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const sessionId = imported.value.files[0]?.sessionId as string;
+
+    const sent = await api.call("chat:send", { sessionId, text: "What does it show?" });
+    expect(sent.ok).toBe(true);
+    const request = fake.requests.find((r) => r.path === "/v1/chat/completions");
+    const body = JSON.stringify(request?.body);
+    expect(body).toContain(`data:image/png;base64,${PNG.toString("base64")}`);
+    expect(body).not.toContain("blob:sha256:");
+  });
+
+  it("a missing blob keeps its ref; refs that are not sha256 hex never reach the file system", () => {
+    const folders = blobFoldersFor(path.join(dir, "agent", "sessions", "--w--", "s.jsonl"));
+    expect(folders).toEqual([path.join(dir, "agent", "blobs")]);
+    const image = { type: "image" as const, data: REF, mimeType: "image/png" };
+    const odd = { type: "image" as const, data: "blob:sha256:../../etc/passwd", mimeType: "image/png" };
+    const messages = resolveBlobImages([{ role: "user", content: [image, odd], timestamp: 1 }], folders);
+    expect(messages[0]?.content).toEqual([image, odd]);
+  });
+});
