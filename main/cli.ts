@@ -66,7 +66,12 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
       const view = await cli.request(
         "context:get",
-        options.leaf === undefined ? { sessionId } : { sessionId, leafId: options.leaf },
+        // --json is the message array as sent: images from the agent's blob store included.
+        {
+          sessionId,
+          ...(options.leaf === undefined ? {} : { leafId: options.leaf }),
+          blobImages: options.json === true,
+        },
       );
       cli.io.out(options.json ? JSON.stringify(view.messages, null, 2) : renderContext(view));
       return true;

@@ -82,8 +82,15 @@ export interface Requests {
     };
     output: ExportResult;
   };
-  /** What the model sees at a leaf (default: the view leaf). */
-  "context:get": { input: { sessionId: string; leafId?: string | null }; output: ContextView };
+  /**
+   * What the model sees at a leaf (default: the view leaf). `blobImages`: images oh-my-pi keeps in
+   * its blob store (`blob:sha256:…`) as their base64, as the agent loads them (SPEC §1.7);
+   * without it they stay refs (the page shows placeholders).
+   */
+  "context:get": {
+    input: { sessionId: string; leafId?: string | null; blobImages?: boolean };
+    output: ContextView;
+  };
 
   /** The plan of a compaction at a leaf (default: the view leaf); no model call. */
   "compaction:preview": {

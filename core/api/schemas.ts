@@ -49,7 +49,9 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       confirmLiveFolder: z.boolean().optional(),
     })
     .strict(),
-  "context:get": z.object({ sessionId, leafId: entryId.nullable().optional() }).strict(),
+  "context:get": z
+    .object({ sessionId, leafId: entryId.nullable().optional(), blobImages: z.boolean().optional() })
+    .strict(),
   "compaction:preview": z
     .object({ sessionId, leafId: entryId.optional(), keepRecentTokens: keepTokens.optional() })
     .strict(),

@@ -1,5 +1,6 @@
 // A chat turn from an oh-my-pi session whose images were externalized to the agent's blob store
-// (SPEC §1.7): the model receives the image bytes, as the agent sends them after loading the file.
+// (SPEC §1.7): the model receives the image bytes, as the agent sends them after loading the file,
+// and `context --json` shows them so.
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -8,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { blobFoldersFor, resolveBlobImages } from "../../main/llm/blob-images.ts";
+import { runCliCaptured } from "../helpers/cli.ts";
 import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
@@ -112,6 +114,24 @@ describe("blob-stored images", () => {
     const body = JSON.stringify(request?.body);
     expect(body).toContain(`data:image/png;base64,${PNG.toString("base64")}`);
     expect(body).not.toContain("blob:sha256:");
+  });
+
+  it("context --json gives the image data as the agent loads it; the page's view keeps the ref", async () => {
+    const agentDir = path.join(dir, "agent");
+    const file = writeOmpSession(agentDir);
+    mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
+    writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
+    const run = await runCliCaptured(["context", file, "--json", "--db", path.join(dir, "cli.db")]);
+    expect(run.code).toBe(0);
+    const messages = JSON.parse(run.out) as { role: string; content: { type: string; data?: string }[] }[];
+    const image = messages.at(-1)?.content.find((block) => block.type === "image");
+    expect(image?.data).toBe(PNG.toString("base64"));
+
+    const imported = await api.call("library:import", { path: file });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const view = await api.call("context:get", { sessionId: imported.value.files[0]?.sessionId as string });
+    if (!view.ok) throw new Error(view.error.message);
+    expect(JSON.stringify(view.value.messages)).toContain(REF);
   });
 
   it("a missing blob keeps its ref; refs that are not sha256 hex never reach the file system", () => {

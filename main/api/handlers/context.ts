@@ -1,14 +1,16 @@
 /**
  * Handler of `context:get`: what the model receives at a leaf (SPEC D4), built from the library
  * with Canopy's context templates, plus the token figures the UI shows. The measured figure is
- * the last valid assistant usage among the entries the view is built from.
+ * the last valid assistant usage among the entries the view is built from. On request, images in
+ * the agent's blob store are resolved to their data, as the agent does on load.
  */
 import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
-import { requireSession } from "../../library/load.ts";
+import { getSessionSummary, requireSession } from "../../library/load.ts";
+import { blobFoldersFor, resolveBlobImages } from "../../llm/blob-images.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -29,7 +31,12 @@ export const contextHandlers: AreaHandlers<"context"> = {
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       agentMessages: view.context.messages,
-      messages: view.messages,
+      messages: input.blobImages
+        ? resolveBlobImages(
+            view.messages,
+            blobFoldersFor(getSessionSummary(ctx.db, input.sessionId).sourcePath),
+          )
+        : view.messages,
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,
