@@ -30,6 +30,8 @@ import {
   type ForkOp,
   insertFork,
   type LeafOp,
+  type LeafState,
+  leafState,
   type RenameOp,
   restoreLeaf,
   result,
@@ -52,6 +54,10 @@ function removeAppended(db: Database, sid: number, entries: readonly SessionEntr
   deleteCanopyEntries(db, sid, ids);
 }
 
+function sameLeaf(a: LeafState, b: LeafState): boolean {
+  return a.id === b.id && a.set === b.set;
+}
+
 /** Applies (`redo` true) or reverts one operation; returns the sessions it touched. */
 function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean): string[] {
   const { db } = ctx;
@@ -66,11 +72,15 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
           throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
         }
         appendSessionEntries(db, row.id, entries);
-        restoreLeaf(db, row.id, after);
+        if (sameLeaf(leafState(row), before)) restoreLeaf(db, row.id, after);
       } else {
+        // The view leaf goes back only if it is still where this edit left it (a label never
+        // moved it), or if it is one of the entries removed now.
+        const leaf = leafState(row);
+        const removed = entries.some((entry) => entry.id === leaf.id);
         removeAppended(db, row.sid, entries);
         refreshSessionStats(db, row);
-        restoreLeaf(db, row.id, before);
+        if (removed || sameLeaf(leaf, after)) restoreLeaf(db, row.id, before);
       }
       return [row.id];
     }

@@ -286,6 +286,35 @@ describe("undo stack", () => {
     await expectFileIntact(sessionId, name);
   });
 
+  it("undoing or redoing a label or an edit leaves a view leaf the user moved since where it is", async () => {
+    const sessionId = await importFixture("tree-02.jsonl");
+    const list = await entries(sessionId);
+    const users = list.filter(isUser);
+    const first = users[0] as SessionEntry;
+    const other = users[2] as SessionEntry;
+    await h.call("edits:label", { sessionId, targetId: first.id, label: "x" });
+    await h.call("session:set-view-leaf", { sessionId, leafId: other.id });
+    expect((await h.call("edits:undo", { sessionId })).operation).toBe("label");
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe(other.id);
+    const third = users[3] as SessionEntry;
+    await h.call("session:set-view-leaf", { sessionId, leafId: third.id });
+    expect((await h.call("edits:redo", { sessionId })).operation).toBe("label");
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe(third.id);
+    // An edit moves the view leaf to the copy; once the user has moved on, undo leaves it there.
+    const edit = await h.call("edits:edit-message", { sessionId, entryId: first.id, text: "one" });
+    expect(edit.viewLeafId).toBe(edit.entryId);
+    await h.call("session:set-view-leaf", { sessionId, leafId: other.id });
+    expect((await h.call("edits:undo", { sessionId })).operation).toBe("edit-message");
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe(other.id);
+    // Undone right away, the edit still takes the view leaf back to where it was.
+    await h.call("edits:redo", { sessionId });
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe(other.id);
+    const again = await h.call("edits:edit-message", { sessionId, entryId: first.id, text: "two" });
+    expect(again.viewLeafId).toBe(again.entryId);
+    await h.call("edits:undo", { sessionId });
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe(other.id);
+  });
+
   it("says what undo and redo would do next, in every edit's result and in the session detail", async () => {
     const sessionId = await importFixture("tree-01.jsonl");
     const history = async () => (await h.call("session:get", { sessionId })).history;
