@@ -19,7 +19,13 @@ import {
   storedIdlessJson,
   storedMalformedRaw,
 } from "../store/repos/entries.ts";
-import { insertSession, type SessionRow, sessionExists, updateSession } from "../store/repos/sessions.ts";
+import {
+  findSessionsByPath,
+  insertSession,
+  type SessionRow,
+  sessionExists,
+  updateSession,
+} from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
 import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
@@ -59,13 +65,18 @@ export function newSession(
   isDemo: boolean,
   parsing: RowWorkerRun | null,
 ): ImportedFileReport {
-  const id = chooseSessionId(db, source.header.id, file.sourcePath);
+  let id = "";
   const malformedSeen: MalformedLine[] = [];
   let added = 0;
   let problems: SessionProblem[] = [];
   // The rows are a new session's, keyed by construction: no foreign-key lookup per row.
-  withoutForeignKeyChecks(db, () =>
-    writeTransaction(db, () => {
+  const stored = withoutForeignKeyChecks(db, () =>
+    writeTransaction(db, (): SessionRow | null => {
+      // Another import (the app's watcher, a CLI next to it) stored this file since it was read:
+      // checked under the write lock, so one file never becomes two sessions.
+      const already = findSessionsByPath(db, file.sourcePath).find((r) => r.header_id === source.header.id);
+      if (already) return already;
+      id = chooseSessionId(db, source.header.id, file.sourcePath);
       const facts = emptyContentFacts(isOmpHeader(source.header));
       // The file's hashes come last (for a large file the import worker computes them as it parses).
       const sid = insertSession(db, {
@@ -107,8 +118,13 @@ export function newSession(
         ...(facts.omp ? { dialect: "omp" as const } : {}),
       });
       problems = figures.problems;
+      return null;
     })(),
   );
+  if (stored) {
+    const none = { entriesAdded: 0, malformedLines: 0, problems: [] };
+    return { path: file.path, sessionId: stored.id, status: "unchanged", ...none };
+  }
   return {
     path: file.path,
     sessionId: id,

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportSession } from "../../../main/library/export.ts";
 import { importPath } from "../../../main/library/import.ts";
+import { importRead, readForImport } from "../../../main/library/import-file.ts";
 import {
   getSessionSummary,
   loadMalformedLines,
@@ -12,6 +13,7 @@ import {
   loadStoredEntries,
 } from "../../../main/library/load.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
+import { openDatabase } from "../../../main/store/open.ts";
 import { copyFixture, jsonLines, type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
 
 let lib: Library;
@@ -213,5 +215,23 @@ describe("re-import", () => {
     const after = loadSessionEntries(lib.db, id);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after[before.length]?.parentId).toBe(before.at(-1)?.id);
+  });
+
+  it("a new file imported by another process between this import's read and its write stays one session", () => {
+    const file = copyFixture("tree-02.jsonl", lib.dir);
+    // This import reads the file (nothing known at its path yet)...
+    const read = readForImport(lib.db, file, { minBytes: Number.POSITIVE_INFINITY });
+    // ...while another connection (the app's watcher, a CLI) imports the same file.
+    const other = openDatabase(lib.dbFile);
+    try {
+      expect(importPath(other, file).imported).toBe(1);
+    } finally {
+      other.close();
+    }
+    const outcome = importRead(lib.db, read, {});
+    expect(outcome.report.status).toBe("unchanged");
+    const sessions = lib.db.prepare("SELECT id FROM sessions").pluck().all();
+    expect(sessions).toEqual([outcome.report.sessionId]);
+    expect(importPath(lib.db, file).unchanged).toBe(1);
   });
 });
