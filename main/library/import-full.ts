@@ -5,11 +5,13 @@
  */
 import { createHash } from "node:crypto";
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import type { MalformedLine } from "../../core/session/jsonl.ts";
 import { type Database, withoutForeignKeyChecks } from "../store/open.ts";
 import {
   deleteEntryAtSeq,
   deleteMalformedAtSeq,
+  getEntryRowById,
   insertEntries,
   insertMalformed,
   type MalformedRow,
@@ -19,6 +21,7 @@ import {
   storedIdlessJson,
   storedMalformedRaw,
 } from "../store/repos/entries.ts";
+import { replaceEntryJson } from "../store/repos/entry-json.ts";
 import {
   findSessionsByPath,
   insertSession,
@@ -28,7 +31,7 @@ import {
 } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
-import { isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
+import { entryTokens, isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
 import { digestBytes } from "./files.ts";
 import type { SessionSource } from "./import-source.ts";
 import { type FileBytes, type FileFacts, fileState, malformedProblems } from "./import-state.ts";
@@ -46,6 +49,13 @@ function headerColumns(source: SessionSource, omp: boolean, file: FileBytes) {
     title: typeof h.title === "string" ? h.title : null,
     created: typeof h.timestamp === "string" ? h.timestamp : new Date(file.mtimeMs).toISOString(),
   };
+}
+
+/** A tool result whose output was pruned (SPEC §7: `prunedAt` set). */
+function isPrunedToolResult(entry: SessionEntry): boolean {
+  if (entry.type !== "message") return false;
+  const message = entry.message as { role?: unknown; prunedAt?: unknown } | undefined;
+  return message?.role === "toolResult" && message.prunedAt !== undefined && message.prunedAt !== null;
 }
 
 /** Header id when free, else a stable id derived from the path (a copy of another session's file). */
@@ -166,6 +176,7 @@ export function mergeSource(
     // New lines go after everything stored, in file order; a grown file keeps seq = line.
     let last = Math.max(maxSeq(db, sid), row.header_line);
     let provisionalSeq: number | null = null;
+    const agentPruned: { id: string; entry: SessionEntry; json: string }[] = [];
     const place = (line: number): number => {
       const seq = Math.max(line + row.line_shift, last + 1);
       last = seq;
@@ -186,6 +197,9 @@ export function mergeSource(
         const json = typeof entryId === "string" ? undefined : chunk.jsonAt(i);
         const stored = json === undefined ? ids.has(entryId as string) : idless.has(json);
         if (!stored) items.push({ line: e.line, entry: e, json: json ?? chunk.jsonAt(i) });
+        else if (json === undefined && isPrunedToolResult(e.entry)) {
+          agentPruned.push({ id: entryId as string, entry: e.entry, json: chunk.jsonAt(i) });
+        }
       });
       for (const m of chunk.malformed) if (!raws.has(m.raw)) items.push({ line: m.line, malformed: m });
       items.sort((a, b) => a.line - b.line);
@@ -202,6 +216,13 @@ export function mergeSource(
       insertEntries(db, sid, rows);
       insertMalformed(db, sid, malformed);
       added += rows.length;
+    }
+    // Tool outputs the agent pruned (SPEC §7, a full rewrite): the view shows what the agent now
+    // sends, and the stored output is kept as the original (D9: `prune --restore` brings it back).
+    for (const { id, entry, json } of agentPruned) {
+      const stored = getEntryRowById(db, sid, id);
+      if (stored?.origin !== "file" || isPrunedToolResult(JSON.parse(stored.json) as SessionEntry)) continue;
+      replaceEntryJson(db, sid, id, json, entryTokens(entry));
     }
     updateSession(db, row.id, {
       ...headerColumns(source, omp, file),

@@ -215,4 +215,29 @@ describe("behaviour 48: the §7.1 examples (with D9: read is protected)", () => 
     expect(preview.candidates).toEqual([]);
     expect(preview.reason).toMatch(/newest 40,000 tokens are protected/);
   });
+
+  it("tool outputs the agent pruned in a rewrite of its file show pruned; restore brings the originals back", async () => {
+    const sessionId = await h.importSession(toolSession(mainResults));
+    const file = path.join(h.dir, "session.jsonl");
+    const original = fs.readFileSync(file, "utf8");
+    // The agent pruned the two oldest bash outputs (SPEC §7.1) and rewrote its file (§1.7).
+    const rewritten = original
+      .split("\n")
+      .map((line) => {
+        if (!line.includes('"id":"t_bash1"') && !line.includes('"id":"t_bash2"')) return line;
+        const entry = JSON.parse(line) as { message: ToolResultMessage };
+        const message = { ...entry.message, content: [{ type: "text", text: NOTICE }], prunedAt: 7 };
+        return JSON.stringify({ ...entry, message });
+      })
+      .join("\n");
+    fs.writeFileSync(file, rewritten);
+    await h.call("library:import", { path: file });
+    const view = await h.call("context:get", { sessionId });
+    const pruned = view.messages.filter((m) => m.role === "toolResult" && toolText(m) === NOTICE);
+    expect(pruned).toHaveLength(2);
+    expect((await h.call("session:export", { sessionId })).text).toBe(rewritten);
+    const restored = await h.call("pruning:restore", { sessionId });
+    expect(restored.prunedEntryIds).toEqual(["t_bash1", "t_bash2"]);
+    expect((await h.call("session:export", { sessionId })).text).toBe(original);
+  });
 });
