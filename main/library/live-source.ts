@@ -11,6 +11,7 @@ import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
+import { sessionFileHeaderId } from "./export-target.ts";
 import { importFile } from "./import.ts";
 import { getViewLeaf, requireSession } from "./load.ts";
 
@@ -111,6 +112,13 @@ export function guardExport(
     if (owner) {
       throw invalidInput(
         `${target} is the session file of ${owner.id}; Canopy never writes into an agent's session file, choose another path`,
+      );
+    }
+    const other = sessionFileHeaderId(target);
+    const own = requireSession(ctx.db, sessionId).header_id;
+    if (other !== null && other !== own) {
+      throw invalidInput(
+        `${target} is the file of another session (${other}); an export never replaces a session file, choose another path`,
       );
     }
     if (canopyFiles(ctx).includes(target)) {

@@ -141,6 +141,24 @@ describe("export of a session whose file the agent is writing", () => {
     expect(fs.readFileSync(otherSource).equals(before[1] as Buffer)).toBe(true);
   });
 
+  it("never replaces a session file the library has not imported; an earlier export of the same session is replaced", async () => {
+    const sessionId = await importSource();
+    // An agent session this library never imported (another library's, or not scanned yet).
+    const foreign = path.join(otherDir, "foreign.jsonl");
+    fs.writeFileSync(foreign, `\uFEFF${new SessionFile({ id: "foreign-1" }).user("f1", "mine").text()}`);
+    makeOld(foreign);
+    const before = fs.readFileSync(foreign);
+    const error = await h.fail("session:export", { sessionId, outPath: foreign, confirmLiveFolder: true });
+    expect(error.code).toBe("invalid_input");
+    expect(error.message).toContain("another session (foreign-1)");
+    expect(fs.readFileSync(foreign).equals(before)).toBe(true);
+    // The same session exported twice to one path: the second export replaces the first.
+    const out = path.join(otherDir, "export.jsonl");
+    await h.call("session:export", { sessionId, outPath: out });
+    await h.call("session:export", { sessionId, outPath: out, leafId: "u1" });
+    expect(entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.parentId).toBe("u1");
+  });
+
   it("never writes Canopy's own files: the library (and SQLite's files beside it) or the stored keys", async () => {
     const sessionId = await importSource();
     const keys = path.join(path.dirname(h.dbPath), "secrets.json");
