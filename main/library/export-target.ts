@@ -22,9 +22,8 @@ export function sessionFileHeaderId(file: string): string | null {
     } finally {
       fs.closeSync(fd);
     }
-  } catch (error) {
+  } catch {
     // Unreadable: the write itself will say why.
-    void error;
     return null;
   }
   const first =
@@ -35,8 +34,8 @@ export function sessionFileHeaderId(file: string): string | null {
   try {
     const header = JSON.parse(first) as { type?: unknown; id?: unknown } | null;
     return header?.type === "session" && typeof header.id === "string" ? header.id : null;
-  } catch (error) {
-    void error;
+  } catch {
+    // Not JSON: not a session file.
     return null;
   }
 }
