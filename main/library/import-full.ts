@@ -30,6 +30,7 @@ import {
   updateSession,
 } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
+import { adoptAgentMigration, isAgentMigration } from "./agent-migration.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
 import { entryTokens, isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
 import { digestBytes } from "./files.ts";
@@ -162,8 +163,11 @@ export function mergeSource(
   let added = 0;
   const malformedAdded: MalformedLine[] = [];
   let problems: SessionProblem[] = [];
+  let adopted = false;
   writeTransaction(db, () => {
     const { sid } = row;
+    // A v1 file its agent migrated: the stored entries take the agent's ids first (SPEC §1.8).
+    adopted = isAgentMigration(row, source) && adoptAgentMigration(db, row, source);
     let removed = 0;
     if (options.grown && row.provisional_seq !== null) {
       if (deleteEntryAtSeq(db, sid, row.provisional_seq)) removed++;
@@ -239,6 +243,11 @@ export function mergeSource(
     status: "updated",
     entriesAdded: added,
     malformedLines: malformedAdded.length,
-    problems: [...options.problems, ...malformedProblems(malformedAdded), ...problems],
+    problems: [
+      // Migrated by its agent, the file holds what is stored: not a rewrite that lost anything.
+      ...options.problems.filter((p) => !adopted || p.kind !== "file_rewritten"),
+      ...malformedProblems(malformedAdded),
+      ...problems,
+    ],
   };
 }
