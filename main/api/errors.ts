@@ -13,6 +13,20 @@ const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
   not_a_library: "unsupported",
 };
 
+/** SQLite failures a user can act on, in words (SQLite itself says "database is locked"). */
+const SQLITE_MESSAGES: Record<string, ApiError> = {
+  SQLITE_BUSY: {
+    code: "conflict",
+    message:
+      "The library is busy: another Canopy process (the app, an import, a CLI command) has been writing to it for more than 5 seconds; try again when it is done",
+  },
+  SQLITE_FULL: { code: "io_error", message: "The library could not be written: the disk is full" },
+  SQLITE_READONLY: {
+    code: "io_error",
+    message: "The library could not be written: its file or folder is read-only",
+  },
+};
+
 export class ApiFailure extends Error {
   readonly code: ApiErrorCode;
   constructor(code: ApiErrorCode, message: string) {
@@ -35,6 +49,12 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiFailure) return { code: error.code, message: error.message };
   if (error instanceof StoreError) return { code: STORE_CODES[error.code], message: oneLine(error.message) };
   const code = (error as { code?: unknown } | null)?.code;
+  // better-sqlite3 gives extended codes: SQLITE_BUSY_RECOVERY, SQLITE_BUSY_SNAPSHOT, …
+  const sqlite =
+    typeof code === "string"
+      ? SQLITE_MESSAGES[code.startsWith("SQLITE_BUSY") ? "SQLITE_BUSY" : code]
+      : undefined;
+  if (sqlite) return sqlite;
   if (typeof code === "string" && ["ENOENT", "EACCES", "EISDIR", "ENOTDIR", "EPERM"].includes(code)) {
     return { code: "io_error", message: oneLine(error instanceof Error ? error.message : String(error)) };
   }
