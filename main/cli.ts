@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { counted } from "../core/session/describe.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
 import { createAppContext } from "./app-context.ts";
 import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
@@ -42,6 +43,10 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       cli.io.out(options.json ? JSON.stringify(report, null, 2) : renderImportReport(report));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
         throw new CommandError(`nothing could be imported from ${target ?? "the agent folders"}`);
+      }
+      // Like cp or rsync: the other files are imported, and the exit code says not all were.
+      if (report.failed > 0) {
+        throw new CommandError(`${counted(report.failed, "file")} could not be imported (listed above)`);
       }
       return true;
     }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileErrorReason } from "../store/errors.ts";
 
 /** pi and oh-my-pi session roots (SPEC §1.1); `library.folders` in settings overrides them. */
 export function defaultAgentFolders(home = os.homedir()): string[] {
@@ -83,6 +84,11 @@ function safeRealpath(p: string): string | null {
 }
 
 export function reasonOf(error: unknown): string {
+  // A file-system error in words ("ELOOP: too many symbolic links encountered, stat '…'" is not).
+  if (typeof (error as NodeJS.ErrnoException | null)?.code === "string") {
+    const words = fileErrorReason(error);
+    if (words !== (error as Error).message) return words;
+  }
   const text = error instanceof Error ? error.message : String(error);
   return text.split("\n")[0] ?? text;
 }

@@ -50,6 +50,12 @@ export function fileErrorReason(cause: unknown): string {
       return "permission denied";
     case "EROFS":
       return "the file system is read-only";
+    case "ENOENT":
+      return "no such file or folder";
+    case "ELOOP":
+      return "a symbolic link that leads back to itself";
+    case "EISDIR":
+      return "it is a folder";
     default:
       return cause instanceof Error ? cause.message : String(cause);
   }

@@ -1,7 +1,7 @@
 // The `canopy` CLI on the shared fixtures: the LLM view of every expected leaf through
 // `context --json`, `show`, `export`, `search`, and one-line errors with non-zero exits.
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -129,6 +129,21 @@ describe("canopy import, list, export, search", () => {
     expect(show).toContain("3 problems:");
     expect(show).toMatch(/! line 3: invalid JSON: .*the line is kept, and export writes it back/);
     expect(show.indexOf("! line 3:")).toBeLessThan(show.indexOf("! line 5:"));
+  });
+
+  it("a folder import where some files could not be read imports the rest and exits 1, the failures in words", async () => {
+    const folder = mkdtempSync(path.join(dir, "partial-"));
+    copyFileSync(fixturePath("tree-00.jsonl"), path.join(folder, "good.jsonl"));
+    symlinkSync(path.join(folder, "gone", "x.jsonl"), path.join(folder, "dangling.jsonl"));
+    symlinkSync("loop.jsonl", path.join(folder, "loop.jsonl"));
+    const run = await cli("import", folder, "--db", path.join(folder, "lib.db"));
+    expect(run.code).toBe(1);
+    expect(run.out).toMatch(/^3 files: 1 imported, 0 updated, 0 unchanged, 0 skipped, 2 failed/);
+    expect(run.out).toContain(`failed    ${path.join(folder, "dangling.jsonl")} — no such file or folder`);
+    expect(run.out).toContain(
+      `failed    ${path.join(folder, "loop.jsonl")} — a symbolic link that leads back to itself`,
+    );
+    expect(run.err).toBe("canopy: error: 2 files could not be imported (listed above)\n");
   });
 
   it("an id prefix that matches several sessions names them, on one line", async () => {
