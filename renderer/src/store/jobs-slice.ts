@@ -92,10 +92,19 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           const where = result.summaryEntryId
             ? `Moved to ${targetId}'s branch with branch summary ${result.summaryEntryId}`
             : `Moved to ${result.newLeafId ?? "the start of the session"}`;
-          const editor = result.editorText ? " The message you left is in the composer." : "";
+          // The target message's text goes to the composer only when it is empty (SPEC §10.4):
+          // a draft the user typed is never replaced.
+          const draft = get().composerText;
+          const editorText = result.editorText ?? "";
+          const fill = editorText !== "" && draft.trim() === "";
+          const editor = editorText === ""
+            ? ""
+            : fill
+              ? " The message's text is in the composer."
+              : " Your draft stays in the composer (the message's text was not put there).";
           set({
             jobMessage: { kind: "ok", text: `${where}.${editor}` },
-            composerText: result.editorText ?? get().composerText,
+            composerText: fill ? editorText : draft,
           });
         }
         await refresh(sessionId);
