@@ -8,6 +8,7 @@ import type { FormEvent, KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
 import "./export.css";
 import { ErrorLine } from "../common/ErrorLine.tsx";
+import { keepTabInside } from "../common/focus-trap.ts";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -29,6 +30,7 @@ export function ExportDialog() {
     void runExport(false);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+    keepTabInside(event);
     if (event.key === "Escape") {
       event.stopPropagation();
       close();

@@ -4,6 +4,7 @@
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { keepTabInside } from "../common/focus-trap.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 
@@ -34,6 +35,7 @@ export function BranchDialog() {
   const preview = dialog.preview;
   const count = preview?.entriesToSummarize.length ?? null;
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    keepTabInside(event);
     if (event.key !== "Escape") return;
     event.stopPropagation();
     if (withInstructions) setWithInstructions(false);
