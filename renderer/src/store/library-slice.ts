@@ -79,7 +79,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     try {
       await afterImport(await request());
     } catch (error) {
-      set({ importing: false, importProgress: null, importError: (error as Error).message });
+      // The previous import's report would read as this one's outcome: only the error stays.
+      set({ importing: false, importProgress: null, importError: (error as Error).message, lastImport: null });
     }
   };
 
