@@ -59,6 +59,11 @@ export interface TreeSlice {
   dragOver(entryId: string | null): void;
   /** Ends the drag; with `drop`, a valid target opens the branch dialog. */
   endBranchDrag(drop: boolean): void;
+  /**
+   * Enter or a double-click on an entry: moves the view leaf there at once, or, with "Ask to
+   * summarize when navigating" (branchSummary.enabled), opens the branch dialog first.
+   */
+  moveViewLeaf(targetId: string): Promise<void>;
   closeBranchDialog(): void;
   /** Moves the view leaf to the dialog's target, with or without a branch summary. */
   confirmBranch(summarize: boolean, customInstructions?: string): Promise<void>;
@@ -82,6 +87,15 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       // A preview is a hint while dragging; the move itself reports real failures.
       return null;
     }
+  };
+
+  const openBranchDialog = (targetId: string, preview: NavigationPreviewDto | null) => {
+    set({ branchDialog: { targetId, preview } });
+    if (preview) return;
+    void fetchPreview(targetId).then((fetched) => {
+      if (get().branchDialog?.targetId === targetId)
+        set({ branchDialog: { targetId, preview: fetched }, branchPreview: fetched });
+    });
   };
 
   return {
@@ -166,13 +180,19 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
         return;
       }
       const preview = get().branchPreview?.targetId === targetId ? get().branchPreview : null;
-      set({ drag: null, branchDialog: { targetId, preview } });
-      if (!preview) {
-        void fetchPreview(targetId).then((fetched) => {
-          if (get().branchDialog?.targetId === targetId)
-            set({ branchDialog: { targetId, preview: fetched }, branchPreview: fetched });
-        });
+      set({ drag: null });
+      openBranchDialog(targetId, preview);
+    },
+    async moveViewLeaf(targetId) {
+      if (get().running || targetId === get().tree?.viewLeafId) return;
+      let ask = false;
+      try {
+        ask = (await call("settings:get", {})).branchSummary.enabled;
+      } catch {
+        // Settings that cannot be read: move as with the default (no question).
       }
+      if (ask) openBranchDialog(targetId, null);
+      else await get().navigateTo(targetId, false);
     },
     closeBranchDialog() {
       set({ branchDialog: null, branchPreview: null });

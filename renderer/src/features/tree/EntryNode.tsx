@@ -43,7 +43,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   };
   const onDoubleClick = () => {
     const state = useCanopy.getState();
-    if (state.tree?.viewLeafId !== id && !state.running) void state.navigateTo(id, false);
+    if (state.tree?.viewLeafId !== id && !state.running) void state.moveViewLeaf(id);
   };
   // Space selects like a click; arrows, Enter and Escape are handled by the tree (TreeCanvas).
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {

@@ -155,7 +155,7 @@ export function TreeCanvas() {
         pendingFocus.current = from.firstId;
         void state.selectEntry(from.firstId);
       } else if (from.id !== state.tree?.viewLeafId && !state.running) {
-        void state.navigateTo(from.id, false);
+        void state.moveViewLeaf(from.id);
       }
     } else if (event.key === "Escape" && !state.running && state.selectedEntryId !== null) {
       // Running work is cancelled by the app-wide Escape handler.

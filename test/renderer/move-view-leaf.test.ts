@@ -1,0 +1,77 @@
+// Enter or a double-click on an entry (tree slice moveViewLeaf, against a scripted contract):
+// with "Ask to summarize when navigating" (branchSummary.enabled) the branch dialog asks first
+// and nothing moves yet; with it off (the default) the view leaf moves at once, without a summary.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const calls: { channel: string; input: unknown }[] = [];
+let askToSummarize = false;
+
+vi.mock("../../renderer/src/api.ts", () => ({
+  ApiCallError: class extends Error {},
+  transport: "browser",
+  onEvent: () => () => undefined,
+  call: async (channel: string, input: unknown) => {
+    calls.push({ channel, input });
+    if (channel === "settings:get")
+      return {
+        model: null,
+        compaction: { reserveTokens: 16384, enabled: true },
+        branchSummary: { enabled: askToSummarize, reserveTokens: 16384 },
+      };
+    if (channel === "navigation:preview")
+      return { targetId: "b3", entriesToSummarize: ["x1", "x2"], editorText: null };
+    if (channel === "navigation:navigate")
+      return {
+        cancelled: false,
+        aborted: false,
+        newLeafId: "b3",
+        oldLeafId: "a1",
+        editorText: null,
+        summaryEntryId: null,
+        fromExtension: false,
+      };
+    if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "b3", nodes: [], problems: [] };
+    if (channel === "context:get") return { sessionId: "s1", leafId: "b3", messages: [] };
+    throw new Error(`unexpected ${channel}`);
+  },
+}));
+
+interface TreeState {
+  branchDialog: { targetId: string; preview: unknown } | null;
+  moveViewLeaf(targetId: string): Promise<void>;
+}
+// Imported through a variable so the node type-check (no DOM lib) does not follow the store.
+const storeModule = "../../renderer/src/store/index.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): TreeState; setState(partial: Record<string, unknown>): void };
+};
+
+beforeEach(() => {
+  calls.length = 0;
+  useCanopy.setState({
+    selectedSessionId: "s1",
+    tree: { sessionId: "s1", viewLeafId: "a1", nodes: [], problems: [] },
+    running: null,
+    branchDialog: null,
+  });
+});
+
+describe("moving the view leaf with Enter or a double-click", () => {
+  it("asks first (the branch dialog) when 'Ask to summarize when navigating' is on", async () => {
+    askToSummarize = true;
+    await useCanopy.getState().moveViewLeaf("b3");
+    expect(useCanopy.getState().branchDialog?.targetId).toBe("b3");
+    expect(calls.map((c) => c.channel)).not.toContain("navigation:navigate");
+  });
+
+  it("moves at once, without a summary, when the setting is off", async () => {
+    askToSummarize = false;
+    await useCanopy.getState().moveViewLeaf("b3");
+    expect(useCanopy.getState().branchDialog).toBeNull();
+    expect(calls.find((c) => c.channel === "navigation:navigate")?.input).toEqual({
+      sessionId: "s1",
+      targetId: "b3",
+      summarize: false,
+    });
+  });
+});
