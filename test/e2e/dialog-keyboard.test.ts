@@ -1,15 +1,17 @@
-// Keyboard-only use of the modal export dialog in Chromium: Tab and Shift+Tab cycle through its
-// own controls and never reach the page it covers, so Escape still closes it after any number of
-// Tabs and Enter never acts behind it.
+// Keyboard-only use in Chromium: Tab and Shift+Tab cycle through the modal export dialog's own
+// controls and never reach the page it covers (so Escape still closes it and Enter never acts
+// behind it); Tab from a compaction node does not drop the focus into its hover summary.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { buildRendererInto } from "../helpers/browser-mode.ts";
+import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { launchChromium } from "../helpers/chromium.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
@@ -52,5 +54,28 @@ describe("the export dialog with the keyboard only", () => {
     }
     await page.keyboard.press("Escape");
     await poll(() => dialog.count()).toBe(0);
+  });
+});
+
+describe("the tree with the keyboard only", () => {
+  it("Tab from a compaction node with a long summary moves on instead of losing the focus", async () => {
+    const report = await apiCall<{ files: { sessionId?: string }[] }>(mode, "library:import", {
+      path: fixturePath("real-before-compaction.v1.jsonl"),
+    });
+    const sessionId = report.files[0]?.sessionId ?? "";
+    const tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
+    const compaction = tree.nodes.find(
+      (node) => node.type === "compaction" && (node.summary?.length ?? 0) > 3000,
+    );
+    if (!compaction) throw new Error("the fixture has no compaction with a long summary");
+    // The compaction is the view leaf (focusable, not selected): its summary shows while it has the focus.
+    await apiCall(mode, "navigation:navigate", { sessionId, targetId: compaction.id, summarize: false });
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(sessionId)}`);
+    const node = page.locator(`.tree-node[data-entry-id="${compaction.id}"]`);
+    await node.waitFor();
+    await node.focus();
+    await page.keyboard.press("Tab");
+    expect(await page.locator(":focus").count()).toBe(1);
+    expect(await page.locator(".summary-pop:focus").count()).toBe(0);
   });
 });

@@ -92,7 +92,9 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
         <div className="tree-node-text">{data.text || "\u00a0"}</div>
       )}
       {data.summary && data.category === "compaction" && (
-        <div className="summary-pop nowheel" role="note" aria-label="Compaction summary">
+        // tabIndex -1: a long summary scrolls, and Chrome would otherwise Tab into it, which
+        // hides it (the node loses :focus-visible) and drops the focus on the page.
+        <div className="summary-pop nowheel" role="note" aria-label="Compaction summary" tabIndex={-1}>
           <div className="summary-pop-head">
             Compaction · tokens before {data.tokensBefore?.toLocaleString() ?? "?"}
           </div>
