@@ -4,7 +4,7 @@
  * a diff mode. The root carries `data-testid="llm-view"` and `data-message-count`; each message
  * `data-role` and `data-entry-id`.
  */
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -106,6 +106,14 @@ export function LlmView() {
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
   const loadContext = useCanopy((state) => state.loadContext);
   const diffMode = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
+  const section = useRef<HTMLElement>(null);
+  const shownSessionId = context?.sessionId ?? null;
+  // Another session's view starts at its top (header and context bar), not at the scroll offset
+  // the previous session's list was left at. A layout effect, so that the list's own scroll to a
+  // selected entry (a passive effect) still comes after it.
+  useLayoutEffect(() => {
+    if (shownSessionId !== null) section.current?.closest(".right")?.scrollTo({ top: 0 });
+  }, [shownSessionId]);
 
   if (!selected) {
     return (
@@ -137,6 +145,7 @@ export function LlmView() {
 
   return (
     <section
+      ref={section}
       className={`llm-view${loading ? " is-loading" : ""}`}
       data-testid="llm-view"
       data-message-count={context.messages.length}
