@@ -1,36 +1,26 @@
 // Keyboard-only use in Chromium: Tab and Shift+Tab cycle through the modal export dialog's own
 // controls and never reach the page it covers (so Escape still closes it and Enter never acts
 // behind it); Tab from a compaction node does not drop the focus into its hover summary.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import type { SessionTreeDto } from "../../core/api/dto.ts";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
-let work: string | undefined;
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-dialog-keyboard-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(10_000);
+  app = await startE2eApp("dialog-keyboard");
+  ({ mode, page } = app);
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 /** Whether the focused element is inside the export dialog. */

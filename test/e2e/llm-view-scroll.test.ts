@@ -1,35 +1,25 @@
 // The LLM view panel in Chromium when another session is opened: it starts at the top (header
 // and context bar in sight), not at the scroll offset the previous session's list was left at;
 // a deep link to an entry still scrolls that entry into view.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
-let work: string | undefined;
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-llm-scroll-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(10_000);
+  app = await startE2eApp("llm-scroll");
+  ({ mode, page } = app);
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 const panelScrollTop = () => page.locator("section.right").evaluate((element) => element.scrollTop);
