@@ -17,6 +17,7 @@ import { isContextOverflow } from "../llm/overflow.ts";
 import { orderCandidateModels, runWithCandidates } from "../llm/retry.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { isAbortError } from "./errors.ts";
+import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendCompaction } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
@@ -156,17 +157,17 @@ export async function runAutoCompaction(
     let result: CompactionResult;
     let fromExtension = false;
     const hookCompaction = before?.compaction;
-    const hookValid = hookCompaction && state.path.some((entry) => entry.id === hookCompaction.firstKeptEntryId);
-    if (hookCompaction && !hookValid) {
+    const checked = hookCompaction ? checkHookCompaction(hookCompaction, state) : undefined;
+    if (checked && !checked.ok) {
       // D11: an invalid hook result is reported and the default compaction runs instead.
       ctx.hooks.report({
         extension: "(hook)",
         event: "session_before_compact",
-        message: `compaction keeps from ${String(hookCompaction.firstKeptEntryId)}, which is not on the path; ignored`,
+        message: `${checked.problem}; ignored`,
       });
     }
-    if (hookCompaction && hookValid) {
-      result = hookCompaction;
+    if (checked?.ok) {
+      result = checked.result;
       fromExtension = true;
     } else {
       const compacting = await ctx.hooks.runCompacting({

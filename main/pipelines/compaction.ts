@@ -17,6 +17,7 @@ import type { AppContext } from "../api/types.ts";
 import { getViewLeaf } from "../library/load.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
+import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendCompaction } from "./persist.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
@@ -89,14 +90,10 @@ export function planCompaction(ctx: AppContext, input: CompactionInput): Planned
 }
 
 /** Validates a hook-supplied compaction before it is saved (D11). */
-function validateHookCompaction(result: CompactionResult, state: SessionState): CompactionResult {
-  if (typeof result.summary !== "string") throw invalidInput("A hook's compaction has no summary text");
-  if (!state.path.some((entry) => entry.id === result.firstKeptEntryId)) {
-    throw invalidInput(
-      `A hook's compaction keeps from ${String(result.firstKeptEntryId)}, which is not on the path to ${state.leafId}; nothing was saved`,
-    );
-  }
-  return { ...result, tokensBefore: Number.isFinite(result.tokensBefore) ? result.tokensBefore : 0 };
+function validateHookCompaction(value: unknown, state: SessionState): CompactionResult {
+  const checked = checkHookCompaction(value, state);
+  if (!checked.ok) throw invalidInput(`${checked.problem}; nothing was saved`);
+  return checked.result;
 }
 
 export async function runCompaction(ctx: AppContext, input: CompactionInput, job: Job): Promise<CompactionRunResult> {

@@ -291,6 +291,34 @@ describe("automatic compaction after a turn", () => {
     expect(payloads("compaction:auto-started")).toHaveLength(1);
   });
 
+  for (const [name, bad] of [
+    ["no summary text", { tokensBefore: 10 }],
+    ["a summary that is not text", { summary: 42, tokensBefore: 10 }],
+  ] as const) {
+    it(`D11: a hook compaction with ${name} is reported, and the default compaction is saved instead`, async () => {
+      await set("compaction.autoContinue", false);
+      const sessionId = await importSession(longSession);
+      api.ctx.hooks.register("bad", "session_before_compact", ({ preparation }) => ({
+        compaction: { ...bad, firstKeptEntryId: preparation.firstKeptEntryId } as never,
+      }));
+      fake.enqueue({
+        type: "reply",
+        text: "Big.",
+        usage: { prompt_tokens: 190_000, completion_tokens: 10 },
+        match: isChat,
+      });
+      const result = await call("chat:send", { sessionId, text: "Next" });
+      const entryId = result.autoCompaction?.entryId as string;
+      const saved = byId(sessionId, entryId) as unknown as Record<string, unknown>;
+      expect(saved).toMatchObject({ type: "compaction", summary: expect.stringContaining("## Goal") });
+      expect(typeof saved.tokensBefore).toBe("number");
+      expect(saved).not.toHaveProperty("fromExtension");
+      expect(api.ctx.hooks.errors.map((error) => error.message)).toEqual([
+        "A hook's compaction has no summary text; ignored",
+      ]);
+    });
+  }
+
   it("with autoContinue off: compacts and stops", async () => {
     await set("compaction.autoContinue", false);
     const sessionId = await importSession(longSession);
