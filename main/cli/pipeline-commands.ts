@@ -5,6 +5,7 @@
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
 import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
+import type { HookError } from "../hooks/types.ts";
 import { reasonOf } from "../library/files.ts";
 import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
@@ -45,13 +46,27 @@ function renderPlan(plan: CompactionPlanDto): string {
   return lines.join("\n");
 }
 
-/** Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal. */
+/** One line for a hook problem: a module that did not load, a handler that threw or returned a bad result. */
+export function hookErrorLine(error: HookError): string {
+  if (error.event === "load") return `hook ${error.extension}: ${error.message}`;
+  if (error.extension === "(hook)") return `hook (${error.event}): ${error.message}`;
+  return `hook ${error.extension} failed in ${error.event} (skipped): ${error.message}`;
+}
+
+/**
+ * Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal.
+ * Hook problems (modules that did not load, handlers that failed) are said on stderr as they come.
+ */
 export async function withCancel<T>(
   cli: CliContext,
   sessionId: string,
   abort: "compaction:abort" | "navigation:abort" | "chat:abort",
   run: () => Promise<T>,
 ): Promise<T> {
+  const { hooks } = cli.api.ctx;
+  await cli.api.ctx.hooksReady;
+  for (const error of hooks.errors) cli.io.err(hookErrorLine(error));
+  const stopHookErrors = hooks.onError((error) => cli.io.err(hookErrorLine(error)));
   const onSigint = () => {
     cli.io.err("cancelling…");
     void cli.api.call(abort, { sessionId });
@@ -71,6 +86,7 @@ export async function withCancel<T>(
   } finally {
     process.off("SIGINT", onSigint);
     stopProgress();
+    stopHookErrors();
   }
 }
 

@@ -109,6 +109,26 @@ describe("canopy compact", () => {
   });
 });
 
+describe("hook problems on the command line", () => {
+  it("a hook module that does not load and a handler that throws are each said in one line on stderr", async () => {
+    const hooksDir = path.join(dir, "hooks");
+    fs.mkdirSync(hooksDir);
+    fs.writeFileSync(path.join(hooksDir, "a-broken.mjs"), "export default 42;\n");
+    fs.writeFileSync(
+      path.join(hooksDir, "b-throws.mjs"),
+      'export default (canopy) => canopy.on("session_before_compact", () => { throw new Error("hook exploded"); });\n',
+    );
+    const file = write("plain.jsonl", plainSession());
+    const run = await cli("compact", file, "--keep-recent-tokens", "1500");
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^Compacted: entry/);
+    expect(run.err.trimEnd().split("\n")).toEqual([
+      "hook a-broken.mjs: could not load hook module: its default export is not a function (expected `export default (canopy) => { canopy.on(…) }`)",
+      "hook b-throws.mjs failed in session_before_compact (skipped): hook exploded",
+    ]);
+  });
+});
+
 describe("canopy navigate", () => {
   it("--summarize writes a branch summary at the destination (offline)", async () => {
     const file = write("chain.jsonl", chainSession(4));
