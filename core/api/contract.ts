@@ -192,6 +192,9 @@ export interface Events {
   "session:changed": { sessionId: string; viewLeafId: string | null };
   /** The reply of a running chat turn, streamed so far. */
   "chat:progressed": { sessionId: string; text: string };
+  /** A chat request failed with a transient error and is sent again after `delayMs` (§9.7 auto_retry_start/end). */
+  "chat:retry-started": { sessionId: string; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
+  "chat:retry-ended": { sessionId: string; success: boolean; attempt: number; finalError?: string };
   /** A menu action or a file opened from the OS, sent by the desktop shell to the window. */
   "app:command": AppCommand;
   /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
@@ -279,6 +282,8 @@ export const EVENT_NAMES = [
   "compaction:retry-started",
   "compaction:retry-ended",
   "chat:progressed",
+  "chat:retry-started",
+  "chat:retry-ended",
   "app:command",
 ] as const satisfies readonly EventName[];
 

@@ -38,6 +38,13 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
   const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
     if (name === "compaction:auto-started" && "reason" in payload)
       cli.io.err(`automatic compaction (${payload.reason})…`);
+    if ((name === "chat:retry-started" || name === "compaction:retry-started") && "delayMs" in payload) {
+      const what = name === "chat:retry-started" ? "the reply" : "the summary";
+      const seconds = (payload.delayMs / 1000).toFixed(1);
+      cli.io.err(
+        `${what} failed (${payload.errorMessage}); retrying in ${seconds} s (${payload.attempt}/${payload.maxAttempts})…`,
+      );
+    }
   });
   let result: RequestOutput<"chat:send">;
   try {

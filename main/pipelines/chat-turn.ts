@@ -2,7 +2,8 @@
  * The chat turn (D17): continue a session from its view leaf with the configured model, no tools.
  * The LLM view plus the new user message go to the endpoint; when the reply ends, both are
  * appended as the agents write them, then the automatic check (§9.3) runs with this flow as its
- * AgentPort. An aborted reply appends nothing: the user message is only written with its reply.
+ * AgentPort. A transient failure is retried as the agents do (`retry.*`). An aborted reply
+ * appends nothing: the user message is only written with its reply.
  * "Continue from here" asks for the reply to the user message already at the view leaf.
  */
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
@@ -14,8 +15,10 @@ import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { getSessionSummary } from "../library/load.ts";
 import { blobFoldersFor, resolveBlobImages } from "../llm/blob-images.ts";
-import { completeChat } from "../llm/chat-client.ts";
+import { type ChatReply, completeChat, usageFrom } from "../llm/chat-client.ts";
 import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
+import { isContextOverflow } from "../llm/overflow.ts";
+import { isAbortError, isRetryableError, parseRetryAfterHint, runWithCandidates } from "../llm/retry.ts";
 import { loadSettings } from "../settings/store.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
 import type { Job } from "./jobs.ts";
@@ -137,6 +140,55 @@ async function checkBeforePrompt(flow: Flow): Promise<void> {
   recordAuto(flow, outcome, mark, check);
 }
 
+/** A reply that failed with a transient error, thrown so that the retry loop sends the request again. */
+class TransientReply extends Error {
+  readonly reply: ChatReply;
+  constructor(reply: ChatReply) {
+    super(reply.errorMessage ?? "error");
+    this.reply = reply;
+  }
+}
+
+/**
+ * The agents' generic retry (§9.7 auto_retry_*, §10.1 `retry.*`): a reply that failed with a
+ * transient error (429, 5xx, connection errors, or one carrying a retry-after hint) is requested
+ * again after the backoff, up to `retry.maxRetries` times; only the last attempt's reply is kept.
+ * Overflow errors are never retried here (they go to compaction). An abort while waiting gives
+ * an aborted reply, so nothing is appended.
+ */
+async function requestWithRetries(flow: Flow, request: () => Promise<ChatReply>): Promise<ChatReply> {
+  const { ctx, sessionId, model, job } = flow;
+  const signal = job.controller.signal;
+  const transient = (reply: ChatReply) =>
+    reply.stopReason === "error" &&
+    !isContextOverflow(reply, model.contextWindow) &&
+    (isRetryableError(reply.errorMessage ?? "") || parseRetryAfterHint(reply.errorMessage ?? "", Date.now()) !== undefined);
+  try {
+    return await runWithCandidates(
+      [
+        {
+          id: "chat",
+          run: async () => {
+            const reply = await request();
+            if (transient(reply)) throw new TransientReply(reply);
+            return reply;
+          },
+        },
+      ],
+      loadSettings(ctx.db).retry,
+      signal,
+      {
+        onRetryStart: (event) => ctx.events.emit("chat:retry-started", { sessionId, ...event }),
+        onRetryEnd: (event) => ctx.events.emit("chat:retry-ended", { sessionId, ...event }),
+      },
+    );
+  } catch (error) {
+    if (error instanceof TransientReply) return error.reply;
+    if (signal.aborted || isAbortError(error)) return { text: "", thinking: "", stopReason: "aborted", usage: usageFrom(undefined) };
+    throw error;
+  }
+}
+
 /** One request: with `prompt`, a new user message; without, the context is resent (a retry). */
 async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const { ctx, sessionId, model, job } = flow;
@@ -150,19 +202,23 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const blobs = blobFoldersFor(getSessionSummary(ctx.db, sessionId).sourcePath);
   const sent = resolveBlobImages(view.messages, blobs);
   const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target);
-  const startedAt = Date.now();
-  const reply = await completeChat(
-    {
-      baseUrl: model.baseUrl,
-      apiKey: apiKeyFor(model, ctx.secrets),
-      model: model.id,
-      contextWindow: model.contextWindow,
-      stream: model.stream,
-    },
-    messages,
-    signal,
-    (text) => ctx.events.emit("chat:progressed", { sessionId, text }),
-  );
+  let startedAt = Date.now();
+  const reply = await requestWithRetries(flow, () => {
+    // The reply is the last attempt's: its timestamp and duration are that request's.
+    startedAt = Date.now();
+    return completeChat(
+      {
+        baseUrl: model.baseUrl,
+        apiKey: apiKeyFor(model, ctx.secrets),
+        model: model.id,
+        contextWindow: model.contextWindow,
+        stream: model.stream,
+      },
+      messages,
+      signal,
+      (text) => ctx.events.emit("chat:progressed", { sessionId, text }),
+    );
+  });
   if (reply.stopReason === "aborted" || signal.aborted) return;
 
   const assistant: AssistantMessage = {

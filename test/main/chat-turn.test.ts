@@ -236,6 +236,68 @@ describe("a chat turn", () => {
   });
 });
 
+describe("transient failures of the reply (retry.*, §9.7 auto_retry_*)", () => {
+  const unavailable = {
+    type: "error" as const,
+    status: 503,
+    body: { error: { message: "Service Unavailable" } },
+    match: isChat,
+  };
+
+  it("a 503 and a 429 with a retry-after hint are retried; only the reply that came is appended", async () => {
+    const sessionId = await importSession(smallSession);
+    fake.enqueue(
+      unavailable,
+      { ...unavailable, status: 429, body: { error: { message: "Slow down" } }, headers: { "retry-after-ms": "150" } },
+      { type: "reply", text: "Here at last.", match: isChat },
+    );
+    const result = await call("chat:send", { sessionId, text: "Hello?" });
+    expect(result).toMatchObject({ stopReason: "stop", appendedEntryIds: [result.userEntryId, result.assistantEntryId] });
+    expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({
+      content: [{ type: "text", text: "Here at last." }],
+      stopReason: "stop",
+    });
+    expect(chatRequests()).toHaveLength(3);
+    expect(payloads("chat:retry-started")).toEqual([
+      { sessionId, attempt: 1, maxAttempts: 3, delayMs: 1, errorMessage: "503 Service Unavailable" },
+      { sessionId, attempt: 2, maxAttempts: 3, delayMs: 150, errorMessage: "429 Slow down (retry-after-ms=150)" },
+    ]);
+    expect(payloads("chat:retry-ended")).toEqual([{ sessionId, success: true, attempt: 2 }]);
+    expect(entries(sessionId)).toHaveLength(4);
+  });
+
+  it("after retry.maxRetries the last failure is appended as the error reply; with retries off, at once", async () => {
+    await set("retry.maxRetries", 2);
+    const sessionId = await importSession(smallSession);
+    fake.enqueue(unavailable, unavailable, unavailable);
+    const failed = await call("chat:send", { sessionId, text: "One" });
+    expect(failed).toMatchObject({ stopReason: "error", errorMessage: "503 Service Unavailable" });
+    expect(chatRequests()).toHaveLength(3);
+    expect(payloads("chat:retry-ended")).toEqual([
+      { sessionId, success: false, attempt: 2, finalError: "503 Service Unavailable" },
+    ]);
+
+    await set("retry.enabled", false);
+    fake.enqueue(unavailable);
+    const again = await call("chat:send", { sessionId, text: "Two" });
+    expect(again).toMatchObject({ stopReason: "error" });
+    expect(chatRequests()).toHaveLength(4);
+  });
+
+  it("chat:abort while waiting to retry: nothing is appended", async () => {
+    await set("retry.baseDelayMs", 10_000);
+    const sessionId = await importSession(smallSession);
+    const before = entries(sessionId).length;
+    fake.enqueue(unavailable);
+    const running = api.call("chat:send", { sessionId, text: "Hello?" });
+    await until(() => payloads("chat:retry-started").length === 1, "the retry");
+    await call("chat:abort", { sessionId });
+    expect(await running).toMatchObject({ ok: false, error: { code: "cancelled", message: CHAT_CANCELLED } });
+    expect(entries(sessionId)).toHaveLength(before);
+    expect(chatRequests()).toHaveLength(1);
+  });
+});
+
 describe("automatic compaction after a turn", () => {
   it("past the threshold: compacts, auto-continues once with a synthetic prompt, no second attempt", async () => {
     const sessionId = await importSession(longSession);

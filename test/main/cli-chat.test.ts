@@ -92,4 +92,19 @@ describe("canopy chat", () => {
     expect(run.err).toBe("canopy: error: 404 model 'fake-model' not found\n");
     expect((await cli("chat", file)).code).toBe(2);
   });
+
+  it("says on stderr when a failed reply is retried, and prints the reply that came", async () => {
+    const file = writeChainSession(dir, "r", [{ role: "user", text: "hi" }]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    await cli("settings", "set", "retry.baseDelayMs", "100");
+    fake.enqueue(
+      { type: "error", status: 503, body: { error: { message: "Service Unavailable" } }, match: isChat },
+      { type: "reply", text: "Back again.", match: isChat },
+    );
+    expect(await cli("chat", file, "hello")).toEqual({
+      code: 0,
+      out: "Back again.\n",
+      err: "the reply failed (503 Service Unavailable); retrying in 0.1 s (1/3)…\n",
+    });
+  });
 });

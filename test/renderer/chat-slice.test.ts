@@ -42,12 +42,13 @@ vi.mock("../../renderer/src/api.ts", () => {
 interface ChatState {
   composerText: string;
   selectedEntryId: string | null;
-  chat: { sessionId: string; userText: string; replyText: string } | null;
+  chat: { sessionId: string; userText: string; replyText: string; retry?: string } | null;
   chatMessage: { kind: "ok" | "error"; text: string; settingsLink?: boolean } | null;
   autoCompaction: { status: string; reason: string; retry?: string; errorMessage?: string } | null;
   sendChat(): Promise<void>;
   abortChat(): Promise<void>;
   chatProgressed(sessionId: string, text: string): void;
+  chatRetrying(sessionId: string, text: string): void;
   autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
   autoCompactionRetry(sessionId: string, text: string | undefined): void;
   autoCompactionEnded(payload: {
@@ -105,6 +106,11 @@ describe("sending from the composer", () => {
     useCanopy.getState().chatProgressed("s1", "Hel");
     useCanopy.getState().chatProgressed("other", "ignored");
     expect(useCanopy.getState().chat?.replyText).toBe("Hel");
+    // A transient failure: the partial reply is gone and the retry is said, until text comes again.
+    useCanopy.getState().chatRetrying("s1", "The reply failed (503); retrying in 2 s (1/3)…");
+    expect(useCanopy.getState().chat).toMatchObject({ replyText: "", retry: "The reply failed (503); retrying in 2 s (1/3)…" });
+    useCanopy.getState().chatProgressed("s1", "Hello");
+    expect(useCanopy.getState().chat).toEqual({ sessionId: "s1", userText: "Go on", replyText: "Hello" });
     release(turn());
     await sending;
     expect(calls.find((c) => c.channel === "chat:send")?.input).toEqual({ sessionId: "s1", text: "Go on" });

@@ -18,6 +18,8 @@ export interface RunningChat {
   continuing?: boolean;
   /** The reply streamed so far (chat:progressed). */
   replyText: string;
+  /** The request failed with a transient error and is about to be sent again (chat:retry-started). */
+  retry?: string;
 }
 
 export type AutoCompactionState = {
@@ -59,6 +61,7 @@ export interface ChatSlice {
   /** Cancels the running chat turn (and its automatic compaction). */
   abortChat(): Promise<void>;
   chatProgressed(sessionId: string, text: string): void;
+  chatRetrying(sessionId: string, text: string): void;
   autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
   autoCompactionEnded(payload: {
     sessionId: string;
@@ -182,7 +185,14 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     },
     chatProgressed(sessionId, text) {
       const chat = get().chat;
-      if (chat && chat.sessionId === sessionId) set({ chat: { ...chat, replyText: text } });
+      if (chat && chat.sessionId === sessionId) {
+        const { retry: _done, ...rest } = chat;
+        set({ chat: { ...rest, replyText: text } });
+      }
+    },
+    chatRetrying(sessionId, text) {
+      const chat = get().chat;
+      if (chat && chat.sessionId === sessionId) set({ chat: { ...chat, replyText: "", retry: text } });
     },
     autoCompactionStarted(sessionId, reason) {
       if (get().selectedSessionId !== sessionId) return;

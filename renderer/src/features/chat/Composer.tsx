@@ -50,7 +50,7 @@ export function Composer() {
             <strong>{chat.continuing ? "Answering:" : "You:"}</strong> {chat.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
-            {chat.replyText || "Waiting for the reply…"}
+            {chat.replyText || chat.retry || "Waiting for the reply…"}
           </p>
         </div>
       )}

@@ -1,6 +1,6 @@
 /**
- * Feeds the chat slice from main's events: the streamed reply and the automatic compaction's
- * start, retries and end.
+ * Feeds the chat slice from main's events: the streamed reply (and its retries) and the automatic
+ * compaction's start, retries and end.
  */
 import { useEffect } from "react";
 import { onEvent } from "../../api.ts";
@@ -17,6 +17,12 @@ export function useChatEvents(): void {
         state().autoCompactionRetry(
           payload.sessionId,
           `Retrying the summary (${payload.attempt}/${payload.maxAttempts}) after: ${payload.errorMessage}`,
+        ),
+      ),
+      onEvent("chat:retry-started", (payload) =>
+        state().chatRetrying(
+          payload.sessionId,
+          `The reply failed (${payload.errorMessage}); retrying in ${Math.ceil(payload.delayMs / 1000)} s (${payload.attempt}/${payload.maxAttempts})…`,
         ),
       ),
       onEvent("compaction:retry-ended", (payload) =>
