@@ -60,11 +60,21 @@ function reasoningOf(delta: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** The names of the tools a reply (or a streamed delta) asks for. */
+function toolNamesOf(holder: unknown): string[] {
+  const calls = (holder as { tool_calls?: unknown } | null | undefined)?.tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls
+    .map((call: unknown) => (call as { function?: { name?: unknown } } | null)?.function?.name)
+    .filter((name): name is string => typeof name === "string" && name !== "");
+}
+
 function finish(
   text: string,
   thinking: string,
   finishReason: string | null | undefined,
   usage: Usage,
+  toolNames: readonly string[] = [],
 ): ChatReply {
   if (finishReason === "content_filter") {
     return {
@@ -72,6 +82,16 @@ function finish(
       thinking,
       stopReason: "error",
       errorMessage: "The endpoint's content filter stopped the reply",
+      usage,
+    };
+  }
+  if (text === "" && thinking === "" && toolNames.length > 0) {
+    // No tools are offered, yet some models answer with a tool call only: say so, not "empty".
+    return {
+      text,
+      thinking,
+      stopReason: "error",
+      errorMessage: `The model asked to run ${[...new Set(toolNames)].join(", ")} instead of replying; Canopy runs no tools`,
       usage,
     };
   }
@@ -125,6 +145,7 @@ export async function completeChat(
         reasoningOf(choice.message),
         choice.finish_reason,
         usageFrom(completion.usage),
+        toolNamesOf(choice.message),
       );
       if (reply.text) onText?.(reply.text);
       return reply;
@@ -138,12 +159,14 @@ export async function completeChat(
     let finishReason: string | null | undefined;
     let usage: UsageFields | null | undefined;
     let ttft: number | undefined;
+    const toolNames: string[] = [];
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       const delta = choice?.delta;
       const reasoning = reasoningOf(delta);
       if (reasoning) thinking += reasoning;
+      toolNames.push(...toolNamesOf(delta));
       if (delta?.content) {
         ttft ??= Math.round(performance.now() - started);
         text += delta.content;
@@ -153,7 +176,7 @@ export async function completeChat(
     }
     // The SDK ends an aborted stream quietly, without throwing.
     if (link.signal.aborted) return aborted();
-    const reply = finish(text, thinking, finishReason, usageFrom(usage));
+    const reply = finish(text, thinking, finishReason, usageFrom(usage), toolNames);
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();

@@ -19,13 +19,18 @@ export type FakeBehaviour = (
       route?: "chat";
       text?: string;
       chunks?: string[];
-      finishReason?: "stop" | "length" | null;
+      finishReason?: "stop" | "length" | "tool_calls" | "content_filter" | null;
       chunkDelayMs?: number;
       /** Delay before the status line (a slow server, to test aborts). */
       headersDelayMs?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
       dropAfterChunks?: number;
-      usage?: { prompt_tokens: number; completion_tokens: number };
+      /** `null`: the reply carries no usage at all (servers that ignore include_usage). */
+      usage?: { prompt_tokens: number; completion_tokens: number } | null;
+      /** Reasoning sent as `reasoning_content` (before the text when streaming). */
+      reasoning?: string;
+      /** Tool calls in the reply (the model asks for tools Canopy never offered). */
+      toolCalls?: { id: string; name: string; arguments: string }[];
     }
   /** An HTTP error with a JSON (object) or raw (string) body and extra headers. */
   | {
@@ -127,13 +132,18 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
     res.end(JSON.stringify(payload));
   };
 
-  const completion = (model: string, text: string, finishReason: string | null, usage: object) => ({
+  const completion = (
+    model: string,
+    message: Record<string, unknown>,
+    finishReason: string | null,
+    usage: object | undefined,
+  ) => ({
     id: "chatcmpl-fake",
     object: "chat.completion",
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: finishReason }],
-    usage,
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
   });
 
   const chunk = (model: string, delta: object, finishReason: string | null) => ({
@@ -160,15 +170,30 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
     if (behaviour.type !== "reply") return;
     const text = behaviour.text ?? behaviour.chunks?.join("") ?? "";
     const finish = behaviour.finishReason === undefined ? "stop" : behaviour.finishReason;
-    const usage = behaviour.usage ?? { prompt_tokens: 42, completion_tokens: Math.ceil(text.length / 4) };
-    const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const usage =
+      behaviour.usage === null
+        ? undefined
+        : (behaviour.usage ?? { prompt_tokens: 42, completion_tokens: Math.ceil(text.length / 4) });
+    const fullUsage = usage && { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const toolCalls = behaviour.toolCalls?.map((call, index) => ({
+      index,
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }));
     if (!streaming) {
-      sendJson(res, 200, completion(model, text, finish, fullUsage));
+      const message = {
+        content: text === "" && toolCalls ? null : text,
+        ...(behaviour.reasoning ? { reasoning_content: behaviour.reasoning } : {}),
+        ...(toolCalls ? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) } : {}),
+      };
+      sendJson(res, 200, completion(model, message, finish, fullUsage));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const write = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
     write(chunk(model, { role: "assistant", content: "" }, null));
+    if (behaviour.reasoning) write(chunk(model, { reasoning_content: behaviour.reasoning }, null));
     const parts = behaviour.chunks ?? splitText(text);
     for (const [index, part] of parts.entries()) {
       if (behaviour.dropAfterChunks !== undefined && index >= behaviour.dropAfterChunks) {
@@ -177,17 +202,20 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       }
       if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
       if (res.destroyed) return;
-      write(chunk(model, { content: part }, null));
+      if (part !== "") write(chunk(model, { content: part }, null));
     }
+    if (toolCalls) write(chunk(model, { tool_calls: toolCalls }, null));
     write(chunk(model, {}, finish));
-    write({
-      id: "chatcmpl-fake",
-      object: "chat.completion.chunk",
-      created: 1_700_000_000,
-      model,
-      choices: [],
-      usage: fullUsage,
-    });
+    if (fullUsage) {
+      write({
+        id: "chatcmpl-fake",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model,
+        choices: [],
+        usage: fullUsage,
+      });
+    }
     res.end("data: [DONE]\n\n");
   }
 

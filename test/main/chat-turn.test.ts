@@ -209,6 +209,24 @@ describe("a chat turn", () => {
     expect((await call("context:get", { sessionId })).leafId).toBe(failed.assistantEntryId);
   });
 
+  for (const stream of [true, false]) {
+    it(`a reply that is only a tool call (${stream ? "streamed" : "not streamed"}) fails naming the tool, not as "empty"`, async () => {
+      await set("model.stream", stream);
+      const sessionId = await importSession(smallSession);
+      fake.enqueue({
+        type: "reply",
+        text: "",
+        toolCalls: [{ id: "call_1", name: "read", arguments: '{"path":"src/parse.ts"}' }],
+        finishReason: "tool_calls",
+        match: isChat,
+      });
+      const result = await call("chat:send", { sessionId, text: "Look at it" });
+      const expected = "The model asked to run read instead of replying; Canopy runs no tools";
+      expect(result).toMatchObject({ stopReason: "error", errorMessage: expected });
+      expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({ content: [], errorMessage: expected });
+    });
+  }
+
   it("refuses without a model, an empty message, and a second turn while one runs", async () => {
     const sessionId = await importSession(smallSession);
     expect(await api.call("chat:send", { sessionId, text: "  " })).toMatchObject({
