@@ -173,7 +173,7 @@ export async function runAutoCompaction(
       const compacting = await ctx.hooks.runCompacting({
         sessionId,
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
-      });
+      }, signal);
       const remote = summarizersFor(settings, ctx.secrets).remote;
       const models = orderCandidateModels(settings.model, settings.fallbackModels);
       const candidates = (models.length > 0 ? models : [null]).map((model) => ({
@@ -200,7 +200,7 @@ export async function runAutoCompaction(
     if (signal.aborted) return end(null, true, false);
 
     const entry = appendCompaction(ctx, state, result, fromExtension, true);
-    await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension });
+    await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension }, signal);
     const outcome = end(entry.id, false, willRetry);
     ctx.jobs.finish(job);
     await afterCompaction(input, reason, settings.compaction.autoContinue);

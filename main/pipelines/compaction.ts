@@ -119,7 +119,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
       const compacting = await ctx.hooks.runCompacting({
         sessionId: input.sessionId,
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
-      });
+      }, signal);
       const summarizers = summarizersFor(settings, ctx.secrets);
       const progress = (text: string) =>
         ctx.events.emit("job:progressed", {
@@ -151,7 +151,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
   const entry = appendCompaction(ctx, state, result, fromExtension, input.leafId === undefined);
-  await ctx.hooks.notify("session_compact", { sessionId: input.sessionId, compactionEntry: entry, fromExtension });
+  await ctx.hooks.notify("session_compact", { sessionId: input.sessionId, compactionEntry: entry, fromExtension }, signal);
   return {
     sessionId: input.sessionId,
     entryId: entry.id,

@@ -164,7 +164,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     oldLeafId: state.viewLeafId,
     summaryEntry,
     fromExtension: summaryEntry ? fromExtension : undefined,
-  });
+  }, signal);
   return {
     cancelled: false,
     aborted: false,

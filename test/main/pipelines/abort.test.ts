@@ -159,6 +159,45 @@ describe("aborts while a hook runs (hooks get the signal but may ignore it)", ()
   });
 });
 
+describe("a hook that never answers does not hold a cancel", () => {
+  const never = () => new Promise<never>(() => undefined);
+
+  for (const event of ["session_before_compact", "session.compacting"] as const) {
+    it(`compaction (${event}): the abort ends the run at once, nothing saved`, async () => {
+      const sessionId = await h.importSession(plainSession());
+      const before = await h.snapshot(sessionId);
+      let started = false;
+      h.api.ctx.hooks.register("hung", event, () => {
+        started = true;
+        return never();
+      });
+      const running = h.api.call("compaction:run", { sessionId });
+      await until(() => started, 5000, "the hook to start");
+      expect(await h.call("compaction:abort", { sessionId })).toEqual({ aborted: true });
+      expect(await running).toEqual({
+        ok: false,
+        error: { code: "cancelled", message: "Compaction cancelled" },
+      });
+      expect(await h.snapshot(sessionId)).toEqual(before);
+    });
+  }
+
+  it("navigation (session_before_tree): the abort ends it at once, the view leaf stays", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    const before = await h.snapshot(sessionId);
+    let started = false;
+    h.api.ctx.hooks.register("hung", "session_before_tree", () => {
+      started = true;
+      return never();
+    });
+    const running = h.call("navigation:navigate", { sessionId, targetId: "u1" });
+    await until(() => started, 5000, "the hook to start");
+    expect(await h.call("navigation:abort", { sessionId })).toEqual({ aborted: true });
+    expect(await running).toMatchObject({ cancelled: true, aborted: true });
+    expect(await h.snapshot(sessionId)).toEqual(before);
+  });
+});
+
 describe("the precondition is re-checked before saving (DESIGN §4)", () => {
   it("compaction: the view leaf moved during the summary → conflict, nothing appended", async () => {
     await h.configureFakeModel(server);
