@@ -11,6 +11,8 @@ import type { Api } from "../api/dispatch.ts";
 import { serveStatic } from "./static.ts";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** The page never sends anything over the event socket: a larger frame closes it. */
+const MAX_SOCKET_FRAME_BYTES = 64 * 1024;
 
 export interface BrowserServer {
   url: string;
@@ -32,6 +34,28 @@ function tokenMatches(expected: string, given: string | null | undefined): boole
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The request target as a URL, or null for one no URL can be made of (`//:99999/`, `//[`): such
+ * a request, which any web page can send with an <img>, must get a 400 and not stop the server.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? "/", "http://127.0.0.1");
+  } catch {
+    return null;
+  }
+}
+
+function channelOf(pathname: string): string {
+  const raw = pathname.slice("/api/".length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // A malformed escape (`%E0`) names no channel: the dispatcher says it is unknown.
+    return raw;
+  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -57,7 +81,11 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
   const { api } = options;
 
   const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const url = requestUrl(req);
+    if (!url) {
+      res.writeHead(400, { "content-type": "text/plain" }).end("bad request");
+      return;
+    }
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
@@ -77,7 +105,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
         res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: String(error) } }));
         return;
       }
-      const channel = decodeURIComponent(url.pathname.slice("/api/".length));
+      const channel = channelOf(url.pathname);
       const result = await api.callUnknown(channel, input);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(result));
@@ -90,10 +118,13 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     serveStatic(options.rendererDir, url.pathname, res);
   });
 
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_SOCKET_FRAME_BYTES });
+  // A client's protocol error (an unmasked or oversized frame) closes its socket; unheard, the
+  // "error" event would be thrown and stop the server.
+  wss.on("connection", (ws) => ws.on("error", () => ws.terminate()));
   server.on("upgrade", (req, socket, head) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (url.pathname !== "/events" || !tokenMatches(token, url.searchParams.get("token"))) {
+    const url = requestUrl(req);
+    if (url?.pathname !== "/events" || !tokenMatches(token, url.searchParams.get("token"))) {
       socket.write("HTTP/1.1 401 Unauthorized\r\n\r\n");
       socket.destroy();
       return;

@@ -1,6 +1,7 @@
 // Browser-mode transport: the contract over HTTP with a token, events over WebSocket, static
 // files confined to the renderer folder, and expected failures as data.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +27,21 @@ async function post(channel: string, body: unknown, token: string | null = mode.
       error?: { code: string; message: string };
     },
   };
+}
+
+/** Sends raw bytes (what no fetch would send) and resolves with everything the server answers. */
+function rawExchange(text: string, then?: (socket: net.Socket) => void): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(mode.port, "127.0.0.1", () => socket.write(text));
+    let answer = "";
+    socket.on("data", (data) => {
+      answer += String(data);
+      then?.(socket);
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve(answer));
+    setTimeout(() => socket.destroy(), 2000);
+  });
 }
 
 beforeAll(async () => {
@@ -99,6 +115,45 @@ describe("browser-mode server", () => {
     const event = await received;
     expect(event.payload.sessionIds).toEqual(["01a2361e-31af-75a7-95c2-9bc5d25359f5"]);
     socket.close();
+  });
+
+  it("answers a request target that is no URL with 400 and keeps serving (any web page can send one)", async () => {
+    const answer = await rawExchange(
+      "GET //:99999/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    const upgrade = await rawExchange(
+      "GET //[ HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
+    expect(upgrade.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
+    expect((await post("library:list", {})).json.ok).toBe(true);
+  });
+
+  it("calls a channel with a malformed escape unknown instead of failing", async () => {
+    const result = await post("%E0", {});
+    expect(result.json).toEqual({ ok: false, error: { code: "not_found", message: "unknown channel: %E0" } });
+  });
+
+  it("closes only the event socket of a client that breaks the protocol", async () => {
+    // In the server process such an error stops Canopy; here the test runner would catch it.
+    const thrown: unknown[] = [];
+    const onThrown = (error: unknown) => thrown.push(error);
+    process.on("uncaughtException", onThrown);
+    let sent = false;
+    const answer = await rawExchange(
+      `GET /events?token=${mode.token} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n` +
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      (socket) => {
+        // A client frame without the mask the protocol requires.
+        if (!sent) socket.write(Buffer.from([0x81, 0x02, 0x68, 0x69]));
+        sent = true;
+      },
+    );
+    process.off("uncaughtException", onThrown);
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 101 Switching Protocols");
+    expect(thrown).toEqual([]);
+    expect((await post("library:list", {})).json.ok).toBe(true);
   });
 
   it("says in one line when the port is taken, and leaves the library closed", async () => {
