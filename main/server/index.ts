@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Api } from "../api/dispatch.ts";
+import { isLocalHost, isSameOrigin } from "./origin.ts";
 import { serveStatic } from "./static.ts";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -86,6 +87,12 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
       res.writeHead(400, { "content-type": "text/plain" }).end("bad request");
       return;
     }
+    if (!isLocalHost(req.headers.host)) {
+      res
+        .writeHead(403, { "content-type": "text/plain" })
+        .end("Canopy answers only at 127.0.0.1 or localhost: open the URL it printed");
+      return;
+    }
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
@@ -124,7 +131,12 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
   wss.on("connection", (ws) => ws.on("error", () => ws.terminate()));
   server.on("upgrade", (req, socket, head) => {
     const url = requestUrl(req);
-    if (url?.pathname !== "/events" || !tokenMatches(token, url.searchParams.get("token"))) {
+    if (
+      url?.pathname !== "/events" ||
+      !tokenMatches(token, url.searchParams.get("token")) ||
+      !isLocalHost(req.headers.host) ||
+      !isSameOrigin(req.headers.origin, req.headers.host)
+    ) {
       socket.write("HTTP/1.1 401 Unauthorized\r\n\r\n");
       socket.destroy();
       return;

@@ -156,6 +156,40 @@ describe("browser-mode server", () => {
     expect((await post("library:list", {})).json.ok).toBe(true);
   });
 
+  it("refuses a request naming another host (DNS rebinding), even with the token", async () => {
+    const rebound = (request: string) =>
+      rawExchange(`${request}\r\nHost: evil.example:${mode.port}\r\nConnection: close\r\n\r\n`);
+    expect((await rebound("GET / HTTP/1.1")).split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+    const api = await rebound(
+      `POST /api/library:list HTTP/1.1\r\nx-canopy-token: ${mode.token}\r\nContent-Length: 0`,
+    );
+    expect(api.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+    const local = await rawExchange(
+      `GET / HTTP/1.1\r\nHost: localhost:${mode.port}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(local.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+  });
+
+  it("opens the event socket only to the page's own origin, even with the token", async () => {
+    const open = (origin: string, host = `127.0.0.1:${mode.port}`) =>
+      new Promise<boolean>((resolve) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${mode.port}/events?token=${mode.token}`, {
+          origin,
+          headers: { host },
+        });
+        socket.on("open", () => {
+          socket.close();
+          resolve(true);
+        });
+        socket.on("error", () => resolve(false));
+      });
+    expect(await open("http://evil.example")).toBe(false);
+    expect(await open("http://localhost:1234")).toBe(false);
+    expect(await open(`http://evil.example:${mode.port}`, `evil.example:${mode.port}`)).toBe(false);
+    expect(await open(`http://127.0.0.1:${mode.port}`)).toBe(true);
+    expect(await open(`http://localhost:${mode.port}`, `localhost:${mode.port}`)).toBe(true);
+  });
+
   it("says in one line when the port is taken, and leaves the library closed", async () => {
     const second = path.join(dir, "second.db");
     const failure = await startBrowserMode({
