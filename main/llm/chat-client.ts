@@ -180,7 +180,11 @@ export async function completeChat(
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();
-    return { ...aborted(), stopReason: "error", errorMessage: describeError(error, config.timeoutMs) };
+    return {
+      ...aborted(),
+      stopReason: "error",
+      errorMessage: describeError(error, config.timeoutMs, config.apiKey),
+    };
   } finally {
     link.dispose();
   }

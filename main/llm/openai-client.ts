@@ -77,9 +77,16 @@ function causeText(error: unknown): string {
 
 /**
  * One-line error text: `<status> <server message>` plus `(retry-after-ms=N, …)` when the
- * response carried hint headers; connection failures name their cause.
+ * response carried hint headers; connection failures name their cause. An endpoint that echoes
+ * the API key it was sent gets it masked: the text is shown, and a chat turn's is stored in the
+ * session (and so in its exports).
  */
-export function describeError(error: unknown, timeoutMs?: number): string {
+export function describeError(error: unknown, timeoutMs?: number, apiKey?: string): string {
+  const text = describeErrorText(error, timeoutMs);
+  return apiKey && apiKey.length >= 8 ? text.split(apiKey).join("[API key]") : text;
+}
+
+function describeErrorText(error: unknown, timeoutMs?: number): string {
   if (error instanceof APIConnectionTimeoutError) {
     return timeoutMs === undefined ? "Request timed out" : `Request timed out after ${timeoutMs} ms`;
   }
@@ -171,7 +178,11 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
         return finish(text, finishReason);
       } catch (error) {
         if (link.signal.aborted || error instanceof APIUserAbortError) return ABORTED;
-        return { text: "", stopReason: "error", errorMessage: describeError(error, config.timeoutMs) };
+        return {
+          text: "",
+          stopReason: "error",
+          errorMessage: describeError(error, config.timeoutMs, config.apiKey),
+        };
       } finally {
         link.dispose();
       }
@@ -221,7 +232,7 @@ export async function testConnection(
     if (link.signal.aborted || error instanceof APIUserAbortError) return { ok: false, message: "Cancelled" };
     const available =
       listed && listed.length > 0 ? ` (the endpoint lists: ${listed.slice(0, 10).join(", ")})` : "";
-    return { ok: false, message: `${describeError(error, timeoutMs)}${available}` };
+    return { ok: false, message: `${describeError(error, timeoutMs, config.apiKey)}${available}` };
   } finally {
     link.dispose();
   }

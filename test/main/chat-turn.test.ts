@@ -91,7 +91,7 @@ beforeEach(async () => {
       dbPath: path.join(dir, "library.db"),
       seedDemo: false,
       loadUserHooks: false,
-      env: { FAKE_KEY: "sk-test" },
+      env: { FAKE_KEY: "sk-test", ECHOED_KEY: "sk-proj-echoed-0123456789" },
     }),
   );
   events = [];
@@ -226,6 +226,22 @@ describe("a chat turn", () => {
       expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({ content: [], errorMessage: expected });
     });
   }
+
+  it("masks the API key in an endpoint error that echoes it, in the reply stored in the session", async () => {
+    await set("model.apiKeyEnv", "ECHOED_KEY");
+    const sessionId = await importSession(smallSession);
+    fake.enqueue({
+      type: "error",
+      status: 401,
+      body: { error: { message: "Incorrect API key provided: sk-proj-echoed-0123456789" } },
+      match: isChat,
+    });
+    const failed = await call("chat:send", { sessionId, text: "Again" });
+    expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer sk-proj-echoed-0123456789");
+    const masked = "401 Incorrect API key provided: [API key]";
+    expect(failed.errorMessage).toBe(masked);
+    expect(messageOf(sessionId, failed.assistantEntryId).errorMessage).toBe(masked);
+  });
 
   it("refuses without a model, an empty message, and a second turn while one runs", async () => {
     const sessionId = await importSession(smallSession);

@@ -287,6 +287,23 @@ describe("testConnection", () => {
     expect(bodyOf(1).max_tokens).toBe(1);
   });
 
+  it("masks the API key when the endpoint's error echoes it", async () => {
+    const key = "sk-live-echoed-abcdef123456";
+    server.enqueue({
+      type: "error",
+      route: "models",
+      status: 401,
+      body: { error: { message: `Invalid key ${key} (key ${key} revoked)` } },
+    });
+    expect(await testConnection({ ...config(), apiKey: key })).toEqual({
+      ok: false,
+      message: "401 Invalid key [API key] (key [API key] revoked)",
+    });
+    server.enqueue({ type: "error", status: 403, body: `forbidden for ${key}` });
+    const summary = await summarizer({ apiKey: key, stream: false }).summarize(request());
+    expect(summary).toEqual({ text: "", stopReason: "error", errorMessage: "403 forbidden for [API key]" });
+  });
+
   it("reports authentication failures and unknown models with the server's text", async () => {
     server.enqueue({
       type: "error",
