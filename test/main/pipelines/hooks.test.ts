@@ -445,4 +445,53 @@ describe("hook modules in <data folder>/hooks", () => {
     expect(result.fromExtension).toBe(true);
     expect(server.requests).toHaveLength(0);
   });
+
+  it("does not run a module every user may write, nor any from a folder of another user (a shared /tmp)", async () => {
+    const marker = (dir: string) => path.join(dir, "ran.txt");
+    const module = (dir: string) =>
+      `import fs from "node:fs";\nfs.writeFileSync(${JSON.stringify(marker(dir))}, "ran");\nexport default () => {};\n`;
+    h.close();
+    removeDir(h.dir);
+    h = createHarness({
+      loadUserHooks: true,
+      prepare: (dir) => {
+        const folder = path.join(dir, "hooks");
+        fs.mkdirSync(folder);
+        fs.writeFileSync(path.join(folder, "planted.mjs"), module(dir));
+        fs.chmodSync(path.join(folder, "planted.mjs"), 0o666);
+      },
+    });
+    let listed = await h.call("settings:hooks", {});
+    expect(listed.errors).toEqual([
+      {
+        extension: "planted.mjs",
+        event: "load",
+        message: "could not load hook module: not run: every user may write to it",
+      },
+    ]);
+    expect(fs.existsSync(marker(h.dir))).toBe(false);
+
+    // Changing a file's owner needs root (as in CI); elsewhere the part above is the check.
+    if (process.getuid?.() !== 0) return;
+    h.close();
+    removeDir(h.dir);
+    h = createHarness({
+      loadUserHooks: true,
+      prepare: (dir) => {
+        const folder = path.join(dir, "hooks");
+        fs.mkdirSync(folder);
+        fs.writeFileSync(path.join(folder, "planted.mjs"), module(dir));
+        fs.chownSync(folder, 65534, 65534);
+      },
+    });
+    listed = await h.call("settings:hooks", {});
+    expect(listed.errors).toEqual([
+      {
+        extension: "hooks",
+        event: "load",
+        message: `hook modules in ${path.join(h.dir, "hooks")} were not loaded: it belongs to another user (uid 65534)`,
+      },
+    ]);
+    expect(fs.existsSync(marker(h.dir))).toBe(false);
+  });
 });
