@@ -9,7 +9,7 @@
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
 import type { AssistantMessage, MessageEntry, UserMessage } from "../../core/session/entries.ts";
 import { buildLlmView } from "../../core/session/llm-view.ts";
-import type { ModelSettings } from "../../core/settings/schema.ts";
+import type { ModelSettings, Settings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom } from "../../prompts/index.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
@@ -254,9 +254,27 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   );
 }
 
+/**
+ * A window no larger than the reserve puts every reply over the threshold (§4: contextTokens >
+ * contextWindow − reserveTokens): each turn would end in a compaction and an automatic
+ * "Continue", over and over. Refused with the settings that fix it instead.
+ */
+function windowProblem(settings: Settings, model: ModelSettings): string | null {
+  const reserve = settings.compaction.reserveTokens;
+  if (!settings.compaction.enabled || model.contextWindow > reserve) return null;
+  return (
+    `The model's context window (${model.contextWindow} tokens) is not larger than compaction.reserveTokens ` +
+    `(${reserve}): every reply would start a compaction. Lower compaction.reserveTokens (for example to ` +
+    `${Math.floor(model.contextWindow / 4)}), or set model.contextWindow to the model's real window`
+  );
+}
+
 function newFlow(ctx: AppContext, sessionId: string, job: Job): Flow {
-  const model = loadSettings(ctx.db).model;
+  const settings = loadSettings(ctx.db);
+  const model = settings.model;
   if (!model) throw new ApiFailure("invalid_input", NO_MODEL_MESSAGE);
+  const problem = windowProblem(settings, model);
+  if (problem !== null) throw new ApiFailure("invalid_input", problem);
   return { ctx, sessionId, model, job, appended: [], checks: 0, autoCheck: 0, continued: false, retried: false };
 }
 

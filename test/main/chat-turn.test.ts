@@ -243,6 +243,25 @@ describe("a chat turn", () => {
     expect(messageOf(sessionId, failed.assistantEntryId).errorMessage).toBe(masked);
   });
 
+  it("refuses a model whose context window is not larger than the compaction reserve, saying what to set", async () => {
+    const sessionId = await importSession(smallSession);
+    const before = (await call("session:get", { sessionId })).entries.length;
+    await set("model.contextWindow", 8192);
+    const refused = await api.call("chat:send", { sessionId, text: "hello" });
+    expect(refused).toEqual({
+      ok: false,
+      error: {
+        code: "invalid_input",
+        message:
+          "The model's context window (8192 tokens) is not larger than compaction.reserveTokens (16384): every reply would start a compaction. Lower compaction.reserveTokens (for example to 2048), or set model.contextWindow to the model's real window",
+      },
+    });
+    expect(chatRequests()).toHaveLength(0);
+    expect((await call("session:get", { sessionId })).entries).toHaveLength(before);
+    await set("compaction.reserveTokens", 2048);
+    expect((await call("chat:send", { sessionId, text: "hello" })).stopReason).toBe("stop");
+  });
+
   it("refuses without a model, an empty message, and a second turn while one runs", async () => {
     const sessionId = await importSession(smallSession);
     expect(await api.call("chat:send", { sessionId, text: "  " })).toMatchObject({
