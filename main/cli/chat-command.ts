@@ -6,6 +6,7 @@
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
+import { textBlocksOf } from "../../core/session/message-text.ts";
 import { NO_MODEL_MESSAGE } from "../pipelines/chat-turn.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
@@ -72,15 +73,24 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
         cli.io.err(`[compaction ${id}: the history before it is now a summary]`);
       if (entry.type !== "message") continue;
       const message = (entry as MessageEntry).message;
-      if (message.role === "user") cli.io.err(`[automatic prompt] ${JSON.stringify(message.content)}`);
+      if (message.role === "user") cli.io.err(`[automatic prompt] ${textBlocksOf(message.content)}`);
       if (message.role !== "assistant") continue;
       // The final reply's failure is the command's error (below); earlier ones are reported here.
-      if (message.stopReason !== "error") cli.io.out(replyText(message));
+      if (message.stopReason !== "error") {
+        const text = replyText(message);
+        // A reply of reasoning only has no text to print: say so instead of an empty line.
+        if (text === "" && message.content.some((block) => block.type === "thinking")) {
+          cli.io.err(`[reply ${id} holds reasoning only, no text]`);
+        } else cli.io.out(text);
+      }
       else if (id !== result.assistantEntryId)
         cli.io.err(`[reply failed] ${message.errorMessage ?? "error"}`);
     }
   }
   if (result.autoCompaction?.errorMessage) cli.io.err(result.autoCompaction.errorMessage);
+  else if (result.autoCompaction?.aborted) {
+    cli.io.err("automatic compaction cancelled: nothing of it was saved; the reply is kept");
+  }
   if (result.stopReason === "error")
     throw new CommandError(result.errorMessage ?? "the model's reply failed");
   return true;

@@ -74,8 +74,20 @@ describe("canopy chat", () => {
     expect(run.code).toBe(0);
     expect(run.out).toBe("Big reply.\nContinuing.\n");
     expect(run.err).toMatch(
-      /^automatic compaction \(threshold\)…\n\[compaction \w+: .*\]\n\[automatic prompt\] .*Continue if you have next steps/,
+      /^automatic compaction \(threshold\)…\n\[compaction \w+: .*\]\n\[automatic prompt\] Continue if you have next steps/,
     );
+    // The automatic prompt is shown as its text, not as JSON.
+    expect(run.err).not.toContain('[{"type"');
+  });
+
+  it("says so when a reply holds reasoning only, instead of printing an empty line", async () => {
+    const file = writeChainSession(dir, "t", [{ role: "user", text: "hi" }]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    fake.enqueue({ type: "reply", text: "", reasoning: "Thinking it over.", match: isChat });
+    const run = await cli("chat", file, "hello");
+    expect(run.code).toBe(0);
+    expect(run.out).toBe("");
+    expect(run.err).toMatch(/^\[reply \w+ holds reasoning only, no text\]\n$/);
   });
 
   it("fails with the endpoint's error in one line", async () => {
