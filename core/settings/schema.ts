@@ -3,6 +3,7 @@
  * defaults, the resulting type, and dotted-path access used by `settings get|set` and the UI.
  */
 import { z } from "zod";
+import { issueInWords } from "./issue-words.ts";
 
 const tokens = z.number().int().min(0).max(10_000_000);
 
@@ -106,8 +107,10 @@ export function setSettingAt(settings: Settings, key: string, value: unknown): S
   const parsed = settingsSchema.safeParse(copy);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join(".") : key;
-    return { ok: false, message: `${where}: ${issue?.message ?? "invalid value"}` };
+    if (!issue) return { ok: false, message: `${key}: invalid value` };
+    const where = issue.path.length > 0 ? issue.path.join(".") : key;
+    const input = getSettingAt(copy as Settings, where);
+    return { ok: false, message: `${where}: ${issueInWords(issue, input)}` };
   }
   return { ok: true, settings: parsed.data };
 }

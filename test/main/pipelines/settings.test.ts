@@ -58,6 +58,28 @@ describe("settings", () => {
     expect((await h.call("settings:get", {})).compaction.reserveTokens).toBe(16384);
   });
 
+  it("refused values are explained in words, not zod's wording (a cleared number field sends null)", async () => {
+    const reason = async (key: string, value: unknown) =>
+      (await h.fail("settings:set", { key, value })).message;
+    expect(await reason("compaction.reserveTokens", null)).toBe(
+      "compaction.reserveTokens: needs a number (it cannot be empty)",
+    );
+    expect(await reason("retry.baseDelayMs", 1.5)).toBe("retry.baseDelayMs: needs a whole number, not 1.5");
+    expect(await reason("retry.maxRetries", 50)).toBe("retry.maxRetries: must be at most 20");
+    expect(await reason("compaction.keepRecentTokens", 0)).toBe(
+      "compaction.keepRecentTokens: must be at least 1",
+    );
+    expect(await reason("compaction.enabled", "yes")).toBe(
+      'compaction.enabled: needs true or false, not the text "yes"',
+    );
+    expect(await reason("compaction.remoteEndpoint", "ftp://x")).toBe(
+      "compaction.remoteEndpoint: needs an http:// or https:// URL",
+    );
+    expect(await reason("model", { baseUrl: "http://127.0.0.1:1/v1", id: " " })).toBe(
+      "model.id: cannot be empty",
+    );
+  });
+
   it("a model with defaults for what is left out; sub-keys afterwards; kept across re-open", async () => {
     const settings = await h.call("settings:set", {
       key: "model",
