@@ -69,3 +69,31 @@ describe("the tree with the keyboard only", () => {
     expect(await page.locator(".summary-pop:focus").count()).toBe(0);
   });
 });
+
+describe("the edit-as-new-branch box with the keyboard only", () => {
+  it("opens with the focus in the box, and Escape closes it without saving, back on its button", async () => {
+    const sessions = await apiCall<{ id: string }[]>(mode, "library:list", {});
+    let target: { sessionId: string; userId: string } | undefined;
+    for (const session of sessions) {
+      const tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId: session.id });
+      const user = tree.nodes.find((node) => node.kind === "user" && node.parentId !== null);
+      if (user) target = { sessionId: session.id, userId: user.id };
+      if (target) break;
+    }
+    if (!target) throw new Error("no session with a user message");
+    const before = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId: target.sessionId });
+    await page.goto(
+      `${mode.url}#/session/${encodeURIComponent(target.sessionId)}?leaf=${encodeURIComponent(target.userId)}`,
+    );
+    const open = page.getByRole("button", { name: "Edit as new branch" });
+    await open.click();
+    const box = page.getByLabel("Edited message");
+    await poll(() => box.evaluate((element) => element === document.activeElement)).toBe(true);
+    await page.keyboard.type(" more");
+    await page.keyboard.press("Escape");
+    await poll(() => box.count()).toBe(0);
+    await poll(() => open.evaluate((element) => element === document.activeElement)).toBe(true);
+    const after = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId: target.sessionId });
+    expect(after.nodes.length).toBe(before.nodes.length);
+  });
+});

@@ -5,7 +5,7 @@
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
  * they would do). Nothing is ever rewritten in place.
  */
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import "./edits.css";
@@ -60,6 +60,8 @@ export function EditActions() {
   const lastDeleted = useCanopy((state) => state.lastDeleted);
   const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);
   const [label, setLabel] = useState("");
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocusEditButton = useRef(false);
 
   const node = entryId ? nodes?.find((n) => n.id === entryId) : undefined;
   const nodeLabel = node?.label ?? "";
@@ -68,6 +70,12 @@ export function EditActions() {
   useEffect(() => {
     if (editing && editing.entryId !== entryId) setEditing(null);
   }, [editing, entryId]);
+  useEffect(() => {
+    // The button is disabled while the box is open, so it takes the focus back once re-enabled.
+    if (editing !== null || !refocusEditButton.current) return;
+    refocusEditButton.current = false;
+    editButton.current?.focus();
+  }, [editing]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -91,6 +99,10 @@ export function EditActions() {
       : null;
   const redoTitle = history?.redo ? `Redo ${operationName(history.redo)}` : null;
 
+  const closeEditor = () => {
+    refocusEditButton.current = true;
+    setEditing(null);
+  };
   const onSave = (event: FormEvent) => {
     event.preventDefault();
     if (!editing || editing.text.trim() === "") return;
@@ -114,6 +126,7 @@ export function EditActions() {
         </span>
         {node && isEditable(node) && (
           <button
+            ref={editButton}
             type="button"
             disabled={busy || editing !== null}
             onClick={() => setEditing({ entryId: node.id, text: fullText(node, context) })}
@@ -191,15 +204,23 @@ export function EditActions() {
         <form className="edit-message" onSubmit={onSave}>
           <textarea
             aria-label="Edited message"
+            // biome-ignore lint/a11y/noAutofocus: the box opens to be typed in; Escape closes it
+            autoFocus
             rows={4}
             value={editing.text}
             onChange={(event) => setEditing({ ...editing, text: event.target.value })}
+            onKeyDown={(event) => {
+              if (event.key !== "Escape") return;
+              // Closing the box is what Escape means here, not cancelling a running job.
+              event.stopPropagation();
+              closeEditor();
+            }}
           />
           <div className="edit-row">
             <button type="submit" disabled={busy || editing.text.trim() === ""}>
               Save as new branch
             </button>
-            <button type="button" onClick={() => setEditing(null)}>
+            <button type="button" onClick={closeEditor}>
               Cancel
             </button>
           </div>
