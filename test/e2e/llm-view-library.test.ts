@@ -187,7 +187,7 @@ describe("LLM view panel", () => {
       .toBe(atLeaf.leafId ?? "");
   });
 
-  it("before/after a compaction: the summary is added, what it replaces is summarized, the rest kept", async () => {
+  it("before/after a compaction: the summary is added (named a compaction summary, not user), what it replaces is summarized, the rest kept", async () => {
     const sessions = await api<SessionSummary[]>("library:list", {});
     const target = sessions.find((s) => s.compactionCount > 0);
     if (!target) throw new Error("no demo session with a compaction");
@@ -211,6 +211,10 @@ describe("LLM view panel", () => {
       .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-change")));
     expect(changes).toEqual(expected.rows.map((row) => row.change));
     expect(changes[0]).toBe("added");
+    // The added row is the summary, named as in the message list, not by the role it is sent as.
+    expect(await diff.locator('[data-change="added"] .role').first().textContent()).toBe(
+      "compaction summary",
+    );
     await page.screenshot({ path: path.join(shots, "03-compaction-diff.png") });
     await page.getByRole("button", { name: "Close diff" }).click();
   });

@@ -3,7 +3,7 @@
  * which messages are added, removed, kept, or replaced by a summary (core/session/context-diff).
  * Each row carries `data-change`; rows expand to the message itself.
  */
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import type { ContextDiffRow } from "../../../../core/session/context-diff.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
@@ -12,7 +12,9 @@ import { useCanopy } from "../../store/index.ts";
 import type { LlmDiffState } from "../../store/llm-view-slice.ts";
 import { EntryLink } from "./MessageItem.tsx";
 import { MessageBody } from "./MessageBody.tsx";
-import { formatTokens, limitParts, messageParts } from "./message-parts.ts";
+import { formatTokens, limitParts, messageKindLabel, messageParts } from "./message-parts.ts";
+
+type EntryKinds = ReadonlyMap<string, { type: string; kind: string }>;
 
 const CHANGE_LABEL = { added: "added", removed: "removed", kept: "kept", summarized: "summarized" } as const;
 const CHANGE_MARK = { added: "+", removed: "−", kept: "=", summarized: "⇢" } as const;
@@ -29,10 +31,22 @@ function snippet(message: LlmMessage | undefined): string {
   return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
-function DiffRow({ diff, row, position }: { diff: LlmDiffState; row: ContextDiffRow; position: number }) {
+function DiffRow({
+  diff,
+  row,
+  position,
+  kinds,
+}: {
+  diff: LlmDiffState;
+  row: ContextDiffRow;
+  position: number;
+  kinds: EntryKinds;
+}) {
   const [open, setOpen] = useState(false);
   const message = rowMessage(diff, row);
-  const role = message?.role ?? "unknown";
+  // Named as in the message list ("compaction summary", "bash"), not by the role it is sent as.
+  const info = row.entryId === null ? undefined : kinds.get(row.entryId);
+  const role = message ? messageKindLabel(message, info?.type, info?.kind) : "unknown";
   const shown = open && message ? limitParts(messageParts(message), 20_000) : null;
   return (
     <li
@@ -46,7 +60,7 @@ function DiffRow({ diff, row, position }: { diff: LlmDiffState; row: ContextDiff
           {CHANGE_MARK[row.change]}
         </span>
         <span className="change-label">{CHANGE_LABEL[row.change]}</span>
-        <span className="role">{role === "toolResult" ? "tool result" : role}</span>
+        <span className="role">{role}</span>
         <EntryLink entryId={row.entryId} />
         {row.contentChanged && <span className="flag">content changed</span>}
         <span className="tokens">~{formatTokens(row.tokens)} tok</span>
@@ -81,6 +95,11 @@ export function LlmDiff() {
   const loading = useCanopy((state) => state.diffLoading);
   const error = useCanopy((state) => state.diffError);
   const closeDiff = useCanopy((state) => state.closeDiff);
+  const tree = useCanopy((state) => state.tree);
+  const kinds: EntryKinds = useMemo(
+    () => new Map((tree?.nodes ?? []).map((node) => [node.id, { type: node.type, kind: node.kind }])),
+    [tree],
+  );
 
   const close = (
     <button type="button" onClick={closeDiff}>
@@ -139,6 +158,7 @@ export function LlmDiff() {
             diff={diff}
             row={row}
             position={position}
+            kinds={kinds}
           />
         ))}
       </ol>
