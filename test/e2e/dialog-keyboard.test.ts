@@ -88,11 +88,11 @@ describe("the edit-as-new-branch box with the keyboard only", () => {
     const open = page.getByRole("button", { name: "Edit as new branch" });
     await open.click();
     const box = page.getByLabel("Edited message");
-    await poll(() => box.evaluate((element) => element === document.activeElement)).toBe(true);
+    await poll(() => page.locator('textarea[aria-label="Edited message"]:focus').count()).toBe(1);
     await page.keyboard.type(" more");
     await page.keyboard.press("Escape");
     await poll(() => box.count()).toBe(0);
-    await poll(() => open.evaluate((element) => element === document.activeElement)).toBe(true);
+    await poll(() => page.locator("button:focus").textContent()).toBe("Edit as new branch");
     const after = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId: target.sessionId });
     expect(after.nodes.length).toBe(before.nodes.length);
   });
