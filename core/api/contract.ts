@@ -213,6 +213,9 @@ export interface Events {
 /** An import's progress events have a job id starting with this (then the path imported). */
 export const IMPORT_JOB_PREFIX = "import:";
 
+/** The longest `library:search` query (characters); the search box says so instead of asking. */
+export const MAX_SEARCH_QUERY_CHARS = 1000;
+
 /**
  * "Importing x.jsonl (3/7)" for an import's progress event ("Importing sessions…" as it starts,
  * before its files are counted); null for other jobs and an import's end.

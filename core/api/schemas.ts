@@ -4,7 +4,7 @@
  * a compile error.
  */
 import { z } from "zod";
-import type { Channel, RequestInput } from "./contract.ts";
+import { type Channel, MAX_SEARCH_QUERY_CHARS, type RequestInput } from "./contract.ts";
 
 const nonEmpty = z.string().trim().min(1);
 const empty = z.object({}).strict();
@@ -30,7 +30,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
   "library:search": z
     .object({
-      query: z.string().max(1000),
+      query: z.string().max(MAX_SEARCH_QUERY_CHARS),
       limit: z.number().int().min(1).max(MAX_SEARCH_HITS).optional(),
       highlight: z.tuple([z.string().max(8), z.string().max(8)]).optional(),
     })

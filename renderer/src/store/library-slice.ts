@@ -4,7 +4,12 @@
  * the list and of the open session when main announces changes.
  */
 import type { StateCreator } from "zustand";
-import { type Events, IMPORT_JOB_PREFIX, importProgressText } from "../../../core/api/contract.ts";
+import {
+  type Events,
+  IMPORT_JOB_PREFIX,
+  importProgressText,
+  MAX_SEARCH_QUERY_CHARS,
+} from "../../../core/api/contract.ts";
 import type { ImportReport, SearchHit, SessionSummary } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
@@ -150,6 +155,13 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       set({ searchQuery: query });
       if (query.trim() === "") {
         set({ searchHits: null, searching: false, searchError: null });
+        return;
+      }
+      if (query.length > MAX_SEARCH_QUERY_CHARS) {
+        // Said in words here; the API would refuse it with its input rule.
+        const limit = MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US");
+        const searchError = `a search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}); shorten it`;
+        set({ searchHits: null, searching: false, searchError });
         return;
       }
       set({ searching: true, searchError: null });
