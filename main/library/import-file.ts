@@ -174,7 +174,10 @@ function importKnownPath(
 
   const grown = known.find(prefixMatches);
   // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
-  if (grown && grown.original_version >= 3) return appendTail(db, grown, file);
+  if (grown && grown.original_version >= 3) {
+    const tail = appendTail(db, grown, file);
+    if (tail) return tail;
+  }
 
   const opened = openSource(buffer);
   if (!opened.ok) return noSession(file.path, "skipped", opened.reason);

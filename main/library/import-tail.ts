@@ -1,7 +1,8 @@
 /**
  * Append-only re-import of a v3 file whose imported prefix is byte-identical (the agent only
  * appended lines): parse just the tail. A provisional unterminated last line from the previous
- * import is dropped first and read again, now complete.
+ * import is dropped first and read again, now complete. A tail that brings back entries stored
+ * before the file was cut short is left to the merge by id (null).
  */
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
 import { type MalformedLine, type ParsedEntryLine, visitEntryLines } from "../../core/session/jsonl.ts";
@@ -9,6 +10,7 @@ import type { Database } from "../store/open.ts";
 import {
   deleteEntryAtSeq,
   deleteMalformedAtSeq,
+  entryIdExists,
   insertEntries,
   insertMalformed,
   maxSeq,
@@ -20,7 +22,36 @@ import { decodeUtf8, digestBytes } from "./files.ts";
 import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
 
-export function appendTail(db: Database, row: SessionRow, file: FileFacts): ImportedFileReport {
+/**
+ * Whether tail entries are stored already although the file's imported prefix does not hold
+ * them: the file was cut short and written again (a restore, a sync tool), so these lines are
+ * not new. An id the prefix does hold is the file's own duplicate, stored as the file has it.
+ */
+function bringsBackStored(
+  db: Database,
+  row: SessionRow,
+  file: FileFacts,
+  entries: ParsedEntryLine[],
+): boolean {
+  // The provisional last line of the previous import is stored and read again: not brought back.
+  const provisional = row.provisional_seq === null ? null : row.imported_lines + 1;
+  const stored = entries.flatMap(({ entry, line }) =>
+    line !== provisional && typeof entry.id === "string" && entryIdExists(db, row.sid, entry.id)
+      ? [entry.id]
+      : [],
+  );
+  if (stored.length === 0) return false;
+  const inPrefix = new Set<string>();
+  visitEntryLines(decodeUtf8(file.buffer, 0, row.imported_bytes), 1, {
+    entry(entry) {
+      if (typeof entry.id === "string") inPrefix.add(entry.id);
+    },
+    malformed() {},
+  });
+  return stored.some((id) => !inPrefix.has(id));
+}
+
+export function appendTail(db: Database, row: SessionRow, file: FileFacts): ImportedFileReport | null {
   const firstLine = row.imported_lines + 1;
   const tail = decodeUtf8(file.buffer, row.imported_bytes);
   const parsed = { entries: [] as ParsedEntryLine[], raws: [] as string[], malformed: [] as MalformedLine[] };
@@ -31,6 +62,7 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
     },
     malformed: (m) => parsed.malformed.push(m),
   });
+  if (bringsBackStored(db, row, file, parsed.entries)) return null;
   const state = fileState(file, digestBytes(file.buffer, file.hash));
   let added = 0;
   let problems: SessionProblem[] = [];

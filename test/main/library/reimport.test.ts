@@ -167,6 +167,44 @@ describe("re-import", () => {
     expect(new Set(seqs).size).toBe(seqs.length);
   });
 
+  it("a file cut short and then written whole again (plus new lines) stores no entry twice", () => {
+    const file = copyFixture("tree-02.jsonl", lib.dir);
+    const whole = fs.readFileSync(file, "utf8");
+    const lines = nonBlankLines(whole);
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const stored = getSessionSummary(lib.db, id).entryCount;
+    expect(stored).toBe(lines.length - 1);
+
+    // Cut short (a sync tool, an editor): the stored entries stay.
+    fs.writeFileSync(file, `${lines.slice(0, 100).join("\n")}\n`);
+    expect(importPath(lib.db, file).entriesAdded).toBe(0);
+    // Written whole again with two new lines: only those two are new, nothing is a duplicate.
+    const parentId = (JSON.parse(lines.at(-1) ?? "{}") as { id: string }).id;
+    const added = [
+      { type: "custom", customType: "x", id: "feed0001", parentId, timestamp: "2026-12-02T10:00:00.000Z" },
+      {
+        type: "custom",
+        customType: "x",
+        id: "feed0002",
+        parentId: "feed0001",
+        timestamp: "2026-12-02T10:00:01.000Z",
+      },
+    ];
+    fs.writeFileSync(file, `${whole}${added.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    const again = importPath(lib.db, file).files[0];
+    expect(again?.entriesAdded).toBe(2);
+    expect(again?.problems.filter((p) => p.kind === "duplicate_id")).toEqual([]);
+    expect(getSessionSummary(lib.db, id).entryCount).toBe(stored + 2);
+
+    // From then on it grows by its tail again.
+    const third = { ...added[1], id: "feed0003", parentId: "feed0002" };
+    fs.appendFileSync(file, `${JSON.stringify(third)}\n`);
+    const grown = importPath(lib.db, file).files[0];
+    expect(grown?.entriesAdded).toBe(1);
+    expect(grown?.problems).toEqual([]);
+    expect(getSessionSummary(lib.db, id).entryCount).toBe(stored + 3);
+  });
+
   it("a moved file keeps its session (same id), even when it changed on the way", () => {
     const file = copyFixture("tree-00.jsonl", lib.dir, "a/old.jsonl");
     const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
