@@ -4,6 +4,7 @@
  * a compile error.
  */
 import { z } from "zod";
+import { issueInWords } from "../settings/issue-words.ts";
 import { type Channel, MAX_SEARCH_QUERY_CHARS, type RequestInput } from "./contract.ts";
 
 const nonEmpty = z.string().trim().min(1);
@@ -109,5 +110,7 @@ export function describeInputError(error: z.ZodError): string {
   const first = error.issues[0];
   if (!first) return "invalid input";
   const where = first.path.length > 0 ? `${first.path.join(".")}: ` : "";
-  return `${where}${first.message}`;
+  // Limits in words ("must be at most 1,000 characters long"); the rest as zod says it.
+  const size = first.code === "too_big" || first.code === "too_small";
+  return `${where}${size ? issueInWords(first, undefined) : first.message}`;
 }

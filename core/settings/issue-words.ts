@@ -39,6 +39,10 @@ export function issueInWords(issue: z.core.$ZodIssue, input: unknown): string {
     case "too_big":
       if (issue.origin === "number")
         return `must be at most ${Number(issue.maximum).toLocaleString("en-US")}`;
+      if (issue.origin === "string")
+        return `must be at most ${Number(issue.maximum).toLocaleString("en-US")} characters long`;
+      if (issue.origin === "array")
+        return `takes at most ${Number(issue.maximum).toLocaleString("en-US")} items`;
       return issue.message;
     case "invalid_format":
       if (issue.format === "url") return "needs an http:// or https:// URL";
