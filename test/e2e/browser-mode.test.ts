@@ -225,4 +225,34 @@ describe("browser mode", () => {
     await expect.poll(() => folders.getByRole("status").textContent()).toBe("Back to the default folders.");
     expect(await api<{ defaults: boolean }>("library:get-folders", {})).toMatchObject({ defaults: true });
   });
+
+  it("at the desktop app's minimum window size (900×600) the tree keeps a canvas and the session bar's buttons do not overlap", async () => {
+    const small = await browser.newPage({ viewport: { width: 900, height: 600 } });
+    try {
+      await small.goto(mode.url);
+      const canvas = small.locator(".tree-flow");
+      await canvas.waitFor();
+      const flow = await canvas.boundingBox();
+      expect(flow?.height ?? 0).toBeGreaterThanOrEqual(200);
+      expect(flow?.width ?? 0).toBeGreaterThanOrEqual(250);
+      const boxes = await small
+        .locator(".compaction-panel > .row button")
+        .evaluateAll((buttons) =>
+          buttons.map((button) => {
+            const r = button.getBoundingClientRect();
+            return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+          }),
+        );
+      expect(boxes.length).toBeGreaterThanOrEqual(3);
+      for (const [i, a] of boxes.entries()) {
+        for (const b of boxes.slice(i + 1)) {
+          const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+          expect(apart).toBe(true);
+        }
+      }
+      await small.screenshot({ path: path.join(shots, "09-minimum-window.png") });
+    } finally {
+      await small.close();
+    }
+  });
 });
