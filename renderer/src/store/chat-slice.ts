@@ -141,8 +141,8 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
       } catch (error) {
         const message = (error as Error).message;
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";
-        // Nothing was appended: the message goes back where it was typed (unless retyped).
-        if (get().composerText === "") set({ composerText: text });
+        // Nothing was appended: the message goes back to its session's draft (unless retyped).
+        get().restoreDraft(sessionId, text);
         set({
           chatMessage: cancelled
             ? { kind: "ok", text: "Reply cancelled; nothing was saved. Your message is back in the composer." }

@@ -116,6 +116,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       }
     },
     async selectSession(sessionId) {
+      get().switchDraft(sessionId);
       set({
         selectedSessionId: sessionId,
         plan: null,
