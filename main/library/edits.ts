@@ -216,7 +216,15 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
     const row = requireSession(db, sessionId);
     const index = sessionIndex(db, sessionId);
     requireEntry(index, sessionId, entryId);
-    const kept = index.pathTo(entryId).filter((entry) => entry.type !== "label");
+    // The path without its label entries. An entry whose parent was one of them hangs from the
+    // nearest entry kept above it: left pointing at the dropped label, it would be an orphan and
+    // the fork's context (and an agent loading its export) would lose everything above it.
+    const kept: SessionEntry[] = [];
+    for (const entry of index.pathTo(entryId)) {
+      if (entry.type === "label") continue;
+      const above = kept[kept.length - 1]?.id ?? null;
+      kept.push(entry.parentId === above ? entry : { ...entry, parentId: above });
+    }
     const used = new Set(kept.map((entry) => entry.id));
     const timestamp = new Date().toISOString();
     let parentId: string | null = kept[kept.length - 1]?.id ?? null;

@@ -1,0 +1,64 @@
+// Canopy's edits and exports write files whose every parentId resolves: a fork drops the path's
+// label entries without orphaning what hung below them, and an export without archived branches
+// keeps what the kept entries hang from. Checked on small sessions built for the case.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionEntry } from "../../../core/session/entries.ts";
+import { parseSessionText } from "../../../core/session/jsonl.ts";
+import { buildSessionContext } from "../../../core/session/context.ts";
+import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
+
+let h: Harness;
+
+beforeEach(() => {
+  h = createHarness();
+});
+afterEach(() => {
+  h.close();
+  removeDir(h.dir);
+});
+
+/** Ids that some entry names as parent but that no entry of the list has. */
+function danglingParents(entries: readonly SessionEntry[]): string[] {
+  const ids = new Set(entries.map((e) => e.id));
+  return entries.flatMap((e) => (typeof e.parentId === "string" && !ids.has(e.parentId) ? [e.parentId] : []));
+}
+
+function exportedEntries(text: string | undefined): SessionEntry[] {
+  return parseSessionText(text ?? "").entries.map((e) => e.entry);
+}
+
+describe("fork", () => {
+  it("keeps the entries below a label entry of the path attached, so the fork's context is the source's", async () => {
+    // The agent labels from its leaf: the label entry sits on the path, the next message below it.
+    const file = new SessionFile()
+      .add("tl1", "thinking_level_change", { thinkingLevel: "high" })
+      .user("u1", "first question")
+      .assistant("a1", "first answer")
+      .add("lab1", "label", { targetId: "u1", label: "start" })
+      .user("u2", "second question")
+      .assistant("a2", "second answer");
+    const sessionId = await h.importSession(file);
+    const { forkSessionId } = await h.call("edits:fork", { sessionId, entryId: "a2" });
+    const fork = await h.call("session:get", { sessionId: forkSessionId as string });
+    const entries = fork.entries.map((s) => s.entry);
+    expect(fork.problems).toEqual([]);
+    expect(danglingParents(entries)).toEqual([]);
+    expect(entries.find((e) => e.id === "u2")?.parentId).toBe("a1");
+    expect(fork.labels).toEqual({ u1: "start" });
+    const forkView = await h.call("context:get", { sessionId: forkSessionId as string });
+    const sourceView = await h.call("context:get", { sessionId, leafId: "a2" });
+    expect(forkView.messages).toEqual(sourceView.messages);
+    expect(forkView.thinkingLevel).toBe("high");
+    // The export an agent loads: its context at the last line holds all four messages.
+    const exported = exportedEntries(
+      (await h.call("session:export", { sessionId: forkSessionId as string })).text,
+    );
+    expect(danglingParents(exported)).toEqual([]);
+    expect(buildSessionContext(exported).messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+  });
+});
