@@ -3,7 +3,8 @@
  * original position. With a chosen leaf, one invisible `custom` entry is appended as that
  * leaf's child, so an agent (whose leaf is the file's last line) resumes exactly there. A
  * rename is written as the dialect expects (omp: header `title`; pi: a `session_info` entry
- * below the last entry); `withoutArchived` leaves archived subtrees out (a pruned copy).
+ * below the last entry); `withoutArchived` leaves archived subtrees out (a pruned copy whose
+ * parent links all resolve, export-archived.ts).
  */
 import path from "node:path";
 import type { ExportResult } from "../../core/api/dto.ts";
@@ -13,6 +14,7 @@ import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
 import { entryIdExists, listEntryRows, listMalformed, storedEntryIds } from "../store/repos/entries.ts";
 import { archivedEntryIds } from "./edits.ts";
+import { archivedCut } from "./export-archived.ts";
 import { requireSession } from "./load.ts";
 import { writeOutputFile } from "./output-file.ts";
 
@@ -40,13 +42,15 @@ export function exportSession(db: Database, sessionId: string, options: ExportOp
       : row.header_json;
   const lines: { at: number; text: string }[] = [{ at: row.header_line, text: headerText }];
   let lastEntry: { at: number; id: string } | null = null;
-  for (const e of listEntryRows(db, row.sid)) {
-    if (e.id !== null && archived.has(e.id)) continue;
-    if (archived.size > 0 && e.type === "label") {
-      const target: unknown = (JSON.parse(e.json) as { targetId?: unknown }).targetId;
-      if (typeof target === "string" && archived.has(target)) continue;
+  const rows = listEntryRows(db, row.sid);
+  const { omit, moved } = archivedCut(rows, archived);
+  for (const e of rows) {
+    if (e.id !== null && omit.has(e.id)) continue;
+    let text = options.originals && e.original_json !== null ? e.original_json : e.json;
+    if (e.id !== null && moved.has(e.id)) {
+      text = JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), parentId: moved.get(e.id) });
     }
-    lines.push({ at: e.seq, text: options.originals && e.original_json !== null ? e.original_json : e.json });
+    lines.push({ at: e.seq, text });
     if (e.id !== null && (lastEntry === null || e.seq > lastEntry.at)) lastEntry = { at: e.seq, id: e.id };
   }
   for (const m of listMalformed(db, row.sid)) lines.push({ at: m.seq, text: m.raw });

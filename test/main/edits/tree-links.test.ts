@@ -62,3 +62,64 @@ describe("fork", () => {
     ]);
   });
 });
+
+describe("export without archived branches", () => {
+  it("keeps a label entry of an archived entry when kept entries hang below it", async () => {
+    // The agent labelled an entry of the side branch from the main branch's leaf: the label entry
+    // is on the main path and the next message hangs from it.
+    const file = new SessionFile()
+      .add("tl1", "thinking_level_change", { thinkingLevel: "high" })
+      .user("u1", "first question")
+      .assistant("a1", "first answer")
+      .user("ux", "side question")
+      .assistant("ax", "side answer")
+      .from("a1")
+      .add("lab1", "label", { targetId: "ax", label: "side" })
+      .user("u2", "second question")
+      .assistant("a2", "second answer");
+    const sessionId = await h.importSession(file);
+    await h.call("edits:archive", { sessionId, entryId: "ux" });
+    const view = await h.call("context:get", { sessionId, leafId: "a2" });
+    for (const leafId of [undefined, "a2"]) {
+      const { text } = await h.call("session:export", {
+        sessionId,
+        withoutArchived: true,
+        ...(leafId ? { leafId } : {}),
+      });
+      const exported = exportedEntries(text);
+      expect(exported.map((e) => e.id)).not.toContain("ux");
+      expect(exported.map((e) => e.id)).not.toContain("ax");
+      expect(danglingParents(exported)).toEqual([]);
+      const context = buildSessionContext(exported);
+      expect(context.messages).toEqual(view.agentMessages);
+      expect(context.thinkingLevel).toBe("high");
+    }
+  });
+
+  it("keeps a label set on a kept entry while the file's last entry was in the archived branch", async () => {
+    const file = new SessionFile()
+      .user("u1", "first question")
+      .assistant("a1", "first answer")
+      .user("u2", "second question")
+      .assistant("a2", "second answer")
+      .from("a1")
+      .user("ux", "side question")
+      .assistant("ax", "side answer");
+    const sessionId = await h.importSession(file);
+    await h.call("session:set-view-leaf", { sessionId, leafId: "a2" });
+    await h.call("edits:label", { sessionId, targetId: "u2", label: "keep me" });
+    await h.call("edits:archive", { sessionId, entryId: "ux" });
+    const { text } = await h.call("session:export", { sessionId, withoutArchived: true, leafId: "a2" });
+    const exported = exportedEntries(text);
+    expect(exported.map((e) => e.id)).not.toContain("ax");
+    expect(danglingParents(exported)).toEqual([]);
+    const labels = exported.filter((e) => e.type === "label");
+    expect(labels.map((e) => [e.targetId, e.label])).toEqual([["u2", "keep me"]]);
+    // Hung from the archived branch's kept ancestor: the agent resumes where the marker says.
+    expect(labels[0]?.parentId).toBe("a1");
+    const context = buildSessionContext(exported);
+    expect(context.messages).toEqual(
+      (await h.call("context:get", { sessionId, leafId: "a2" })).agentMessages,
+    );
+  });
+});
