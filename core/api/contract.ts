@@ -75,7 +75,8 @@ export interface Requests {
   "session:export": {
     input: {
       sessionId: string;
-      leafId?: string;
+      /** null: resume before the first entry (an empty context); the marker is then a root. */
+      leafId?: string | null;
       outPath?: string;
       withoutArchived?: boolean;
       confirmLiveFolder?: boolean;

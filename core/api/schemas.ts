@@ -44,7 +44,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "session:export": z
     .object({
       sessionId,
-      leafId: entryId.optional(),
+      leafId: entryId.nullable().optional(),
       outPath: nonEmpty.optional(),
       withoutArchived: z.boolean().optional(),
       confirmLiveFolder: z.boolean().optional(),

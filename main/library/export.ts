@@ -22,8 +22,8 @@ import { writeOutputFile } from "./output-file.ts";
 export const RESUME_CUSTOM_TYPE = "canopy.resume";
 
 export interface ExportOptions {
-  /** Resume on this entry: appends the marker entry (D14). */
-  leafId?: string;
+  /** Resume on this entry: appends the marker entry (D14); null: on none (the marker is a root). */
+  leafId?: string | null;
   /** Write entries as first imported, before Canopy changed them (e.g. pruned outputs, D9). */
   originals?: boolean;
   /** Leave archived subtrees (and labels of their entries) out. */
@@ -79,10 +79,10 @@ export function exportSession(db: Database, sessionId: string, options: ExportOp
   }
   let resumeEntryId: string | undefined;
   if (options.leafId !== undefined) {
-    if (!entryIdExists(db, row.sid, options.leafId)) {
+    if (options.leafId !== null && !entryIdExists(db, row.sid, options.leafId)) {
       throw new StoreError("not_found", `Session ${sessionId} has no entry ${options.leafId}`);
     }
-    if (archived.has(options.leafId)) {
+    if (options.leafId !== null && archived.has(options.leafId)) {
       throw new StoreError("invalid_input", `Entry ${options.leafId} is archived; it is not in this export`);
     }
     resumeEntryId = newId();

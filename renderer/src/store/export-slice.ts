@@ -80,7 +80,8 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
     try {
       const result = await call("session:export", {
         sessionId,
-        ...(leafId ? { leafId } : {}),
+        // A view leaf of null (moved before the first entry) resumes there too: an empty context.
+        ...(leafId !== undefined ? { leafId } : {}),
         ...(withoutArchived ? { withoutArchived: true } : {}),
         ...(path === "" ? {} : { outPath: path }),
         ...(confirmLiveFolder ? { confirmLiveFolder: true } : {}),

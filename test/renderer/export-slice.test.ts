@@ -1,0 +1,70 @@
+// The export dialog (renderer/src/store/export-slice.ts) against a scripted contract: "Resume at
+// the view leaf" sends the view leaf, also when it is before the first entry (null), and sends
+// none when the option is off.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const calls: { channel: string; input: Record<string, unknown> }[] = [];
+
+vi.mock("../../renderer/src/api.ts", () => {
+  class ApiCallError extends Error {
+    readonly code: string;
+    constructor(code: string, message: string) {
+      super(message);
+      this.code = code;
+    }
+  }
+  return {
+    ApiCallError,
+    transport: "browser",
+    onEvent: () => () => undefined,
+    call: async (channel: string, input: Record<string, unknown>) => {
+      calls.push({ channel, input });
+      if (channel === "session:export") return { lines: 3, path: "/tmp/out.jsonl", resumeEntryId: "m1" };
+      throw new Error(`unexpected ${channel}`);
+    },
+  };
+});
+
+interface ExportState {
+  exportOptions: { resumeAtLeaf: boolean; withoutArchived: boolean; outPath: string };
+  setExportOptions(patch: Record<string, unknown>): void;
+  runExport(confirmLiveFolder?: boolean): Promise<void>;
+}
+// Through a variable so the node type-check (no DOM lib) does not follow the renderer's store.
+const storeModule = "../../renderer/src/store/index.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): ExportState; setState(partial: Record<string, unknown>): void };
+};
+
+function openOn(viewLeafId: string | null): void {
+  useCanopy.setState({
+    selectedSessionId: "s1",
+    tree: { sessionId: "s1", viewLeafId, nodes: [], problems: [] },
+    exportOptions: { resumeAtLeaf: true, withoutArchived: false, outPath: "/tmp/out.jsonl" },
+  });
+}
+
+beforeEach(() => {
+  calls.length = 0;
+});
+
+describe("export dialog", () => {
+  it("resumes at the view leaf", async () => {
+    openOn("a9");
+    await useCanopy.getState().runExport();
+    expect(calls[0]?.input).toMatchObject({ sessionId: "s1", leafId: "a9" });
+  });
+
+  it("resumes before the first entry when the view leaf is there (null)", async () => {
+    openOn(null);
+    await useCanopy.getState().runExport();
+    expect(calls[0]?.input).toHaveProperty("leafId", null);
+  });
+
+  it("sends no leaf when resuming at the view leaf is off", async () => {
+    openOn(null);
+    useCanopy.getState().setExportOptions({ resumeAtLeaf: false });
+    await useCanopy.getState().runExport();
+    expect(calls[0]?.input).not.toHaveProperty("leafId");
+  });
+});
