@@ -49,7 +49,15 @@ function removeAppended(db: Database, sid: number, entries: readonly SessionEntr
   const own = new Set(ids);
   const children = childIdsOf(db, sid, ids).filter((id) => !own.has(id));
   if (children.length > 0) {
-    throw new ApiFailure("conflict", `Entry ${children[0]} was added below this edit; undo that first`);
+    // Later edits were undone before this one, so what hangs below it is no edit of the stack: a
+    // chat reply, a compaction or summary, or the agent's own entry, none of which undo removes.
+    const child = children[0] as string;
+    const what =
+      originsOf(db, sid, [child])[0] === "canopy" ? "a reply or summary" : "an entry of the agent's file";
+    throw new ApiFailure(
+      "conflict",
+      `Entry ${child} (${what}) hangs below this edit, and undo does not remove it; nothing was undone (archive the branch to hide it)`,
+    );
   }
   deleteCanopyEntries(db, sid, ids);
 }

@@ -160,3 +160,20 @@ describe("chat:continue", () => {
     expect(chatRequests()).toHaveLength(2);
   });
 });
+
+describe("undo after continuing an edited message", () => {
+  it("says that the reply below the edit cannot be undone, instead of asking to undo it first", async () => {
+    const sessionId = await conversation();
+    const edit = await h.call("edits:edit-message", { sessionId, entryId: "u2", text: EDITED });
+    const turn = await h.call("chat:continue", { sessionId });
+    const refused = await h.fail("edits:undo", { sessionId });
+    expect(refused.code).toBe("conflict");
+    expect(refused.message).toContain(`Entry ${turn.assistantEntryId} (a reply or summary)`);
+    expect(refused.message).toContain("undo does not remove it");
+    expect(refused.message).not.toContain("undo that first");
+    // Nothing changed: the edited copy and its reply are still there.
+    const ids = entries(sessionId).map((e) => e.id);
+    expect(ids).toContain(edit.entryId);
+    expect(ids).toContain(turn.assistantEntryId);
+  });
+});
