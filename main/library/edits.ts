@@ -219,11 +219,23 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
     // The path without its label entries. An entry whose parent was one of them hangs from the
     // nearest entry kept above it: left pointing at the dropped label, it would be an orphan and
     // the fork's context (and an agent loading its export) would lose everything above it.
+    // A compaction that kept from a dropped label keeps from the entry after it (the same context).
     const kept: SessionEntry[] = [];
+    const keptFrom = new Map<string, string>();
+    let dropped: string[] = [];
     for (const entry of index.pathTo(entryId)) {
-      if (entry.type === "label") continue;
+      if (entry.type === "label") {
+        dropped.push(entry.id);
+        continue;
+      }
+      for (const id of dropped) keptFrom.set(id, entry.id);
+      dropped = [];
       const above = kept[kept.length - 1]?.id ?? null;
-      kept.push(entry.parentId === above ? entry : { ...entry, parentId: above });
+      let copy = entry.parentId === above ? entry : { ...entry, parentId: above };
+      const firstKept: unknown = entry.type === "compaction" ? (entry as Loose).firstKeptEntryId : undefined;
+      const first = typeof firstKept === "string" ? keptFrom.get(firstKept) : undefined;
+      if (first !== undefined) copy = { ...copy, firstKeptEntryId: first } as SessionEntry;
+      kept.push(copy);
     }
     const used = new Set(kept.map((entry) => entry.id));
     const timestamp = new Date().toISOString();

@@ -63,6 +63,32 @@ describe("fork", () => {
   });
 });
 
+describe("fork of a compacted path", () => {
+  it("keeps what a compaction kept when its first kept entry was a label entry of the path", async () => {
+    // The cut point pulls metadata in front of a user message into the kept region (SPEC §5.2
+    // step 5), so an agent label entry can be a compaction's firstKeptEntryId.
+    const file = new SessionFile()
+      .user("u1", "first question")
+      .assistant("a1", "first answer")
+      .add("lab1", "label", { targetId: "u1", label: "start" })
+      .user("u2", "second question")
+      .assistant("a2", "second answer")
+      .compaction("c1", { summary: "The first question was answered.", firstKeptEntryId: "lab1" })
+      .user("u3", "third question")
+      .assistant("a3", "third answer");
+    const sessionId = await h.importSession(file);
+    const { forkSessionId } = await h.call("edits:fork", { sessionId, entryId: "a3" });
+    const forkView = await h.call("context:get", { sessionId: forkSessionId as string });
+    const sourceView = await h.call("context:get", { sessionId, leafId: "a3" });
+    expect(sourceView.messageEntryIds).toEqual(["c1", "u2", "a2", "u3", "a3"]);
+    expect(forkView.messages).toEqual(sourceView.messages);
+    const exported = exportedEntries(
+      (await h.call("session:export", { sessionId: forkSessionId as string })).text,
+    );
+    expect(buildSessionContext(exported).messages).toEqual(sourceView.agentMessages);
+  });
+});
+
 describe("export without archived branches", () => {
   it("keeps a label entry of an archived entry when kept entries hang below it", async () => {
     // The agent labelled an entry of the side branch from the main branch's leaf: the label entry
