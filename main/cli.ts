@@ -89,6 +89,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         ...(options.leaf === undefined ? {} : { leafId: options.leaf }),
         ...(options.out === undefined ? {} : { outPath: path.resolve(options.out) }),
         ...(options.withoutArchived ? { withoutArchived: true } : {}),
+        ...(options.originals ? { originals: true } : {}),
         ...(options.force ? { confirmLiveFolder: true } : {}),
       });
       if (result.reimportedEntries) {

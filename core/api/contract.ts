@@ -79,6 +79,8 @@ export interface Requests {
       leafId?: string | null;
       outPath?: string;
       withoutArchived?: boolean;
+      /** Pruned tool outputs as they were before pruning (D9); default: the notice the agent expects. */
+      originals?: boolean;
       confirmLiveFolder?: boolean;
     };
     output: ExportResult;

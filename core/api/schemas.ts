@@ -47,6 +47,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       leafId: entryId.nullable().optional(),
       outPath: nonEmpty.optional(),
       withoutArchived: z.boolean().optional(),
+      originals: z.boolean().optional(),
       confirmLiveFolder: z.boolean().optional(),
     })
     .strict(),

@@ -26,6 +26,7 @@ export interface ParsedCommand {
     force: boolean;
     deleted: boolean;
     withoutArchived: boolean;
+    originals: boolean;
     continue: boolean;
     agentFolders: boolean;
     help: boolean;
@@ -65,6 +66,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       force: parsed.values.force ?? false,
       deleted: parsed.values.deleted ?? false,
       withoutArchived: parsed.values["without-archived"] ?? false,
+      originals: parsed.values.originals ?? false,
       continue: parsed.values.continue ?? false,
       agentFolders: parsed.values["agent-folders"] ?? false,
       help: parsed.values.help ?? false,
@@ -118,6 +120,7 @@ function parse(argv: readonly string[]) {
       force: { type: "boolean" },
       deleted: { type: "boolean" },
       "without-archived": { type: "boolean" },
+      originals: { type: "boolean" },
       continue: { type: "boolean" },
       "agent-folders": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -139,8 +142,9 @@ Commands:
   context <session> [--leaf <id>] [--json]
                                           What the model receives at a leaf (default: the view leaf);
                                           --json prints exactly the message array
-  export <session> [--out <file>] [--leaf <id>] [--without-archived] [--force]
+  export <session> [--out <file>] [--leaf <id>] [--without-archived] [--originals] [--force]
                                           Lossless JSONL; --leaf makes the agent resume at that entry;
+                                          --originals writes pruned tool outputs as they were;
                                           --force writes into the folder of a file its agent is
                                           still writing (refused otherwise)
   search <query> [--limit N] [--json]     Full-text search over all sessions' messages

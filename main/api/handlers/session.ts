@@ -21,6 +21,7 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     const options = {
       ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
       ...(input.withoutArchived ? { withoutArchived: true } : {}),
+      ...(input.originals ? { originals: true } : {}),
     };
     const result =
       input.outPath === undefined

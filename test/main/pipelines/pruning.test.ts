@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../../../core/session/entries.ts";
+import { cliRecorder } from "../../helpers/cli.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "./harness.ts";
 
 let h: Harness;
@@ -239,5 +240,29 @@ describe("behaviour 48: the §7.1 examples (with D9: read is protected)", () => 
     const restored = await h.call("pruning:restore", { sessionId });
     expect(restored.prunedEntryIds).toEqual(["t_bash1", "t_bash2"]);
     expect((await h.call("session:export", { sessionId })).text).toBe(original);
+  });
+});
+
+describe("export of originals (D9)", () => {
+  it("writes pruned tool outputs as they were with originals (API and CLI --originals), the notice without", async () => {
+    const file = toolSession(mainResults);
+    const sessionId = await h.importSession(file);
+    await h.call("pruning:apply", { sessionId });
+    const pruned = (await h.call("session:export", { sessionId })).text ?? "";
+    expect(pruned).not.toContain(output("t_bash1", 15000));
+    const originals = (await h.call("session:export", { sessionId, originals: true })).text ?? "";
+    expect(originals).toBe(file.text());
+    // The library is unchanged: the view still shows the notice.
+    const view = await h.call("context:get", { sessionId });
+    expect(view.messages[view.messageEntryIds.indexOf("t_bash1")]).toMatchObject({
+      content: [{ type: "text", text: NOTICE }],
+    });
+    const out = path.join(h.dir, "exports", "originals.jsonl");
+    fs.mkdirSync(path.dirname(out));
+    h.close();
+    const cli = cliRecorder(h.dbPath);
+    expect(await cli.run("export", sessionId, "--originals", "--out", out)).toBe(0);
+    expect(fs.readFileSync(out, "utf8")).toBe(file.text());
+    h = createHarness({ dir: h.dir });
   });
 });
