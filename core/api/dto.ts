@@ -304,6 +304,11 @@ export interface TreeNodeDto {
   archived?: boolean;
   /** Branch summaries: the agents' `fromId` (the entry the summary is attached to, or "root"). */
   fromId?: string;
+  /**
+   * Never sent to the model as a message of its own (metadata, unknown types, `!!` commands,
+   * empty branch summaries): dimmed at every leaf. Compactions are left to the leaf's path.
+   */
+  noMessage?: boolean;
 }
 
 export interface SessionTreeDto {

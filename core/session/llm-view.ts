@@ -4,9 +4,9 @@
  * API's ContextView is made from.
  */
 import { estimateTokens } from "../compaction/tokens.ts";
-import { buildSessionContext, type SessionContext } from "./context.ts";
+import { buildSessionContext, entryToMessage, type SessionContext } from "./context.ts";
 import type { LlmMessage, SessionEntry } from "./entries.ts";
-import { type ContextTemplates, convertToLlmWithSources } from "./llm-messages.ts";
+import { type ContextTemplates, convertToLlmWithSources, messageToLlm } from "./llm-messages.ts";
 import type { TreeIndex } from "./tree.ts";
 
 export interface LlmView {
@@ -34,4 +34,17 @@ export function buildLlmView(
   });
   const estimatedTokens = messageTokens.reduce((sum, t) => sum + t, 0);
   return { context, messages, messageEntryIds, messageTokens, estimatedTokens };
+}
+
+const NO_TEMPLATES: ContextTemplates = { compactionSummary: () => "", branchSummary: () => "" };
+
+/**
+ * Whether an entry on the kept part of a path reaches the model as a message of its own: false
+ * for metadata (labels, model and thinking changes, custom state…), unknown types and roles,
+ * `excludeFromContext` commands and empty branch summaries. A compaction is sent only as the
+ * summary of the compaction in effect, which this does not decide.
+ */
+export function entrySendsMessage(entry: SessionEntry): boolean {
+  const message = entryToMessage(entry);
+  return message !== undefined && messageToLlm(message, NO_TEMPLATES) !== undefined;
 }

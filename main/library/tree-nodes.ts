@@ -5,6 +5,7 @@
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
+import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { archivedEntryIds } from "./edits.ts";
@@ -25,6 +26,7 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
   };
   if (label) node.label = label;
+  if (entry.type !== "compaction" && !entrySendsMessage(entry)) node.noMessage = true;
   const e = entry as SessionEntry & Loose;
   if (entry.type === "compaction") {
     if (typeof e.tokensBefore === "number") node.tokensBefore = e.tokensBefore;

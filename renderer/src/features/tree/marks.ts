@@ -62,7 +62,18 @@ export function modelViewAt(
       last = i;
     }
   }
-  if (last < 0) return { leafId, seen: new Set(path.map((node) => node.id)), compaction: null };
+  // Only entries that reach the model as a message, and only the compaction in effect (§3.1).
+  const sends = (node: TreeNodeDto, at: number) =>
+    node.type === "compaction" ? at === last : node.noMessage !== true;
+  const seenFrom = (from: number) => {
+    const seen = new Set<string>();
+    for (let i = from; i < path.length; i++) {
+      const node = path[i] as TreeNodeDto;
+      if (sends(node, i)) seen.add(node.id);
+    }
+    return seen;
+  };
+  if (last < 0) return { leafId, seen: seenFrom(0), compaction: null };
 
   const indexOnPath = (id: string | undefined, before: number): number => {
     if (!id) return -1;
@@ -77,11 +88,9 @@ export function modelViewAt(
     const previousKept = indexOnPath(path[previous]?.firstKeptEntryId, previous);
     start = previousKept >= 0 ? previousKept : previous + 1;
   }
-  const seen = new Set<string>();
-  for (let i = cut; i < path.length; i++) seen.add((path[i] as TreeNodeDto).id);
   return {
     leafId,
-    seen,
+    seen: seenFrom(cut),
     compaction: {
       id: compaction.id,
       firstKeptEntryId: compaction.firstKeptEntryId ?? null,
