@@ -139,6 +139,7 @@ export interface ContextView {
   measuredTokens: number | null;
   /** The compaction in effect on the path, if any. */
   compactionId: string | null;
+  /** Its first kept entry, null when that is not on the path (nothing before it is kept). */
   firstKeptEntryId: string | null;
 }
 

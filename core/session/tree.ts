@@ -216,3 +216,37 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
     tips: () => nodes.filter((node) => !childrenOf.has(node.id)).map((node) => node.entry),
   };
 }
+
+/**
+ * An "is `ancestor` strictly above `descendant` in the repaired tree" test in O(1) per question,
+ * from one iterative walk (visit-order intervals), so checking every compaction's first kept
+ * entry stays linear on a 100,000-deep session.
+ */
+export function ancestorTest(index: TreeIndex): (ancestor: string, descendant: string) => boolean {
+  const enter = new Map<string, number>();
+  const exit = new Map<string, number>();
+  let clock = 0;
+  const stack: { entry: SessionEntry; done: boolean }[] = [...index.roots]
+    .reverse()
+    .map((entry) => ({ entry, done: false }));
+  while (stack.length > 0) {
+    const item = stack.pop() as { entry: SessionEntry; done: boolean };
+    const id = entryIdOf(item.entry);
+    if (id === null) continue;
+    if (item.done) {
+      exit.set(id, clock++);
+      continue;
+    }
+    enter.set(id, clock++);
+    stack.push({ entry: item.entry, done: true });
+    const children = index.children(id);
+    for (let i = children.length - 1; i >= 0; i--)
+      stack.push({ entry: children[i] as SessionEntry, done: false });
+  }
+  return (ancestor, descendant) => {
+    const a = enter.get(ancestor);
+    const d = enter.get(descendant);
+    if (a === undefined || d === undefined || a === d) return false;
+    return a < d && d < (exit.get(ancestor) as number);
+  };
+}

@@ -2,19 +2,27 @@
  * `canopy show`: a session tree as text. Single-child chains stay flat, siblings are indented one
  * level (the branch holding the view leaf first; past 24 levels a branch says its depth instead,
  * so lines stay readable), the view leaf is starred, compactions show
- * tokensBefore and their first kept entry, and the first kept entry itself is marked.
+ * tokensBefore and their first kept entry (or why they keep nothing before them), and the first
+ * kept entry itself is marked.
  * Iterative, so a 100,000-deep session prints without recursion limits.
  */
 import type { SessionDetail } from "../../core/api/dto.ts";
 import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { problemText } from "../../core/session/problems.ts";
-import { buildTreeIndex } from "../../core/session/tree.ts";
+import { ancestorTest, buildTreeIndex } from "../../core/session/tree.ts";
 import { fileProblems } from "../library/import-state.ts";
 
-function compactionNote(entry: SessionEntry): string {
+/** Why a compaction keeps nothing from before it (SPEC §3.1), or "" when its first kept entry is on its path. */
+function keptNowhere(firstKept: unknown, exists: boolean, onPath: boolean): string {
+  if (typeof firstKept !== "string" || onPath) return "";
+  return exists ? " (not on its path: keeps nothing before it)" : " (no such entry: keeps nothing before it)";
+}
+
+function compactionNote(entry: SessionEntry, exists: boolean, onPath: boolean): string {
   const e = entry as SessionEntry & { tokensBefore?: unknown; firstKeptEntryId?: unknown };
-  return ` [compaction: tokensBefore ${String(e.tokensBefore ?? "?")}, first kept ${String(e.firstKeptEntryId ?? "(none)")}]`;
+  const firstKept = `${String(e.firstKeptEntryId ?? "(none)")}${keptNowhere(e.firstKeptEntryId, exists, onPath)}`;
+  return ` [compaction: tokensBefore ${String(e.tokensBefore ?? "?")}, first kept ${firstKept}]`;
 }
 
 /** Nesting shown by indentation; deeper branches say their depth instead of indenting further. */
@@ -31,11 +39,15 @@ export function renderTree(detail: SessionDetail): string {
   const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
   const viewLeaf = detail.summary.viewLeafId;
   const onActivePath = new Set(viewLeaf ? index.pathTo(viewLeaf).map((entry) => entry.id) : []);
+  // A first kept entry is marked only where the model really gets it: above its compaction.
+  const isAncestor = ancestorTest(index);
   const keptBy = new Map<string, string[]>();
-  for (const entry of entries) {
+  const keepsFromPath = new Set<string>();
+  for (const entry of index.byId.values()) {
     const firstKept = (entry as { firstKeptEntryId?: unknown }).firstKeptEntryId;
-    if (entry.type === "compaction" && typeof firstKept === "string") {
+    if (entry.type === "compaction" && typeof firstKept === "string" && isAncestor(firstKept, entry.id)) {
       keptBy.set(firstKept, [...(keptBy.get(firstKept) ?? []), entry.id]);
+      keepsFromPath.add(entry.id);
     }
   }
   const activeFirst = (list: readonly SessionEntry[]) =>
@@ -58,7 +70,15 @@ export function renderTree(detail: SessionDetail): string {
     const { entry, depth } = item;
     const mark = entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : " ";
     const indent = indentFor(depth) + (depth > 0 ? (item.branchStart ? "├─" : "│ ") : "");
-    let note = entry.type === "compaction" ? compactionNote(entry) : "";
+    const firstKept = (entry as { firstKeptEntryId?: unknown }).firstKeptEntryId;
+    let note =
+      entry.type === "compaction"
+        ? compactionNote(
+            entry,
+            typeof firstKept === "string" && index.byId.has(firstKept),
+            keepsFromPath.has(entry.id),
+          )
+        : "";
     const keepers = keptBy.get(entry.id);
     if (keepers) note += ` [first kept by ${keepers.join(", ")}]`;
     const label = index.labels.get(entry.id);

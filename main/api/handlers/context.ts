@@ -43,7 +43,8 @@ export const contextHandlers: AreaHandlers<"context"> = {
       // A usage of all zeros (some providers, aborted replies) is no measurement.
       measuredTokens: usage && calculateContextTokens(usage) > 0 ? calculateContextTokens(usage) : null,
       compactionId: view.context.compaction?.id ?? null,
-      firstKeptEntryId: view.context.firstKeptEntryId,
+      // Only a first kept entry the model gets: one off the path keeps nothing (SPEC §3.1).
+      firstKeptEntryId: view.context.firstKeptOnPath ? view.context.firstKeptEntryId : null,
     };
   },
 };

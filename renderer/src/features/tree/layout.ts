@@ -157,7 +157,7 @@ function indexTree(nodes: readonly TreeNodeDto[], viewLeafId: string | null) {
 
 export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
   const n = nodes.length;
-  const { indexOf, active, roots, childStart, childList } = indexTree(nodes, options.viewLeafId);
+  const { indexOf, parent, active, roots, childStart, childList } = indexTree(nodes, options.viewLeafId);
   const entryAt = (i: number) => nodes[i] as TreeNodeDto;
 
   // Shown entries, each attached to its nearest shown ancestor (preorder walk, explicit stack).
@@ -206,17 +206,33 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     }
   }
 
-  // Interesting points stay their own node; runs of the rest collapse.
+  // Subtree sizes over the preorder: k is above c when c's position falls inside k's subtree.
+  const position = new Int32Array(n);
+  const subtreeSize = new Int32Array(n).fill(1);
+  for (let v = visited - 1; v >= 0; v--) {
+    const i = preorder[v] as number;
+    position[i] = v;
+    const p = parent[i] as number;
+    if (p >= 0) subtreeSize[p] = (subtreeSize[p] as number) + (subtreeSize[i] as number);
+  }
+  const isAbove = (k: number, c: number) =>
+    k !== c &&
+    (position[k] as number) < (position[c] as number) &&
+    (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
+
+  // Interesting points stay their own node; runs of the rest collapse. A first kept entry is
+  // marked only above its compaction: one on another branch (or missing) keeps nothing (§3.1).
   const firstKeptBy = new Map<string, string[]>();
   const firstKept = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const node = entryAt(i);
     if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
+    const kept = indexOf.get(node.firstKeptEntryId);
+    if (kept === undefined || !isAbove(kept, i)) continue;
     const list = firstKeptBy.get(node.firstKeptEntryId);
     if (list) list.push(node.id);
     else firstKeptBy.set(node.firstKeptEntryId, [node.id]);
-    const kept = indexOf.get(node.firstKeptEntryId);
-    if (kept !== undefined) firstKept[kept] = 1;
+    firstKept[kept] = 1;
   }
   const interesting = (i: number): boolean => {
     if (shownChildCount[i] !== 1 || shownParent[i] === -1 || pinned[i] === 1 || firstKept[i] === 1)
