@@ -141,6 +141,19 @@ describe("parents through hidden entries", () => {
     expect(layout.byId.get("t1")?.parentId).toBe("u1");
     expect(layout.byId.get("u2")?.parentId).toBe("t1");
   });
+
+  it("a shown compaction's first kept entry is shown even when the filter hides its type", () => {
+    const b = new TreeBuilder();
+    b.add("mc", null, "model_change");
+    b.add("u1", "mc", "user");
+    b.add("c1", "u1", "compaction", { firstKeptEntryId: "mc", tokensBefore: 10 });
+    b.add("u2", "c1", "user");
+    const shown = (filter: TreeFilter) => entryIds(layoutTree(b.nodes, { filter, viewLeafId: "u2" }));
+    expect(shown("default")).toEqual(["mc", "u1", "c1", "u2"]);
+    expect(shown("no-tools")).toContain("mc");
+    // Where the compaction itself is hidden, so is the entry it keeps from.
+    expect(shown("user-only")).toEqual(["u1", "u2"]);
+  });
 });
 
 describe("chain collapsing", () => {

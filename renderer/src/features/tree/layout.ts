@@ -160,53 +160,19 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const { indexOf, parent, active, roots, childStart, childList } = indexTree(nodes, options.viewLeafId);
   const entryAt = (i: number) => nodes[i] as TreeNodeDto;
 
-  // Shown entries, each attached to its nearest shown ancestor (preorder walk, explicit stack).
-  const pinned = new Uint8Array(n);
-  for (const id of [...(options.pinnedIds ?? []), options.viewLeafId]) {
-    const i = id ? indexOf.get(id) : undefined;
-    if (i !== undefined) pinned[i] = 1;
-  }
-  const shownParent = new Int32Array(n).fill(-1);
-  const shownChildCount = new Int32Array(n);
-  const firstShownChild = new Int32Array(n).fill(-1);
-  const nearestShown = new Int32Array(n).fill(-1);
-  const shownPreorder: number[] = [];
+  // Every entry in preorder (explicit stack), then subtree sizes: k is above c when c's position
+  // falls inside k's subtree.
   const preorder = new Int32Array(n);
   let visited = 0;
   const stack = new Int32Array(n);
-  const anchors = new Int32Array(n);
   let top = 0;
-  for (let r = roots.length - 1; r >= 0; r--) {
-    stack[top] = roots[r] as number;
-    anchors[top++] = -1;
-  }
+  for (let r = roots.length - 1; r >= 0; r--) stack[top++] = roots[r] as number;
   while (top > 0) {
-    top--;
-    const i = stack[top] as number;
-    const anchor = anchors[top] as number;
+    const i = stack[--top] as number;
     preorder[visited++] = i;
-    let next = anchor;
-    const entry = entryAt(i);
-    if (
-      pinned[i] === 1 ||
-      ((options.showArchived || !entry.archived) && passesFilter(entry, options.filter))
-    ) {
-      shownParent[i] = anchor;
-      if (anchor >= 0) {
-        if (shownChildCount[anchor] === 0) firstShownChild[anchor] = i;
-        shownChildCount[anchor] = (shownChildCount[anchor] as number) + 1;
-      }
-      shownPreorder.push(i);
-      next = i;
-    }
-    nearestShown[i] = next;
-    for (let c = (childStart[i + 1] as number) - 1; c >= (childStart[i] as number); c--) {
-      stack[top] = childList[c] as number;
-      anchors[top++] = next;
-    }
+    for (let c = (childStart[i + 1] as number) - 1; c >= (childStart[i] as number); c--)
+      stack[top++] = childList[c] as number;
   }
-
-  // Subtree sizes over the preorder: k is above c when c's position falls inside k's subtree.
   const position = new Int32Array(n);
   const subtreeSize = new Int32Array(n).fill(1);
   for (let v = visited - 1; v >= 0; v--) {
@@ -220,8 +186,21 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     (position[k] as number) < (position[c] as number) &&
     (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
 
-  // Interesting points stay their own node; runs of the rest collapse. A first kept entry is
-  // marked only above its compaction: one on another branch (or missing) keeps nothing (§3.1).
+  const pinned = new Uint8Array(n);
+  for (const id of [...(options.pinnedIds ?? []), options.viewLeafId]) {
+    const i = id ? indexOf.get(id) : undefined;
+    if (i !== undefined) pinned[i] = 1;
+  }
+  const passes = (i: number): boolean => {
+    const entry = entryAt(i);
+    return (
+      pinned[i] === 1 || ((options.showArchived || !entry.archived) && passesFilter(entry, options.filter))
+    );
+  };
+
+  // A first kept entry is marked only above its compaction: one on another branch (or missing)
+  // keeps nothing (§3.1). A shown compaction's first kept entry is shown whatever the filter, so
+  // its marker is never hidden with it (a model_change under the default filter).
   const firstKeptBy = new Map<string, string[]>();
   const firstKept = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
@@ -233,7 +212,33 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     if (list) list.push(node.id);
     else firstKeptBy.set(node.firstKeptEntryId, [node.id]);
     firstKept[kept] = 1;
+    if (passes(i)) pinned[kept] = 1;
   }
+
+  // Shown entries, each attached to its nearest shown ancestor (parents come first in preorder).
+  const shownParent = new Int32Array(n).fill(-1);
+  const shownChildCount = new Int32Array(n);
+  const firstShownChild = new Int32Array(n).fill(-1);
+  const nearestShown = new Int32Array(n).fill(-1);
+  const shownPreorder: number[] = [];
+  for (let v = 0; v < visited; v++) {
+    const i = preorder[v] as number;
+    const p = parent[i] as number;
+    const anchor = p >= 0 ? (nearestShown[p] as number) : -1;
+    let next = anchor;
+    if (passes(i)) {
+      shownParent[i] = anchor;
+      if (anchor >= 0) {
+        if (shownChildCount[anchor] === 0) firstShownChild[anchor] = i;
+        shownChildCount[anchor] = (shownChildCount[anchor] as number) + 1;
+      }
+      shownPreorder.push(i);
+      next = i;
+    }
+    nearestShown[i] = next;
+  }
+
+  // Interesting points stay their own node; runs of the rest collapse.
   const interesting = (i: number): boolean => {
     if (shownChildCount[i] !== 1 || shownParent[i] === -1 || pinned[i] === 1 || firstKept[i] === 1)
       return true;
