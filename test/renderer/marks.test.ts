@@ -93,6 +93,14 @@ describe("what the model sees at a leaf", () => {
     expect(layout.firstKeptBy.get("u2")).toEqual(["c1"]);
   });
 
+  it("with no leaf (the view leaf moved before the first entry) the model sees nothing: everything is dimmed", () => {
+    const layout = layoutTree(compacted().nodes, { filter: "all", viewLeafId: null, collapseChains: false });
+    const marks = computeMarks({ layout, leafId: null, plan: null, branchPreview: null, dropTargetId: null });
+    const dimmed = layout.entries.filter((node) => (entryMarks(marks, layout, node.id) & MARK.dimmed) !== 0);
+    expect(dimmed.length).toBe(layout.entries.length);
+    expect(marks.view?.compaction ?? null).toBeNull();
+  });
+
   it("selecting an entry on another branch previews it as the leaf", () => {
     const layout = layoutTree(compacted().nodes, { filter: "all", viewLeafId: "a3", collapseChains: false });
     const marks = computeMarks({ layout, leafId: "x2", plan: null, branchPreview: null, dropTargetId: null });

@@ -32,7 +32,8 @@ export interface CompactionInEffect {
 }
 
 export interface ModelView {
-  leafId: string;
+  /** null: no leaf (the view leaf moved before the first entry), where the model sees nothing. */
+  leafId: string | null;
   /** Entries whose messages the model receives at the leaf (a compaction stands for its summary). */
   seen: Set<string>;
   compaction: CompactionInEffect | null;
@@ -101,7 +102,7 @@ export function modelViewAt(
 
 export interface MarkInputs {
   layout: TreeLayout;
-  /** The leaf whose LLM view is shown: the selected entry, else the view leaf. */
+  /** The leaf whose LLM view is shown: the selected entry, else the view leaf (null: none, all dimmed). */
   leafId: string | null;
   plan: CompactionPlanDto | null;
   /** The branch move being dragged or confirmed, and its drop target. */
@@ -124,7 +125,9 @@ export interface CanvasMarks {
 
 export function computeMarks(input: MarkInputs): CanvasMarks {
   const { layout } = input;
-  const view = input.leafId ? modelViewAt(layout.entry, input.leafId) : null;
+  const view = input.leafId
+    ? modelViewAt(layout.entry, input.leafId)
+    : { leafId: null, seen: new Set<string>(), compaction: null };
   const willSummarize = new Set<string>(input.branchPreview?.entriesToSummarize ?? []);
   for (const id of input.plan?.summarizeEntryIds ?? []) willSummarize.add(id);
   const turnPrefix = new Set<string>(input.plan?.turnPrefixEntryIds ?? []);
