@@ -26,7 +26,7 @@ vi.mock("../../renderer/src/api.ts", () => {
 });
 
 interface ExportState {
-  exportOptions: { resumeAtLeaf: boolean; withoutArchived: boolean; outPath: string };
+  exportOptions: { resumeAtLeaf: boolean; withoutArchived: boolean; originals: boolean; outPath: string };
   setExportOptions(patch: Record<string, unknown>): void;
   runExport(confirmLiveFolder?: boolean): Promise<void>;
 }
@@ -40,7 +40,7 @@ function openOn(viewLeafId: string | null): void {
   useCanopy.setState({
     selectedSessionId: "s1",
     tree: { sessionId: "s1", viewLeafId, nodes: [], problems: [] },
-    exportOptions: { resumeAtLeaf: true, withoutArchived: false, outPath: "/tmp/out.jsonl" },
+    exportOptions: { resumeAtLeaf: true, withoutArchived: false, originals: false, outPath: "/tmp/out.jsonl" },
   });
 }
 
@@ -66,5 +66,14 @@ describe("export dialog", () => {
     useCanopy.getState().setExportOptions({ resumeAtLeaf: false });
     await useCanopy.getState().runExport();
     expect(calls[0]?.input).not.toHaveProperty("leafId");
+  });
+
+  it("asks for the pruned tool outputs as they were only when that option is on", async () => {
+    openOn("a9");
+    await useCanopy.getState().runExport();
+    expect(calls[0]?.input).not.toHaveProperty("originals");
+    useCanopy.getState().setExportOptions({ originals: true });
+    await useCanopy.getState().runExport();
+    expect(calls[1]?.input).toMatchObject({ sessionId: "s1", originals: true });
   });
 });

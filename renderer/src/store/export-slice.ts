@@ -1,6 +1,6 @@
 /**
  * Export slice: the export dialog of the open session — resume at the view leaf (D14), leave
- * archived branches out, a download or a path to save to — and the main side's live-folder
+ * archived branches out, pruned outputs as they were (D9), a download or a path to save to — and the main side's live-folder
  * warning ("live_source"), which the user may overrule with "Export anyway".
  */
 import type { StateCreator } from "zustand";
@@ -13,6 +13,8 @@ export interface ExportOptions {
   /** Append the resume marker at the view leaf, so the agent resumes there (default on). */
   resumeAtLeaf: boolean;
   withoutArchived: boolean;
+  /** Tool outputs Canopy pruned written as they were (D9), not as the model now gets them. */
+  originals: boolean;
   /** Where to write the file; empty: a browser download. */
   outPath: string;
 }
@@ -52,7 +54,7 @@ function outcome(result: ExportResult, name: string): string {
 
 export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> = (set, get) => ({
   exportOpen: false,
-  exportOptions: { resumeAtLeaf: true, withoutArchived: false, outPath: "" },
+  exportOptions: { resumeAtLeaf: true, withoutArchived: false, originals: false, outPath: "" },
   exportBusy: false,
   exportWarning: null,
   exportError: null,
@@ -73,7 +75,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
   async runExport(confirmLiveFolder = false) {
     const sessionId = get().selectedSessionId;
     if (!sessionId || get().exportBusy) return;
-    const { resumeAtLeaf, withoutArchived, outPath } = get().exportOptions;
+    const { resumeAtLeaf, withoutArchived, originals, outPath } = get().exportOptions;
     const leafId = resumeAtLeaf && get().tree?.sessionId === sessionId ? get().tree?.viewLeafId : undefined;
     const path = outPath.trim();
     set({ exportBusy: true, exportError: null });
@@ -83,6 +85,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
         // A view leaf of null (moved before the first entry) resumes there too: an empty context.
         ...(leafId !== undefined ? { leafId } : {}),
         ...(withoutArchived ? { withoutArchived: true } : {}),
+        ...(originals ? { originals: true } : {}),
         ...(path === "" ? {} : { outPath: path }),
         ...(confirmLiveFolder ? { confirmLiveFolder: true } : {}),
       });

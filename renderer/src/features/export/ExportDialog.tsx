@@ -1,6 +1,7 @@
 /**
  * The export dialog (File › Export…, Ctrl/Cmd+E, or "Export…" above the tree): resume at the view
- * leaf (D14), without archived branches, a download or a path to save to. Enter exports, Escape
+ * leaf (D14), without archived branches, pruned tool outputs as they were (D9), a download or a
+ * path to save to. Enter exports, Escape
  * closes. When the path is in the folder of a file the agent is still writing, main warns and
  * the dialog offers "Export anyway".
  */
@@ -20,6 +21,7 @@ export function ExportDialog() {
     state.tree?.sessionId === state.selectedSessionId ? (state.tree?.viewLeafId ?? null) : null,
   );
   const hasArchived = useCanopy((state) => state.tree?.nodes.some((node) => node.archived) ?? false);
+  const hasPruned = useCanopy((state) => state.tree?.nodes.some((node) => node.pruned) ?? false);
   const setOptions = useCanopy((state) => state.setExportOptions);
   const runExport = useCanopy((state) => state.runExport);
   const close = useCanopy((state) => state.closeExport);
@@ -70,6 +72,15 @@ export function ExportDialog() {
             onChange={(event) => setOptions({ withoutArchived: event.target.checked })}
           />
           Without archived branches
+        </label>
+        <label title={hasPruned ? undefined : "No tool output of this session is pruned"}>
+          <input
+            type="checkbox"
+            checked={options.originals}
+            disabled={!hasPruned}
+            onChange={(event) => setOptions({ originals: event.target.checked })}
+          />
+          Pruned tool outputs as they were
         </label>
         <label className="export-path">
           Save to path (empty: download)
