@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { buildElectron, ensureRendererBuilt, repoRoot } from "./build.ts";
-import { serveFromCommandLine } from "./serve.ts";
+import { serveFromCommandLine, typedInFolder } from "./serve.ts";
 
 /**
  * The Electron executable, or null when it was never downloaded. Looked up the way the electron
@@ -34,7 +34,8 @@ try {
   const binary = electronBinary();
   if (binary) {
     await buildElectron();
-    const child = spawn(binary, [repoRoot, ...process.argv.slice(2)], { stdio: "inherit" });
+    // In the folder the command was typed in: relative CANOPY_DB and file arguments mean that folder.
+    const child = spawn(binary, [repoRoot, ...process.argv.slice(2)], { stdio: "inherit", cwd: typedInFolder() });
     child.on("exit", (code) => process.exit(code ?? 0));
   } else {
     console.log("Electron binary not installed here; starting browser mode instead.");
