@@ -111,6 +111,17 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
   }
 }
 
+/** Commands whose output depends on the prompt templates (context framing, summaries, replies). */
+const PROMPT_COMMANDS = new Set(["context", "compact", "navigate", "chat"]);
+
+/** An override file that is not used (it lacks a placeholder, cannot be read) is said, not skipped silently. */
+function warnUnusedPromptOverrides(api: Api, io: CliIo, command: string): void {
+  if (!PROMPT_COMMANDS.has(command)) return;
+  for (const template of Object.values(api.ctx.prompts.templates)) {
+    if (template.warning !== undefined) io.err(`prompt override not used: ${template.warning}`);
+  }
+}
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed: ParsedCommand;
   try {
@@ -127,6 +138,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     api = createApi(createAppContext({ dbPath: parsed.options.db }));
     const cli = createCliContext(api, io, parsed);
+    warnUnusedPromptOverrides(api, io, parsed.command);
     const handled =
       (await runLibraryCommand(cli, parsed)) ||
       (await runPipelineCommand(cli, parsed)) ||
