@@ -151,7 +151,7 @@ Commands:
   compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N] [--dry-run] [--json]
                                           Compact at a leaf (default: the view leaf); --dry-run
                                           prints the plan without calling a model
-  navigate <session> <entryId> [--summarize] [--instructions "…"] [--replace-prompt]
+  navigate <session> <entryId> [--summarize] [--instructions "…"] [--replace-prompt] [--json]
                                           Move the view leaf; --summarize writes a branch summary
                                           of the abandoned branch at the destination
   prune <session> [--leaf <id>] [--dry-run] [--restore] [--json]
@@ -166,15 +166,18 @@ Commands:
                                           edited as a new branch), without a new message
   fork <session> <entryId> [--json]       A new library session holding the path to the entry
                                           (labels carried, parentSession set); prints its id
-  archive <session> <entryId> [--yes]     Archive the branch below an entry (--yes when it holds
+  archive <session> <entryId> [--yes] [--json]
+                                          Archive the branch below an entry (--yes when it holds
                                           the view leaf); unarchive <session> <entryId> restores it
-  rename <session> ["title"]              Rename in the library (written on export only); no
+  rename <session> ["title"] [--json]     Rename in the library (written on export only); no
                                           title clears the rename
-  label <session> <entryId> ["text"]      Set an entry's label (no text clears it)
-  undo <session> | redo <session>         Revert the session's last Canopy edit / re-apply the
+  label <session> <entryId> ["text"] [--json]
+                                          Set an entry's label (no text clears it)
+  undo <session> | redo <session> [--json]
+                                          Revert the session's last Canopy edit / re-apply the
                                           last undone one (undo of a delete restores the session)
-  delete <session>                        Delete from the library (the file is not touched)
-  undelete <session-id>                   Bring a deleted session back (see list --deleted)
+  delete <session> [--json]               Delete from the library (the file is not touched)
+  undelete <session-id> [--json]          Bring a deleted session back (see list --deleted)
   settings get [key] | settings set <key> <value>
                                           Show or change a setting (value: JSON or plain text)
 
