@@ -3,7 +3,7 @@
  * Prints only the command's own output on stdout; any failure is one line on stderr and a
  * non-zero exit code (1: the command failed, 2: bad usage).
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { counted } from "../core/session/describe.ts";
@@ -43,6 +43,11 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       cli.io.out(options.json ? JSON.stringify(report, null, 2) : renderImportReport(report));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
         throw new CommandError(`nothing could be imported from ${target ?? "the agent folders"}`);
+      }
+      // A file named on its own that is no session (empty, not JSON, no header) is bad input.
+      const skippedFile = report.files.length === 1 && report.files[0]?.status === "skipped";
+      if (target && skippedFile && statSync(target).isFile()) {
+        throw new CommandError(`${target} is not a session file (${report.files[0]?.reason ?? "skipped"})`);
       }
       // Like cp or rsync: the other files are imported, and the exit code says not all were.
       if (report.failed > 0) {

@@ -300,6 +300,18 @@ describe("bad input: one line on stderr, non-zero exit", () => {
     });
   }
 
+  it("importing one file that is no session exits 1 with the reason (a folder of such files still exits 0)", async () => {
+    const folder = mkdtempSync(path.join(dir, "not-session-"));
+    const file = path.join(folder, "notes.jsonl");
+    writeFileSync(file, "not json\n");
+    const ownDb = path.join(folder, "lib.db");
+    const run = await cli("import", file, "--db", ownDb);
+    expect(run.code).toBe(1);
+    expect(run.out).toContain("0 imported, 0 updated, 0 unchanged, 1 skipped, 0 failed");
+    expect(run.err).toBe(`canopy: error: ${file} is not a session file (no line of the file is valid JSON)\n`);
+    expect((await cli("import", folder, "--db", ownDb)).code).toBe(0);
+  });
+
   it("not a session file", async () => {
     const file = path.join(dir, "random.jsonl");
     writeFileSync(file, Buffer.from([0xff, 0x00, 0x13, 0x37, 0x0a, 0x80]));
