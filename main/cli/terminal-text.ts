@@ -1,13 +1,18 @@
 /**
  * Text for a terminal. Control characters that come with session content (colour codes in a
  * recorded tool output, a screen-clearing or title-setting sequence in a hostile file) are shown
- * as visible symbols instead of acting on the terminal; line breaks and tabs stay. Output that is
- * piped or redirected is written as it is, byte for byte (`export` to a file, `--json` to jq).
+ * as visible symbols instead of acting on the terminal; line breaks and tabs stay. So are the
+ * invisible bidi overrides and isolates, which reorder what follows them on the line (a title
+ * "x\u202Efdp.exe" would read "xexe.pdf"). Output that is piped or redirected is written as it
+ * is, byte for byte (`export` to a file, `--json` to jq).
  */
 
-/** C0 controls but "\t" and "\n", DEL, and the C1 controls (U+009B is CSI on some terminals). */
+/**
+ * C0 controls but "\t" and "\n", DEL, the C1 controls (U+009B is CSI on some terminals), and the
+ * bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point here.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 function visible(char: string): string {
   const code = char.charCodeAt(0);

@@ -16,6 +16,14 @@ describe("terminalText", () => {
     expect(terminalText("plain text, ünïcödé, emoji 🌳\n")).toBe("plain text, ünïcödé, emoji 🌳\n");
   });
 
+  it("shows bidi overrides and isolates, which would reorder the rest of the line, as escapes", () => {
+    expect(terminalText("Report\u202Efdp.exe \u2067x\u2069 \u202Ay\u202C")).toBe(
+      "Report\\u202efdp.exe \\u2067x\\u2069 \\u202ay\\u202c",
+    );
+    // Right-to-left text and its marks stay as they are.
+    expect(terminalText("مرحبا \u200Fעברית\u200E")).toBe("مرحبا \u200Fעברית\u200E");
+  });
+
   it("applies only to a terminal", () => {
     const written: string[] = [];
     lineWriter({ isTTY: true, write: (t) => written.push(t) })(HOSTILE);
