@@ -1,6 +1,7 @@
 // Keyboard-only use in Chromium: Tab and Shift+Tab cycle through the modal export dialog's own
 // controls and never reach the page it covers (so Escape still closes it and Enter never acts
-// behind it); Tab from a compaction node does not drop the focus into its hover summary.
+// behind it); Tab from a compaction node does not drop the focus into its hover summary; closing
+// a dialog, the compaction plan or the title field gives the focus back to its button.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
@@ -95,5 +96,55 @@ describe("the edit-as-new-branch box with the keyboard only", () => {
     await poll(() => page.locator("button:focus").textContent()).toBe("Edit as new branch");
     const after = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId: target.sessionId });
     expect(after.nodes.length).toBe(before.nodes.length);
+  });
+});
+
+describe("closing a dialog, the compaction plan or the title field with the keyboard", () => {
+  /** The focused button's name (null when the focus is not on a button, e.g. on the page's body). */
+  const focusedButton = () =>
+    page
+      .locator("button:focus")
+      .evaluateAll((buttons) =>
+        buttons.map((button) => button.getAttribute("aria-label") ?? button.textContent),
+      )
+      .then((names) => names[0] ?? null);
+
+  it("gives the focus back to the button that opened it instead of dropping it on the page", async () => {
+    await page.goto(mode.url);
+    await page.getByTestId("tree-canvas").waitFor();
+
+    await page.getByRole("button", { name: "Export…" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog", { name: "Export session" }).waitFor();
+    await page.keyboard.press("Escape");
+    await poll(focusedButton).toBe("Export…");
+
+    await page.getByRole("button", { name: "Rename" }).focus();
+    await page.keyboard.press("Enter");
+    await poll(() => page.locator('input[aria-label="Session title"]:focus').count()).toBe(1);
+    await page.keyboard.press("Escape");
+    await poll(focusedButton).toBe("Rename");
+
+    const remove = page.locator("button.session-delete").first();
+    const removeName = await remove.getAttribute("aria-label");
+    await remove.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("alertdialog").waitFor();
+    await page.keyboard.press("Escape");
+    await poll(focusedButton).toBe(removeName);
+
+    await page.getByRole("button", { name: "Compact…" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByTestId("compaction-plan").waitFor();
+    await page.getByRole("button", { name: "Close", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await poll(focusedButton).toBe("Compact…");
+
+    await page.keyboard.press("Enter");
+    await page.getByTestId("compaction-plan").waitFor();
+    await page.getByRole("button", { name: "Run compaction" }).focus();
+    await page.keyboard.press("Enter");
+    await poll(() => page.getByText(/Compaction \S+ added/).count()).toBe(1);
+    await poll(focusedButton).toBe("Compact…");
   });
 });

@@ -4,10 +4,11 @@
  * streams the summary while it is written, and Escape cancels. Its top row is the open
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
  */
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
+import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
@@ -21,17 +22,33 @@ export function CompactionPanel() {
   const closePlan = useCanopy((state) => state.closePlan);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   const [instructions, setInstructions] = useState("");
+  const compactButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  // Run or Close takes the plan (and its focused button) away: the focus goes to Cancel while the
+  // compaction runs, and back to Compact… once it is done.
+  useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
+  useReturnFocus(running !== null, () => compactButton.current);
 
   return (
     <section className="panel compaction-panel" aria-label="Compaction">
       <div className="row">
         {/* The session's own bar: its title (rename) and export, then compaction. */}
         <SessionHeader />
-        <button type="button" onClick={() => void previewCompaction()} disabled={running !== null}>
+        <button
+          type="button"
+          ref={compactButton}
+          onClick={() => void previewCompaction()}
+          disabled={running !== null}
+        >
           Compact…
         </button>
         {running && (
-          <button type="button" onClick={() => void cancelRunning()} aria-keyshortcuts="Escape">
+          <button
+            type="button"
+            ref={cancelButton}
+            onClick={() => void cancelRunning()}
+            aria-keyshortcuts="Escape"
+          >
             Cancel (Esc)
           </button>
         )}

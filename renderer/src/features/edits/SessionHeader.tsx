@@ -3,8 +3,9 @@
  * or a double-click on the title; Enter saves, an empty title goes back to the file's own,
  * Escape cancels; Undo reverts it), and the button that opens the export dialog.
  */
-import { type FormEvent, type KeyboardEvent, useEffect, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { useReturnFocus } from "../common/return-focus.ts";
 import "./edits.css";
 import { isTyping } from "./typing.ts";
 
@@ -18,6 +19,10 @@ export function SessionHeader() {
   const [draft, setDraft] = useState<string | null>(null);
   const sessionId = summary?.id ?? null;
   const ownTitle = summary?.title ?? "";
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saving or cancelling takes the title field away: the focus goes back where it was (the Rename
+  // button is a new one by then).
+  useReturnFocus(draft !== null, () => renameButton.current);
 
   // Another session: any rename in progress belonged to the previous one.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset only when the session changes
@@ -78,7 +83,13 @@ export function SessionHeader() {
         </form>
       )}
       {draft === null && (
-        <button type="button" disabled={busy} onClick={() => setDraft(ownTitle)} title="F2">
+        <button
+          type="button"
+          ref={renameButton}
+          disabled={busy}
+          onClick={() => setDraft(ownTitle)}
+          title="F2"
+        >
           Rename
         </button>
       )}

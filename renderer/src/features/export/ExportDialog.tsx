@@ -10,6 +10,7 @@ import { useCanopy } from "../../store/index.ts";
 import "./export.css";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { keepTabInside } from "../common/focus-trap.ts";
+import { useReturnFocus } from "../common/return-focus.ts";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -25,6 +26,7 @@ export function ExportDialog() {
   const setOptions = useCanopy((state) => state.setExportOptions);
   const runExport = useCanopy((state) => state.runExport);
   const close = useCanopy((state) => state.closeExport);
+  useReturnFocus(open);
   if (!open) return null;
 
   const onSubmit = (event: FormEvent) => {

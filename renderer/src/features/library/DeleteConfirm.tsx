@@ -3,11 +3,16 @@
  * Undo brings the session back. Escape or Cancel keeps it.
  */
 import { useCanopy } from "../../store/index.ts";
+import { useReturnFocus } from "../common/return-focus.ts";
+
+/** Once the session is deleted (its × gone with it), the focus goes to the first session in the list. */
+const firstSession = () => document.querySelector<HTMLElement>(".session-groups button.session");
 
 export function DeleteConfirm() {
   const pending = useCanopy((state) => state.deleteConfirm);
   const deleteSession = useCanopy((state) => state.deleteSession);
   const cancelDelete = useCanopy((state) => state.cancelDelete);
+  useReturnFocus(pending !== null, firstSession);
   if (!pending) return null;
   return (
     <div
