@@ -55,6 +55,31 @@ describe("messageParts", () => {
     expect(splitSummary("no tags")).toBeNull();
   });
 
+  it("spells out bidi overrides and isolates, so hidden reordering cannot disguise what the model receives", () => {
+    const rlo = "\u202E";
+    const parts = messageParts(
+      assistant(
+        [
+          { type: "text", text: `Open invoice${rlo}fdp.exe` },
+          { type: "toolCall", id: "c1", name: `re${rlo}da`, arguments: { path: `x${rlo}y.txt` } },
+        ],
+        { stopReason: "error", errorMessage: `bad\u2067x\u2069` },
+      ),
+    );
+    expect(parts).toEqual([
+      { kind: "markdown", text: "Open invoice\\u202efdp.exe" },
+      { kind: "toolCall", name: "re\\u202eda", id: "c1", argumentsJson: '{\n  "path": "x\\u202ey.txt"\n}' },
+      { kind: "error", text: "Reply ended with error: bad\\u2067x\\u2069" },
+    ]);
+    expect(messageParts(toolResult([{ type: "text", text: `out${rlo}put` }]))).toEqual([
+      { kind: "output", text: "out\\u202eput" },
+    ]);
+    // Right-to-left text and its marks are shown as they are.
+    expect(messageParts(user("مرحبا \u200Fעברית"))).toEqual([
+      { kind: "markdown", text: "مرحبا \u200Fעברית" },
+    ]);
+  });
+
   it("splits user text and images", () => {
     expect(messageParts(user("hello"))).toEqual([{ kind: "markdown", text: "hello" }]);
     expect(

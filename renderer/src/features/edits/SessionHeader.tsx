@@ -5,6 +5,7 @@
  */
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
 import "./edits.css";
 import { isTyping } from "./typing.ts";
@@ -38,7 +39,7 @@ export function SessionHeader() {
   }, [sessionId, ownTitle]);
 
   if (!summary) return null;
-  const shown = summary.title ?? summary.firstMessage;
+  const shown = showBidiControls(summary.title ?? summary.firstMessage);
 
   const onSave = (event: FormEvent) => {
     event.preventDefault();

@@ -7,12 +7,13 @@ import { useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { DeleteConfirm } from "./DeleteConfirm.tsx";
 import { formatAge, formatSize, groupByProject } from "./library-format.ts";
 
 /** The name a session goes by in the list, the delete confirmation and the notice. */
 export function displayTitle(session: SessionSummary): string {
-  return session.title ?? session.firstMessage;
+  return showBidiControls(session.title ?? session.firstMessage);
 }
 
 function DeleteButton({ session }: { session: SessionSummary }) {
@@ -58,7 +59,9 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
       onClick={() => void selectSession(session.id)}
     >
       <span className="session-title">{title}</span>
-      {session.title !== null && <span className="session-first">{session.firstMessage}</span>}
+      {session.title !== null && (
+        <span className="session-first">{showBidiControls(session.firstMessage)}</span>
+      )}
       <span className="session-meta">
         <span>{formatSize(session.fileSize)}</span>
         <span>{formatAge(session.modified)}</span>
@@ -112,7 +115,7 @@ export function SessionList() {
                 <span className="chevron" aria-hidden="true">
                   {open ? "▾" : "▸"}
                 </span>
-                <span className="project-name">{group.name}</span>
+                <span className="project-name">{showBidiControls(group.name)}</span>
                 <span className="count">{group.sessions.length}</span>
               </button>
             </h2>

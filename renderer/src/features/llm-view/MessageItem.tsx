@@ -6,6 +6,7 @@
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { useCanopy } from "../../store/index.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { MessageBody } from "./MessageBody.tsx";
 import { formatTokens, isLong, limitParts, messageKindLabel, messageParts } from "./message-parts.ts";
 
@@ -44,9 +45,7 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
     return (
       <>
         <span className="role">{label}</span>
-        <span className="model">
-          {message.provider}/{message.model}
-        </span>
+        <span className="model">{showBidiControls(`${message.provider}/${message.model}`)}</span>
       </>
     );
   }
@@ -54,7 +53,7 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
     return (
       <>
         <span className="role">{label}</span>
-        <code className="tool-name">{message.toolName}</code>
+        <code className="tool-name">{showBidiControls(message.toolName)}</code>
         {message.isError && <span className="flag error-flag">error</span>}
       </>
     );

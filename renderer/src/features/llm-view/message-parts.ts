@@ -5,6 +5,7 @@
  * enough to start collapsed. Pure, so it is unit-tested in Node.
  */
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 
 export type MessagePart =
   | { kind: "markdown"; text: string }
@@ -57,7 +58,35 @@ function textPart(text: string, asSummary: boolean): MessagePart {
   return { kind: "markdown", text };
 }
 
+/** The part with its bidi controls spelled out (what the model receives, made visible). */
+function shown(part: MessagePart): MessagePart {
+  switch (part.kind) {
+    case "summary":
+      return {
+        kind: "summary",
+        framing: showBidiControls(part.framing),
+        summary: showBidiControls(part.summary),
+        after: showBidiControls(part.after),
+      };
+    case "toolCall":
+      return {
+        kind: "toolCall",
+        name: showBidiControls(part.name),
+        id: showBidiControls(part.id),
+        argumentsJson: showBidiControls(part.argumentsJson),
+      };
+    case "image":
+      return { ...part, mimeType: showBidiControls(part.mimeType) };
+    default:
+      return { ...part, text: showBidiControls(part.text) };
+  }
+}
+
 export function messageParts(message: LlmMessage): MessagePart[] {
+  return rawParts(message).map(shown);
+}
+
+function rawParts(message: LlmMessage): MessagePart[] {
   if (message.role === "user") {
     if (typeof message.content === "string") return [textPart(message.content, true)];
     return message.content.map((block) =>

@@ -4,6 +4,7 @@
  * nodes it never mounted (`onlyRenderVisibleElements`).
  */
 import { type Edge, type Node, type NodeHandle, Position } from "@xyflow/react";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { type KindCategory, kindCategory, kindLabel } from "./filter.ts";
 import { NODE_HEIGHT, NODE_WIDTH, type TreeLayout } from "./layout.ts";
 
@@ -88,13 +89,13 @@ export function toFlowNodes(layout: TreeLayout): TreeFlowNode[] {
       entryId: entry.id,
       kind: entry.kind,
       category: kindCategory(entry),
-      title: kindLabel(entry),
-      text: entry.text,
+      title: showBidiControls(kindLabel(entry)),
+      text: showBidiControls(entry.text),
       tokens: entry.tokens,
     };
-    if (entry.label) data.label = entry.label;
+    if (entry.label) data.label = showBidiControls(entry.label);
     if (entry.tokensBefore !== undefined) data.tokensBefore = entry.tokensBefore;
-    if (entry.summary !== undefined) data.summary = entry.summary;
+    if (entry.summary !== undefined) data.summary = showBidiControls(entry.summary);
     if (entry.stopReason !== undefined) data.stopReason = entry.stopReason;
     if (entry.pruned) data.pruned = true;
     if (entry.archived) data.archived = true;
