@@ -74,6 +74,11 @@ describe("library helpers", () => {
       { text: "parse", match: true },
     ]);
     expect(snippetPieces(`${MATCH_START}open`)).toEqual([{ text: "open", match: true }]);
+    // A bidi override in session text would reorder the snippet: it is spelled out.
+    expect(snippetPieces(`x\u202Efdp.exe ${MATCH_START}rep\u202Eort${MATCH_END}`)).toEqual([
+      { text: "x\\u202efdp.exe ", match: false },
+      { text: "rep\\u202eort", match: true },
+    ]);
     expect(snippetPieces("")).toEqual([]);
   });
 });

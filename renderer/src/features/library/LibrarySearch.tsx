@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { SearchHit } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { snippetPieces } from "./library-format.ts";
 
 const DEBOUNCE_MS = 250;
@@ -20,7 +21,7 @@ function HitButton({ hit, title }: { hit: SearchHit; title: string }) {
       onClick={() => void openSearchHit(hit)}
     >
       <span className="hit-head">
-        <span className="hit-title">{title}</span>
+        <span className="hit-title">{showBidiControls(title)}</span>
         {hit.role && <span className="hit-role">{hit.role === "toolResult" ? "tool result" : hit.role}</span>}
       </span>
       <span className="hit-snippet">

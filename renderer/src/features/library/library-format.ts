@@ -2,6 +2,7 @@
  * Pure helpers of the library sidebar: sessions grouped by project (cwd), sizes and ages as a
  * person reads them, and search snippets split at the match markers the search channel inserts.
  */
+import { showBidiControls } from "../common/bidi-controls.ts";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 
 export interface ProjectGroup {
@@ -91,5 +92,8 @@ export function snippetPieces(snippet: string): SnippetPiece[] {
     pieces.push({ text: rest.slice(start + 1, end), match: true });
     rest = rest.slice(end + 1);
   }
-  return pieces.filter((piece) => piece.text.length > 0);
+  // Bidi overrides in the matched text would reorder the snippet: spelled out, as everywhere.
+  return pieces
+    .filter((piece) => piece.text.length > 0)
+    .map((piece) => ({ ...piece, text: showBidiControls(piece.text) }));
 }

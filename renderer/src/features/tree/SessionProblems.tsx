@@ -7,6 +7,7 @@ import type { SessionProblem } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { problemText } from "../../../../core/session/problems.ts";
 import { useCanopy } from "../../store/index.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import "./tree.css";
 
 const NONE: SessionProblem[] = [];
@@ -43,10 +44,10 @@ export function SessionProblems() {
                   void selectEntry(id);
                 }}
               >
-                {problemText(problem)}
+                {showBidiControls(problemText(problem))}
               </button>
             ) : (
-              problemText(problem)
+              showBidiControls(problemText(problem))
             )}
           </li>
         ))}
