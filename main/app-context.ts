@@ -14,6 +14,7 @@ import { InPlaceImports, ThreadImports } from "./library/import-runner.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
 import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
 import { resolveLibraryPath } from "./store/library-file.ts";
+import { libraryIdentity } from "./store/library-identity.ts";
 import { defaultDatabasePath, openDatabase } from "./store/open.ts";
 
 /** The folder holding prompts/ and main/demo/ (the repository, or the packaged app). */
@@ -57,6 +58,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
   return {
     db,
     dbPath,
+    libraryFile: libraryIdentity(dbPath),
     dataDir,
     prompts,
     events: new EventBus(),

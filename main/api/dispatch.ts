@@ -5,6 +5,7 @@
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
+import { assertLibraryInPlace } from "../store/library-identity.ts";
 import { toApiError } from "./errors.ts";
 import { handlers } from "./handlers/index.ts";
 import type { AppContext } from "./types.ts";
@@ -30,6 +31,7 @@ export function createApi(ctx: AppContext): Api {
       };
     }
     try {
+      assertLibraryInPlace(ctx.db, ctx.libraryFile);
       const handler = handlers[channel];
       const value = await handler(parsed.data, ctx);
       return { ok: true, value };

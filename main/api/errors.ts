@@ -11,6 +11,7 @@ const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
   db_too_new: "unsupported",
   migration_failed: "internal",
   not_a_library: "unsupported",
+  library_moved: "io_error",
 };
 
 /** SQLite failures a user can act on, in words (SQLite itself says "database is locked"). */

@@ -9,11 +9,14 @@ import type { HookRegistry } from "../hooks/registry.ts";
 import type { ImportRunner } from "../library/import-runner.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { SecretStore } from "../secrets.ts";
+import type { LibraryIdentity } from "../store/library-identity.ts";
 import type { EventBus } from "./events.ts";
 
 export interface AppContext {
   db: Database.Database;
   dbPath: string;
+  /** The library file as opened (null in memory): requests stop when it is deleted or replaced. */
+  libraryFile: LibraryIdentity | null;
   /** Folder for user overrides and other per-user files (next to the database). */
   dataDir: string;
   prompts: LoadedPrompts;

@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { AppContext } from "../api/types.ts";
+import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
@@ -67,6 +68,8 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
 
   const reimport = (file: string) => {
     pending.delete(file);
+    // A library file deleted or replaced meanwhile takes no more imports (requests say why).
+    if (ctx.libraryFile !== null && !libraryInPlace(ctx.libraryFile)) return;
     if (closed || !fs.existsSync(file) || deletedFile(file)) return;
     // An import on the import thread may be storing this very file: read it once that is over.
     if (ctx.imports.busy) {

@@ -8,7 +8,8 @@ export type StoreErrorCode =
   | "migration_failed"
   | "not_found"
   | "invalid_input"
-  | "not_a_library";
+  | "not_a_library"
+  | "library_moved";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
