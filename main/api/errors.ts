@@ -12,6 +12,7 @@ const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
   migration_failed: "internal",
   not_a_library: "unsupported",
   library_moved: "io_error",
+  cannot_open: "io_error",
 };
 
 /** SQLite failures a user can act on, in words (SQLite itself says "database is locked"). */

@@ -9,7 +9,8 @@ export type StoreErrorCode =
   | "not_found"
   | "invalid_input"
   | "not_a_library"
-  | "library_moved";
+  | "library_moved"
+  | "cannot_open";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

@@ -12,6 +12,7 @@ import {
   resolveLibraryPath,
 } from "./library-file.ts";
 import { runMigrations } from "./migrations/index.ts";
+import { describeOpenFailure } from "./open-failure.ts";
 
 export type { Database } from "better-sqlite3";
 
@@ -26,7 +27,12 @@ export interface OpenOptions {
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
   prepareLibraryPath(file);
-  const db = new BetterSqlite3(file, { timeout: 5000 });
+  let db: Database;
+  try {
+    db = new BetterSqlite3(file, { timeout: 5000 });
+  } catch (error) {
+    throw describeOpenFailure(file, error);
+  }
   try {
     // Before any pragma that writes (journal_mode is stored in the file).
     assertCanopyLibrary(db, file);
@@ -48,7 +54,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw describeOpenFailure(file, error);
   }
 }
 
