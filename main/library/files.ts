@@ -1,6 +1,6 @@
 /**
  * File-system side of the library: the default agent session folders, the recursive `*.jsonl`
- * walk (symlinks followed once, loops cut by real path), and byte-level helpers that the
+ * walk (symlinks followed once, loops cut by device and inode), and byte-level helpers that the
  * append-only re-import relies on (prefix hashes, line counts).
  */
 import { createHash } from "node:crypto";
@@ -22,7 +22,7 @@ export interface SessionFileList {
 
 /**
  * Every `*.jsonl` file under `root` (or `root` itself when it is a file), sorted. Symlinked
- * folders are followed, but a folder whose real path was already visited is not entered again.
+ * folders are followed, but a folder already visited (same device and inode) is not entered again.
  */
 export function listSessionFiles(root: string): SessionFileList {
   const files: string[] = [];
@@ -41,9 +41,9 @@ export function listSessionFiles(root: string): SessionFileList {
   const stack = [top];
   while (stack.length > 0) {
     const current = stack.pop() as string;
-    let stat: fs.Stats;
+    let stat: fs.BigIntStats;
     try {
-      stat = fs.statSync(current);
+      stat = fs.statSync(current, { bigint: true });
     } catch (error) {
       errors.push({ path: current, reason: reasonOf(error) });
       continue;
@@ -54,9 +54,11 @@ export function listSessionFiles(root: string): SessionFileList {
       continue;
     }
     if (!stat.isDirectory()) continue;
-    const real = safeRealpath(current);
-    if (real === null || seenDirs.has(real)) continue;
-    seenDirs.add(real);
+    // Known by device and inode, not by real path: resolving each folder's path again costs a
+    // lookup per level, minutes for a tree nested a thousand deep.
+    const key = `${stat.dev}:${stat.ino}`;
+    if (seenDirs.has(key)) continue;
+    seenDirs.add(key);
     let names: fs.Dirent[];
     try {
       names = fs.readdirSync(current, { withFileTypes: true });

@@ -169,6 +169,17 @@ describe("folder import", () => {
     expect(report.bytesRead).toBeGreaterThan(0);
   });
 
+  it("finds a session a thousand folders deep in seconds (folders are not resolved level by level)", () => {
+    const deep = path.join(lib.dir, "sessions", ...Array.from({ length: 1000 }, () => "a"));
+    copyFixture("tree-00.jsonl", deep, "deep.jsonl");
+    const started = performance.now();
+    const report = importPath(lib.db, path.join(lib.dir, "sessions"));
+    expect(report.imported).toBe(1);
+    expect(report.failed).toBe(0);
+    // About 0.5 s; resolving each folder's real path took over 20 s.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it("a missing path is reported as failed, not thrown", () => {
     const report = importPath(lib.db, path.join(lib.dir, "nope"));
     expect(report.failed).toBe(1);
