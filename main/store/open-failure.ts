@@ -1,7 +1,8 @@
 /**
  * Why a library could not be opened, in one line that names the file: SQLite alone says "unable
  * to open database file", "disk I/O error" or "attempt to write a readonly database" when the
- * disk is full, the folder or file system is read-only, or the file is damaged.
+ * disk is full, the folder or file system is read-only, or the file is damaged. Also puts right
+ * the one leftover that keeps a library read-only after its file is writable again.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +32,32 @@ function folderProblem(file: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Gives the library's -wal and -shm files the library's own mode when they cannot be written but
+ * the library can: SQLite creates them with the mode of the library file, so opening a read-only
+ * library leaves a read-only -shm behind that keeps it read-only after its file is made writable.
+ */
+export function repairSideFileModes(file: string): void {
+  if (file === ":memory:") return;
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+  } catch {
+    return;
+  }
+  for (const side of [`${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.accessSync(side, fs.constants.W_OK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EACCES") continue;
+      try {
+        fs.chmodSync(side, fs.statSync(file).mode & 0o666);
+      } catch {
+        // Another user's file: the write fails and says the library is read-only.
+      }
+    }
+  }
 }
 
 /**

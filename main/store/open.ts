@@ -12,7 +12,7 @@ import {
   resolveLibraryPath,
 } from "./library-file.ts";
 import { runMigrations } from "./migrations/index.ts";
-import { describeOpenFailure } from "./open-failure.ts";
+import { describeOpenFailure, repairSideFileModes } from "./open-failure.ts";
 
 export type { Database } from "better-sqlite3";
 
@@ -27,6 +27,7 @@ export interface OpenOptions {
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
   prepareLibraryPath(file);
+  repairSideFileModes(file);
   let db: Database;
   try {
     db = new BetterSqlite3(file, { timeout: 5000 });

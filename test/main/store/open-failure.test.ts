@@ -59,6 +59,27 @@ describe("opening a library that cannot be opened", () => {
     );
   });
 
+  it.skipIf(process.getuid?.() === 0)(
+    "a library opened while read-only can be written again once its file is made writable",
+    () => {
+      const file = path.join(tmp.dir, "library.db");
+      someLibrary(file);
+      fs.chmodSync(file, 0o444);
+      const readOnly = openDatabase(file);
+      expect(readOnly.prepare("SELECT count(*) FROM sessions").pluck().get()).toBe(200);
+      readOnly.close();
+      // SQLite made the -shm with the library's mode (read-only) and could not remove it.
+      fs.chmodSync(file, 0o644);
+      const db = openDatabase(file);
+      try {
+        addTestSession(db, "written-after-chmod");
+        expect(db.prepare("SELECT count(*) FROM sessions").pluck().get()).toBe(201);
+      } finally {
+        db.close();
+      }
+    },
+  );
+
   it("a full disk and other file-level failures name the library; other errors pass through", () => {
     const file = path.join(tmp.dir, "library.db");
     const full = describeOpenFailure(file, sqliteError("SQLITE_FULL", "database or disk is full"));
