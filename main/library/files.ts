@@ -86,6 +86,13 @@ function safeRealpath(p: string): string | null {
 }
 
 export function reasonOf(error: unknown): string {
+  // The library's own failures: SQLite's words ("attempt to write a readonly database") read as
+  // if the session file were the problem.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code.startsWith("SQLITE_FULL")) return "the disk is full";
+  if (typeof code === "string" && code.startsWith("SQLITE_READONLY")) {
+    return "the library is read-only (its file or folder cannot be written)";
+  }
   // A file-system error in words ("ELOOP: too many symbolic links encountered, stat '…'" is not).
   if (typeof (error as NodeJS.ErrnoException | null)?.code === "string") {
     const words = fileErrorReason(error);
