@@ -4,7 +4,7 @@
 // a dialog, the compaction plan or the title field gives the focus back to its button.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionTreeDto } from "../../core/api/dto.ts";
+import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
@@ -110,7 +110,22 @@ describe("closing a dialog, the compaction plan or the title field with the keyb
       .then((names) => names[0] ?? null);
 
   it("gives the focus back to the button that opened it instead of dropping it on the page", async () => {
-    await page.goto(mode.url);
+    // A session with something to compact (the tests before import one whose leaf is a
+    // compaction, and it comes first in the list), on a fresh page.
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    let compactable: string | undefined;
+    for (const session of sessions) {
+      const plan = await apiCall<{ summarizeEntryIds: string[] }>(mode, "compaction:preview", {
+        sessionId: session.id,
+      }).catch(() => null);
+      if (plan && plan.summarizeEntryIds.length > 0) {
+        compactable = session.id;
+        break;
+      }
+    }
+    if (!compactable) throw new Error("no session of the library has anything to compact");
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(compactable)}`);
+    await page.reload();
     await page.getByTestId("tree-canvas").waitFor();
 
     await page.getByRole("button", { name: "Export…" }).focus();
