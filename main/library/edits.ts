@@ -14,7 +14,7 @@ import { ApiFailure, invalidInput, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Database } from "../store/open.ts";
 import { archivedRoots, recordOp, setArchived } from "../store/repos/edits.ts";
-import { lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
+import { type EntryRow, entryIdExists, getEntryRowById, lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
 import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import {
@@ -29,12 +29,19 @@ import {
   result,
 } from "./edit-ops.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
+import { currentLabel, structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
 
 type Loose = Record<string, unknown>;
 
-function sessionIndex(db: Database, sessionId: string): TreeIndex {
+/** Every entry parsed (fork copies the path); the other edits take the structural index. */
+function fullIndex(db: Database, sessionId: string): TreeIndex {
   return buildTreeIndex(loadSessionEntries(db, sessionId));
+}
+
+/** Ids, links, types and labels without parsing every entry (structure-index.ts). */
+function sessionIndex(db: Database, sessionId: string): TreeIndex {
+  return structuralIndex(db, requireSession(db, sessionId).sid);
 }
 
 function requireEntry(index: TreeIndex, sessionId: string, entryId: string): SessionEntry {
@@ -113,16 +120,12 @@ function appendOp(
   ctx: AppContext,
   sessionId: string,
   kind: EditOperation,
-  build: (
-    used: Set<string>,
-    index: TreeIndex,
-  ) => { entries: SessionEntry[]; leafTo: string | null | undefined },
+  build: (used: Set<string>) => { entries: SessionEntry[]; leafTo: string | null | undefined },
 ): EditResultDto {
   const { db } = ctx;
   const entryId = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
-    const index = sessionIndex(db, sessionId);
-    const { entries, leafTo } = build(storedEntryIds(db, row.sid), index);
+    const { entries, leafTo } = build(storedEntryIds(db, row.sid));
     // Nothing to append nor to move: no change, and no undo step.
     if (entries.length === 0 && leafTo === undefined) return null;
     const before = leafState(row);
@@ -143,8 +146,13 @@ export function editMessage(
   entryId: string,
   text: string,
 ): EditResultDto {
-  return appendOp(ctx, sessionId, "edit-message", (used, index) => {
-    const entry = requireEntry(index, sessionId, entryId);
+  return appendOp(ctx, sessionId, "edit-message", (used) => {
+    const index = sessionIndex(ctx.db, sessionId);
+    requireEntry(index, sessionId, entryId);
+    // The index holds stubs: the entry itself is read (the last one with that id, as in byId).
+    const entry = JSON.parse(
+      (getEntryRowById(ctx.db, requireSession(ctx.db, sessionId).sid, entryId) as EntryRow).json,
+    ) as SessionEntry;
     if (!isEditable(entry)) {
       throw invalidInput(
         `Entry ${entryId} is a ${entry.type === "message" ? `${String((entry.message as Loose | undefined)?.role)} message` : entry.type}; only user and custom messages can be edited`,
@@ -165,11 +173,12 @@ export function setLabel(
   targetId: string,
   label: string | null,
 ): EditResultDto {
-  return appendOp(ctx, sessionId, "label", (used, index) => {
-    requireEntry(index, sessionId, targetId);
-    // The label it already has (or clearing one it does not have): nothing to append.
-    if ((index.labels.get(targetId) ?? "") === (label ?? "")) return { entries: [], leafTo: undefined };
+  return appendOp(ctx, sessionId, "label", (used) => {
+    // No tree needed: the target exists, and its label comes from the label entries alone.
     const { sid } = requireSession(ctx.db, sessionId);
+    if (!entryIdExists(ctx.db, sid, targetId)) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
+    // The label it already has (or clearing one it does not have): nothing to append.
+    if (currentLabel(ctx.db, sid, targetId) === (label ?? "")) return { entries: [], leafTo: undefined };
     const entry: LabelEntry = {
       type: "label",
       id: randomEntryId(used),
@@ -214,7 +223,7 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
   const { db } = ctx;
   const fork = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
-    const index = sessionIndex(db, sessionId);
+    const index = fullIndex(db, sessionId);
     requireEntry(index, sessionId, entryId);
     // The path without its label entries. An entry whose parent was one of them hangs from the
     // nearest entry kept above it: left pointing at the dropped label, it would be an orphan and
