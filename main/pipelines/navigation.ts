@@ -7,11 +7,14 @@ import type { NavigationPreviewDto, NavigationResultDto } from "../../core/api/d
 import { collectEntriesForBranchSummary, newLeafForNavigation } from "../../core/compaction/branch.ts";
 import { generateBranchSummary } from "../../core/compaction/summarize.ts";
 import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
+import type { TreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary, setViewLeaf } from "../library/load.ts";
+import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } from "../library/load.ts";
+import { structuralIndex } from "../library/structure-index.ts";
 import { loadSettings } from "../settings/store.ts";
+import { getEntryRowById } from "../store/repos/entries.ts";
 import { summaryFailure } from "./errors.ts";
 import type { Job } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
@@ -34,27 +37,50 @@ interface NavigationPlan {
   preview: NavigationPreviewDto;
 }
 
-export function previewNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
-  const state = loadSessionState(ctx.db, sessionId);
-  const target = state.index.byId.get(targetId);
-  if (!target) throw notFound(`Entry ${targetId} not found`);
-  const { entries, commonAncestorId } = collectEntriesForBranchSummary(state.index, state.viewLeafId, targetId);
+function planOn(
+  index: TreeIndex,
+  viewLeafId: string | null,
+  target: SessionEntry,
+  sessionId: string,
+): { entries: SessionEntry[]; preview: NavigationPreviewDto } {
+  const { entries, commonAncestorId } = collectEntriesForBranchSummary(index, viewLeafId, target.id);
   // The index's repaired parents: an orphan's or a cycle-closer's parent is null (D3).
-  const destination = newLeafForNavigation(target, state.index);
+  const destination = newLeafForNavigation(target, index);
   return {
-    state,
-    target,
-    entriesToSummarize: entries,
+    entries,
     preview: {
       sessionId,
-      targetId,
-      oldLeafId: state.viewLeafId,
+      targetId: target.id,
+      oldLeafId: viewLeafId,
       commonAncestorId,
       entriesToSummarize: entries.map((entry) => entry.id),
       newLeafId: destination.newLeafId,
       editorText: destination.editorText ?? null,
     },
   };
+}
+
+export function previewNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
+  const state = loadSessionState(ctx.db, sessionId);
+  const target = state.index.byId.get(targetId);
+  if (!target) throw notFound(`Entry ${targetId} not found`);
+  const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId);
+  return { state, target, entriesToSummarize: entries, preview };
+}
+
+/**
+ * The preview alone (asked for every drop target while dragging): the same plan on the
+ * structural index, parsing only the target entry instead of the whole session.
+ */
+export function navigationPreview(ctx: AppContext, sessionId: string, targetId: string): NavigationPreviewDto {
+  const row = requireSession(ctx.db, sessionId);
+  const viewLeafId = effectiveViewLeaf(row);
+  const index = structuralIndex(ctx.db, row.sid);
+  if (viewLeafId !== null && !index.byId.has(viewLeafId))
+    throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
+  const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
+  if (!stored) throw notFound(`Entry ${targetId} not found`);
+  return planOn(index, viewLeafId, JSON.parse(stored.json) as SessionEntry, sessionId).preview;
 }
 
 function unchanged(plan: NavigationPlan, cancelled: boolean, aborted = false): NavigationResultDto {

@@ -4,7 +4,7 @@
  */
 import { planCompaction, runCompaction } from "../../pipelines/compaction.ts";
 import type { JobKind } from "../../pipelines/jobs.ts";
-import { navigate, previewNavigation } from "../../pipelines/navigation.ts";
+import { navigate, navigationPreview } from "../../pipelines/navigation.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
 
 async function asJob<T>(ctx: AppContext, sessionId: string, kind: JobKind, run: (job: ReturnType<AppContext["jobs"]["start"]>) => Promise<T>): Promise<T> {
@@ -23,7 +23,7 @@ export const compactionHandlers: AreaHandlers<"compaction"> = {
 };
 
 export const navigationHandlers: AreaHandlers<"navigation"> = {
-  "navigation:preview": (input, ctx) => previewNavigation(ctx, input.sessionId, input.targetId).preview,
+  "navigation:preview": (input, ctx) => navigationPreview(ctx, input.sessionId, input.targetId),
   "navigation:navigate": (input, ctx) =>
     asJob(ctx, input.sessionId, "branch-summary", (job) => navigate(ctx, input, job)),
   "navigation:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "branch-summary") }),
