@@ -6,12 +6,11 @@
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { entryJsonByPk, listEntryShapes } from "../store/repos/entries.ts";
+import { type EntryShape, entryJsonByPk, listEntryShapes } from "../store/repos/entries.ts";
 import { stmt } from "../store/statements.ts";
 
 /** Repairs, labels and links as the full index has them; entries are stubs except labels. */
-export function structuralIndex(db: Database, sid: number): TreeIndex {
-  const shapes = listEntryShapes(db, sid);
+export function structuralIndex(db: Database, sid: number, shapes: readonly EntryShape[] = listEntryShapes(db, sid)): TreeIndex {
   const labels = entryJsonByPk(
     db,
     shapes.filter((shape) => shape[4] === "label").map((shape) => shape[0]),

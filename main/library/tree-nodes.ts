@@ -6,11 +6,12 @@ import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
-import { buildTreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
+import { forEachEntryRow } from "../store/repos/entries.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { fileProblems } from "./import-state.ts";
-import { editHistory, effectiveViewLeaf, loadMalformedLines, loadStoredEntries, requireSession } from "./load.ts";
+import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } from "./load.ts";
+import { structuralIndex } from "./structure-index.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -52,20 +53,22 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
 export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto {
   // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
   const row = requireSession(db, sessionId);
-  const stored = loadStoredEntries(db, sessionId);
-  const entries = stored.map((item) => item.entry);
-  const index = buildTreeIndex(entries, { lines: stored.map((item) => item.line) });
+  // Links, repairs and labels from the structural columns; each entry is parsed only while its
+  // node is made, so a 100k-entry session is never held parsed all at once.
+  const index = structuralIndex(db, row.sid);
   const archived = archivedEntryIds(db, sessionId, index);
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
-  for (const { entry, line, tokens } of stored) {
+  forEachEntryRow(db, row.sid, (stored, at) => {
+    const id = stored.id;
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
-    if (typeof entry.id !== "string" || index.byId.get(entry.id) !== entry || seen.has(entry.id)) continue;
-    seen.add(entry.id);
-    const node = nodeOf(entry, line, tokens, index.parentOf(entry.id), index.labels.get(entry.id));
-    if (archived.has(entry.id)) node.archived = true;
+    if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
+    seen.add(id);
+    const entry = JSON.parse(stored.json) as SessionEntry;
+    const node = nodeOf(entry, stored.seq, stored.tokens, index.parentOf(id), index.labels.get(id));
+    if (archived.has(id)) node.archived = true;
     nodes.push(node);
-  }
+  });
   return {
     sessionId,
     nodes,

@@ -108,6 +108,11 @@ describe("session:tree", () => {
       [4, "duplicate_id"],
       [5, "orphan"],
     ]);
+    // The later duplicate is the node (as in every walk); the orphan hangs from nothing.
+    expect(tree.nodes.map((node) => [node.id, node.line, node.parentId])).toEqual([
+      ["a", 4, null],
+      ["b", 5, null],
+    ]);
     expect(tree.problems[0]?.message).toMatch(
       /^invalid JSON: .*; the line is kept, and export writes it back$/,
     );

@@ -136,6 +136,22 @@ export function listEntryRows(db: Database, sid: number): EntryRow[] {
   return withJsonText(db, rows);
 }
 
+/**
+ * Every entry of a session in seq order, each one's JSON text read as it is visited: a caller
+ * that keeps only what it derives never holds the whole session's text at once.
+ */
+export function forEachEntryRow(db: Database, sid: number, visit: (row: EntryRow, index: number) => void): void {
+  const rows = stmt(
+    db,
+    `SELECT ${ROW_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
+  ).all(sid) as StoredEntryRow[];
+  const reader = new EntryJsonReader(db, rows);
+  rows.forEach((row, index) => {
+    const { json_block, json_at, json_len, json, ...rest } = row;
+    visit({ ...rest, json: reader.text({ json, json_block, json_at, json_len }) }, index);
+  });
+}
+
 export function listEntryShapes(db: Database, sid: number): EntryShape[] {
   return stmt(
     db,
