@@ -5,12 +5,15 @@
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runImportBench } from "./import.bench.ts";
+import { runSessionOpsBench } from "./session-ops.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
 console.log("== import ==");
 runImportBench();
 console.log("\n== context ==");
 runContextBench();
+console.log("\n== session operations on the 100k session ==");
+await runSessionOpsBench();
 console.log("\n== compaction planning ==");
 runCompactionBench();
 console.log("\n== tree rendering in Chromium (10,000 entries, with React Flow's default as baseline) ==");
