@@ -21,7 +21,7 @@ import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendCompaction } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
-import { loadSessionState, type SessionState } from "./session-state.ts";
+import { loadSessionState, loadViewState, type SessionState } from "./session-state.ts";
 import { modelSummarizer, summarizersFor } from "./summarizers.ts";
 
 export const AUTO_CONTINUE_PROMPT = "Continue if you have next steps.";
@@ -63,7 +63,7 @@ function sameModel(message: AssistantMessage, model: ModelSettings | null): bool
 }
 
 /** D12: a reply older than the latest compaction on the path says nothing about the current context. */
-function olderThanLatestCompaction(message: AssistantMessage, state: SessionState): boolean {
+function olderThanLatestCompaction(message: AssistantMessage, state: Pick<SessionState, "path">): boolean {
   const latest = [...state.path].reverse().find((entry) => entry.type === "compaction");
   if (!latest) return false;
   const at = Date.parse(latest.timestamp);
@@ -81,8 +81,8 @@ export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): P
   if ((input.skipAborted ?? true) && assistant.stopReason === "aborted") return outcome;
   const model = settings.model;
   const contextWindow = model?.contextWindow ?? 0;
-  const state = loadSessionState(ctx.db, input.sessionId);
-  if (olderThanLatestCompaction(assistant, state)) return outcome;
+  // The view leaf's reduced path (context-path.ts) keeps every compaction of the full path.
+  if (olderThanLatestCompaction(assistant, loadViewState(ctx.db, input.sessionId))) return outcome;
   if (sameModel(assistant, model) && isContextOverflow(assistant, contextWindow)) {
     return { ...(await runAutoCompaction(ctx, input, "overflow", true)), prunedTokens: outcome.prunedTokens };
   }

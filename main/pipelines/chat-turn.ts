@@ -23,7 +23,7 @@ import { loadSettings } from "../settings/store.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
 import type { Job } from "./jobs.ts";
 import { appendMessageChain } from "./persist.ts";
-import { loadSessionState } from "./session-state.ts";
+import { loadViewState } from "./session-state.ts";
 import { apiKeyFor } from "./summarizers.ts";
 
 export const NO_MODEL_MESSAGE =
@@ -118,7 +118,7 @@ function portOf(flow: Flow): AgentPort {
  * The prompt follows right away, so this port neither auto-continues nor retries.
  */
 async function checkBeforePrompt(flow: Flow): Promise<void> {
-  const state = loadSessionState(flow.ctx.db, flow.sessionId);
+  const state = loadViewState(flow.ctx.db, flow.sessionId);
   const last = [...state.path]
     .reverse()
     .find((entry) => entry.type === "message" && (entry as MessageEntry).message.role === "assistant");
@@ -195,7 +195,7 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const signal = job.controller.signal;
   if (prompt && !prompt.synthetic) await checkBeforePrompt(flow);
   if (signal.aborted) return;
-  const state = loadSessionState(ctx.db, sessionId);
+  const state = loadViewState(ctx.db, sessionId);
   const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
   const target: ChatTarget = { provider: providerOf(model.baseUrl), api: CHAT_API };
   // Images the agent keeps in its blob store are sent as the agent would send them (SPEC §1.7).
@@ -318,7 +318,7 @@ export async function runContinueTurn(
 ): Promise<ChatTurnResultDto> {
   await ctx.hooksReady;
   const flow = newFlow(ctx, input.sessionId, job);
-  const state = loadSessionState(ctx.db, input.sessionId);
+  const state = loadViewState(ctx.db, input.sessionId);
   const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
   const lastIndex = view.messages.length - 1;
   if (state.leafId === null || view.messages[lastIndex]?.role !== "user" || view.messageEntryIds[lastIndex] !== state.leafId) {

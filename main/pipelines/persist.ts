@@ -86,7 +86,7 @@ export function appendCompaction(
  */
 export function appendMessageChain(
   ctx: AppContext,
-  state: SessionState,
+  state: Pick<SessionState, "sessionId" | "leafId" | "viewLeafId">,
   messages: readonly AgentMessage[],
 ): { entries: MessageEntry[]; followed: boolean } {
   const { db } = ctx;

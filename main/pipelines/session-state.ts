@@ -5,8 +5,10 @@
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { notFound } from "../api/errors.ts";
-import { getViewLeaf, loadStoredEntries } from "../library/load.ts";
+import { loadContextEntries } from "../library/context-path.ts";
+import { effectiveViewLeaf, getViewLeaf, loadStoredEntries, requireSession } from "../library/load.ts";
 import type { Database } from "../store/open.ts";
+import { entryIdExists } from "../store/repos/entries.ts";
 
 export interface SessionState {
   sessionId: string;
@@ -29,4 +31,29 @@ export function loadSessionState(db: Database, sessionId: string, leafId?: strin
   if (leaf !== null && !index.byId.has(leaf)) throw notFound(`Session ${sessionId} has no entry ${leaf}`);
   const path = leaf === null ? [] : index.pathTo(leaf);
   return { sessionId, entries, tokens, index, viewLeafId, leafId: leaf, path };
+}
+
+/** What a chat turn needs at the view leaf, without parsing the whole session. */
+export interface ViewState {
+  sessionId: string;
+  viewLeafId: string | null;
+  leafId: string | null;
+  /** The entries the view is built from (context-path.ts: the path reduced to what the view needs). */
+  entries: SessionEntry[];
+  index: TreeIndex;
+  /** Those entries root → leaf: every message of the view, and the last reply on the full path. */
+  path: SessionEntry[];
+}
+
+/** The view leaf's context entries only; like loadSessionState, a view leaf gone is not_found. */
+export function loadViewState(db: Database, sessionId: string): ViewState {
+  const row = requireSession(db, sessionId);
+  const viewLeafId = effectiveViewLeaf(row);
+  if (viewLeafId !== null && !entryIdExists(db, row.sid, viewLeafId)) {
+    throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
+  }
+  const loaded = loadContextEntries(db, sessionId, viewLeafId);
+  const index = loaded.index ?? buildTreeIndex(loaded.entries);
+  const path = viewLeafId === null ? [] : index.pathTo(viewLeafId);
+  return { sessionId, viewLeafId, leafId: viewLeafId, entries: loaded.entries, index, path };
 }
