@@ -20,13 +20,14 @@ import {
   setOpState,
 } from "../store/repos/edits.ts";
 import { storedEntryIds } from "../store/repos/entries.ts";
-import { deleteSession, getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { catchUpWithFile, setDeleted } from "./delete.ts";
 import {
   type AppendOp,
   type ArchiveOp,
   announce,
+  type ForkCopy,
   type ForkOp,
   insertFork,
   type LeafOp,
@@ -66,6 +67,41 @@ function sameLeaf(a: LeafState, b: LeafState): boolean {
   return a.id === b.id && a.set === b.set;
 }
 
+/**
+ * Undo of a fork deletes the new session from the library (kept whole, as a delete does); one
+ * holding entries of a file, or one already deleted by its own delete, is left as it is.
+ */
+function undoFork(ctx: AppContext, forkSessionId: string): void {
+  const forkRow = getSessionRow(ctx.db, forkSessionId);
+  if (!forkRow) return;
+  if (countNonCanopyEntries(ctx.db, forkRow.sid) > 0 || forkRow.source_path !== null) {
+    throw new ApiFailure("conflict", `Session ${forkSessionId} now has entries from a file; it is kept`);
+  }
+  if (forkRow.deleted_at === null) setDeleted(ctx, forkSessionId, true);
+}
+
+/**
+ * Redo of a fork brings the deleted session back as it was. A record of an older version holds
+ * the whole session, which its undo removed: that is inserted again. A session deleted by its
+ * own delete (its newest operation) stays deleted, as its undo left it; one back in the library
+ * already has nothing to redo.
+ */
+function redoFork(ctx: AppContext, fork: ForkOp | ForkCopy): void {
+  const forkRow = getSessionRow(ctx.db, fork.forkSessionId);
+  if (!forkRow) {
+    if (!("entries" in fork)) {
+      throw new ApiFailure(
+        "conflict",
+        `Session ${fork.forkSessionId} is no longer stored; nothing was redone`,
+      );
+    }
+    insertFork(ctx.db, fork);
+    return;
+  }
+  if (forkRow.deleted_at === null || lastDoneOp(ctx.db, forkRow.sid)?.kind === "delete") return;
+  setDeleted(ctx, fork.forkSessionId, false);
+}
+
 /** Applies (`redo` true) or reverts one operation; returns the sessions it touched. */
 function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean): string[] {
   const { db } = ctx;
@@ -98,25 +134,10 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
       return [row.id];
     }
     case "fork": {
-      const fork = data as ForkOp;
-      if (redo) {
-        if (getSessionRow(db, fork.forkSessionId)) {
-          throw new ApiFailure("conflict", `Session ${fork.forkSessionId} exists again; nothing was redone`);
-        }
-        insertFork(db, fork);
-      } else {
-        const forkRow = getSessionRow(db, fork.forkSessionId);
-        if (forkRow) {
-          if (countNonCanopyEntries(db, forkRow.sid) > 0 || forkRow.source_path !== null) {
-            throw new ApiFailure(
-              "conflict",
-              `Session ${fork.forkSessionId} now has entries from a file; it is kept`,
-            );
-          }
-          deleteSession(db, fork.forkSessionId);
-        }
-      }
-      return [row.id, fork.forkSessionId];
+      const { forkSessionId } = data as ForkOp;
+      if (redo) redoFork(ctx, data as ForkOp | ForkCopy);
+      else undoFork(ctx, forkSessionId);
+      return [row.id, forkSessionId];
     }
     case "rename": {
       const { before, after } = data as RenameOp;

@@ -30,12 +30,20 @@ export interface LeafOp {
   before: LeafState;
   after: LeafState;
 }
-/** fork: the new session, whole (redo re-inserts it exactly). */
-export interface ForkOp {
+/** The new session of a fork, whole: what forkSession inserts. */
+export interface ForkCopy {
   forkSessionId: string;
   dialect: "pi" | "omp";
   header: SessionHeader;
   entries: SessionEntry[];
+}
+/**
+ * fork: the new session's id only (undo deletes it from the library, redo restores it, both
+ * kept whole). Records of older versions hold the whole copy (ForkCopy): redo re-inserts it
+ * when the session is gone, as their undo removed it.
+ */
+export interface ForkOp {
+  forkSessionId: string;
 }
 export interface RenameOp {
   before: string | null;
@@ -58,7 +66,7 @@ export function restoreLeaf(db: Database, sessionId: string, leaf: LeafState): v
   updateSession(db, sessionId, { view_leaf_id: leaf.id, view_leaf_set: leaf.set });
 }
 
-export function insertFork(db: Database, fork: ForkOp): void {
+export function insertFork(db: Database, fork: ForkCopy): void {
   const now = new Date().toISOString();
   insertSession(db, {
     id: fork.forkSessionId,

@@ -268,13 +268,13 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
       cwd: row.cwd,
       parentSession: row.id,
     };
-    const op: ForkOp = { forkSessionId, dialect: row.dialect, header, entries: [...kept, ...labels] };
-    insertFork(db, op);
-    recordOp(db, row.sid, "fork", op);
-    return op;
+    insertFork(db, { forkSessionId, dialect: row.dialect, header, entries: [...kept, ...labels] });
+    // Not the entries: undo and redo delete and restore the new session itself (edit-history.ts).
+    recordOp(db, row.sid, "fork", { forkSessionId } satisfies ForkOp);
+    return forkSessionId;
   })();
-  announce(ctx, [sessionId, fork.forkSessionId]);
-  return result(db, sessionId, "fork", { forkSessionId: fork.forkSessionId });
+  announce(ctx, [sessionId, fork]);
+  return result(db, sessionId, "fork", { forkSessionId: fork });
 }
 
 // ── rename (library only; written on export) ────────────────────────────────
