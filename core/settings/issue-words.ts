@@ -1,7 +1,8 @@
 /**
- * A refused setting's reason in words ("needs a number (it cannot be empty)", "must be at most 20") instead
- * of zod's wording ("Invalid input: expected number, received null"), for the CLI and the
- * settings form alike. Issues without a wording of their own keep zod's message.
+ * A refused value's reason in words ("needs a number (it cannot be empty)", "must be at most 20")
+ * instead of zod's wording ("Invalid input: expected number, received null"): settings in the CLI
+ * and the settings form, and size limits of any request input (schemas.ts). Issues without a
+ * wording of their own keep zod's message.
  */
 import type { z } from "zod";
 

@@ -1,7 +1,8 @@
 /**
  * oh-my-pi keeps large images as `blob:sha256:<hex>` refs with the bytes in `<agentDir>/blobs`
- * and resolves them when it loads a session (SPEC §1.7); a chat turn resolves them the same way
- * (file-mention images too, SPEC §13.21). A missing blob keeps its ref, as in the agent.
+ * and resolves them when it loads a session (SPEC §1.7); a chat turn and `context:get` with
+ * `blobImages` resolve them the same way (file-mention images too, SPEC §13.21). A missing blob
+ * keeps its ref, as in the agent.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -1,6 +1,7 @@
 /**
  * What a pipeline needs to know about a session at the moment it plans: all entries, the tree
- * index, the leaf it works on (default: the view leaf) and that leaf's path.
+ * index, the leaf it works on (default: the view leaf) and that leaf's path; or, for a chat turn,
+ * only the view leaf's context entries (loadViewState), without parsing the whole session.
  */
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";

@@ -1,7 +1,8 @@
 /**
  * Browser mode: the built renderer plus the whole contract over HTTP (POST /api/<channel>) and
  * events over WebSocket (/events), bound to 127.0.0.1 and guarded by a random token that the
- * printed URL carries. Requests without the token are refused.
+ * printed URL carries. Requests without the token are refused, and so are requests naming
+ * another host and event sockets opened from another origin (origin.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";

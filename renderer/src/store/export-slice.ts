@@ -1,7 +1,8 @@
 /**
  * Export slice: the export dialog of the open session — resume at the view leaf (D14), leave
- * archived branches out, pruned outputs as they were (D9), a download or a path to save to — and the main side's live-folder
- * warning ("live_source"), which the user may overrule with "Export anyway".
+ * archived branches out, pruned outputs as they were (D9), a download or a path to save to — and
+ * the main side's live-folder warning ("live_source"), which the user may overrule with "Export
+ * anyway".
  */
 import type { StateCreator } from "zustand";
 import type { ExportResult } from "../../../core/api/dto.ts";

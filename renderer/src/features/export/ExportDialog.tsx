@@ -1,9 +1,8 @@
 /**
  * The export dialog (File › Export…, Ctrl/Cmd+E, or "Export…" above the tree): resume at the view
  * leaf (D14), without archived branches, pruned tool outputs as they were (D9), a download or a
- * path to save to. Enter exports, Escape
- * closes. When the path is in the folder of a file the agent is still writing, main warns and
- * the dialog offers "Export anyway".
+ * path to save to. Enter exports, Escape closes, Tab stays inside. When the path is in the folder
+ * of a file the agent is still writing, main warns and the dialog offers "Export anyway".
  */
 import type { FormEvent, KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";

@@ -1,7 +1,7 @@
 /**
- * Parent, type and (for branch summaries) `fromId` of every entry of the open session, from the
- * tree the canvas uses (repaired parents). The context diff and the stale-measurement check
- * walk these links. Pure; cached per tree object.
+ * Parent, type, creation time and (for branch summaries) `fromId` of every entry of the open
+ * session, from the tree the canvas uses (repaired parents). The context diff and the
+ * stale-measurement check walk these links. Pure; cached per tree object.
  */
 import type { SessionTreeDto } from "../../../../core/api/dto.ts";
 import type { EntryLink } from "../../../../core/session/context-diff.ts";

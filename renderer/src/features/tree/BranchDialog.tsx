@@ -1,6 +1,7 @@
 /**
- * After a drop: move the view leaf with no summary, with a summary of the branch being left, or
- * with a summary focused by the user's instructions (SPEC §2.8, §10.4, D13). Escape closes it.
+ * After a drop (or Enter / a double-click with "Ask to summarize when navigating" on): move the
+ * view leaf with no summary, with a summary of the branch being left, or with a summary focused
+ * by the user's instructions (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";

@@ -2,7 +2,8 @@
  * The session tree canvas (React Flow): one node per shown entry, long chains collapsed, the
  * active path highlighted, compaction boundaries and what the model does not see at the
  * selected leaf dimmed, drag-to-branch from the leaf marker, and keyboard navigation
- * (arrows move, Enter moves the view leaf, Escape clears the selection).
+ * (arrows move, Enter moves the view leaf, asking first when the settings say so; Escape clears
+ * the selection).
  *
  * Only the layout memo depends on the whole tree; nodes read their own state by id.
  */
