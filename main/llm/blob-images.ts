@@ -12,13 +12,10 @@ const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
 
 /**
  * Where the blobs of a session file can be: the agent folder the file sits in
- * (`<agentDir>/sessions/<cwd folder>/<file>.jsonl`), then the given agent folders.
+ * (`<agentDir>/sessions/<cwd folder>/<file>.jsonl`); none for a session without a file.
  */
-export function blobFoldersFor(sourcePath: string | null, agentDirs: readonly string[] = []): string[] {
-  const folders: string[] = [];
-  if (sourcePath) folders.push(path.join(path.dirname(path.dirname(path.dirname(sourcePath))), "blobs"));
-  for (const dir of agentDirs) folders.push(path.join(dir, "blobs"));
-  return [...new Set(folders)];
+export function blobFoldersFor(sourcePath: string | null): string[] {
+  return sourcePath ? [path.join(path.dirname(path.dirname(path.dirname(sourcePath))), "blobs")] : [];
 }
 
 /** Base64 of the blob a ref names, from the first folder that has it; undefined if none. */
