@@ -1,11 +1,14 @@
 /**
- * Small helpers shared by the benchmarks: medians, throughput formatting, temp folders and the
- * fixture list. Benchmarks print figures; they are not tests and never fail the build.
+ * Small helpers shared by the benchmarks: medians, throughput formatting, temp folders, the
+ * fixture list and a library holding one session file. Benchmarks print figures; they are not
+ * tests and never fail the build.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { importPath } from "../main/library/import.ts";
+import { openDatabase } from "../main/store/open.ts";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -40,6 +43,15 @@ export function timeIt(fn: () => void): number {
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Imports `sessionFile` into a new library at `dbFile` (closed again); returns the session's id. */
+export function importIntoNewLibrary(dbFile: string, sessionFile: string): string {
+  const setup = openDatabase(dbFile);
+  const sessionId = importPath(setup, sessionFile).files[0]?.sessionId;
+  setup.close();
+  if (!sessionId) throw new Error(`${sessionFile} did not import`);
+  return sessionId;
 }
 
 export const mbps = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000);

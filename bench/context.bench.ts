@@ -9,11 +9,10 @@ import { fileURLToPath } from "node:url";
 import { buildSessionContext } from "../core/session/context.ts";
 import { convertToLlm } from "../core/session/llm-messages.ts";
 import { loadContextEntries } from "../main/library/context-path.ts";
-import { importPath } from "../main/library/import.ts";
 import { loadSessionEntries } from "../main/library/load.ts";
 import { openDatabase } from "../main/store/open.ts";
 import { contextTemplatesFrom, loadPromptTemplates } from "../prompts/index.ts";
-import { fmt, median, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, importIntoNewLibrary, median, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 export interface ContextFigures {
@@ -36,10 +35,7 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
   const tmp = tempDir("canopy-ctx-bench-");
   try {
     const file = path.join(tmp.dir, "library.db");
-    const setup = openDatabase(file);
-    const sessionId = importPath(setup, generated.file).files[0]?.sessionId;
-    setup.close();
-    if (!sessionId) throw new Error("generated session did not import");
+    const sessionId = importIntoNewLibrary(file, generated.file);
     const leaf = generated.deepestLeafId;
 
     const total: number[] = [];

@@ -9,10 +9,9 @@ import { fileURLToPath } from "node:url";
 import { buildTreeIndex } from "../core/session/tree.ts";
 import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
-import { importPath } from "../main/library/import.ts";
 import { loadSessionEntries } from "../main/library/load.ts";
 import { openDatabase } from "../main/store/open.ts";
-import { fmt, median, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, importIntoNewLibrary, median, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 const rssMb = (): number => process.resourceUsage().maxRSS / 1024;
@@ -23,10 +22,7 @@ export async function runSessionOpsBench(options: { runs?: number } = {}): Promi
   const tmp = tempDir("canopy-ops-bench-");
   try {
     const file = path.join(tmp.dir, "library.db");
-    const setup = openDatabase(file);
-    const sessionId = importPath(setup, generated.file).files[0]?.sessionId;
-    setup.close();
-    if (!sessionId) throw new Error("generated session did not import");
+    const sessionId = importIntoNewLibrary(file, generated.file);
     const api = createApi(createAppContext({ dbPath: file, seedDemo: false, loadUserHooks: false, env: {} }));
     const target = generated.deepestLeafId;
     const rows: string[][] = [["(setup: import)", "", fmt(rssMb())]];
