@@ -60,7 +60,8 @@ function planOn(
   };
 }
 
-export function previewNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
+/** What `navigate` works from: the plan on the fully parsed session (it may summarize entries). */
+function planNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
   const state = loadSessionState(ctx.db, sessionId);
   const target = state.index.byId.get(targetId);
   if (!target) throw notFound(`Entry ${targetId} not found`);
@@ -97,7 +98,7 @@ function unchanged(plan: NavigationPlan, cancelled: boolean, aborted = false): N
 
 export async function navigate(ctx: AppContext, input: NavigationInput, job: Job): Promise<NavigationResultDto> {
   await ctx.hooksReady;
-  const plan = previewNavigation(ctx, input.sessionId, input.targetId);
+  const plan = planNavigation(ctx, input.sessionId, input.targetId);
   const { state, preview } = plan;
   if (input.targetId === state.viewLeafId) return unchanged(plan, false);
   const signal = job.controller.signal;
