@@ -1,7 +1,9 @@
 /**
  * Full-parse import paths: a session seen for the first time, and a known session whose file
  * was rewritten, moved, or (v1/v2 files) grew. Merging adds what is not stored yet and never
- * deletes anything already stored (D2: nothing is lost). Everything runs in one transaction.
+ * loses anything already stored (D2): a v1 file its agent migrated gives the stored entries the
+ * agent's ids first (agent-migration.ts), and an output the agent pruned is shown pruned with the
+ * stored one kept as the original. Everything runs in one transaction.
  */
 import { createHash } from "node:crypto";
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
