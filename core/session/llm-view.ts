@@ -1,7 +1,7 @@
 /**
  * The "what the model sees" view of one leaf (D4): buildSessionContext + convertToLlm, with the
  * source entry id and the heuristic token estimate of every provider message. This is what the
- * API's ContextView is made from.
+ * API's ContextView is made from; entrySendsMessage says which entries can ever be in it.
  */
 import { estimateTokens } from "../compaction/tokens.ts";
 import { buildSessionContext, entryToMessage, type SessionContext } from "./context.ts";

@@ -1,7 +1,8 @@
 /**
  * Lossless JSONL export (D2, D14): the header, every entry and every malformed raw line at its
  * original position. With a chosen leaf, one invisible `custom` entry is appended as that
- * leaf's child, so an agent (whose leaf is the file's last line) resumes exactly there. A
+ * leaf's child (a root for leaf null: before the first entry), so an agent (whose leaf is the
+ * file's last line) resumes exactly there. A
  * rename is written as the dialect expects (omp: header `title`; pi: a `session_info` entry
  * below the last entry); `withoutArchived` leaves archived subtrees out (a pruned copy whose
  * parent links all resolve, export-archived.ts).

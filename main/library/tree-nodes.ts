@@ -1,6 +1,7 @@
 /**
  * The session tree for the canvas: every entry reduced to what a node shows (kind, snippet,
- * tokens, label, compaction markers), with the repaired parent links of the tree index.
+ * tokens, label, compaction markers, whether it is ever sent as a message), with the repaired
+ * parent links of the structural tree index.
  */
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
