@@ -11,7 +11,16 @@ export function parseRoute(hash: string): Route {
   const match = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(hash);
   if (!match?.[1]) return { sessionId: null, leafId: null };
   const params = new URLSearchParams(match[2] ?? "");
-  return { sessionId: decodeURIComponent(match[1]), leafId: params.get("leaf") };
+  return { sessionId: decodeOrRaw(match[1]), leafId: params.get("leaf") };
+}
+
+/** A hand-typed link may hold a broken escape (`%E0`): it is then looked up as typed, not thrown on. */
+function decodeOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export function formatRoute(route: Route): string {
