@@ -31,6 +31,10 @@ export interface ServeOptions {
   token?: string;
 }
 
+/** Each start prints a new token, so a page left open across a restart lands here: say what to do. */
+export const WRONG_TOKEN_MESSAGE =
+  "This page's access token is not the running server's (each `npm run serve` prints a new URL): open the URL it printed";
+
 function tokenMatches(expected: string, given: string | null | undefined): boolean {
   if (!given) return false;
   const a = Buffer.from(expected);
@@ -97,7 +101,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
-        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: "missing or wrong token" } }));
+        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: WRONG_TOKEN_MESSAGE } }));
         return;
       }
       if (req.method !== "POST") {

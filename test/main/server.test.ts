@@ -74,6 +74,11 @@ describe("browser-mode server", () => {
     expect((await post("library:list", {})).json).toEqual({ ok: true, value: [] });
   });
 
+  it("tells a page with a stale token to open the URL the server printed", async () => {
+    const answer = await post("library:list", {}, "stale");
+    expect(answer.json.error?.message).toMatch(/open the URL it printed/);
+  });
+
   it("returns expected failures as data", async () => {
     expect((await post("library:nope", {})).json.error?.code).toBe("not_found");
     expect((await post("session:get", { sessionId: 42 })).json.error?.code).toBe("invalid_input");
