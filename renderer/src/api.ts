@@ -13,6 +13,7 @@ import {
   type RequestOutput,
 } from "../../core/api/contract.ts";
 import type { ApiErrorCode, ApiResult } from "../../core/api/dto.ts";
+import { browserRequest } from "./browser-request.ts";
 
 declare global {
   interface Window {
@@ -42,18 +43,7 @@ function createBrowserBridge(): CanopyBridge {
   const request = Object.fromEntries(
     CHANNELS.map((channel) => [
       channel,
-      async (input: unknown): Promise<ApiResult<unknown>> => {
-        try {
-          const response = await fetch(`/api/${encodeURIComponent(channel)}`, {
-            method: "POST",
-            headers: { "content-type": "application/json", "x-canopy-token": token },
-            body: JSON.stringify(input ?? {}),
-          });
-          return (await response.json()) as ApiResult<unknown>;
-        } catch (error) {
-          return { ok: false, error: { code: "io_error", message: `Canopy is not reachable: ${String(error)}` } };
-        }
-      },
+      (input: unknown): Promise<ApiResult<unknown>> => browserRequest(channel, input, token),
     ]),
   ) as RequestFunctions;
 
