@@ -81,6 +81,8 @@ export function createRemoteSummarizer(config: RemoteSummarizerConfig): Summariz
             ? (payload as { summary?: unknown }).summary
             : undefined;
         if (typeof summary !== "string") return failure("Remote compaction response missing summary");
+        // As for a model's empty reply: a blank summary would replace the history with nothing.
+        if (summary.trim() === "") return failure("Remote compaction response has an empty summary");
         request.onText?.(summary);
         return { text: summary, stopReason: "stop" };
       } catch (error) {

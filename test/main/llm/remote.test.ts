@@ -68,6 +68,19 @@ describe("createRemoteSummarizer", () => {
     });
   });
 
+  it.each([
+    ["empty summary", { summary: "" }],
+    ["whitespace-only summary", { summary: "  \n\t " }],
+  ])("%s → an error, not a compaction that replaces the history with nothing", async (_name, payload) => {
+    server.enqueue({ type: "remote", payload });
+    const result = await createRemoteSummarizer({ endpoint: `${server.url}/remote` }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Remote compaction response has an empty summary",
+    });
+  });
+
   it("a body that is not JSON is an error", async () => {
     server.enqueue({ type: "malformed", route: "remote" });
     const result = await createRemoteSummarizer({ endpoint: `${server.url}/remote` }).summarize(request());
