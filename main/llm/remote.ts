@@ -2,6 +2,7 @@
  * Remote compaction endpoint (SPEC §6.3 step 5): POSTs `{systemPrompt, prompt}` as JSON and
  * takes the string `summary` of the reply. Failures resolve as `stopReason: "error"` with the
  * spec's texts; an abort resolves `aborted`. Used for the main and the short summary only.
+ * `probeRemoteEndpoint` only checks that it answers (Settings → Test connection).
  */
 import type {
   AbortSignalLike,
@@ -97,4 +98,31 @@ export function createRemoteSummarizer(config: RemoteSummarizerConfig): Summariz
       }
     },
   };
+}
+
+export type RemoteProbeResult = { ok: true; latencyMs: number } | { ok: false; message: string };
+
+/**
+ * Whether the remote endpoint answers at all (Settings → Test connection): a HEAD request, so no
+ * summary is asked for; any HTTP status counts as reachable, a network failure or timeout does not.
+ */
+export async function probeRemoteEndpoint(
+  endpoint: string,
+  timeoutMs = 15_000,
+  fetchImpl: typeof fetch = fetch,
+): Promise<RemoteProbeResult> {
+  const link = linkSignal(undefined, timeoutMs);
+  const started = performance.now();
+  try {
+    const response = await fetchImpl(endpoint, { method: "HEAD", signal: link.signal });
+    await response.body?.cancel();
+    return { ok: true, latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    if (link.timedOut()) return { ok: false, message: `Remote summary endpoint timed out after ${timeoutMs} ms` };
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `Remote summary endpoint unreachable: ${message}${cause}` };
+  } finally {
+    link.dispose();
+  }
 }

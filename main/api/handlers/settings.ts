@@ -1,9 +1,10 @@
 /**
  * Handlers of the `settings:` channels: the settings document, prompt templates in effect,
- * hooks, and a connection test of the configured model.
+ * hooks, and a connection test of the configured model and remote summary endpoint.
  */
 import path from "node:path";
 import { testConnection } from "../../llm/openai-client.ts";
+import { probeRemoteEndpoint } from "../../llm/remote.ts";
 import { apiKeyFor, summarizersFor } from "../../pipelines/summarizers.ts";
 import { loadSettings, updateSetting } from "../../settings/store.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -29,7 +30,11 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
   "settings:test-connection": async (_input, ctx) => {
     const settings = loadSettings(ctx.db);
     const summarizer = summarizersFor(settings, ctx.secrets).describe;
-    if (!settings.model) return { ok: true, model: "offline", latencyMs: 0, summarizer };
+    // The remote endpoint writes the summaries when set: an "OK" must mean it answers too.
+    const endpoint = settings.compaction.remoteEndpoint;
+    const remote = endpoint ? await probeRemoteEndpoint(endpoint) : undefined;
+    if (remote && !remote.ok) return { ok: false, message: remote.message, summarizer };
+    if (!settings.model) return { ok: true, model: "offline", latencyMs: remote?.latencyMs ?? 0, summarizer };
     const model = settings.model;
     const result = await testConnection({
       baseUrl: model.baseUrl,

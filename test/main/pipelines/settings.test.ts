@@ -153,4 +153,20 @@ describe("settings", () => {
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.message).toContain("401");
   });
+  it("test-connection fails when the remote summary endpoint does not answer, with or without a model", async () => {
+    const gone = await start();
+    const deadEndpoint = `${gone.url}/remote`;
+    await gone.close();
+    await h.call("settings:set", { key: "compaction.remoteEndpoint", value: deadEndpoint });
+    const offline = await h.call("settings:test-connection", {});
+    expect(offline.ok).toBe(false);
+    if (!offline.ok) expect(offline.message).toMatch(/^Remote summary endpoint unreachable: /);
+    await h.configureFakeModel(server);
+    const withModel = await h.call("settings:test-connection", {});
+    expect(withModel.ok).toBe(false);
+    await h.call("settings:set", { key: "compaction.remoteEndpoint", value: `${server.url}/remote` });
+    expect(await h.call("settings:test-connection", {})).toMatchObject({ ok: true, model: "fake-model" });
+    expect(server.requests.some((request) => request.method === "HEAD" && request.path === "/remote")).toBe(true);
+    expect(server.requests.some((request) => request.method === "POST" && request.path === "/remote")).toBe(false);
+  });
 });
