@@ -5,20 +5,23 @@
  * earlier export of the same session, are replaced as before.
  */
 import fs from "node:fs";
+import { openSource } from "./import-source.ts";
 
 /** Enough bytes for any session header line. */
 const HEADER_BYTES = 64 * 1024;
 
-/** The header id of the session file at `file`, or null (no such file, not a session file). */
+/**
+ * The header id of the session file at `file`, or null (no such file, not a session file), read
+ * from its first bytes the way an import reads it (`openSource`).
+ */
 export function sessionFileHeaderId(file: string): string | null {
-  let text: string;
+  let head: Buffer;
   try {
     if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
     const fd = fs.openSync(file, "r");
     try {
       const buffer = Buffer.alloc(HEADER_BYTES);
-      const read = fs.readSync(fd, buffer, 0, HEADER_BYTES, 0);
-      text = buffer.subarray(0, read).toString("utf8");
+      head = buffer.subarray(0, fs.readSync(fd, buffer, 0, HEADER_BYTES, 0));
     } finally {
       fs.closeSync(fd);
     }
@@ -26,16 +29,6 @@ export function sessionFileHeaderId(file: string): string | null {
     // Unreadable: the write itself will say why.
     return null;
   }
-  const first =
-    text
-      .replace(/^\uFEFF/, "")
-      .trimStart()
-      .split("\n", 1)[0] ?? "";
-  try {
-    const header = JSON.parse(first) as { type?: unknown; id?: unknown } | null;
-    return header?.type === "session" && typeof header.id === "string" ? header.id : null;
-  } catch {
-    // Not JSON: not a session file.
-    return null;
-  }
+  const opened = openSource(head);
+  return opened.ok ? opened.source.header.id : null;
 }
