@@ -7,6 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ImageContent, LlmMessage } from "../../core/session/entries.ts";
+import { requireSession } from "../library/load.ts";
+import type { Database } from "../store/open.ts";
 
 const BLOB_REF = /^blob:sha256:([0-9a-f]{64})$/;
 
@@ -59,4 +61,13 @@ export function resolveBlobImages(messages: readonly LlmMessage[], folders: read
     const content = resolveContent(message.content, folders);
     return content === message.content ? message : ({ ...message, content } as LlmMessage);
   });
+}
+
+/** `messages` of a library session with its blob refs resolved from the session file's agent folder. */
+export function resolveSessionBlobImages(
+  db: Database,
+  sessionId: string,
+  messages: readonly LlmMessage[],
+): LlmMessage[] {
+  return resolveBlobImages(messages, blobFoldersFor(requireSession(db, sessionId).source_path));
 }

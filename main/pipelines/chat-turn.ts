@@ -13,8 +13,7 @@ import type { ModelSettings, Settings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom } from "../../prompts/index.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary } from "../library/load.ts";
-import { blobFoldersFor, resolveBlobImages } from "../llm/blob-images.ts";
+import { resolveSessionBlobImages } from "../llm/blob-images.ts";
 import { type ChatReply, completeChat, usageFrom } from "../llm/chat-client.ts";
 import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
@@ -199,8 +198,7 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
   const target: ChatTarget = { provider: providerOf(model.baseUrl), api: CHAT_API };
   // Images the agent keeps in its blob store are sent as the agent would send them (SPEC §1.7).
-  const blobs = blobFoldersFor(getSessionSummary(ctx.db, sessionId).sourcePath);
-  const sent = resolveBlobImages(view.messages, blobs);
+  const sent = resolveSessionBlobImages(ctx.db, sessionId, view.messages);
   const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target);
   let startedAt = Date.now();
   const reply = await requestWithRetries(flow, () => {

@@ -9,8 +9,8 @@ import { calculateContextTokens, getLastAssistantUsage } from "../../../core/com
 import { buildLlmView } from "../../../core/session/llm-view.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
-import { getSessionSummary, requireSession } from "../../library/load.ts";
-import { blobFoldersFor, resolveBlobImages } from "../../llm/blob-images.ts";
+import { requireSession } from "../../library/load.ts";
+import { resolveSessionBlobImages } from "../../llm/blob-images.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -31,12 +31,7 @@ export const contextHandlers: AreaHandlers<"context"> = {
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       agentMessages: view.context.messages,
-      messages: input.blobImages
-        ? resolveBlobImages(
-            view.messages,
-            blobFoldersFor(getSessionSummary(ctx.db, input.sessionId).sourcePath),
-          )
-        : view.messages,
+      messages: input.blobImages ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages) : view.messages,
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,
