@@ -31,7 +31,9 @@ export const contextHandlers: AreaHandlers<"context"> = {
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       agentMessages: view.context.messages,
-      messages: input.blobImages ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages) : view.messages,
+      messages: input.blobImages
+        ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages)
+        : view.messages,
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,
