@@ -46,6 +46,15 @@ export function entryIdOf(entry: SessionEntry): string | null {
   return typeof id === "string" ? id : null;
 }
 
+/** A label entry applied to `labels` (targetId → label): a non-empty label sets, anything else clears. */
+export function applyLabelEntry(labels: Map<string, string>, entry: SessionEntry): void {
+  const target: unknown = entry.targetId;
+  const label: unknown = entry.label;
+  if (typeof target !== "string") return;
+  if (typeof label === "string" && label !== "") labels.set(target, label);
+  else labels.delete(target);
+}
+
 /** Union-find over node indices; each set is one tree of the forest built so far. */
 class Forest {
   readonly #up: number[] = [];
@@ -106,14 +115,7 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
       }
       byId.set(id, entry);
     }
-    if (entry.type === "label") {
-      const target: unknown = entry.targetId;
-      const label: unknown = entry.label;
-      if (typeof target === "string") {
-        if (typeof label === "string" && label !== "") labels.set(target, label);
-        else labels.delete(target);
-      }
-    }
+    if (entry.type === "label") applyLabelEntry(labels, entry);
   });
 
   // 2. nodes = the winning entry of every id, in file order; edges added in that order

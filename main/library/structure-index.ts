@@ -4,7 +4,7 @@
  * without parsing a 100k-entry session. Other entries are stubs ({ type, id, parentId }).
  */
 import type { SessionEntry } from "../../core/session/entries.ts";
-import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
+import { applyLabelEntry, buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { type EntryShape, entryJsonByPk, listEntryShapes } from "../store/repos/entries.ts";
 import { stmt } from "../store/statements.ts";
@@ -30,11 +30,7 @@ export function currentLabel(db: Database, sid: number, targetId: string): strin
   const pks = stmt(db, "SELECT pk FROM entries WHERE sid = ? AND type = 'label' ORDER BY seq")
     .pluck(true)
     .all(sid) as number[];
-  let current = "";
-  for (const json of entryJsonByPk(db, pks)) {
-    const entry = JSON.parse(json) as { targetId?: unknown; label?: unknown };
-    if (entry.targetId !== targetId) continue;
-    current = typeof entry.label === "string" ? entry.label : "";
-  }
-  return current;
+  const labels = new Map<string, string>();
+  for (const json of entryJsonByPk(db, pks)) applyLabelEntry(labels, JSON.parse(json) as SessionEntry);
+  return labels.get(targetId) ?? "";
 }
