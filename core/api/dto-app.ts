@@ -26,6 +26,12 @@ export interface ChatTurnResultDto {
     aborted: boolean;
     errorMessage?: string;
   };
+  /**
+   * Tools the replies of this call asked to run along with their text (distinct names, in
+   * order). Canopy offers and runs no tools: the calls are kept in the replies as `toolCall`
+   * blocks, not executed. (A reply of tool calls only ends in `stopReason` "error" instead.)
+   */
+  toolCallsNotRun?: string[];
   /** A later step (compaction, auto-continue, retry) was cancelled; what is listed stays. */
   cancelled: boolean;
 }

@@ -7,6 +7,7 @@
 import type { RequestOutput } from "../../core/api/contract.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import { textBlocksOf } from "../../core/session/message-text.ts";
+import { toolsNotRunText } from "../../core/session/tools-not-run.ts";
 import { NO_MODEL_MESSAGE } from "../pipelines/chat-turn.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
@@ -15,6 +16,11 @@ import { withCancel } from "./pipeline-commands.ts";
 const NO_MODEL_CLI =
   "No model configured (the offline summarizer cannot chat): canopy settings set model " +
   `'{"baseUrl":"…/v1","id":"…","contextWindow":…}' (README: Summaries: model setup)`;
+
+function toolCallNames(message: AssistantMessage): string[] {
+  const names = message.content.flatMap((block) => (block.type === "toolCall" ? [block.name] : []));
+  return [...new Set(names)];
+}
 
 function replyText(message: AssistantMessage): string {
   return message.content
@@ -82,6 +88,8 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
         if (text === "" && message.content.some((block) => block.type === "thinking")) {
           cli.io.err(`[reply ${id} holds reasoning only, no text]`);
         } else cli.io.out(text);
+        const tools = toolCallNames(message);
+        if (tools.length > 0) cli.io.err(`[reply ${id}] ${toolsNotRunText(tools)}`);
       }
       else if (id !== result.assistantEntryId)
         cli.io.err(`[reply failed] ${message.errorMessage ?? "error"}`);

@@ -3,7 +3,7 @@
  * `stream_options.include_usage`) or not, abortable, never throwing — an endpoint failure comes
  * back as `stopReason: "error"` with the text the overflow check and the user read.
  */
-import type { Usage } from "../../core/session/entries.ts";
+import type { ToolCall, Usage } from "../../core/session/entries.ts";
 import type { OpenAiMessage } from "./chat-messages.ts";
 import {
   createClient,
@@ -12,6 +12,7 @@ import {
   linkSignal,
   type OpenAiSummarizerConfig,
 } from "./openai-client.ts";
+import { ToolCallCollector, toolNames } from "./tool-calls.ts";
 
 export type ChatClientConfig = Pick<
   OpenAiSummarizerConfig,
@@ -24,7 +25,10 @@ export interface ChatReply {
   text: string;
   /** Reasoning the endpoint streamed separately (`reasoning_content` / `reasoning`), if any. */
   thinking: string;
-  stopReason: "stop" | "length" | "error" | "aborted";
+  /** Tool calls the model made anyway (none are offered); kept, never run. */
+  toolCalls: ToolCall[];
+  /** "toolUse": the reply has text and tool calls (a reply of tool calls only is an error). */
+  stopReason: "stop" | "length" | "toolUse" | "error" | "aborted";
   errorMessage?: string;
   usage: Usage;
   /** ms from the request to the first streamed token (streaming only). */
@@ -60,38 +64,31 @@ function reasoningOf(delta: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
-/** The names of the tools a reply (or a streamed delta) asks for. */
-function toolNamesOf(holder: unknown): string[] {
-  const calls = (holder as { tool_calls?: unknown } | null | undefined)?.tool_calls;
-  if (!Array.isArray(calls)) return [];
-  return calls
-    .map((call: unknown) => (call as { function?: { name?: unknown } } | null)?.function?.name)
-    .filter((name): name is string => typeof name === "string" && name !== "");
-}
-
 function finish(
   text: string,
   thinking: string,
   finishReason: string | null | undefined,
   usage: Usage,
-  toolNames: readonly string[] = [],
+  toolCalls: ToolCall[],
 ): ChatReply {
   if (finishReason === "content_filter") {
     return {
       text,
       thinking,
+      toolCalls,
       stopReason: "error",
       errorMessage: "The endpoint's content filter stopped the reply",
       usage,
     };
   }
-  if (text === "" && thinking === "" && toolNames.length > 0) {
+  if (text === "" && thinking === "" && toolCalls.length > 0) {
     // No tools are offered, yet some models answer with a tool call only: say so, not "empty".
     return {
       text,
       thinking,
+      toolCalls,
       stopReason: "error",
-      errorMessage: `The model asked to run ${[...new Set(toolNames)].join(", ")} instead of replying; Canopy runs no tools`,
+      errorMessage: `The model asked to run ${toolNames(toolCalls).join(", ")} instead of replying; Canopy runs no tools`,
       usage,
     };
   }
@@ -99,13 +96,15 @@ function finish(
     return {
       text,
       thinking,
+      toolCalls,
       stopReason: "error",
       errorMessage: `Model returned an empty reply (finish_reason ${finishReason})`,
       usage,
     };
   }
-  // No tools are offered, so a tool-call finish is an ordinary end of the reply.
-  return { text, thinking, stopReason: finishReason === "length" ? "length" : "stop", usage };
+  if (finishReason === "length") return { text, thinking, toolCalls, stopReason: "length", usage };
+  // As the agents record a reply with tool calls, whatever finish_reason the server gave.
+  return { text, thinking, toolCalls, stopReason: toolCalls.length > 0 ? "toolUse" : "stop", usage };
 }
 
 /** Sends `messages` and resolves with the reply; `onText` receives the text streamed so far. */
@@ -118,6 +117,7 @@ export async function completeChat(
   const aborted = (): ChatReply => ({
     text: "",
     thinking: "",
+    toolCalls: [],
     stopReason: "aborted",
     usage: usageFrom(undefined),
   });
@@ -140,12 +140,14 @@ export async function completeChat(
           usage: usageFrom(completion.usage),
         };
       }
+      const calls = new ToolCallCollector();
+      calls.add(choice.message, false);
       const reply = finish(
         choice.message.content ?? "",
         reasoningOf(choice.message),
         choice.finish_reason,
         usageFrom(completion.usage),
-        toolNamesOf(choice.message),
+        calls.blocks(),
       );
       if (reply.text) onText?.(reply.text);
       return reply;
@@ -159,14 +161,14 @@ export async function completeChat(
     let finishReason: string | null | undefined;
     let usage: UsageFields | null | undefined;
     let ttft: number | undefined;
-    const toolNames: string[] = [];
+    const calls = new ToolCallCollector();
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       const delta = choice?.delta;
       const reasoning = reasoningOf(delta);
       if (reasoning) thinking += reasoning;
-      toolNames.push(...toolNamesOf(delta));
+      calls.add(delta, true);
       if (delta?.content) {
         ttft ??= Math.round(performance.now() - started);
         text += delta.content;
@@ -176,7 +178,7 @@ export async function completeChat(
     }
     // The SDK ends an aborted stream quietly, without throwing.
     if (link.signal.aborted) return aborted();
-    const reply = finish(text, thinking, finishReason, usageFrom(usage), toolNames);
+    const reply = finish(text, thinking, finishReason, usageFrom(usage), calls.blocks());
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();

@@ -17,6 +17,7 @@ import { resolveSessionBlobImages } from "../llm/blob-images.ts";
 import { type ChatReply, completeChat, usageFrom } from "../llm/chat-client.ts";
 import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
+import { toolNames } from "../llm/tool-calls.ts";
 import { isAbortError, isRetryableError, parseRetryAfterHint, runWithCandidates } from "../llm/retry.ts";
 import { loadSettings } from "../settings/store.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
@@ -67,6 +68,8 @@ interface Flow {
   /** The port's one auto-continue prompt and one retry per call have been used. */
   continued: boolean;
   retried: boolean;
+  /** Tools replies with text asked for (Canopy runs none; the calls are kept in the replies). */
+  toolCallsNotRun: string[];
   /** An unexpected failure inside a port call (kept so auto-compaction does not report it as its own). */
   failure?: unknown;
 }
@@ -183,7 +186,7 @@ async function requestWithRetries(flow: Flow, request: () => Promise<ChatReply>)
     );
   } catch (error) {
     if (error instanceof TransientReply) return error.reply;
-    if (signal.aborted || isAbortError(error)) return { text: "", thinking: "", stopReason: "aborted", usage: usageFrom(undefined) };
+    if (signal.aborted || isAbortError(error)) return { text: "", thinking: "", toolCalls: [], stopReason: "aborted", usage: usageFrom(undefined) };
     throw error;
   }
 }
@@ -224,6 +227,8 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
     content: [
       ...(reply.thinking ? [{ type: "thinking" as const, thinking: reply.thinking }] : []),
       ...(reply.text ? [{ type: "text" as const, text: reply.text }] : []),
+      // Kept as the agents store them; the next request answers them with "No result provided".
+      ...reply.toolCalls,
     ],
     api: CHAT_API,
     provider: target.provider,
@@ -240,6 +245,8 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   if (prompt && !prompt.synthetic) flow.userEntryId = entries[0]?.id;
   const written = entries.at(-1);
   if (written) flow.last = { ...written, message: assistant };
+  // A reply of tool calls only is an error that names them; one with text too is told here.
+  if (reply.stopReason !== "error") flow.toolCallsNotRun.push(...toolNames(reply.toolCalls));
   // The user moved the view leaf during the reply: the conversation is no longer there.
   if (!followed) return;
   const mark = flow.appended.length;
@@ -273,7 +280,7 @@ function newFlow(ctx: AppContext, sessionId: string, job: Job): Flow {
   if (!model) throw new ApiFailure("invalid_input", NO_MODEL_MESSAGE);
   const problem = windowProblem(settings, model);
   if (problem !== null) throw new ApiFailure("invalid_input", problem);
-  return { ctx, sessionId, model, job, appended: [], checks: 0, autoCheck: 0, continued: false, retried: false };
+  return { ctx, sessionId, model, job, appended: [], toolCallsNotRun: [], checks: 0, autoCheck: 0, continued: false, retried: false };
 }
 
 function resultOf(flow: Flow): ChatTurnResultDto {
@@ -288,6 +295,7 @@ function resultOf(flow: Flow): ChatTurnResultDto {
     ...(last.message.errorMessage === undefined ? {} : { errorMessage: last.message.errorMessage }),
     appendedEntryIds: flow.appended,
     ...(flow.auto ? { autoCompaction: flow.auto } : {}),
+    ...(flow.toolCallsNotRun.length > 0 ? { toolCallsNotRun: [...new Set(flow.toolCallsNotRun)] } : {}),
     cancelled: flow.job.controller.signal.aborted,
   };
 }

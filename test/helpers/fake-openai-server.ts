@@ -1,7 +1,8 @@
 /**
  * A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: chat completions (JSON and SSE),
  * the model list and a remote-compaction route, each answering from a scripted queue of
- * behaviours (replies, streams, errors, delays, malformed bodies). Records every request.
+ * behaviours (replies, streams, errors, delays, malformed bodies, no answer at all). Records
+ * every request; optionally refuses tool messages that break OpenAI's rule.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -47,6 +48,8 @@ export type FakeBehaviour = (
   | { type: "remote"; route?: "remote"; payload: unknown; headersDelayMs?: number }
   /** Model list reply. */
   | { type: "models"; route?: "models"; ids: string[] }
+  /** Never answers: the request stays open until the client goes away or the server closes. */
+  | { type: "hang"; route: FakeRoute }
 ) & { match?: RequestMatcher };
 
 export interface RecordedRequest {
@@ -74,6 +77,35 @@ export interface FakeServerOptions {
   models?: string[];
   /** Reply text when the chat queue is empty. */
   defaultText?: string;
+  /**
+   * Refuse (400, OpenAI's wording) a chat request whose tool messages do not answer the
+   * preceding assistant's `tool_calls` one for one, as api.openai.com does.
+   */
+  strictToolMessages?: boolean;
+}
+
+/** OpenAI's rule for tool messages; the error text it answers with, or null when they are valid. */
+export function toolMessageProblem(messages: unknown): string | null {
+  if (!Array.isArray(messages)) return null;
+  let open: Set<string> | null = null;
+  for (const raw of messages) {
+    const message = (raw ?? {}) as { role?: unknown; tool_call_id?: unknown; tool_calls?: unknown };
+    if (message.role === "tool") {
+      const id = typeof message.tool_call_id === "string" ? message.tool_call_id : "";
+      if (!open?.delete(id)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      }
+      continue;
+    }
+    if (open && open.size > 0) {
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(", ")}`;
+    }
+    const calls = message.role === "assistant" && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    open = new Set(calls.map((call: unknown) => String((call as { id?: unknown } | null)?.id ?? "")));
+  }
+  return open && open.size > 0
+    ? `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(", ")}`
+    : null;
 }
 
 /** Known overflow texts, as providers word them (SPEC §9.3). */
@@ -204,7 +236,14 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       if (res.destroyed) return;
       if (part !== "") write(chunk(model, { content: part }, null));
     }
-    if (toolCalls) write(chunk(model, { tool_calls: toolCalls }, null));
+    // As OpenAI streams them: id and name first, then the arguments in fragments, by index.
+    for (const call of toolCalls ?? []) {
+      const { arguments: args, ...head } = call.function;
+      write(chunk(model, { tool_calls: [{ ...call, function: { ...head, arguments: "" } }] }, null));
+      for (const piece of splitText(args)) {
+        write(chunk(model, { tool_calls: [{ index: call.index, function: { arguments: piece } }] }, null));
+      }
+    }
     write(chunk(model, {}, finish));
     if (fullUsage) {
       write({
@@ -252,9 +291,20 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       return;
     }
     const requestBody = body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {};
+    const problem = route === "chat" && options.strictToolMessages ? toolMessageProblem(requestBody.messages) : null;
+    if (problem !== null) {
+      sendJson(res, 400, {
+        error: { message: problem, type: "invalid_request_error", param: "messages", code: null },
+      });
+      return;
+    }
     const queue = queues[route];
     const index = queue.findIndex((candidate) => candidate.match === undefined || candidate.match(requestBody));
     const behaviour = (index >= 0 ? queue.splice(index, 1)[0] : undefined) ?? defaultBehaviour(route);
+    if (behaviour.type === "hang") {
+      await new Promise<void>((resolve) => res.on("close", () => resolve()));
+      return;
+    }
     const delay = "headersDelayMs" in behaviour ? (behaviour.headersDelayMs ?? 0) : 0;
     if (!(await wait(delay)) || res.destroyed) return;
 

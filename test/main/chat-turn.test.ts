@@ -223,7 +223,10 @@ describe("a chat turn", () => {
       const result = await call("chat:send", { sessionId, text: "Look at it" });
       const expected = "The model asked to run read instead of replying; Canopy runs no tools";
       expect(result).toMatchObject({ stopReason: "error", errorMessage: expected });
-      expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({ content: [], errorMessage: expected });
+      expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({
+        content: [{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "src/parse.ts" } }],
+        errorMessage: expected,
+      });
     });
   }
 

@@ -90,6 +90,33 @@ describe("canopy chat", () => {
     expect(run.err).toMatch(/^\[reply \w+ holds reasoning only, no text\]\n$/);
   });
 
+  it("prints a reply's text and says on stderr that its tool calls were not run", async () => {
+    const file = writeChainSession(dir, "tools", [{ role: "user", text: "hi" }]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    fake.enqueue({
+      type: "reply",
+      text: "Let me check.",
+      toolCalls: [
+        { id: "call_1", name: "read", arguments: '{"path":"a.ts"}' },
+        { id: "call_2", name: "read", arguments: '{"path":"b.ts"}' },
+      ],
+      finishReason: "tool_calls",
+      match: isChat,
+    });
+    const run = await cli("chat", file, "look");
+    expect(run.code).toBe(0);
+    expect(run.out).toBe("Let me check.\n");
+    expect(run.err).toMatch(
+      /^\[reply \w+\] The model also asked to run read; Canopy runs no tools, so it was not run \(the calls are kept in the reply\)\.\n$/,
+    );
+    const json = await cli("chat", file, "again", "--json");
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({ stopReason: "stop" });
+    fake.enqueue({ type: "reply", text: "More.", toolCalls: [{ id: "c", name: "bash", arguments: "{}" }], match: isChat });
+    const withJson = await cli("chat", file, "once more", "--json");
+    expect(JSON.parse(withJson.out)).toMatchObject({ stopReason: "toolUse", toolCallsNotRun: ["bash"] });
+  });
+
   it("fails with the endpoint's error in one line", async () => {
     const file = writeChainSession(dir, "e", [{ role: "user", text: "hi" }]);
     await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));

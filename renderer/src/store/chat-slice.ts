@@ -7,6 +7,7 @@
  */
 import type { StateCreator } from "zustand";
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
+import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 
@@ -99,6 +100,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     } else {
       parts.push(`Reply ${result.assistantEntryId} added.`);
     }
+    if (result.toolCallsNotRun) parts.push(toolsNotRunText(result.toolCallsNotRun));
     if (auto) {
       if (auto.errorMessage) {
         kind = "error";
