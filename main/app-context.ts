@@ -66,6 +66,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     imports: options.importThread === true ? new ThreadImports(db, dbPath) : new InPlaceImports(db),
+    connectionTests: new Set(),
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),
   };

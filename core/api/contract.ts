@@ -153,8 +153,14 @@ export interface Requests {
   "settings:prompts": { input: Record<string, never>; output: PromptTemplateDto[] };
   /** Registered hook handlers and hook errors. */
   "settings:hooks": { input: Record<string, never>; output: HooksDto };
-  /** Checks the configured model endpoint (or reports the offline summarizer). */
+  /**
+   * Checks the configured model endpoint (or reports the offline summarizer) and the remote
+   * summary endpoint when set. Fails with code "cancelled" when settings:cancel-test-connection
+   * stops it (its HTTP requests are aborted).
+   */
   "settings:test-connection": { input: Record<string, never>; output: ConnectionTestDto };
+  /** Stops every running connection test at once. False when none runs. */
+  "settings:cancel-test-connection": { input: Record<string, never>; output: { cancelled: boolean } };
   /**
    * Continues the session from its view leaf with the configured model (D17, no tools run):
    * the reply streams as chat:progressed; the user message and the reply are appended together
@@ -272,6 +278,7 @@ export const CHANNELS = [
   "settings:prompts",
   "settings:hooks",
   "settings:test-connection",
+  "settings:cancel-test-connection",
   "chat:send",
   "chat:continue",
   "chat:abort",

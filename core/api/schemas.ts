@@ -96,6 +96,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "settings:prompts": empty as SchemaFor<"settings:prompts">,
   "settings:hooks": empty as SchemaFor<"settings:hooks">,
   "settings:test-connection": empty as SchemaFor<"settings:test-connection">,
+  "settings:cancel-test-connection": empty as SchemaFor<"settings:cancel-test-connection">,
   // The message is kept exactly as typed (no trimming); it only has to contain something.
   "chat:send": z
     .object({ sessionId, text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "empty message") })

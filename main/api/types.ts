@@ -27,6 +27,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where library imports run: a thread of their own in the app, this thread in the CLI. */
   imports: ImportRunner;
+  /** Running connection tests (Settings → Test connection), so a second request can abort them. */
+  connectionTests: Set<AbortController>;
   /** The process environment (tests may pass their own). */
   env: NodeJS.ProcessEnv;
   /** API keys: encrypted by the desktop app, or from the environment (browser mode, CLI). */

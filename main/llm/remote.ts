@@ -110,8 +110,9 @@ export async function probeRemoteEndpoint(
   endpoint: string,
   timeoutMs = 15_000,
   fetchImpl: typeof fetch = fetch,
+  signal?: AbortSignalLike,
 ): Promise<RemoteProbeResult> {
-  const link = linkSignal(undefined, timeoutMs);
+  const link = linkSignal(signal, timeoutMs);
   const started = performance.now();
   try {
     const response = await fetchImpl(endpoint, { method: "HEAD", signal: link.signal });
@@ -119,6 +120,7 @@ export async function probeRemoteEndpoint(
     return { ok: true, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
     if (link.timedOut()) return { ok: false, message: `Remote summary endpoint timed out after ${timeoutMs} ms` };
+    if (signal?.aborted) return { ok: false, message: "Cancelled" };
     const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `Remote summary endpoint unreachable: ${message}${cause}` };

@@ -1,13 +1,40 @@
 /**
  * Handlers of the `settings:` channels: the settings document, prompt templates in effect,
- * hooks, and a connection test of the configured model and remote summary endpoint.
+ * hooks, and a connection test of the configured model and remote summary endpoint, which
+ * settings:cancel-test-connection aborts (its HTTP requests with it).
  */
 import path from "node:path";
+import type { ConnectionTestDto } from "../../../core/api/dto.ts";
 import { testConnection } from "../../llm/openai-client.ts";
 import { probeRemoteEndpoint } from "../../llm/remote.ts";
 import { apiKeyFor, summarizersFor } from "../../pipelines/summarizers.ts";
 import { loadSettings, updateSetting } from "../../settings/store.ts";
-import type { AreaHandlers } from "../types.ts";
+import { ApiFailure } from "../errors.ts";
+import type { AppContext, AreaHandlers } from "../types.ts";
+
+export const CONNECTION_TEST_CANCELLED = "Connection test cancelled";
+
+/** The remote summary endpoint when set, then the model; `signal` aborts their HTTP requests. */
+async function runConnectionTest(ctx: AppContext, signal: AbortSignal): Promise<ConnectionTestDto> {
+  const settings = loadSettings(ctx.db);
+  const summarizer = summarizersFor(settings, ctx.secrets).describe;
+  // The remote endpoint writes the summaries when set: an "OK" must mean it answers too.
+  const endpoint = settings.compaction.remoteEndpoint;
+  const remote = endpoint ? await probeRemoteEndpoint(endpoint, undefined, undefined, signal) : undefined;
+  if (remote && !remote.ok) return { ok: false, message: remote.message, summarizer };
+  if (!settings.model) return { ok: true, model: "offline", latencyMs: remote?.latencyMs ?? 0, summarizer };
+  const model = settings.model;
+  const result = await testConnection(
+    {
+      baseUrl: model.baseUrl,
+      apiKey: apiKeyFor(model, ctx.secrets),
+      model: model.id,
+      contextWindow: model.contextWindow,
+    },
+    signal,
+  );
+  return result.ok ? { ...result, summarizer } : { ok: false, message: result.message, summarizer };
+}
 
 export const settingsHandlers: AreaHandlers<"settings"> = {
   "settings:get": (_input, ctx) => loadSettings(ctx.db),
@@ -28,20 +55,20 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
     };
   },
   "settings:test-connection": async (_input, ctx) => {
-    const settings = loadSettings(ctx.db);
-    const summarizer = summarizersFor(settings, ctx.secrets).describe;
-    // The remote endpoint writes the summaries when set: an "OK" must mean it answers too.
-    const endpoint = settings.compaction.remoteEndpoint;
-    const remote = endpoint ? await probeRemoteEndpoint(endpoint) : undefined;
-    if (remote && !remote.ok) return { ok: false, message: remote.message, summarizer };
-    if (!settings.model) return { ok: true, model: "offline", latencyMs: remote?.latencyMs ?? 0, summarizer };
-    const model = settings.model;
-    const result = await testConnection({
-      baseUrl: model.baseUrl,
-      apiKey: apiKeyFor(model, ctx.secrets),
-      model: model.id,
-      contextWindow: model.contextWindow,
-    });
-    return result.ok ? { ...result, summarizer } : { ok: false, message: result.message, summarizer };
+    const controller = new AbortController();
+    ctx.connectionTests.add(controller);
+    try {
+      const result = await runConnectionTest(ctx, controller.signal);
+      // The requests were aborted: whatever they ended in, the answer is "cancelled".
+      if (controller.signal.aborted) throw new ApiFailure("cancelled", CONNECTION_TEST_CANCELLED);
+      return result;
+    } finally {
+      ctx.connectionTests.delete(controller);
+    }
+  },
+  "settings:cancel-test-connection": (_input, ctx) => {
+    const running = [...ctx.connectionTests];
+    for (const controller of running) controller.abort();
+    return { cancelled: running.length > 0 };
   },
 };

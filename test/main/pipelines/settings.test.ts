@@ -1,5 +1,8 @@
 // Settings through the API as the pipelines use them (SPEC §10.1): defaults, validated writes,
-// persistence, salvage of a stale document, reserveTokens → max_tokens, and the connection test.
+// persistence, salvage of a stale document, reserveTokens → max_tokens, and the connection test
+// and its cancellation (the HTTP request is aborted).
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getSetting, setSetting } from "../../../main/store/repos/settings.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
@@ -169,4 +172,58 @@ describe("settings", () => {
     expect(server.requests.some((request) => request.method === "HEAD" && request.path === "/remote")).toBe(true);
     expect(server.requests.some((request) => request.method === "POST" && request.path === "/remote")).toBe(false);
   });
+
+  it("cancel-test-connection aborts the request to a model endpoint that never answers and says cancelled at once", async () => {
+    await h.configureFakeModel(server);
+    server.enqueue({ type: "hang", route: "models" });
+    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: false });
+    const pending = h.fail("settings:test-connection", {});
+    await until(() => server.requests.some((request) => request.path === "/v1/models"), "the model list request");
+    const started = performance.now();
+    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: true });
+    expect(await pending).toEqual({ code: "cancelled", message: "Connection test cancelled" });
+    expect(performance.now() - started).toBeLessThan(1000);
+    // The server saw the client go away: the request was aborted, not left to time out.
+    await until(() => server.requests[0]?.clientClosed === true, "the connection to close");
+    expect(server.requests.filter((request) => request.path === "/v1/chat/completions")).toHaveLength(0);
+    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: false });
+    // The next test runs normally.
+    expect(await h.call("settings:test-connection", {})).toMatchObject({ ok: true, model: "fake-model" });
+  });
+
+  it("cancel-test-connection also aborts the probe of a remote summary endpoint that never answers", async () => {
+    const seen: IncomingMessage[] = [];
+    let closed = 0;
+    const silent = createServer((request) => {
+      seen.push(request);
+      request.socket.on("close", () => {
+        closed += 1;
+      });
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      await h.call("settings:set", { key: "compaction.remoteEndpoint", value: `http://127.0.0.1:${port}/remote` });
+      const pending = h.fail("settings:test-connection", {});
+      await until(() => seen.length === 1, "the HEAD request");
+      expect(seen[0]?.method).toBe("HEAD");
+      const started = performance.now();
+      expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: true });
+      expect(await pending).toEqual({ code: "cancelled", message: "Connection test cancelled" });
+      // At once, not when the probe's 15 s timeout would have ended it.
+      expect(performance.now() - started).toBeLessThan(1000);
+      await until(() => closed === 1, "the connection to close");
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
 });
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

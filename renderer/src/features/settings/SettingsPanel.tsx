@@ -1,14 +1,14 @@
 /**
  * Settings at a glance: which summarizer runs, the compaction settings, which prompt template
- * file is in effect (default or the user's override), the loaded hooks, a connection test, the
- * API keys of the configured models (set or not; never their values) and the agent folders.
+ * file is in effect (default or the user's override), the loaded hooks, a connection test (Cancel
+ * or Escape stops it, aborting its requests), the API keys of the configured models (set or not; never their values) and the agent folders.
  * The chat composer's "No model configured" message opens it (store: settingsOpen).
  */
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
-import { call } from "../../api.ts";
+import { ApiCallError, call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { FoldersSection } from "./FoldersSection.tsx";
@@ -24,7 +24,7 @@ interface Loaded {
 export function SettingsPanel() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [test, setTest] = useState<ConnectionTestDto | "running" | null>(null);
+  const [test, setTest] = useState<ConnectionTestDto | "running" | "cancelled" | null>(null);
   const open = useCanopy((state) => state.settingsOpen);
   const setOpen = useCanopy((state) => state.setSettingsOpen);
   const element = useRef<HTMLDetailsElement>(null);
@@ -46,14 +46,35 @@ export function SettingsPanel() {
     }
   };
 
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  /** Stops the running connection test; its request then ends with "cancelled". */
+  const cancelTest = useCallback(async () => {
+    try {
+      await call("settings:cancel-test-connection", {});
+    } catch (caught) {
+      setCancelError(`Could not cancel: ${(caught as Error).message}`);
+    }
+  }, []);
+
   const testConnection = async () => {
+    setCancelError(null);
     setTest("running");
     try {
       setTest(await call("settings:test-connection", {}));
     } catch (caught) {
-      setTest({ ok: false, message: (caught as Error).message, summarizer: "" });
+      const cancelled = caught instanceof ApiCallError && caught.code === "cancelled";
+      setTest(cancelled ? "cancelled" : { ok: false, message: (caught as Error).message, summarizer: "" });
     }
   };
+  const testRunning = test === "running";
+  useEffect(() => {
+    if (!testRunning) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") void cancelTest();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [testRunning, cancelTest]);
 
   return (
     <details
@@ -80,10 +101,24 @@ export function SettingsPanel() {
               "none — the built-in offline summarizer writes summaries"
             )}
           </p>
-          <button type="button" onClick={() => void testConnection()} disabled={test === "running"}>
+          <button type="button" onClick={() => void testConnection()} disabled={testRunning}>
             Test connection
           </button>
-          {test && test !== "running" && (
+          {testRunning && (
+            <p role="status" data-testid="connection-test-running">
+              Testing the connection… Escape cancels.{" "}
+              <button type="button" className="link-button" onClick={() => void cancelTest()} aria-keyshortcuts="Escape" title="Escape">
+                Cancel
+              </button>
+            </p>
+          )}
+          {testRunning && <ErrorLine message={cancelError} />}
+          {test === "cancelled" && (
+            <p className="ok" role="status">
+              Connection test cancelled.
+            </p>
+          )}
+          {test && test !== "running" && test !== "cancelled" && (
             <p className={test.ok ? "ok" : "error"} role="status">
               {test.ok ? `OK: ${test.summarizer} (${test.latencyMs} ms)` : `Failed: ${test.message}`}
             </p>

@@ -1,0 +1,156 @@
+// In Debian's Chromium through browser mode, against the local fake OpenAI-compatible server
+// (which refuses unanswered tool calls as OpenAI does): a reply with text and tool calls is
+// kept with its calls, the composer says they were not run, the LLM view shows them, and the
+// next message goes through. Settings → Test connection against an endpoint that never answers
+// is stopped by Cancel and by Escape, and the server sees the request go away.
+// Screenshots: test-artifacts/chat-tools/.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/dto.ts";
+import type { MessageEntry } from "../../core/session/entries.ts";
+import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+
+const shots = path.join(artifactsDir(), "chat-tools");
+const KEY_ENV = "CANOPY_E2E_TOOLS_KEY";
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+let fake: FakeServer;
+let work: string | undefined;
+
+const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
+const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tools-e2e-"));
+  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  process.env[KEY_ENV] = "sk-e2e-tools";
+  fake = await startFakeOpenAiServer({ strictToolMessages: true });
+  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
+  await api("settings:set", {
+    key: "model",
+    value: {
+      baseUrl: fake.baseUrl,
+      id: "fake-chat",
+      contextWindow: 1_000_000,
+      apiKeyEnv: KEY_ENV,
+      stream: true,
+    },
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(mode.url);
+  await page.getByTestId("llm-view").waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+  await fake?.close();
+  delete process.env[KEY_ENV];
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("a reply with tool calls", () => {
+  it("is kept with its calls, the composer says they were not run, and the next message goes through", async () => {
+    const [session] = await api<SessionSummary[]>("library:list", {});
+    if (!session) throw new Error("no demo session");
+    await page.locator(`[data-session-id="${session.id}"]`).first().click();
+    const expected = await api<ContextView>("context:get", { sessionId: session.id });
+    const llm = page.getByTestId("llm-view");
+    await expect.poll(() => llm.getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
+
+    fake.enqueue({
+      type: "reply",
+      text: "I will read the parser first.",
+      toolCalls: [{ id: "call_e2e", name: "read", arguments: '{"path":"src/parser.ts"}' }],
+      finishReason: "tool_calls",
+    });
+    await page.locator("#composer").fill("Have a look at the parser.");
+    await page.locator("#composer").press("Control+Enter");
+    const message = page.getByTestId("chat-message");
+    await expect
+      .poll(() => message.textContent(), { timeout: 15_000 })
+      .toContain("The model also asked to run read; Canopy runs no tools, so it was not run");
+    expect(await message.getAttribute("role")).toBe("status");
+
+    const detail = await api<SessionDetail>("session:get", { sessionId: session.id });
+    const leaf = detail.entries
+      .map(({ entry }) => entry)
+      .find((entry) => entry.id === detail.summary.viewLeafId);
+    expect((leaf as MessageEntry).message).toMatchObject({
+      stopReason: "toolUse",
+      content: [
+        { type: "text", text: "I will read the parser first." },
+        { type: "toolCall", id: "call_e2e", name: "read", arguments: { path: "src/parser.ts" } },
+      ],
+    });
+    // The LLM view shows the call in the reply.
+    await expect.poll(() => llm.getAttribute("data-leaf-id")).toBe(leaf?.id ?? "");
+    await expect
+      .poll(() => llm.locator('[data-role="assistant"]').last().textContent())
+      .toContain("tool call read");
+    await shot("01-tool-calls-not-run");
+
+    // The next message: the strict server answers only if the call got its tool message.
+    fake.enqueue({ type: "reply", text: "The parser reads both dialects." });
+    await page.locator("#composer").fill("Just tell me what it does.");
+    await page.locator("#composer").press("Control+Enter");
+    await expect.poll(() => message.textContent(), { timeout: 15_000 }).toMatch(/^Reply \w+ added\.$/);
+    await shot("02-next-turn");
+  });
+});
+
+describe("Settings → Test connection", () => {
+  const modelRequests = () => fake.requests.filter((request) => request.path === "/v1/models");
+
+  async function startHangingTest(): Promise<void> {
+    fake.enqueue({ type: "hang", route: "models" });
+    const before = modelRequests().length;
+    await page.getByRole("button", { name: "Test connection" }).click();
+    await page.getByTestId("connection-test-running").waitFor();
+    await expect.poll(() => modelRequests().length).toBe(before + 1);
+    expect(await page.getByRole("button", { name: "Test connection" }).isDisabled()).toBe(true);
+  }
+
+  it("Cancel stops a test of an endpoint that never answers, and the request goes away", async () => {
+    const settings = page.locator(".settings-panel");
+    if ((await settings.getAttribute("open")) === null) await settings.locator("summary").click();
+    await page.getByTestId("settings-panel").waitFor();
+    await startHangingTest();
+    await shot("03-testing-connection");
+    const started = Date.now();
+    await page.getByTestId("connection-test-running").getByRole("button", { name: "Cancel" }).click();
+    const panel = page.getByTestId("settings-panel");
+    await expect.poll(() => panel.getByText("Connection test cancelled.").count()).toBe(1);
+    // Well before the 15 s timeout.
+    expect(Date.now() - started).toBeLessThan(3000);
+    await expect.poll(() => modelRequests().at(-1)?.clientClosed).toBe(true);
+    expect(await page.getByTestId("connection-test-running").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Test connection" }).isDisabled()).toBe(false);
+    await shot("04-connection-test-cancelled");
+  });
+
+  it("Escape stops it too, and a test that can answer then says OK", async () => {
+    await startHangingTest();
+    const started = Date.now();
+    await page.keyboard.press("Escape");
+    const panel = page.getByTestId("settings-panel");
+    await expect.poll(() => page.getByTestId("connection-test-running").count()).toBe(0);
+    await expect.poll(() => panel.getByText("Connection test cancelled.").count()).toBe(1);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await expect.poll(() => modelRequests().at(-1)?.clientClosed).toBe(true);
+
+    await page.getByRole("button", { name: "Test connection" }).click();
+    await expect.poll(() => panel.getByText(/^OK: /).count()).toBe(1);
+    expect(await panel.getByText("Connection test cancelled.").count()).toBe(0);
+  });
+});
