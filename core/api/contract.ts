@@ -26,6 +26,7 @@ import type {
   SessionTreeDto,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
+import type { JobEndedDto, RunningJobDto } from "./dto-jobs.ts";
 
 export interface Requests {
   /** All sessions in the library, newest first (deleted: only the deleted ones, which restore brings back). */
@@ -122,6 +123,10 @@ export interface Requests {
   };
   /** Cancels the session's running branch summary; the session stays unchanged. */
   "navigation:abort": { input: { sessionId: string }; output: { aborted: boolean } };
+  /**
+   * The manual compactions and branch summaries running now, whichever window started them (a
+   * window that opens or reloads meanwhile shows them; job:started / job:ended tell the rest). */
+  "job:list": { input: Record<string, never>; output: RunningJobDto[] };
   /** Which tool outputs pruning would replace by a notice on the active path. */
   "pruning:preview": { input: { sessionId: string; leafId?: string }; output: PrunePlanDto };
   /** Prunes them (the originals stay in the library). */
@@ -206,6 +211,10 @@ export interface Events {
   "chat:retry-ended": { sessionId: string; success: boolean; attempt: number; finalError?: string };
   /** A menu action or a file opened from the OS, sent by the desktop shell to the window. */
   "app:command": AppCommand;
+  /** A manual compaction or a branch summary started, whichever window (or client) asked for it. */
+  "job:started": RunningJobDto;
+  /** It ended: done (with the entry it appended), cancelled (nothing changed) or failed. */
+  "job:ended": JobEndedDto;
   /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
   "job:progressed": {
     jobId: string;
@@ -261,6 +270,7 @@ export const CHANNELS = [
   "navigation:preview",
   "navigation:navigate",
   "navigation:abort",
+  "job:list",
   "pruning:preview",
   "pruning:apply",
   "pruning:restore",
@@ -290,6 +300,8 @@ export const EVENT_NAMES = [
   "library:changed",
   "session:changed",
   "job:progressed",
+  "job:started",
+  "job:ended",
   "compaction:auto-started",
   "compaction:auto-ended",
   "compaction:retry-started",

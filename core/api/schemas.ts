@@ -77,6 +77,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
     })
     .strict(),
   "navigation:abort": z.object({ sessionId }).strict(),
+  "job:list": empty as SchemaFor<"job:list">,
   "pruning:preview": z.object({ sessionId, leafId: entryId.optional() }).strict(),
   "pruning:apply": z.object({ sessionId, leafId: entryId.optional() }).strict(),
   "pruning:restore": z.object({ sessionId }).strict(),

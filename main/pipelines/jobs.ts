@@ -15,6 +15,8 @@ export interface Job {
   controller: AbortController;
   /** The job this one runs inside (its abort reaches this one), if any. */
   parent?: Job | undefined;
+  /** Told to every client as it starts and ends, and listed by `announced()` meanwhile. */
+  announced: boolean;
 }
 
 export class JobRegistry {
@@ -25,7 +27,7 @@ export class JobRegistry {
    * Starts a job for the session; refuses when one is already running there, unless it is
    * started `within` the session's running job (the job's signal then follows that one's).
    */
-  start(sessionId: string, kind: JobKind, options: { within?: Job | undefined } = {}): Job {
+  start(sessionId: string, kind: JobKind, options: { within?: Job | undefined; announced?: boolean } = {}): Job {
     const existing = this.running.get(sessionId);
     const parent = options.within;
     if (existing && existing !== parent) {
@@ -34,7 +36,14 @@ export class JobRegistry {
         `A ${existing.kind === "chat" ? "chat turn" : existing.kind} is already running for this session; wait for it or cancel it first`,
       );
     }
-    const job: Job = { id: randomUUID(), sessionId, kind, controller: new AbortController(), parent };
+    const job: Job = {
+      id: randomUUID(),
+      sessionId,
+      kind,
+      controller: new AbortController(),
+      parent,
+      announced: options.announced === true,
+    };
     if (parent) {
       const follow = () => job.controller.abort();
       if (parent.controller.signal.aborted) job.controller.abort();
@@ -63,6 +72,15 @@ export class JobRegistry {
 
   get(sessionId: string): Job | undefined {
     return this.running.get(sessionId);
+  }
+
+  /** The announced jobs running now (inner or outer), in the order their sessions started one. */
+  announcedJobs(): Job[] {
+    const jobs: Job[] = [];
+    for (const innermost of this.running.values()) {
+      for (let job: Job | undefined = innermost; job; job = job.parent) if (job.announced) jobs.push(job);
+    }
+    return jobs;
   }
 }
 

@@ -1,30 +1,48 @@
 /**
- * Handlers of the `compaction:` and `navigation:` channels: plans without model calls, runs as
- * abortable jobs (one per session), and their cancellation.
+ * Handlers of the `compaction:`, `navigation:` and `job:` channels: plans without model calls,
+ * runs as abortable jobs (one per session) that every window hears start and end, their
+ * cancellation, and the list of those running.
  */
+import { runAnnounced } from "../../pipelines/announced-job.ts";
 import { planCompaction, runCompaction } from "../../pipelines/compaction.ts";
-import type { JobKind } from "../../pipelines/jobs.ts";
 import { navigate, navigationPreview } from "../../pipelines/navigation.ts";
-import type { AppContext, AreaHandlers } from "../types.ts";
-
-async function asJob<T>(ctx: AppContext, sessionId: string, kind: JobKind, run: (job: ReturnType<AppContext["jobs"]["start"]>) => Promise<T>): Promise<T> {
-  const job = ctx.jobs.start(sessionId, kind);
-  try {
-    return await run(job);
-  } finally {
-    ctx.jobs.finish(job);
-  }
-}
+import type { AreaHandlers } from "../types.ts";
 
 export const compactionHandlers: AreaHandlers<"compaction"> = {
   "compaction:preview": (input, ctx) => planCompaction(ctx, input).plan,
-  "compaction:run": (input, ctx) => asJob(ctx, input.sessionId, "compaction", (job) => runCompaction(ctx, input, job)),
+  "compaction:run": (input, ctx) =>
+    runAnnounced(ctx, {
+      sessionId: input.sessionId,
+      kind: "compaction",
+      announced: true,
+      run: (job) => runCompaction(ctx, input, job),
+      outcomeOf: (result) => ({ outcome: "done", entryId: result.entryId }),
+    }),
   "compaction:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "compaction") }),
 };
 
 export const navigationHandlers: AreaHandlers<"navigation"> = {
   "navigation:preview": (input, ctx) => navigationPreview(ctx, input.sessionId, input.targetId),
   "navigation:navigate": (input, ctx) =>
-    asJob(ctx, input.sessionId, "branch-summary", (job) => navigate(ctx, input, job)),
+    runAnnounced(ctx, {
+      sessionId: input.sessionId,
+      kind: "branch-summary",
+      // Only a summary is worth showing in every window; a plain move is over at once.
+      announced: input.summarize === true,
+      run: (job) => navigate(ctx, input, job),
+      outcomeOf: (result) =>
+        result.cancelled
+          ? { outcome: "cancelled", entryId: null }
+          : { outcome: "done", entryId: result.summaryEntryId },
+    }),
   "navigation:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "branch-summary") }),
+};
+
+export const jobHandlers: AreaHandlers<"job"> = {
+  "job:list": (_input, ctx) =>
+    ctx.jobs
+      .announcedJobs()
+      .flatMap((job) =>
+        job.kind === "chat" ? [] : [{ jobId: job.id, sessionId: job.sessionId, kind: job.kind }],
+      ),
 };

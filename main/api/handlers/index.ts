@@ -4,7 +4,7 @@
  */
 import type { HandlerTable } from "../types.ts";
 import { chatHandlers } from "./chat.ts";
-import { compactionHandlers, navigationHandlers } from "./compaction.ts";
+import { compactionHandlers, jobHandlers, navigationHandlers } from "./compaction.ts";
 import { contextHandlers } from "./context.ts";
 import { editsHandlers } from "./edits.ts";
 import { libraryHandlers } from "./library.ts";
@@ -19,6 +19,7 @@ export const handlers: HandlerTable = {
   ...contextHandlers,
   ...compactionHandlers,
   ...navigationHandlers,
+  ...jobHandlers,
   ...pruningHandlers,
   ...editsHandlers,
   ...settingsHandlers,
