@@ -14,6 +14,11 @@ export interface CanopyBridge {
   readonly request: RequestFunctions;
   on<E extends EventName>(name: E, listener: (payload: Events[E]) => void): () => void;
   /**
+   * Browser mode only: calls `listener` whenever the event socket opens (at once when it is
+   * open): the first time, and again after a drop, when events sent meanwhile were missed.
+   */
+  onConnected?(listener: () => void): () => void;
+  /**
    * Electron only: the file-system path of a File dropped on (or picked in) the page, for
    * `library:import`; "" for a File that is not backed by a file on disk. Browser mode has none.
    */

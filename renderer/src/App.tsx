@@ -1,11 +1,12 @@
 /**
  * The application shell: library sidebar on the left, the session tree in the middle with the
  * composer below it, and what the model sees at the selected leaf on the right. Escape cancels
- * running work (a compaction, a branch summary or a chat turn). Files dropped on the window are
- * imported (desktop app); the desktop menu's commands arrive as app:command.
+ * running work (a compaction or branch summary of the open session, whichever window started
+ * it, or a chat turn). Files dropped on the window are imported (desktop app); the desktop
+ * menu's commands arrive as app:command.
  */
 import { useEffect } from "react";
-import { onEvent } from "./api.ts";
+import { onEvent, onEventsConnected } from "./api.ts";
 import { Composer } from "./features/chat/Composer.tsx";
 import { Notice } from "./features/chat/Notice.tsx";
 import { useAppCommands } from "./features/chat/use-app-commands.ts";
@@ -24,7 +25,10 @@ import { useRouteSync } from "./use-route-sync.ts";
 
 export function App() {
   const loadLibrary = useCanopy((state) => state.loadLibrary);
-  const jobText = useCanopy((state) => state.jobText);
+  const jobProgressed = useCanopy((state) => state.jobProgressed);
+  const jobStarted = useCanopy((state) => state.jobStarted);
+  const jobEnded = useCanopy((state) => state.jobEnded);
+  const loadRunningJobs = useCanopy((state) => state.loadRunningJobs);
   const importProgressed = useCanopy((state) => state.importProgressed);
   const cancelImport = useCanopy((state) => state.cancelImport);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
@@ -37,9 +41,14 @@ export function App() {
   useEffect(() => {
     void loadLibrary();
     const offProgress = onEvent("job:progressed", (payload) => {
-      if (payload.text !== undefined) jobText(payload.text);
+      jobProgressed(payload);
       importProgressed(payload);
     });
+    // Compactions and branch summaries of every window: the ones running as the events start
+    // flowing (a reload, a reconnect), then their starts and ends.
+    const offStarted = onEvent("job:started", jobStarted);
+    const offEnded = onEvent("job:ended", jobEnded);
+    const offConnected = onEventsConnected(() => void loadRunningJobs());
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== "Escape") return;
       void cancelRunning();
@@ -49,9 +58,22 @@ export function App() {
     window.addEventListener("keydown", onKey);
     return () => {
       offProgress();
+      offStarted();
+      offEnded();
+      offConnected();
       window.removeEventListener("keydown", onKey);
     };
-  }, [loadLibrary, jobText, importProgressed, cancelRunning, abortChat, cancelImport]);
+  }, [
+    loadLibrary,
+    jobProgressed,
+    jobStarted,
+    jobEnded,
+    loadRunningJobs,
+    importProgressed,
+    cancelRunning,
+    abortChat,
+    cancelImport,
+  ]);
 
   return (
     <div className={dropping ? "app dropping" : "app"}>

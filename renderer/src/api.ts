@@ -49,17 +49,24 @@ function createBrowserBridge(): CanopyBridge {
 
   type AnyListener = (payload: unknown) => void;
   const listeners = new Map<string, Set<AnyListener>>();
+  const connectedListeners = new Set<() => void>();
   let socket: WebSocket | null = null;
+  let open = false;
   const connect = () => {
     const url = new URL(`/events?token=${encodeURIComponent(token)}`, window.location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     socket = new WebSocket(url);
+    socket.onopen = () => {
+      open = true;
+      for (const listener of connectedListeners) listener();
+    };
     socket.onmessage = (message) => {
       const { event, payload } = JSON.parse(String(message.data)) as { event: string; payload: unknown };
       for (const listener of listeners.get(event) ?? []) listener(payload);
     };
     socket.onclose = () => {
       socket = null;
+      open = false;
       setTimeout(connect, 2000);
     };
   };
@@ -75,6 +82,11 @@ function createBrowserBridge(): CanopyBridge {
       set.add(wrapped);
       return () => set.delete(wrapped);
     },
+    onConnected(listener) {
+      connectedListeners.add(listener);
+      if (open) listener();
+      return () => connectedListeners.delete(listener);
+    },
   };
 }
 
@@ -89,6 +101,22 @@ export async function call<C extends Channel>(channel: C, input: RequestInput<C>
 
 export function onEvent<E extends EventName>(name: E, listener: (payload: Events[E]) => void): () => void {
   return bridge.on(name, listener);
+}
+
+/**
+ * Calls `listener` once the events flow (and again whenever they flow again after a drop, in
+ * browser mode), so that state kept from events can be asked for afresh.
+ */
+export function onEventsConnected(listener: () => void): () => void {
+  if (bridge.onConnected) return bridge.onConnected(listener);
+  // Electron's IPC events never drop: once, as the page starts.
+  let active = true;
+  queueMicrotask(() => {
+    if (active) listener();
+  });
+  return () => {
+    active = false;
+  };
 }
 
 export const transport = bridge.transport;

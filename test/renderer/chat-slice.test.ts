@@ -91,7 +91,7 @@ beforeEach(() => {
     chat: null,
     chatMessage: null,
     autoCompaction: null,
-    running: null,
+    runningJobs: {},
     settingsOpen: false,
   });
 });
@@ -127,7 +127,7 @@ describe("sending from the composer", () => {
   it("does not send empty text or while another job runs", async () => {
     useCanopy.setState({ composerText: "   " });
     await useCanopy.getState().sendChat();
-    useCanopy.setState({ composerText: "x", running: { kind: "compaction", sessionId: "s1", text: "" } });
+    useCanopy.setState({ composerText: "x", runningJobs: { s1: { kind: "compaction", sessionId: "s1", text: "", jobId: "j1", here: false, seen: 1 } } });
     await useCanopy.getState().sendChat();
     expect(calls.filter((c) => c.channel === "chat:send")).toHaveLength(0);
   });

@@ -51,7 +51,7 @@ beforeEach(() => {
   useCanopy.setState({
     selectedSessionId: "s1",
     tree: { sessionId: "s1", viewLeafId: "a1", nodes: [], problems: [] },
-    running: null,
+    runningJobs: {},
     branchDialog: null,
   });
 });

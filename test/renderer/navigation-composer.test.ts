@@ -51,7 +51,7 @@ const { useCanopy } = (await import(storeModule)) as {
 
 beforeEach(() => {
   calls.length = 0;
-  useCanopy.setState({ selectedSessionId: "s1", selectedEntryId: "u2", running: null, jobMessage: null });
+  useCanopy.setState({ selectedSessionId: "s1", selectedEntryId: "u2", runningJobs: {}, jobMessage: null });
 });
 
 describe("moving the view leaf onto a user message", () => {

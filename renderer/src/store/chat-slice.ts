@@ -10,6 +10,7 @@ import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
+import { selectRunning } from "./jobs-slice.ts";
 
 export interface RunningChat {
   sessionId: string;
@@ -129,7 +130,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     async sendChat() {
       const sessionId = get().selectedSessionId;
       const text = get().composerText;
-      if (!sessionId || text.trim() === "" || get().chat || get().running) return;
+      if (!sessionId || text.trim() === "" || get().chat || selectRunning(get())) return;
       set({
         chat: { sessionId, userText: text, replyText: "" },
         chatMessage: null,
@@ -157,7 +158,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     },
     async continueChat(userText) {
       const sessionId = get().selectedSessionId;
-      if (!sessionId || get().chat || get().running) return;
+      if (!sessionId || get().chat || selectRunning(get())) return;
       set({ chat: { sessionId, userText, replyText: "", continuing: true }, chatMessage: null, autoCompaction: null });
       try {
         const result = await call("chat:continue", { sessionId });

@@ -9,6 +9,7 @@ import type { EditResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
 import { operationName } from "../features/edits/operation-names.ts";
 import type { CanopyState } from "./index.ts";
+import { selectRunning } from "./jobs-slice.ts";
 
 /** A session as the delete confirmation and the notice name it. */
 export interface NamedSession {
@@ -65,7 +66,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     after: (result: EditResultDto, sessionId: string) => Promise<string>,
   ): Promise<EditResultDto | null> => {
     const sessionId = get().selectedSessionId;
-    if (!sessionId || get().editBusy || get().running) return null;
+    if (!sessionId || get().editBusy || selectRunning(get())) return null;
     set({ editBusy: true, jobMessage: null });
     try {
       const result = await edit(sessionId);

@@ -12,6 +12,7 @@ import { benchBaseline } from "../features/tree/bench-mode.ts";
 import { dropTarget } from "../features/tree/drop-target.ts";
 import type { TreeFilter } from "../features/tree/filter.ts";
 import type { CanopyState } from "./index.ts";
+import { selectRunning } from "./jobs-slice.ts";
 
 export type { TreeFilter } from "../features/tree/filter.ts";
 
@@ -159,7 +160,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       if (get().revealedEntryId !== entryId) set({ revealedEntryId: entryId });
     },
     beginBranchDrag(sourceId) {
-      if (get().running) return;
+      if (selectRunning(get())) return;
       set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null });
     },
     dragOver(entryId) {
@@ -185,7 +186,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       openBranchDialog(targetId, preview);
     },
     async moveViewLeaf(targetId) {
-      if (get().running || targetId === get().tree?.viewLeafId) return;
+      if (selectRunning(get()) || targetId === get().tree?.viewLeafId) return;
       let ask = false;
       try {
         ask = (await call("settings:get", {})).branchSummary.enabled;

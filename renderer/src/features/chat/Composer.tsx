@@ -7,6 +7,7 @@
  */
 import type { KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
 
 export function Composer() {
@@ -16,7 +17,7 @@ export function Composer() {
   const text = useCanopy((state) => state.composerText);
   const setText = useCanopy((state) => state.setComposerText);
   const chat = useCanopy((state) => state.chat);
-  const jobRunning = useCanopy((state) => state.running !== null);
+  const jobRunning = useCanopy((state) => selectRunning(state) !== null);
   const message = useCanopy((state) => state.chatMessage);
   const sendChat = useCanopy((state) => state.sendChat);
   const continueChat = useCanopy((state) => state.continueChat);

@@ -7,6 +7,7 @@
 import { useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
@@ -16,7 +17,7 @@ import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 export function CompactionPanel() {
   const plan = useCanopy((state) => state.plan);
   const planError = useCanopy((state) => state.planError);
-  const running = useCanopy((state) => state.running);
+  const running = useCanopy(selectRunning);
   const previewCompaction = useCanopy((state) => state.previewCompaction);
   const runCompaction = useCanopy((state) => state.runCompaction);
   const closePlan = useCanopy((state) => state.closePlan);

@@ -8,7 +8,11 @@ export function JobMessage() {
   const message = useCanopy((state) => state.jobMessage);
   if (!message) return null;
   return (
-    <p className={message.kind === "error" ? "error" : "ok"} role={message.kind === "error" ? "alert" : "status"}>
+    <p
+      className={message.kind === "error" ? "error" : "ok"}
+      role={message.kind === "error" ? "alert" : "status"}
+      data-testid="job-message"
+    >
       {message.text}
     </p>
   );

@@ -8,6 +8,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
 import { isTyping } from "./typing.ts";
@@ -52,7 +53,7 @@ export function EditActions() {
   const nodes = useCanopy((state) => state.tree?.nodes);
   const entryId = useCanopy((state) => state.selectedEntryId ?? state.tree?.viewLeafId ?? null);
   const context = useCanopy((state) => state.context);
-  const busy = useCanopy((state) => state.editBusy || state.running !== null);
+  const busy = useCanopy((state) => state.editBusy || selectRunning(state) !== null);
   const archiveConfirm = useCanopy((state) => state.archiveConfirm);
   const history = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,

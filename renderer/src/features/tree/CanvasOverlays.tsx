@@ -4,6 +4,7 @@
  */
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 
@@ -39,7 +40,10 @@ export function DragGhost() {
 }
 
 export function BranchProgress() {
-  const running = useCanopy((state) => (state.running?.kind === "branch-summary" ? state.running : null));
+  const running = useCanopy((state) => {
+    const running = selectRunning(state);
+    return running?.kind === "branch-summary" ? running : null;
+  });
   const count = useCanopy((state) => state.branchPreview?.entriesToSummarize.length ?? null);
   const cancel = useCanopy((state) => state.cancelRunning);
   if (!running) return null;

@@ -6,6 +6,7 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { type KeyboardEvent, memo, type PointerEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { beginPointerDrag } from "./branch-drag.ts";
 import { formatTokens } from "./filter.ts";
 import type { EntryFlowNode } from "./flow.ts";
@@ -43,7 +44,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   };
   const onDoubleClick = () => {
     const state = useCanopy.getState();
-    if (state.tree?.viewLeafId !== id && !state.running) void state.moveViewLeaf(id);
+    if (state.tree?.viewLeafId !== id && !selectRunning(state)) void state.moveViewLeaf(id);
   };
   // Space selects like a click; arrows, Enter and Escape are handled by the tree (TreeCanvas).
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {

@@ -11,6 +11,7 @@ import { Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/rea
 import "@xyflow/react/dist/style.css";
 import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { benchBaseline } from "./bench-mode.ts";
 import { BranchDialog } from "./BranchDialog.tsx";
 import { BranchProgress, DragGhost } from "./CanvasOverlays.tsx";
@@ -155,10 +156,10 @@ export function TreeCanvas() {
         state.expandChain(from.firstId);
         pendingFocus.current = from.firstId;
         void state.selectEntry(from.firstId);
-      } else if (from.id !== state.tree?.viewLeafId && !state.running) {
+      } else if (from.id !== state.tree?.viewLeafId && !selectRunning(state)) {
         void state.moveViewLeaf(from.id);
       }
-    } else if (event.key === "Escape" && !state.running && state.selectedEntryId !== null) {
+    } else if (event.key === "Escape" && !selectRunning(state) && state.selectedEntryId !== null) {
       // Running work is cancelled by the app-wide Escape handler.
       void state.selectEntry(null);
     }

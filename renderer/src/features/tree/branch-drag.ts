@@ -9,6 +9,7 @@
  */
 import type { PointerEvent as ReactPointerEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 
 const THRESHOLD_PX = 5;
 
@@ -30,7 +31,7 @@ function swallowNextClick(): void {
 }
 
 export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTMLElement>): void {
-  if (event.button !== 0 || !event.isPrimary || useCanopy.getState().running) return;
+  if (event.button !== 0 || !event.isPrimary || selectRunning(useCanopy.getState())) return;
   const startX = event.clientX;
   const startY = event.clientY;
   const canvas = event.currentTarget.closest<HTMLElement>(".tree-canvas");

@@ -4,6 +4,7 @@
  * (`useNodeMarks`), so a selection change re-renders only the nodes whose marks changed.
  */
 import type { CanopyState } from "../../store/index.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 import { layoutTree, type TreeLayout } from "./layout.ts";
 import { type CanvasMarks, computeMarks, layoutNodeMarks } from "./marks.ts";
 
@@ -79,7 +80,7 @@ export function selectLeafId(state: CanopyState): string | null {
 
 export function selectMarks(state: CanopyState): CanvasMarks | null {
   const preview =
-    state.drag || state.branchDialog || state.running?.kind === "branch-summary" ? state.branchPreview : null;
+    state.drag || state.branchDialog || selectRunning(state)?.kind === "branch-summary" ? state.branchPreview : null;
   return marksMemo(
     selectLayout(state),
     selectLeafId(state),

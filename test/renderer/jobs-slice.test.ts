@@ -1,0 +1,196 @@
+// The jobs slice (renderer/src/store/jobs-slice.ts) against a scripted contract: a compaction or
+// branch summary another window started shows on its session (not on another), streams its text,
+// is cancelled from here, and clears with its outcome and a reload when it ends; its own job
+// says its outcome once; job:list after a reload or reconnect adds what runs and drops what
+// ended unheard, and never brings back a job heard ending while it was being asked.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { JobEndedDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
+
+const calls: { channel: string; input: unknown }[] = [];
+let listAnswer: () => Promise<RunningJobDto[]> = async () => [];
+let runAnswer: () => Promise<unknown> = async () => {
+  throw new Error("not scripted");
+};
+
+vi.mock("../../renderer/src/api.ts", () => {
+  class ApiCallError extends Error {
+    readonly code: string;
+    constructor(code: string, message: string) {
+      super(message);
+      this.code = code;
+    }
+  }
+  return {
+    ApiCallError,
+    transport: "browser",
+    onEvent: () => () => undefined,
+    onEventsConnected: () => () => undefined,
+    call: async (channel: string, input: unknown) => {
+      calls.push({ channel, input });
+      if (channel === "job:list") return listAnswer();
+      if (channel === "compaction:run") return runAnswer();
+      if (channel === "compaction:abort" || channel === "navigation:abort") return { aborted: true };
+      if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "c1", nodes: [], problems: [] };
+      if (channel === "settings:get")
+        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
+      if (channel === "context:get") return { sessionId: "s1", leafId: "c1", messages: [] };
+      throw new Error(`unexpected ${channel}`);
+    },
+  };
+});
+
+interface RunningJob {
+  kind: string;
+  sessionId: string;
+  text: string;
+  jobId: string | null;
+  here: boolean;
+}
+interface JobsState {
+  selectedSessionId: string | null;
+  runningJobs: Record<string, RunningJob>;
+  jobMessage: { kind: "ok" | "error"; text: string } | null;
+  runCompaction(instructions: string): Promise<void>;
+  cancelRunning(): Promise<void>;
+  loadRunningJobs(): Promise<void>;
+  jobStarted(job: RunningJobDto): void;
+  jobEnded(job: JobEndedDto): void;
+  jobProgressed(job: {
+    jobId: string;
+    sessionId?: string;
+    label: string;
+    done: number;
+    total: null;
+    text?: string;
+  }): void;
+}
+// Imported through variables so the node type-check (no DOM lib) does not follow the store.
+const storeModule = "../../renderer/src/store/index.ts";
+const slicesModule = "../../renderer/src/store/jobs-slice.ts";
+const apiModule = "../../renderer/src/api.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): JobsState; setState(partial: Record<string, unknown>): void };
+};
+const { selectRunning } = (await import(slicesModule)) as {
+  selectRunning(state: JobsState): RunningJob | null;
+};
+
+const state = () => useCanopy.getState();
+const running = () => selectRunning(state());
+// Each test's job has an id of its own, as the main side's are (the slice remembers ended ids).
+let tests = 0;
+let compaction: RunningJobDto;
+const progress = (jobId: string, text: string) =>
+  state().jobProgressed({ jobId, sessionId: "s1", label: "Summarizing", done: 0, total: null, text });
+
+beforeEach(() => {
+  calls.length = 0;
+  listAnswer = async () => [];
+  compaction = { jobId: `j1-${++tests}`, sessionId: "s1", kind: "compaction" };
+  useCanopy.setState({ selectedSessionId: "s1", runningJobs: {}, jobMessage: null, plan: null });
+});
+
+describe("a job another window started", () => {
+  it("shows on its session only, streams its text, and is cancelled from here", async () => {
+    state().jobStarted({ jobId: "j2", sessionId: "s2", kind: "branch-summary" });
+    expect(running()).toBeNull();
+    state().jobStarted(compaction);
+    expect(running()).toMatchObject({
+      kind: "compaction",
+      sessionId: "s1",
+      jobId: compaction.jobId,
+      here: false,
+      text: "",
+    });
+    progress(compaction.jobId, "## Goal");
+    progress("other-job", "not this one");
+    expect(running()?.text).toBe("## Goal");
+    await state().cancelRunning();
+    expect(calls.at(-1)).toEqual({ channel: "compaction:abort", input: { sessionId: "s1" } });
+    useCanopy.setState({ selectedSessionId: "s2" });
+    await state().cancelRunning();
+    expect(calls.at(-1)).toEqual({ channel: "navigation:abort", input: { sessionId: "s2" } });
+  });
+
+  it("clears when it ends, says how, and reloads the open session", async () => {
+    state().jobStarted(compaction);
+    state().jobEnded({ ...compaction, outcome: "cancelled", entryId: null });
+    expect(running()).toBeNull();
+    expect(state().jobMessage).toEqual({ kind: "ok", text: "Compaction cancelled; nothing changed." });
+
+    state().jobStarted({ ...compaction, jobId: "j3" });
+    state().jobEnded({ ...compaction, jobId: "j3", outcome: "done", entryId: "c1" });
+    expect(state().jobMessage?.text).toBe("Compaction c1 added; the LLM view now starts with its summary.");
+    await vi.waitFor(() => expect(calls.map((c) => c.channel)).toContain("session:tree"));
+
+    state().jobStarted({ ...compaction, jobId: "j4" });
+    state().jobEnded({
+      ...compaction,
+      jobId: "j4",
+      outcome: "failed",
+      entryId: null,
+      errorMessage: "500 boom",
+    });
+    expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 500 boom" });
+  });
+
+  it("an end for another job of the session leaves the one shown alone", () => {
+    state().jobStarted(compaction);
+    state().jobEnded({ ...compaction, jobId: "old", outcome: "done", entryId: "c0" });
+    expect(running()?.jobId).toBe(compaction.jobId);
+    expect(state().jobMessage).toBeNull();
+  });
+});
+
+describe("this window's own compaction", () => {
+  it("is shown at once, takes its id when heard starting, and says its outcome once", async () => {
+    let release: (value: unknown) => void = () => undefined;
+    runAnswer = () => new Promise((resolve) => (release = resolve));
+    const run = state().runCompaction("");
+    expect(running()).toMatchObject({ jobId: null, here: true });
+    state().jobStarted(compaction);
+    expect(running()).toMatchObject({ jobId: compaction.jobId, here: true });
+    progress(compaction.jobId, "streamed");
+    expect(running()?.text).toBe("streamed");
+    // The end is heard before the request answers: no message from the event, the request's one.
+    state().jobEnded({ ...compaction, outcome: "done", entryId: "c1" });
+    expect(running()).toBeNull();
+    expect(state().jobMessage).toBeNull();
+    release({ entryId: "c1" });
+    await run;
+    expect(state().jobMessage?.text).toBe("Compaction c1 added; the LLM view now starts with its summary.");
+  });
+
+  it("refused because another window's job holds the session: shows that one", async () => {
+    runAnswer = async () => {
+      const { ApiCallError } = (await import(apiModule)) as {
+        ApiCallError: new (code: string, message: string) => Error;
+      };
+      throw new ApiCallError("conflict", "A compaction is already running for this session");
+    };
+    listAnswer = async () => [compaction];
+    await state().runCompaction("");
+    await vi.waitFor(() => expect(running()).toMatchObject({ jobId: compaction.jobId, here: false }));
+  });
+});
+
+describe("asking which jobs run (a reload, a reconnect)", () => {
+  it("adds the listed ones and drops one that ended unheard", async () => {
+    state().jobStarted({ jobId: "gone", sessionId: "s3", kind: "compaction" });
+    listAnswer = async () => [compaction];
+    await state().loadRunningJobs();
+    expect(Object.keys(state().runningJobs)).toEqual(["s1"]);
+    expect(running()).toMatchObject({ jobId: compaction.jobId, here: false });
+  });
+
+  it("an end heard while asking wins over the answer, a start heard while asking stays", async () => {
+    let answer: (jobs: RunningJobDto[]) => void = () => undefined;
+    listAnswer = () => new Promise((resolve) => (answer = resolve));
+    const asking = state().loadRunningJobs();
+    state().jobEnded({ ...compaction, outcome: "done", entryId: "c1" });
+    state().jobStarted({ jobId: "j5", sessionId: "s5", kind: "branch-summary" });
+    answer([compaction]);
+    await asking;
+    expect(Object.keys(state().runningJobs)).toEqual(["s5"]);
+  });
+});
