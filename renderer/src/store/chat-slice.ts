@@ -47,6 +47,11 @@ export interface AppNotice {
   message: string;
   /** The notice reports deleting this session: it offers Undo. */
   undoDeleteOf?: string;
+  /**
+   * The session the notice is about (an export): it shows only while that session is open and
+   * is dropped when another one is opened. Absent: about the app, shown whatever is open.
+   */
+  sessionId?: string;
 }
 
 export interface ChatSlice {

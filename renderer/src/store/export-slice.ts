@@ -95,7 +95,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
       set({
         exportOpen: false,
         exportWarning: null,
-        notice: { level: "info", message: outcome(result, name) },
+        notice: { level: "info", message: outcome(result, name), sessionId },
       });
     } catch (error) {
       if (error instanceof ApiCallError && error.code === "live_source")

@@ -117,7 +117,10 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     },
     async selectSession(sessionId) {
       get().switchDraft(sessionId);
+      const notice = get().notice;
       set({
+        // A notice about another session (an export) would read as if it were about this one.
+        ...(notice?.sessionId !== undefined && notice.sessionId !== sessionId ? { notice: null } : {}),
         selectedSessionId: sessionId,
         plan: null,
         planError: null,

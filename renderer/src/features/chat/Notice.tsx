@@ -1,11 +1,16 @@
 /**
  * App-wide notices: what the desktop shell reports (app:command notify), dropped files, exports,
- * and a session deleted from the library (with Undo while it is still the last delete).
+ * and a session deleted from the library (with Undo while it is still the last delete). A notice
+ * about one session (an export) shows only while that session is open.
  */
 import { useCanopy } from "../../store/index.ts";
 
 export function Notice() {
-  const notice = useCanopy((state) => state.notice);
+  // A notice about one session (an export that ended after another one was opened) waits for it.
+  const notice = useCanopy((state) => {
+    const about = state.notice?.sessionId;
+    return about === undefined || about === state.selectedSessionId ? state.notice : null;
+  });
   const notify = useCanopy((state) => state.notify);
   const canUndoDelete = useCanopy(
     (state) => state.notice?.undoDeleteOf !== undefined && state.notice.undoDeleteOf === state.lastDeleted?.sessionId,

@@ -1,0 +1,54 @@
+// The notice an export leaves ("Exported N lines … as <path>") belongs to the session exported,
+// in Debian's Chromium (browser mode, bundled demo sessions): opening another session drops it,
+// so it never reads as if it were about the session now open, and coming back does not revive it.
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionSummary } from "../../core/api/dto.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { poll } from "../helpers/canvas-page.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+
+let app: E2eApp;
+let mode: BrowserMode;
+let page: Page;
+
+beforeAll(async () => {
+  app = await startE2eApp("export-notice");
+  ({ mode, page } = app);
+}, 300_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+/** Opens a session from the sidebar, as a user does, and waits for its canvas. */
+async function openFromSidebar(sessionId: string): Promise<void> {
+  await page.locator(`button.session[data-session-id="${sessionId}"]`).click();
+  await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
+}
+
+describe("the export notice", () => {
+  it("goes away when another session is opened and does not come back with the exported one", async () => {
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const [exported, other] = sessions;
+    if (!exported || !other) throw new Error("the demo library has fewer than two sessions");
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(exported.id)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(exported.id);
+
+    const out = path.join(app.work, "exported.jsonl");
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await dialog.getByLabel(/Save to path/).fill(out);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    const notice = page.getByTestId("notice");
+    await poll(() => notice.textContent()).toContain(`as ${out}`);
+
+    await openFromSidebar(other.id);
+    expect(await notice.count()).toBe(0);
+
+    await openFromSidebar(exported.id);
+    expect(await notice.count()).toBe(0);
+  });
+});
