@@ -1,7 +1,8 @@
 // Keyboard-only use in Chromium: Tab and Shift+Tab cycle through the modal export dialog's own
 // controls and never reach the page it covers (so Escape still closes it and Enter never acts
 // behind it); Tab from a compaction node does not drop the focus into its hover summary; closing
-// a dialog, the compaction plan or the title field gives the focus back to its button.
+// a dialog, the compaction plan or the title field gives the focus back to its button; Tab
+// through the canvas stops only on named controls, never on the minimap.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
@@ -68,6 +69,45 @@ describe("the tree with the keyboard only", () => {
     await page.keyboard.press("Tab");
     expect(await page.locator(":focus").count()).toBe(1);
     expect(await page.locator(".summary-pop:focus").count()).toBe(0);
+  });
+});
+
+describe("the canvas with the keyboard only", () => {
+  it("Tab through the canvas reaches only named stops, never the minimap (which has no keyboard use)", async () => {
+    await page.goto(mode.url);
+    await page.getByTestId("tree-canvas").waitFor();
+    const minimap = page.getByRole("img", { name: "Minimap of the session tree" });
+    await minimap.waitFor();
+    const cdp = await page.context().newCDPSession(page);
+    /** The focused element: where it is and the name a screen reader announces for it. */
+    const focused = async () => {
+      const { result } = await cdp.send("Runtime.evaluate", { expression: "document.activeElement" });
+      const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
+        objectId: result.objectId,
+        fetchRelatives: false,
+      });
+      const where = await page.locator(":focus").evaluate((element) => ({
+        inCanvas: element.closest('[data-testid="tree-canvas"]') !== null,
+        inMinimap: element.closest(".react-flow__minimap") !== null,
+        tag: element.outerHTML.slice(0, 120),
+      }));
+      return { ...where, name: String(nodes[0]?.name?.value ?? "") };
+    };
+    await page.getByRole("tree", { name: "Session tree" }).focus();
+    const stops: { tag: string; name: string; inMinimap: boolean }[] = [];
+    for (let i = 0; i < 40; i++) {
+      const stop = await focused();
+      if (!stop.inCanvas) break;
+      stops.push(stop);
+      await page.keyboard.press("Tab");
+    }
+    // The canvas's own stops were all visited (Fit View is the last control before the minimap).
+    expect(stops.map((stop) => stop.name)).toContain("Fit View");
+    expect(stops.filter((stop) => stop.inMinimap)).toEqual([]);
+    expect(stops.filter((stop) => stop.name.trim() === "")).toEqual([]);
+    // Still named for screen readers, as a picture.
+    expect(await minimap.count()).toBe(1);
+    await cdp.detach();
   });
 });
 
