@@ -2,11 +2,13 @@
  * Writing a file the user named (exports). A regular file is replaced atomically (a temp file in
  * its folder, then a rename), so a failed write leaves the old one whole; through a symlink the
  * file it points to is replaced and the link kept; a device or pipe (/dev/stdout, a FIFO) is
- * written to as it is, never replaced; a folder is refused. Failures name the path.
+ * written to as it is, never replaced; a folder is refused. Failures name the path. The temp
+ * files an export killed before its rename left for the same target are removed (output-temp.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { fileErrorReason, StoreError } from "../store/errors.ts";
+import { removeStaleTemps, tempPathFor } from "./output-temp.ts";
 
 /** Where a rename must land for `given`: the file a symlink points to, else `given` itself. */
 function renameTarget(given: string): string {
@@ -22,7 +24,8 @@ function renameTarget(given: string): string {
 
 function replaceAtomically(target: string, text: string): void {
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  removeStaleTemps(target);
+  const temp = tempPathFor(target);
   // A file replaced keeps its permissions (an export kept private stays private).
   const mode = fs.statSync(target, { throwIfNoEntry: false })?.mode;
   try {

@@ -1,9 +1,11 @@
 // Writing a file the user named (export --out): a regular file is replaced atomically, a symlink
 // is written through (the link stays), a device or pipe is written to and never replaced, a
-// folder is refused; failures name the path.
+// folder is refused; failures name the path. The temp file an export killed with kill -9 left is
+// removed by the next export to that target, while one a running export writes is left alone.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeOutputFile } from "../../../main/library/output-file.ts";
 import { StoreError } from "../../../main/store/errors.ts";
@@ -92,6 +94,85 @@ describe("writeOutputFile", () => {
     expect(error.message).toBe(
       `Could not write ${path.join(file, "out.jsonl")}: a part of that path is a file`,
     );
+  });
+});
+
+/** A Node process that writes the temp files of an export to each of `targets`, as output-file.ts names them. */
+function exportWriter(targets: readonly string[], then: "die" | "wait"): string[] {
+  const module = pathToFileURL(
+    path.resolve(import.meta.dirname, "../../../main/library/output-temp.ts"),
+  ).href;
+  return [
+    "--input-type=module",
+    "-e",
+    `const { tempPathFor } = await import(${JSON.stringify(module)});
+     const fs = await import("node:fs");
+     for (const target of ${JSON.stringify(targets)}) {
+       const temp = tempPathFor(target);
+       fs.writeFileSync(temp, "half an export");
+       console.log(temp);
+     }
+     ${then === "die" ? 'process.kill(process.pid, "SIGKILL");' : "setInterval(() => {}, 1000);"}`,
+  ];
+}
+
+describe("temp files of an export killed before its rename", () => {
+  it("the next export to that target removes them; other files that look alike stay", () => {
+    const target = path.join(tmp.dir, "session.jsonl");
+    const other = path.join(tmp.dir, "other.jsonl");
+    fs.writeFileSync(target, "old\n");
+    // kill -9 in the middle of exporting to both targets: their temp files stay behind.
+    const killed = spawnSync(process.execPath, exportWriter([target, other], "die"), { encoding: "utf8" });
+    expect(killed.signal).toBe("SIGKILL");
+    const [stale, staleOther] = killed.stdout
+      .trim()
+      .split("\n")
+      .map((temp) => path.basename(temp));
+    expect(stale).toMatch(
+      new RegExp(`^\\.session\\.jsonl\\.canopy-[0-9a-f]{8}-${killed.pid}-[0-9a-f]{8}\\.tmp$`),
+    );
+    // Named alike but not certainly Canopy's for this target and host: another host's temp file
+    // (its pids mean nothing here), a file of the user's, the name this took before the host tag.
+    const hostTag = (stale as string).split(".canopy-")[1]?.slice(0, 8) ?? "";
+    const otherHost = (stale as string).replace(
+      `.canopy-${hostTag}-`,
+      `.canopy-${hostTag === "00000000" ? "11111111" : "00000000"}-`,
+    );
+    const alike = [
+      otherHost,
+      ".session.jsonl.canopy-notes.tmp",
+      `.session.jsonl.${killed.pid}.1767225600000.tmp`,
+    ];
+    for (const name of alike) fs.writeFileSync(path.join(tmp.dir, name), "not to be removed");
+
+    writeOutputFile(target, "new\n", "x.jsonl");
+    expect(fs.readFileSync(target, "utf8")).toBe("new\n");
+    expect(fs.readdirSync(tmp.dir).sort()).toEqual([...alike, staleOther, "session.jsonl"].sort());
+    // The other target's own next export removes its temp file.
+    writeOutputFile(other, "other\n", "x.jsonl");
+    expect(fs.readdirSync(tmp.dir).sort()).toEqual([...alike, "other.jsonl", "session.jsonl"].sort());
+  });
+
+  it("never touches the temp file of an export that is still running", async () => {
+    const target = path.join(tmp.dir, "session.jsonl");
+    const writer = spawn(process.execPath, exportWriter([target], "wait"));
+    const exited = new Promise((resolve) => writer.on("exit", resolve));
+    try {
+      const temp = await new Promise<string>((resolve, reject) => {
+        writer.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString("utf8").trim()));
+        writer.once("error", reject);
+      });
+      writeOutputFile(target, "mine\n", "x.jsonl");
+      expect(fs.readFileSync(temp, "utf8")).toBe("half an export");
+      expect(fs.readFileSync(target, "utf8")).toBe("mine\n");
+
+      writer.kill("SIGKILL");
+      await exited;
+      writeOutputFile(target, "again\n", "x.jsonl");
+      expect(fs.readdirSync(tmp.dir)).toEqual(["session.jsonl"]);
+    } finally {
+      writer.kill("SIGKILL");
+    }
   });
 });
 
