@@ -60,6 +60,8 @@ export interface SessionProblem {
     | "duplicate_id"
     | "cycle"
     | "orphan"
+    /** A parentId that is neither a string nor null (a number, an object, or none at all). */
+    | "invalid_parent"
     | "missing_id"
     | "unknown_type"
     | "not_a_session"

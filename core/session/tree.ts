@@ -1,8 +1,8 @@
 /**
  * Tree index over a session's entries (SPEC §2.1, §2.3, §2.4, D3): id lookup, effective parents,
  * children, roots, tips, paths and labels, plus validation. Duplicate ids, parentId cycles
- * (self-parent included), orphans, entries without an id and unknown types are reported; cycles
- * are broken deterministically so that no walk can loop.
+ * (self-parent included), orphans, parentIds that are neither an id nor null, entries without an
+ * id and unknown types are reported; cycles are broken deterministically so that no walk can loop.
  */
 import type { SessionProblem } from "../api/dto.ts";
 import { isKnownEntry, type SessionEntry } from "./entries.ts";
@@ -46,6 +46,34 @@ export function entryIdOf(entry: SessionEntry): string | null {
   return typeof id === "string" ? id : null;
 }
 
+/** "5 (a number)" / "{"id":"a"} (an object)": a parentId that is not a string, as a problem names it. */
+function describeValue(value: unknown): string {
+  const kind = Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+      ? "an object"
+      : `a ${typeof value}`;
+  const text = JSON.stringify(value) ?? String(value);
+  return `${text.length > 40 ? `${text.slice(0, 39)}…` : text} (${kind})`;
+}
+
+/**
+ * Why an entry's parentId is not a parent link (SPEC §1.4: a string id, or null for a root), or
+ * null when it is one. The agents' walks stop at such an entry and their tree shows it as a root
+ * (a lookup by a number or an object finds nothing), so Canopy treats it as a root too.
+ */
+export function invalidParentReason(entry: SessionEntry): string | null {
+  const raw: unknown = entry.parentId;
+  if (raw === null || typeof raw === "string") return null;
+  const id = entryIdOf(entry);
+  const who = id === null ? `Entry of type "${entry.type}" without an id` : `Entry ${id}`;
+  const what =
+    raw === undefined
+      ? "has no parentId (an entry id, or null for a root)"
+      : `has parentId ${describeValue(raw)}, not an entry id or null`;
+  return `${who} ${what}: treated as a root, as the agents do`;
+}
+
 /** A label entry applied to `labels` (targetId → label): a non-empty label sets, anything else clears. */
 export function applyLabelEntry(labels: Map<string, string>, entry: SessionEntry): void {
   const target: unknown = entry.targetId;
@@ -85,7 +113,7 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
     return line === undefined ? {} : { line };
   };
 
-  // 1. ids, duplicates, missing ids, unknown types, labels (all in file order)
+  // 1. ids, duplicates, missing ids, parentIds that are no link, unknown types, labels (file order)
   const byId = new Map<string, SessionEntry>();
   const labels = new Map<string, string>();
   entries.forEach((entry, i) => {
@@ -94,6 +122,15 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
       problems.push({
         kind: "unknown_type",
         message: `Unknown entry type "${entry.type}": kept as is, never sent to the model`,
+        ...lineOf(i),
+        ...(id === null ? {} : { entryId: id }),
+      });
+    }
+    const invalidParent = invalidParentReason(entry);
+    if (invalidParent !== null) {
+      problems.push({
+        kind: "invalid_parent",
+        message: invalidParent,
         ...lineOf(i),
         ...(id === null ? {} : { entryId: id }),
       });
@@ -165,14 +202,8 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
         forest.join(n, p);
         effective = raw;
       }
-    } else if (raw !== null && raw !== undefined) {
-      problems.push({
-        kind: "orphan",
-        message: `Entry ${id} has a parentId that is not a string: treated as a root`,
-        ...lineOf(at),
-        entryId: id,
-      });
     }
+    // Any other parentId (a number, an object, none at all) was reported above: a root.
     parent.set(id, effective);
     if (effective === null) roots.push(entry);
     else {

@@ -59,8 +59,8 @@ const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 
 /**
  * Watches entries in file order for what makes a tree obviously healthy, so the full tree
- * validation (D3) can be skipped: known types, unique ids, every parent seen earlier (how the
- * agents write files, hence no cycle and no orphan).
+ * validation (D3) can be skipped: known types, unique ids, every parentId null or an id seen
+ * earlier (how the agents write files, hence no cycle, no orphan and no parentId of another kind).
  */
 export class TreeOrderCheck {
   private readonly seen = new Set<string>();
@@ -71,7 +71,8 @@ export class TreeOrderCheck {
     return this.ok;
   }
 
-  add(id: string | null, parentId: string | null, type: string): void {
+  /** `parentId` as the entry has it: a number, an object or none at all makes the tree unhealthy. */
+  add(id: string | null, parentId: unknown, type: string): void {
     if (!this.ok) return;
     const { seen } = this;
     const size = seen.size;
@@ -79,7 +80,8 @@ export class TreeOrderCheck {
     const healthy =
       id !== null &&
       KNOWN_TYPES.has(type) &&
-      (parentId === null || parentId === this.last || seen.has(parentId)) &&
+      (parentId === null ||
+        (typeof parentId === "string" && (parentId === this.last || seen.has(parentId)))) &&
       seen.add(id).size > size;
     if (!healthy) {
       this.ok = false;

@@ -74,7 +74,8 @@ class RowCollector {
   /** Adds the row of `entry` (seq = line). */
   add(entry: SessionEntry, line: number): void {
     const r = observedRow(entry, line, "", this.facts);
-    this.order.add(r.id, r.parentId, r.type);
+    // The parentId as written: the row keeps only a string one.
+    this.order.add(r.id, (entry as { parentId?: unknown }).parentId, r.type);
     this.numbers.push(r.seq, r.tokens);
     this.strings.push(r.id, r.parentId, r.timestamp);
     this.codes.push(this.code(r.type), this.code(r.role), this.code(r.model));

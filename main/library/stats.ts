@@ -11,6 +11,7 @@ import {
   countMalformed,
   type EntryShape,
   entryJson,
+  entryJsonByPk,
   listEntryShapes,
   type NewEntryRow,
 } from "../store/repos/entries.ts";
@@ -22,6 +23,38 @@ type Loose = { [key: string]: unknown };
 /** SPEC §10.3: text blocks of the first user message joined with a space. */
 export function firstMessageText(json: string | null): string {
   return firstMessageTextOf(json === null ? null : (JSON.parse(json) as Loose));
+}
+
+/**
+ * The parentIds that the parent_id column cannot hold (it keeps a string or nothing): by shape
+ * index, what the entries stored without a parent have there when it is not null — a number, an
+ * object, undefined for none. Roots are few, so only their JSON is read.
+ */
+export type OddParentIds = ReadonlyMap<number, unknown>;
+const NO_ODD_PARENTS: OddParentIds = new Map();
+const utf8 = new TextDecoder();
+
+/** The parentId an entry's stored JSON has (undefined when it has none). */
+function parentIdInJson(json: string | Uint8Array): unknown {
+  const entry = JSON.parse(typeof json === "string" ? json : utf8.decode(json)) as Loose | null;
+  return entry?.parentId;
+}
+
+/** The OddParentIds of a stored session: the JSON of its rows without a parent, read by pk. */
+function oddParentIds(db: Database, shapes: readonly EntryShape[]): OddParentIds {
+  const roots: number[] = [];
+  for (let i = 0; i < shapes.length; i++) if ((shapes[i] as EntryShape)[3] === null) roots.push(i);
+  if (roots.length === 0) return NO_ODD_PARENTS;
+  const texts = entryJsonByPk(
+    db,
+    roots.map((i) => (shapes[i] as EntryShape)[0]),
+  );
+  const odd = new Map<number, unknown>();
+  roots.forEach((i, at) => {
+    const parentId = parentIdInJson(texts[at] as string);
+    if (parentId !== null) odd.set(i, parentId);
+  });
+  return odd;
 }
 
 /**
@@ -37,14 +70,20 @@ function obviouslyHealthy(shapes: readonly EntryShape[]): boolean {
   return true;
 }
 
-/** Tree problems (D3) from the structural columns only; lines are the stored seq. */
-export function treeProblems(shapes: readonly EntryShape[]): SessionProblem[] {
-  if (obviouslyHealthy(shapes)) return [];
+/**
+ * Tree problems (D3) from the structural columns, with the parentIds those cannot hold; lines
+ * are the stored seq.
+ */
+export function treeProblems(
+  shapes: readonly EntryShape[],
+  oddParents: OddParentIds = NO_ODD_PARENTS,
+): SessionProblem[] {
+  if (oddParents.size === 0 && obviouslyHealthy(shapes)) return [];
   const stubs: SessionEntry[] = new Array(shapes.length);
   const lines: number[] = new Array(shapes.length);
   for (let i = 0; i < shapes.length; i++) {
     const [, seq, id, parentId, type] = shapes[i] as EntryShape;
-    const stub: Loose = { type, parentId, timestamp: "" };
+    const stub: Loose = { type, parentId: oddParents.has(i) ? oddParents.get(i) : parentId, timestamp: "" };
     if (id !== null) stub.id = id;
     stubs[i] = stub as SessionEntry;
     lines[i] = seq;
@@ -93,7 +132,8 @@ function shapeStats(
   malformedCount: number,
   texts: { firstMessage: string; displayName: string | null; compactionTitle: string | null },
   /** The rows were already seen in order by a TreeOrderCheck that found them healthy. */
-  knownHealthy = false,
+  knownHealthy: boolean,
+  oddParents: OddParentIds,
 ): SessionStats {
   let messageCount = 0;
   let compactionCount = 0;
@@ -105,7 +145,7 @@ function shapeStats(
     else if (type === "branch_summary") branchSummaryCount++;
     if (origin === "file") fileLeaf = id;
   }
-  const problems = knownHealthy ? [] : treeProblems(shapes);
+  const problems = knownHealthy && oddParents.size === 0 ? [] : treeProblems(shapes, oddParents);
   return {
     patch: {
       entry_count: shapes.length,
@@ -129,11 +169,17 @@ function shapeStats(
 export function computeSessionStats(db: Database, sid: number): SessionStats {
   const shapes = listEntryShapes(db, sid);
   const firstUser = shapes.find(([, , , , type, role]) => type === "message" && role === "user");
-  return shapeStats(shapes, countMalformed(db, sid), {
-    firstMessage: firstMessageText(firstUser === undefined ? null : entryJson(db, firstUser[0])),
-    displayName: latestString(db, shapes, "session_info", "name"),
-    compactionTitle: latestString(db, shapes, "compaction", "shortSummary"),
-  });
+  return shapeStats(
+    shapes,
+    countMalformed(db, sid),
+    {
+      firstMessage: firstMessageText(firstUser === undefined ? null : entryJson(db, firstUser[0])),
+      displayName: latestString(db, shapes, "session_info", "name"),
+      compactionTitle: latestString(db, shapes, "compaction", "shortSummary"),
+    },
+    false,
+    oddParentIds(db, shapes),
+  );
 }
 
 /** Recomputes and stores the cached figures from one scan of the structural columns. */
@@ -150,8 +196,13 @@ export function refreshSessionStats(db: Database, session: { sid: number; id: st
  */
 export class SessionStatsCollector {
   private readonly shapes: EntryShape[] = [];
+  private readonly oddParents = new Map<number, unknown>();
 
   add(pk: number, row: NewEntryRow): void {
+    if (row.parentId === null) {
+      const parentId = parentIdInJson(row.json);
+      if (parentId !== null) this.oddParents.set(this.shapes.length, parentId);
+    }
     this.shapes.push([pk, row.seq, row.id, row.parentId, row.type, row.role, row.model, row.origin]);
   }
 
@@ -166,6 +217,7 @@ export class SessionStatsCollector {
         compactionTitle: facts.compactionTitle,
       },
       treeInOrder,
+      this.oddParents,
     );
   }
 }

@@ -100,11 +100,85 @@ describe("D3: validation and repair", () => {
     expect(index.problems.map((p) => [p.kind, p.entryId])).toEqual([
       ["missing_id", undefined],
       ["unknown_type", "w"],
+      ["invalid_parent", "n"],
       ["orphan", "o"],
-      ["orphan", "n"],
     ]);
     expect(ids(index.roots)).toEqual(["a", "o", "n"]);
     expect(ids(index.children("a"))).toEqual(["w"]);
+    expect(index.entries).toBe(entries);
+  });
+
+  it("a parentId that is neither an id nor null (a number, an object, none) is reported on its line and makes a root", () => {
+    const odd = (id: string, parentId: unknown, text: string) => {
+      const e = { ...msg(id, null, user(text)), parentId } as Record<string, unknown>;
+      if (parentId === undefined) delete e.parentId;
+      return e as unknown as SessionEntry;
+    };
+    const entries = [
+      msg("a", null, user("a")),
+      msg("b", "a", user("b")),
+      odd("n", 5, "number"),
+      msg("n1", "n", user("below the number")),
+      odd("o", { id: "b" }, "object"),
+      odd("l", ["b"], "array"),
+      odd("t", true, "boolean"),
+      odd("u", undefined, "no parentId"),
+      { ...(odd("x", 7, "no id") as unknown as Record<string, unknown>), id: 3 } as unknown as SessionEntry,
+      odd("b", "5", "a later b with a string parent: an orphan, not this problem"),
+    ];
+    const index = buildTreeIndex(entries, { lines: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11] });
+    const invalid = index.problems.filter((p) => p.kind === "invalid_parent");
+    expect(invalid.map((p) => [p.line, p.entryId, p.message])).toEqual([
+      [
+        4,
+        "n",
+        "Entry n has parentId 5 (a number), not an entry id or null: treated as a root, as the agents do",
+      ],
+      [
+        6,
+        "o",
+        'Entry o has parentId {"id":"b"} (an object), not an entry id or null: treated as a root, as the agents do',
+      ],
+      [
+        7,
+        "l",
+        'Entry l has parentId ["b"] (an array), not an entry id or null: treated as a root, as the agents do',
+      ],
+      [
+        8,
+        "t",
+        "Entry t has parentId true (a boolean), not an entry id or null: treated as a root, as the agents do",
+      ],
+      [
+        9,
+        "u",
+        "Entry u has no parentId (an entry id, or null for a root): treated as a root, as the agents do",
+      ],
+      [
+        10,
+        undefined,
+        'Entry of type "message" without an id has parentId 7 (a number), not an entry id or null: treated as a root, as the agents do',
+      ],
+    ]);
+    // Nothing else is said about them, and every other problem is still there.
+    expect(index.problems.map((p) => [p.kind, p.line])).toEqual([
+      ["invalid_parent", 4],
+      ["invalid_parent", 6],
+      ["invalid_parent", 7],
+      ["invalid_parent", 8],
+      ["invalid_parent", 9],
+      ["invalid_parent", 10],
+      ["missing_id", 10],
+      ["duplicate_id", 11],
+      ["orphan", 11],
+    ]);
+    // The agents' walk stops there (a lookup by 5 or by an object finds nothing): a root of its own.
+    expect(ids(index.roots)).toEqual(["a", "n", "o", "l", "t", "u", "b"]);
+    expect(ids(index.pathTo("n1"))).toEqual(["n", "n1"]);
+    expect(buildSessionContext(entries, "n1", index).messages.map(textOf)).toEqual([
+      "number",
+      "below the number",
+    ]);
     expect(index.entries).toBe(entries);
   });
 

@@ -1,7 +1,8 @@
 /**
  * The open session's problems under its bar (malformed lines, duplicate ids, cycles, orphans,
- * unknown entry types), folded by default and listed in file order. A problem about an entry
- * selects that entry on the canvas, so the user sees where it sits and what the model sees there.
+ * parentIds that are neither an id nor null, unknown entry types), folded by default and listed
+ * in file order. A problem about an entry selects that entry on the canvas, so the user sees where
+ * it sits and what the model sees there.
  */
 import type { SessionProblem } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
