@@ -1,6 +1,7 @@
 // The canvas layout (renderer/src/features/tree/layout.ts): SPEC §10.4 filters, parents through
-// hidden entries, chain collapsing and expansion, the view leaf's branch first, and trees of
-// 100,000 and 10,000 entries without stack overflow; archived branches hidden unless shown.
+// hidden entries, chain collapsing and expansion, the view leaf's branch first, roots in file
+// order and children by time (SPEC §2.3), and trees of 100,000 and 10,000 entries without stack
+// overflow; archived branches hidden unless shown.
 import { describe, expect, it } from "vitest";
 import { passesFilter, type TreeFilter } from "../../renderer/src/features/tree/filter.ts";
 import {
@@ -258,6 +259,28 @@ describe("sibling order", () => {
       "r->new",
       "new->new2",
     ]);
+  });
+
+  it("keeps roots in file order whatever their timestamps, and children by time (SPEC §2.3)", () => {
+    const b = new TreeBuilder();
+    const at = (minute: number) => ({
+      timestamp: `2026-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`,
+    });
+    b.add("late", null, "user", at(50));
+    b.add("early", null, "user", at(10));
+    b.add("child-late", "early", "assistant", at(40));
+    b.add("child-early", "early", "assistant", at(20));
+    b.add("middle", null, "user", at(30));
+    const roots = (viewLeafId: string | null) =>
+      layoutTree(b.nodes, { filter: "all", viewLeafId, collapseChains: false }).childrenOf.get(ROOTS_KEY);
+    expect(roots(null)).toEqual(["late", "early", "middle"]);
+    // The view leaf's root comes first, the others stay in file order.
+    expect(roots("middle")).toEqual(["middle", "late", "early"]);
+    const layout = layoutTree(b.nodes, { filter: "all", viewLeafId: null, collapseChains: false });
+    expect(layout.childrenOf.get("early")).toEqual(["child-early", "child-late"]);
+    const x = (id: string) => layout.byId.get(id)?.x ?? Number.NaN;
+    expect(x("late")).toBeLessThan(x("early"));
+    expect(x("early")).toBeLessThan(x("middle"));
   });
 
   it("lays out top to bottom: children below parents", () => {

@@ -4,9 +4,10 @@
  * iterative `tree()`), so a 100,000-deep chain lays out without touching the call-stack limit.
  * The caller memoises it on the tree revision and the options.
  *
- * Steps: filter (SPEC §10.4; a shown entry's parent is its nearest shown ancestor), order
- * siblings by time with the branch holding the view leaf first, collapse long linear runs into
- * one chain node, then place everything with d3's tidy tree.
+ * Steps: filter (SPEC §10.4; a shown entry's parent is its nearest shown ancestor), order roots
+ * by file line and other siblings by time (SPEC §2.3, as `canopy show` does) with the branch
+ * holding the view leaf first, collapse long linear runs into one chain node, then place
+ * everything with d3's tidy tree.
  */
 import { type HierarchyNode, hierarchy, tree as tidyTree } from "d3-hierarchy";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
@@ -105,7 +106,10 @@ export function entryOfLayoutNode(node: LayoutNode, end: "first" | "last" = "fir
   return end === "first" ? node.firstId : node.lastId;
 }
 
-/** Parent links and children lists (by time, the view leaf's branch first) over entry indices. */
+/**
+ * Parent links and children lists over entry indices: roots in file order, children by time
+ * (SPEC §2.3), the view leaf's branch first in both.
+ */
 function indexTree(nodes: readonly TreeNodeDto[], viewLeafId: string | null) {
   const n = nodes.length;
   const indexOf = new Map<string, number>();
@@ -142,14 +146,16 @@ function indexTree(nodes: readonly TreeNodeDto[], viewLeafId: string | null) {
       fill[p] = (fill[p] as number) + 1;
     }
   }
+  const byLine = (a: number, b: number) => (nodes[a] as TreeNodeDto).line - (nodes[b] as TreeNodeDto).line;
   const order = (a: number, b: number) => {
     if (active[a] !== active[b]) return active[a] ? -1 : 1;
     const left = nodes[a] as TreeNodeDto;
     const right = nodes[b] as TreeNodeDto;
     if (left.timestamp !== right.timestamp) return left.timestamp < right.timestamp ? -1 : 1;
-    return left.line - right.line;
+    return byLine(a, b);
   };
-  roots.sort(order);
+  // Roots keep file order (SPEC §2.3): the file, not the clock that stamped it, says what came first.
+  roots.sort((a, b) => (active[a] !== active[b] ? (active[a] ? -1 : 1) : byLine(a, b)));
   for (let i = 0; i < n; i++)
     if ((childCount[i] as number) > 1) childList.subarray(childStart[i], childStart[i + 1]).sort(order);
   return { indexOf, parent, active, roots, childStart, childList };
