@@ -297,7 +297,10 @@ export interface TreeNodeDto {
   /** Compactions: what the summary replaced and where the kept part starts. */
   tokensBefore?: number;
   firstKeptEntryId?: string;
+  /** Compactions and branch summaries: the summary, cut to its first 2,000 characters for display … */
   summary?: string;
+  /** … and its full length when it was cut (the LLM view and context:get have all of it). */
+  summaryChars?: number;
   /** Assistant messages: how the reply ended and whether it has any text block (SPEC §10.4). */
   stopReason?: string;
   hasText?: boolean;

@@ -6,6 +6,7 @@
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
+import { cutForDisplay } from "../../core/text/display-cut.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../store/open.ts";
 import { forEachEntryRow } from "../store/repos/entries.ts";
@@ -15,6 +16,15 @@ import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } fr
 import { structuralIndex } from "./structure-index.ts";
 
 type Loose = Record<string, unknown>;
+
+/** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
+export const TREE_SUMMARY_CHARS = 2000;
+
+function setSummary(node: TreeNodeDto, summary: string): void {
+  const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);
+  node.summary = cut.shown;
+  if (cut.hiddenChars > 0) node.summaryChars = summary.length;
+}
 
 function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: string | null, label: string | undefined): TreeNodeDto {
   const node: TreeNodeDto = {
@@ -33,10 +43,10 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
   if (entry.type === "compaction") {
     if (typeof e.tokensBefore === "number") node.tokensBefore = e.tokensBefore;
     if (typeof e.firstKeptEntryId === "string") node.firstKeptEntryId = e.firstKeptEntryId;
-    if (typeof e.summary === "string") node.summary = e.summary;
+    if (typeof e.summary === "string") setSummary(node, e.summary);
   }
   if (entry.type === "branch_summary") {
-    if (typeof e.summary === "string") node.summary = e.summary;
+    if (typeof e.summary === "string") setSummary(node, e.summary);
     if (typeof e.fromId === "string") node.fromId = e.fromId;
   }
   const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;

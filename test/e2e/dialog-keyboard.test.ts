@@ -57,7 +57,8 @@ describe("the tree with the keyboard only", () => {
     const sessionId = report.files[0]?.sessionId ?? "";
     const tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
     const compaction = tree.nodes.find(
-      (node) => node.type === "compaction" && (node.summary?.length ?? 0) > 3000,
+      // The tree sends a long summary's first 2,000 characters (still a scrolling popup).
+      (node) => node.type === "compaction" && (node.summaryChars ?? node.summary?.length ?? 0) > 3000,
     );
     if (!compaction) throw new Error("the fixture has no compaction with a long summary");
     // The compaction is the view leaf (focusable, not selected): its summary shows while it has the focus.

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext } from "../../main/app-context.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
+import { BIG_TEXT_END_MARKER, bigSummarySession } from "../helpers/big-session.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 
 let api: Api;
@@ -73,6 +74,30 @@ describe("session:tree", () => {
     for (const [id, fromId] of fromIds)
       expect(tree.nodes.find((node) => node.id === id)?.fromId).toBe(fromId);
     expect(tree.history).toEqual({ undo: null, redo: null });
+  });
+
+  it("sends a long summary's beginning with its full length, and context:get all of it", async () => {
+    const file = path.join(dir, "big-summary.jsonl");
+    writeFileSync(file, bigSummarySession("big-summary", 1_000_000));
+    await call(api.call("library:import", { path: file }));
+    const tree = await call(api.call("session:tree", { sessionId: "big-summary" }));
+    const node = tree.nodes.find((n) => n.id === "a0000005");
+    const summary = JSON.parse(readFileSync(file, "utf8").split("\n")[5] as string).summary as string;
+    expect(node?.summary?.length).toBeLessThanOrEqual(2000);
+    expect(summary.startsWith(node?.summary ?? "-")).toBe(true);
+    expect(node?.summary?.endsWith("\n")).toBe(true);
+    expect(node?.summaryChars).toBe(summary.length);
+    // Display only: the model's view keeps the whole summary.
+    const view = await call(api.call("context:get", { sessionId: "big-summary" }));
+    expect(JSON.stringify(view.messages[0])).toContain(BIG_TEXT_END_MARKER);
+    // A short summary is sent whole, without a length.
+    const small = await call(api.call("library:import", { path: fixturePath("tree-01.jsonl") }));
+    const smallTree = await call(
+      api.call("session:tree", { sessionId: small.files[0]?.sessionId as string }),
+    );
+    const compaction = smallTree.nodes.find((n) => n.id === "6f996d7d");
+    expect(compaction?.summary).toMatch(/^Compaction summary:/);
+    expect(compaction?.summaryChars).toBeUndefined();
   });
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {

@@ -100,6 +100,12 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
             Compaction · tokens before {data.tokensBefore?.toLocaleString() ?? "?"}
           </div>
           {data.summary}
+          {data.summaryChars !== undefined && (
+            <div className="summary-pop-more">
+              … {data.summaryChars.toLocaleString("en-US")} characters in all: the LLM view shows the whole
+              summary.
+            </div>
+          )}
         </div>
       )}
       {isViewLeaf && (

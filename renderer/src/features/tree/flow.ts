@@ -18,6 +18,8 @@ export interface EntryNodeData extends Record<string, unknown> {
   label?: string;
   tokensBefore?: number;
   summary?: string;
+  /** The summary's full length when `summary` is only its beginning. */
+  summaryChars?: number;
   stopReason?: string;
   pruned?: boolean;
   archived?: boolean;
@@ -96,6 +98,7 @@ export function toFlowNodes(layout: TreeLayout): TreeFlowNode[] {
     if (entry.label) data.label = showBidiControls(entry.label);
     if (entry.tokensBefore !== undefined) data.tokensBefore = entry.tokensBefore;
     if (entry.summary !== undefined) data.summary = showBidiControls(entry.summary);
+    if (entry.summaryChars !== undefined) data.summaryChars = entry.summaryChars;
     if (entry.stopReason !== undefined) data.stopReason = entry.stopReason;
     if (entry.pruned) data.pruned = true;
     if (entry.archived) data.archived = true;
