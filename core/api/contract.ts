@@ -89,10 +89,12 @@ export interface Requests {
   /**
    * What the model sees at a leaf (default: the view leaf). `blobImages`: images oh-my-pi keeps in
    * its blob store (`blob:sha256:…`) as their base64, as the agent loads them (SPEC §1.7);
-   * without it they stay refs (the page shows placeholders).
+   * without it they stay refs (the page shows placeholders). `agentMessages: false` leaves the
+   * agent's messages out of the answer (the page shows only the provider messages: a session
+   * with a 20 MB text would otherwise send it twice).
    */
   "context:get": {
-    input: { sessionId: string; leafId?: string | null; blobImages?: boolean };
+    input: { sessionId: string; leafId?: string | null; blobImages?: boolean; agentMessages?: boolean };
     output: ContextView;
   };
 

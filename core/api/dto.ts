@@ -128,8 +128,8 @@ export interface ContextView {
   leafId: string | null;
   thinkingLevel: string;
   models: Record<string, string>;
-  /** What the agent holds in memory (SPEC §3.1) … */
-  agentMessages: AgentMessage[];
+  /** What the agent holds in memory (SPEC §3.1; absent when asked without: `agentMessages: false`) … */
+  agentMessages?: AgentMessage[];
   /** … and exactly what the provider receives (SPEC §3.4, D4). */
   messages: LlmMessage[];
   /** For each LLM message, the id of the entry it came from (same order as `messages`). */

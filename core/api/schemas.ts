@@ -52,7 +52,12 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
     })
     .strict(),
   "context:get": z
-    .object({ sessionId, leafId: entryId.nullable().optional(), blobImages: z.boolean().optional() })
+    .object({
+      sessionId,
+      leafId: entryId.nullable().optional(),
+      blobImages: z.boolean().optional(),
+      agentMessages: z.boolean().optional(),
+    })
     .strict(),
   "compaction:preview": z
     .object({ sessionId, leafId: entryId.optional(), keepRecentTokens: keepTokens.optional() })

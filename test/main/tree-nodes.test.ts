@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext } from "../../main/app-context.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { BIG_TEXT_END_MARKER, bigSummarySession } from "../helpers/big-session.ts";
+import { BIG_TEXT_END_MARKER, bigSummarySession, bigToolResultSession } from "../helpers/big-session.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 
 let api: Api;
@@ -98,6 +98,20 @@ describe("session:tree", () => {
     const compaction = smallTree.nodes.find((n) => n.id === "6f996d7d");
     expect(compaction?.summary).toMatch(/^Compaction summary:/);
     expect(compaction?.summaryChars).toBeUndefined();
+  });
+
+  it("context:get leaves the agent's messages out on request, the provider messages unchanged", async () => {
+    const file = path.join(dir, "big-tool.jsonl");
+    writeFileSync(file, bigToolResultSession("big-tool", 100_000));
+    await call(api.call("library:import", { path: file }));
+    const full = await call(api.call("context:get", { sessionId: "big-tool" }));
+    const lean = await call(api.call("context:get", { sessionId: "big-tool", agentMessages: false }));
+    expect(full.agentMessages).toHaveLength(4);
+    expect(lean.agentMessages).toBeUndefined();
+    expect(lean.messages).toEqual(full.messages);
+    const { agentMessages, ...rest } = full;
+    void agentMessages;
+    expect(lean).toEqual(rest);
   });
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {

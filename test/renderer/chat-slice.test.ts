@@ -121,7 +121,11 @@ describe("sending from the composer", () => {
     expect(calls.map((c) => c.channel)).toEqual(expect.arrayContaining(["session:tree", "context:get"]));
     // The tree carries what the renderer needs: every entry's JSON is never loaded.
     expect(calls.map((c) => c.channel)).not.toContain("session:get");
-    expect(calls.find((c) => c.channel === "context:get")?.input).toEqual({ sessionId: "s1" });
+    // Without the agent's messages, which the page never shows (a 20 MB text would go twice).
+    expect(calls.find((c) => c.channel === "context:get")?.input).toEqual({
+      sessionId: "s1",
+      agentMessages: false,
+    });
   });
 
   it("does not send empty text or while another job runs", async () => {

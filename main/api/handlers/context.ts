@@ -30,7 +30,7 @@ export const contextHandlers: AreaHandlers<"context"> = {
       leafId,
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
-      agentMessages: view.context.messages,
+      ...(input.agentMessages === false ? {} : { agentMessages: view.context.messages }),
       messages: input.blobImages
         ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages)
         : view.messages,

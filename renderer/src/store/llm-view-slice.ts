@@ -47,7 +47,14 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
   let contextRequest = 0;
   let diffRequest = 0;
 
-  const fetchView = (sessionId: string, leafId: string | null) => call("context:get", { sessionId, leafId });
+  // The page shows only the provider messages: the agent's would double the answer's size.
+  const fetchView = (sessionId: string, leafId: string | null | undefined) =>
+    call(
+      "context:get",
+      leafId === undefined
+        ? { sessionId, agentMessages: false }
+        : { sessionId, leafId, agentMessages: false },
+    );
 
   const runDiff = async (
     beforeLeafId: string | null,
@@ -92,10 +99,7 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       // Settings may have changed since (model configured, reserve edited): cheap to re-read.
       void get().loadLimits();
       try {
-        const context = await call(
-          "context:get",
-          leafId === undefined ? { sessionId } : { sessionId, leafId },
-        );
+        const context = await fetchView(sessionId, leafId);
         // Ignore a late answer for another session or an older selection.
         if (request === contextRequest && get().selectedSessionId === sessionId)
           set({ context, contextLoading: false });
