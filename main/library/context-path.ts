@@ -134,11 +134,13 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
   // The last compaction on the path, and where its kept part starts (SPEC §3.1 step 5).
   let keepTo = up.length - 1;
   const compactionAt = up.findIndex((index) => (links[index] as EntryLink)[3] === "compaction");
+  // Parsed once: it is also one of the entries returned, and its summary may be megabytes long.
+  let compaction: SessionEntry | undefined;
   if (compactionAt >= 0) {
     keepTo = compactionAt;
     const json = entryJson(db, linkAt(compactionAt)[0]);
-    const firstKept =
-      json === null ? undefined : (JSON.parse(json) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
+    compaction = json === null ? undefined : (JSON.parse(json) as SessionEntry);
+    const firstKept = (compaction as { firstKeptEntryId?: unknown } | undefined)?.firstKeptEntryId;
     for (let u = compactionAt + 1; u < up.length && typeof firstKept === "string"; u++) {
       if (linkAt(u)[1] === firstKept) {
         keepTo = u;
@@ -164,11 +166,15 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
   }
   keep.reverse();
 
+  const toRead = compaction === undefined ? keep : keep.filter((u) => u !== compactionAt);
   const jsons = entryJsonByPk(
     db,
-    keep.map((u) => linkAt(u)[0]),
+    toRead.map((u) => linkAt(u)[0]),
   );
-  const entries = jsons.map((json) => JSON.parse(json) as SessionEntry);
+  const read = new Map(toRead.map((u, i) => [u, JSON.parse(jsons[i] as string) as SessionEntry]));
+  const entries = keep.map((u) =>
+    u === compactionAt && compaction ? compaction : (read.get(u) as SessionEntry),
+  );
   return {
     entries,
     leafId: (links[leafIndex] as EntryLink)[1],

@@ -1,13 +1,14 @@
 // loadContextEntries: the partial, path-only load must give exactly the context that
 // buildSessionContext computes from every entry, for every leaf of the fixtures.
 import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildSessionContext, type SessionContext } from "../../../core/session/context.ts";
 import { convertToLlm } from "../../../core/session/llm-messages.ts";
 import { loadContextEntries } from "../../../main/library/context-path.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { loadSessionEntries, setViewLeaf } from "../../../main/library/load.ts";
 import { contextTemplatesFrom, loadPromptTemplates } from "../../../prompts/index.ts";
+import { BIG_TEXT_END_MARKER, bigSummarySession } from "../../helpers/big-session.ts";
 import { fixturePath, readExpectedContexts, withoutSummaryFraming } from "../../helpers/fixtures.ts";
 import { type Library, makeLibrary } from "./helpers.ts";
 
@@ -74,6 +75,31 @@ describe("loadContextEntries", () => {
         expect(context.thinkingLevel).toBe(want.thinkingLevel);
         expect(context.model).toEqual(want.model);
       }
+    }
+  });
+
+  it("reads and parses the compaction in effect once, though a summary may be megabytes long", () => {
+    const file = `${lib.dir}/big.jsonl`;
+    fs.writeFileSync(file, bigSummarySession("big", 2_000_000));
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const loaded = loadContextEntries(lib.db, id);
+      const summaryParses = parse.mock.calls.filter(([text]) => text.includes(BIG_TEXT_END_MARKER));
+      expect(summaryParses).toHaveLength(1);
+      const compaction = loaded.entries.find((entry) => entry.type === "compaction") as { summary?: string };
+      expect(compaction?.summary?.endsWith(BIG_TEXT_END_MARKER)).toBe(true);
+      // The reply that set the model, then the kept part from the first kept entry on.
+      expect(loaded.entries.map((entry) => entry.id)).toEqual([
+        "a0000002",
+        "a0000003",
+        "a0000004",
+        "a0000005",
+        "a0000006",
+        "a0000007",
+      ]);
+    } finally {
+      parse.mockRestore();
     }
   });
 
