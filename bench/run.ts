@@ -2,6 +2,7 @@
  * Runs every benchmark in sequence (`npm run bench`). Prints figures only; nothing here can
  * fail the build. Generated inputs are cached in bench/out/.
  */
+import { runBigTextBench } from "./big-text.bench.ts";
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runImportBench } from "./import.bench.ts";
@@ -21,4 +22,10 @@ try {
   await runTreeRenderBench();
 } catch (error) {
   console.log(`tree rendering bench skipped: ${(error as Error).message}`);
+}
+console.log("\n== opening a session with one huge text in Chromium (click → tree and LLM view, ms) ==");
+try {
+  await runBigTextBench(false);
+} catch (error) {
+  console.log(`big text bench skipped: ${(error as Error).message}`);
 }

@@ -148,6 +148,33 @@ describe("messageParts", () => {
     expect(limited.hiddenChars).toBe(850);
   });
 
+  it("cuts a collapsed summary and tool call too, on a line boundary (a 20 MB summary used to stay whole)", () => {
+    const summary = Array.from({ length: 2000 }, (_, i) => `line ${i} 🙂`).join("\n");
+    const limited = limitParts(
+      [
+        { kind: "summary", framing: "Framing.", summary, after: "after" },
+        { kind: "markdown", text: "tail" },
+      ],
+      300,
+    );
+    const part = limited.parts[0];
+    if (part?.kind !== "summary") throw new Error("the summary part is gone");
+    expect(part.framing).toBe("Framing.");
+    expect(part.summary.length).toBeLessThanOrEqual(300 - "Framing.".length);
+    expect(summary.startsWith(part.summary)).toBe(true);
+    expect(part.summary.endsWith("\n")).toBe(true);
+    expect(part.after).toBe("");
+    expect(limited.parts).toHaveLength(1);
+    expect(limited.hiddenChars).toBe(summary.length - part.summary.length + "after".length + "tail".length);
+
+    const args = JSON.stringify({ content: "x\n".repeat(5000) }, null, 2);
+    const call = limitParts([{ kind: "toolCall", name: "write", id: "c1", argumentsJson: args }], 1000);
+    const cutCall = call.parts[0];
+    if (cutCall?.kind !== "toolCall") throw new Error("the tool call part is gone");
+    expect(cutCall.argumentsJson.length).toBeLessThanOrEqual(1000);
+    expect(call.hiddenChars).toBe(args.length - cutCall.argumentsJson.length);
+  });
+
   it("labels messages by the entry they come from", () => {
     const u = user("x");
     expect(messageKindLabel(u, "compaction", "compaction")).toBe("compaction summary");

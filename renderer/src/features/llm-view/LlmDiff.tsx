@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from "react";
 import type { ContextDiffRow } from "../../../../core/session/context-diff.ts";
-import { counted } from "../../../../core/session/describe.ts";
+import { counted, flatten } from "../../../../core/session/describe.ts";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { messageText } from "../../../../core/session/message-text.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -27,8 +27,8 @@ function rowMessage(diff: LlmDiffState, row: ContextDiffRow): LlmMessage | undef
 
 function snippet(message: LlmMessage | undefined): string {
   if (!message) return "";
-  const text = messageText(message).replace(/\s+/g, " ").trim();
-  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+  // flatten folds only a prefix: a 20 MB message costs no more than a short one.
+  return flatten(messageText(message), 161);
 }
 
 function DiffRow({

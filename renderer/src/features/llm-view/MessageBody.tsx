@@ -2,36 +2,37 @@
  * The body of one message in the LLM view: markdown prose, a summary with its `<summary>` tags
  * visible (what the model sees), thinking set apart, tool calls as name + pretty JSON, tool output
  * preformatted, image placeholders with their type and size, and the error of a failed reply.
+ * Every text goes through LongText, which shows a very long one cut until the user asks for all.
  */
 import { formatSize } from "../library/library-format.ts";
-import { Markdown } from "./Markdown.tsx";
+import { LongText } from "./LongText.tsx";
 import type { MessagePart } from "./message-parts.ts";
 
 function Part({ part }: { part: MessagePart }) {
   switch (part.kind) {
     case "markdown":
-      return <Markdown text={part.text} />;
+      return <LongText text={part.text} render="markdown" />;
     case "summary":
       return (
         <div className="summary-part">
           {part.framing && (
             <div className="summary-framing">
-              <Markdown text={part.framing} />
+              <LongText text={part.framing} render="markdown" />
             </div>
           )}
           <div className="summary-tag">{"<summary>"}</div>
           <div className="summary-text">
-            <Markdown text={part.summary} />
+            <LongText text={part.summary} render="markdown" />
           </div>
           <div className="summary-tag">{"</summary>"}</div>
-          {part.after && <Markdown text={part.after} />}
+          {part.after && <LongText text={part.after} render="markdown" />}
         </div>
       );
     case "thinking":
       return (
         <div className="thinking-part">
           <div className="part-label">thinking</div>
-          <Markdown text={part.text} />
+          <LongText text={part.text} render="markdown" />
         </div>
       );
     case "toolCall":
@@ -41,11 +42,11 @@ function Part({ part }: { part: MessagePart }) {
             tool call <code className="tool-name">{part.name}</code>{" "}
             <span className="call-id">{part.id}</span>
           </div>
-          <pre className="tool-args">{part.argumentsJson}</pre>
+          <LongText text={part.argumentsJson} render="pre" className="tool-args" />
         </div>
       );
     case "output":
-      return <pre className="tool-output">{part.text}</pre>;
+      return <LongText text={part.text} render="pre" className="tool-output" />;
     case "image": {
       const size = part.bytes > 0 ? ` · ${formatSize(part.bytes)}` : "";
       return (
@@ -56,7 +57,7 @@ function Part({ part }: { part: MessagePart }) {
       );
     }
     case "error":
-      return <p className="reply-error">{part.text}</p>;
+      return <LongText text={part.text} render="p" className="reply-error" />;
   }
 }
 

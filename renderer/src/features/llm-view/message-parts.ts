@@ -5,6 +5,7 @@
  * enough to start collapsed. Pure, so it is unit-tested in Node.
  */
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import { countLines, cutForDisplay } from "../../../../core/text/display-cut.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 
 export type MessagePart =
@@ -129,16 +130,17 @@ function partChars(part: MessagePart): number {
   }
 }
 
+// Counted without splitting: a 20 MB part must not become an array of lines to be measured.
 function partLines(part: MessagePart): number {
   switch (part.kind) {
     case "summary":
-      return (part.framing + part.summary + part.after).split("\n").length + 2;
+      return countLines(part.framing) + countLines(part.summary) + countLines(part.after) + 2;
     case "toolCall":
-      return part.argumentsJson.split("\n").length + 1;
+      return countLines(part.argumentsJson) + 1;
     case "image":
       return 1;
     default:
-      return part.text.split("\n").length;
+      return countLines(part.text);
   }
 }
 
@@ -156,9 +158,38 @@ export function isLong(parts: readonly MessagePart[]): boolean {
   return chars > COLLAPSE_CHARS || lines > COLLAPSE_LINES;
 }
 
+/** `part` cut to its first `maxChars` (line boundary, see cutForDisplay); null when it fits. */
+function cutPart(part: MessagePart, maxChars: number): { part: MessagePart; hiddenChars: number } | null {
+  switch (part.kind) {
+    case "image":
+      return null;
+    case "summary": {
+      // The framing stays (a few lines of Canopy's template); the summary itself is what grows.
+      const room = maxChars - part.framing.length;
+      const cut =
+        room > 0 ? cutForDisplay(part.summary, room) : { shown: "", hiddenChars: part.summary.length };
+      const hiddenChars = cut.hiddenChars + part.after.length;
+      return hiddenChars === 0 ? null : { part: { ...part, summary: cut.shown, after: "" }, hiddenChars };
+    }
+    case "toolCall": {
+      const cut = cutForDisplay(part.argumentsJson, maxChars);
+      return cut.hiddenChars === 0
+        ? null
+        : { part: { ...part, argumentsJson: cut.shown }, hiddenChars: cut.hiddenChars };
+    }
+    default: {
+      const cut = cutForDisplay(part.text, maxChars);
+      return cut.hiddenChars === 0
+        ? null
+        : { part: { ...part, text: cut.shown }, hiddenChars: cut.hiddenChars };
+    }
+  }
+}
+
 /**
- * A collapsed body only needs its beginning: parts are cut once `maxChars` are shown, so a
- * 500 kB tool output is not laid out until the user expands it.
+ * A collapsed body only needs its beginning: parts are cut (on a line boundary) once `maxChars`
+ * are shown, so a 500 kB tool output or a 20 MB summary is not laid out, nor parsed as markdown,
+ * until the user expands it.
  */
 export function limitParts(
   parts: readonly MessagePart[],
@@ -173,14 +204,10 @@ export function limitParts(
       hiddenChars += chars;
       continue;
     }
-    if (chars <= budget || part.kind === "image" || part.kind === "summary" || part.kind === "toolCall") {
-      out.push(part);
-      budget -= chars;
-      continue;
-    }
-    out.push({ ...part, text: part.text.slice(0, budget) });
-    hiddenChars += chars - budget;
-    budget = 0;
+    const cut = chars <= budget ? null : cutPart(part, budget);
+    out.push(cut?.part ?? part);
+    hiddenChars += cut?.hiddenChars ?? 0;
+    budget = cut ? 0 : budget - chars;
   }
   return { parts: out, hiddenChars };
 }
