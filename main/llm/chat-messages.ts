@@ -1,16 +1,10 @@
 /**
- * The LLM view (convertToLlm output, SPEC §3.4) as OpenAI chat-completions messages, with the
- * provider normalization of §3.6 step 6: failed replies of other providers dropped, tool-call ids
- * made acceptable, synthetic results for unanswered tool calls. Thinking is never sent.
+ * The LLM view (convertToLlm output, SPEC §3.4) as OpenAI chat-completions messages: core's
+ * request-level step (§3.6 steps 4–6, request-messages.ts), then the wire format — tool-call ids
+ * made acceptable, tool results as `tool` messages, images as data URLs. Thinking is never sent.
  */
-import type {
-  AssistantMessage,
-  ImageContent,
-  LlmMessage,
-  TextContent,
-  ToolCall,
-  ToolResultMessage,
-} from "../../core/session/entries.ts";
+import type { ImageContent, LlmMessage, TextContent, ToolCall } from "../../core/session/entries.ts";
+import { planRequest, type RequestOptions } from "../../core/session/request-messages.ts";
 
 export type OpenAiContentPart =
   | { type: "text"; text: string }
@@ -30,18 +24,12 @@ export type OpenAiMessage =
 /** Who the request goes to: a reply written by another provider/API is "foreign" (§3.6). */
 export interface ChatTarget {
   provider: string;
-  api: string;
+  api: string | null;
 }
 
-export const NO_RESULT_TEXT = "No result provided";
-export const ABORTED_TOOL_TEXT = "Tool execution was aborted";
 export const TOOL_IMAGES_TEXT = "Attached image(s) from tool result:";
 /** OpenAI refuses longer tool-call ids (and characters outside this set). */
 const MAX_TOOL_CALL_ID = 40;
-
-function failed(message: AssistantMessage): boolean {
-  return message.stopReason === "error" || message.stopReason === "aborted";
-}
 
 /** Tool-call ids as the target accepts them, one-to-one (collisions get a numeric suffix). */
 function idMapper() {
@@ -85,69 +73,48 @@ function textOf(blocks: readonly { type: string; text?: unknown }[]): string {
 }
 
 /**
- * Converts the provider messages of an LLM view. Per §3.6 step 6: an errored/aborted reply of
- * another provider/API is dropped with its tool results; one of the target with no content is
- * dropped; every tool call without a result before the next user/assistant message (or at the
- * end) gets a synthetic error result. A tool result whose call is unknown is sent as user text.
+ * The LLM view's messages as Canopy's chat request: the request-level step of §3.6 (failed
+ * replies dropped, synthetic results, blocked images, no thinking) is core's planRequest, the
+ * same function the LLM view's annotations come from; this only writes its result in the
+ * chat-completions format. A tool result's images follow its run of tool messages as user content.
  */
-export function toOpenAiMessages(messages: readonly LlmMessage[], target: ChatTarget): OpenAiMessage[] {
+export function toOpenAiMessages(
+  messages: readonly LlmMessage[],
+  target: ChatTarget,
+  options: RequestOptions = { blockImages: false },
+): OpenAiMessage[] {
+  const plan = planRequest(messages, { ...target, sender: "canopy" }, options);
   const out: OpenAiMessage[] = [];
   const mapId = idMapper();
-  const droppedCalls = new Set<string>();
-  /** Tool calls of the last assistant still waiting for a result, with the text to use if none comes. */
-  let pending = new Map<string, string>();
   let images: OpenAiContentPart[] = [];
-
   const flushImages = () => {
     if (images.length === 0) return;
     out.push({ role: "user", content: [{ type: "text", text: TOOL_IMAGES_TEXT }, ...images] });
     images = [];
   };
-  const closePending = () => {
-    for (const [id, text] of pending) out.push({ role: "tool", tool_call_id: mapId(id), content: text });
-    pending = new Map();
-    flushImages();
-  };
 
-  for (const message of messages) {
+  for (const message of plan.messages) {
     if (message.role === "toolResult") {
-      const result = message as ToolResultMessage;
-      if (droppedCalls.has(result.toolCallId)) continue;
-      if (!pending.has(result.toolCallId)) {
-        closePending();
-        const text = textOf(result.content);
-        out.push({ role: "user", content: `Result of tool ${result.toolName}:\n${text || "(no text)"}` });
-        continue;
-      }
-      pending.delete(result.toolCallId);
-      const resultImages = result.content.filter((block): block is ImageContent => block.type === "image");
-      const text = textOf(result.content);
+      const resultImages = message.content.filter((block): block is ImageContent => block.type === "image");
+      const text = textOf(message.content);
       out.push({
         role: "tool",
-        tool_call_id: mapId(result.toolCallId),
+        tool_call_id: mapId(message.toolCallId),
         content: text || (resultImages.length > 0 ? "(see the attached image)" : "(no output)"),
       });
       images.push(...resultImages.map(imagePart));
-      if (pending.size === 0) flushImages();
       continue;
     }
-    closePending();
+    flushImages();
     if (message.role === "user") {
       out.push({ role: "user", content: userContent(message.content) });
       continue;
     }
-    const assistant = message as AssistantMessage;
-    const toolCalls = assistant.content.filter((block): block is ToolCall => block.type === "toolCall");
-    const foreign = assistant.provider !== target.provider || assistant.api !== target.api;
-    if (failed(assistant) && (foreign || assistant.content.length === 0)) {
-      for (const call of toolCalls) droppedCalls.add(call.id);
-      continue;
-    }
-    const text = assistant.content
+    const toolCalls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+    const text = message.content
       .filter((block): block is TextContent => block.type === "text")
       .map((block) => block.text)
       .join("");
-    if (text === "" && toolCalls.length === 0) continue;
     out.push({
       role: "assistant",
       content: text === "" ? null : text,
@@ -161,9 +128,7 @@ export function toOpenAiMessages(messages: readonly LlmMessage[], target: ChatTa
             })),
           }),
     });
-    const missing = failed(assistant) ? ABORTED_TOOL_TEXT : NO_RESULT_TEXT;
-    pending = new Map(toolCalls.map((call) => [call.id, missing]));
   }
-  closePending();
+  flushImages();
   return out;
 }

@@ -15,7 +15,8 @@ import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { resolveSessionBlobImages } from "../llm/blob-images.ts";
 import { type ChatReply, completeChat, usageFrom } from "../llm/chat-client.ts";
-import { type ChatTarget, toOpenAiMessages } from "../llm/chat-messages.ts";
+import { toOpenAiMessages } from "../llm/chat-messages.ts";
+import { CHAT_API, chatTargetOf } from "../llm/chat-target.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
 import { toolNames } from "../llm/tool-calls.ts";
 import { isAbortError, isRetryableError, parseRetryAfterHint, runWithCandidates } from "../llm/retry.ts";
@@ -31,19 +32,6 @@ export const NO_MODEL_MESSAGE =
 export const CHAT_CANCELLED = "Chat turn cancelled";
 export const NOT_A_USER_LEAF =
   "is not a user message: Continue from here answers the user message at the view leaf (send a new message instead)";
-/** The `api` the agents record for OpenAI-compatible chat completions. */
-export const CHAT_API = "openai-completions";
-
-/** The `provider` written on replies: "openai" for api.openai.com, else the endpoint's host. */
-export function providerOf(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    return url.hostname === "api.openai.com" ? "openai" : url.host || "openai";
-  } catch {
-    return "openai";
-  }
-}
-
 export function userMessage(text: string, synthetic = false): UserMessage {
   return {
     role: "user",
@@ -199,7 +187,8 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   if (signal.aborted) return;
   const state = loadViewState(ctx.db, sessionId);
   const view = buildLlmView(state.entries, state.leafId, contextTemplatesFrom(ctx.prompts), state.index);
-  const target: ChatTarget = { provider: providerOf(model.baseUrl), api: CHAT_API };
+  // The same target the LLM view annotates its request for (context:get).
+  const target = chatTargetOf(model);
   // Images the agent keeps in its blob store are sent as the agent would send them (SPEC §1.7).
   const sent = resolveSessionBlobImages(ctx.db, sessionId, view.messages);
   const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target);

@@ -8,10 +8,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { MessageEntry } from "../../core/session/entries.ts";
+import { ABORTED_TOOL_TEXT, NO_RESULT_TEXT } from "../../core/session/request-messages.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { loadSessionEntries } from "../../main/library/load.ts";
-import { ABORTED_TOOL_TEXT, NO_RESULT_TEXT } from "../../main/llm/chat-messages.ts";
 import {
   type FakeServer,
   type RecordedRequest,

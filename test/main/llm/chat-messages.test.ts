@@ -8,13 +8,8 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../../../core/session/entries.ts";
-import {
-  ABORTED_TOOL_TEXT,
-  NO_RESULT_TEXT,
-  type OpenAiMessage,
-  TOOL_IMAGES_TEXT,
-  toOpenAiMessages,
-} from "../../../main/llm/chat-messages.ts";
+import { ABORTED_TOOL_TEXT, NO_RESULT_TEXT } from "../../../core/session/request-messages.ts";
+import { type OpenAiMessage, TOOL_IMAGES_TEXT, toOpenAiMessages } from "../../../main/llm/chat-messages.ts";
 import { readExpectedContexts } from "../../helpers/fixtures.ts";
 
 const target = { provider: "127.0.0.1:1234", api: "openai-completions" };
