@@ -49,6 +49,11 @@ export const settingsSchema = z
       })
       .strict()
       .prefault({}),
+    /** §3.6 step 4: images in user messages and tool results are sent as a notice instead. */
+    images: z
+      .object({ blockImages: z.boolean().default(false) })
+      .strict()
+      .prefault({}),
     /** The summarization / chat model; null → the built-in offline summarizer (D16). */
     model: modelSettingsSchema.nullable().default(null),
     /** Candidate models tried after the current one by automatic compaction (D17). */

@@ -191,7 +191,8 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const target = chatTargetOf(model);
   // Images the agent keeps in its blob store are sent as the agent would send them (SPEC §1.7).
   const sent = resolveSessionBlobImages(ctx.db, sessionId, view.messages);
-  const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target);
+  const { blockImages } = loadSettings(ctx.db).images;
+  const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target, { blockImages });
   let startedAt = Date.now();
   const reply = await requestWithRetries(flow, () => {
     // The reply is the last attempt's: its timestamp and duration are that request's.

@@ -116,6 +116,24 @@ describe("blob-stored images", () => {
     expect(body).not.toContain("blob:sha256:");
   });
 
+  it("with images.blockImages on, the request carries the notice instead of the image", async () => {
+    const agentDir = path.join(dir, "agent");
+    const file = writeOmpSession(agentDir);
+    mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
+    writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
+    const imported = await api.call("library:import", { path: file });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const sessionId = imported.value.files[0]?.sessionId as string;
+    expect((await api.call("settings:set", { key: "images.blockImages", value: true })).ok).toBe(true);
+
+    const sent = await api.call("chat:send", { sessionId, text: "What does it show?" });
+    expect(sent.ok).toBe(true);
+    const request = fake.requests.find((r) => r.path === "/v1/chat/completions");
+    const body = JSON.stringify(request?.body);
+    expect(body).toContain("Screenshot taken.\\nImage reading is disabled.");
+    expect(body).not.toContain("image_url");
+  });
+
   it("context --json gives the image data as the agent loads it; the page's view keeps the ref", async () => {
     const agentDir = path.join(dir, "agent");
     const file = writeOmpSession(agentDir);

@@ -160,7 +160,7 @@ export function SettingsForm({ settings, onSaved }: { settings: Settings; onSave
       {...(hint === undefined ? {} : { hint })}
     />
   );
-  const { compaction, branchSummary, retry } = settings;
+  const { compaction, branchSummary, retry, images } = settings;
   return (
     <div className="settings-form" data-testid="settings-form">
       <ModelForm settings={settings} onSaved={onSaved} />
@@ -182,6 +182,10 @@ export function SettingsForm({ settings, onSaved }: { settings: Settings; onSave
         {field("Retry transient failures", "retry.enabled", "checkbox", retry.enabled)}
         {field("Max retries", "retry.maxRetries", "number", retry.maxRetries)}
         {field("Base delay (ms)", "retry.baseDelayMs", "number", retry.baseDelayMs)}
+      </fieldset>
+      <fieldset>
+        <legend>Requests</legend>
+        {field("Block images (sent as “Image reading is disabled.”)", "images.blockImages", "checkbox", images.blockImages)}
       </fieldset>
     </div>
   );
