@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { counted } from "../core/session/describe.ts";
+import { planRequestFor } from "../core/session/request-messages.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
 import { createAppContext } from "./app-context.ts";
 import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
@@ -73,6 +74,9 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     }
     case "context": {
       cli.requireNoExtra(1);
+      if (options.request && !options.json) {
+        throw new UsageError("--request goes with --json (the text form already marks what the request adds and drops)");
+      }
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
       const view = await cli.request(
         "context:get",
@@ -83,7 +87,13 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
           blobImages: options.json === true,
         },
       );
-      cli.io.out(options.json ? JSON.stringify(view.messages, null, 2) : renderContext(view));
+      if (options.json && options.request) {
+        // The request-level list (SPEC §3.6): the same planRequest the view's annotations come from.
+        const plan = planRequestFor(view.messages, view.request.target, { blockImages: view.request.blockImages });
+        cli.io.out(JSON.stringify(plan.messages, null, 2));
+      } else {
+        cli.io.out(options.json ? JSON.stringify(view.messages, null, 2) : renderContext(view));
+      }
       return true;
     }
     case "export": {

@@ -3,6 +3,7 @@
  * Everything the renderer knows about sessions arrives in one of these.
  */
 import type { AgentMessage, LlmMessage, SessionEntry, SessionHeader } from "../session/entries.ts";
+import type { AddedResult, RequestChange, RequestTargetInfo } from "../session/request-messages.ts";
 
 /** Expected failures travel as data (DESIGN §3). */
 export type ApiErrorCode =
@@ -143,6 +144,25 @@ export interface ContextView {
   compactionId: string | null;
   /** Its first kept entry, null when that is not on the path (nothing before it is kept). */
   firstKeptEntryId: string | null;
+  /** What the request to the model does to `messages` (SPEC §3.6 steps 4–6); `messages` stay as built. */
+  request: RequestView;
+}
+
+/**
+ * The request-level step on an LLM view, for annotations: computed by core's planRequest for the
+ * configured model (Canopy's OpenAI-compatible request), or without one for the session's own
+ * model (the agent's request).
+ */
+export interface RequestView {
+  /** null: no model configured and no reply on the path (only images.blockImages can apply). */
+  target: RequestTargetInfo | null;
+  blockImages: boolean;
+  /** Parallel to `messages`: what the request changes on each (empty: sent as it is). */
+  changes: RequestChange[][];
+  /** Tool results only the request has (each before the view message at `before`). */
+  added: AddedResult[];
+  /** How many messages the request carries (before the provider's wire format). */
+  messageCount: number;
 }
 
 export interface SearchHit {

@@ -27,6 +27,7 @@ export interface ParsedCommand {
     deleted: boolean;
     withoutArchived: boolean;
     originals: boolean;
+    request: boolean;
     continue: boolean;
     agentFolders: boolean;
     help: boolean;
@@ -67,6 +68,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       deleted: parsed.values.deleted ?? false,
       withoutArchived: parsed.values["without-archived"] ?? false,
       originals: parsed.values.originals ?? false,
+      request: parsed.values.request ?? false,
       continue: parsed.values.continue ?? false,
       agentFolders: parsed.values["agent-folders"] ?? false,
       help: parsed.values.help ?? false,
@@ -121,6 +123,7 @@ function parse(argv: readonly string[]) {
       deleted: { type: "boolean" },
       "without-archived": { type: "boolean" },
       originals: { type: "boolean" },
+      request: { type: "boolean" },
       continue: { type: "boolean" },
       "agent-folders": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -139,9 +142,11 @@ Commands:
   list [--deleted] [--json]               Sessions in the library, newest first (--deleted: the
                                           ones deleted from it, which undelete brings back)
   show <session>                          The session tree as text (leaf, compactions, first kept entries)
-  context <session> [--leaf <id>] [--json]
-                                          What the model receives at a leaf (default: the view leaf);
-                                          --json prints exactly the message array
+  context <session> [--leaf <id>] [--json [--request]]
+                                          What the model receives at a leaf (default: the view leaf),
+                                          with what the request adds or drops marked;
+                                          --json prints exactly the message array the agent builds,
+                                          --json --request the request's message list
   export <session> [--out <file>] [--leaf <id>] [--without-archived] [--originals] [--force]
                                           Lossless JSONL; --leaf makes the agent resume at that entry;
                                           --originals writes pruned tool outputs as they were;

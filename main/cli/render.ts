@@ -5,6 +5,12 @@
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
 import { counted, flatten as truncate } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
+import {
+  addedResultText,
+  requestChangeText,
+  requestTargetText,
+  requestUnchanged,
+} from "../../core/session/request-notes.ts";
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
 
 /** Unchanged files listed one by one up to this many; more are counted on one line. */
@@ -55,7 +61,13 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
     .join("\n");
 }
 
+/**
+ * The LLM view as text, with what the request does to it (SPEC §3.6): a message the request drops
+ * is marked `[not sent]` with the reason, a tool result only the request has is shown in place as
+ * `[+]`, and other changes follow the message's heading as `request:` lines.
+ */
 export function renderContext(view: ContextView): string {
+  const { request } = view;
   const header = [
     `leaf ${view.leafId ?? "(none)"} · ${counted(view.messages.length, "message")} · ~${view.estimatedTokens} tokens estimated` +
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`),
@@ -65,12 +77,32 @@ export function renderContext(view: ContextView): string {
       `compaction ${view.compactionId} · first kept ${view.firstKeptEntryId ?? "(not on this path)"}`,
     );
   }
-  const blocks = view.messages.map((message, index) => {
+  header.push(`${requestTargetText(request.target)} It carries ${counted(request.messageCount, "message")}.`);
+  if (!requestUnchanged(request.changes, request.added)) {
+    header.push(
+      "Marks: [+] added by the request · [not sent] left out by the request · request: what else it changes.",
+    );
+  }
+  const added = (before: number) =>
+    request.added
+      .filter((result) => result.before === before)
+      .map((result) => {
+        const text = messageText(result.message);
+        const heading = `── [+] ${messageHeading(result.message)} · added by the request · answers [${result.callIndex + 1}]`;
+        return `${heading}\n${addedResultText(result)}\n${text}`;
+      });
+  const blocks = view.messages.flatMap((message, index) => {
     const entry = view.messageEntryIds[index] ?? "?";
     const tokens = view.messageTokens[index] ?? 0;
-    return `── [${index + 1}] ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${messageText(message)}`;
+    const changes = request.changes[index] ?? [];
+    const dropped = changes.some((change) => change.kind === "dropped") ? " [not sent]" : "";
+    const notes = changes.map((change) => `request: ${requestChangeText(change, message)}\n`).join("");
+    return [
+      ...added(index),
+      `── [${index + 1}]${dropped} ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
+    ];
   });
-  return [...header, "", ...blocks].join("\n");
+  return [...header, "", ...blocks, ...added(view.messages.length)].join("\n");
 }
 
 export function renderSearchHits(hits: SearchHit[]): string {

@@ -116,7 +116,7 @@ describe("blob-stored images", () => {
     expect(body).not.toContain("blob:sha256:");
   });
 
-  it("with images.blockImages on, the request carries the notice instead of the image", async () => {
+  it("with images.blockImages on, the request carries the notice instead of the image, as context:get reports", async () => {
     const agentDir = path.join(dir, "agent");
     const file = writeOmpSession(agentDir);
     mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
@@ -126,6 +126,9 @@ describe("blob-stored images", () => {
     const sessionId = imported.value.files[0]?.sessionId as string;
     expect((await api.call("settings:set", { key: "images.blockImages", value: true })).ok).toBe(true);
 
+    const view = await api.call("context:get", { sessionId });
+    if (!view.ok) throw new Error(view.error.message);
+    expect(view.value.request.changes.at(-1)).toEqual([{ kind: "images-blocked", count: 1 }]);
     const sent = await api.call("chat:send", { sessionId, text: "What does it show?" });
     expect(sent.ok).toBe(true);
     const request = fake.requests.find((r) => r.path === "/v1/chat/completions");

@@ -2,15 +2,20 @@
  * Handler of `context:get`: what the model receives at a leaf (SPEC D4), built from the library
  * with Canopy's context templates, plus the token figures the UI shows. The measured figure is
  * the last valid assistant usage among the entries the view is built from. On request, images in
- * the agent's blob store are resolved to their data, as the agent does on load.
+ * the agent's blob store are resolved to their data, as the agent does on load. `request` says
+ * what the request to the model does to those messages (SPEC §3.6), for the configured model's
+ * chat request or, without one, for the session's own model.
  */
 import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
+import { planRequestFor, sessionRequestTarget } from "../../../core/session/request-messages.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
 import { requireSession } from "../../library/load.ts";
 import { resolveSessionBlobImages } from "../../llm/blob-images.ts";
+import { chatTargetOf } from "../../llm/chat-target.ts";
+import { loadSettings } from "../../settings/store.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -25,6 +30,10 @@ export const contextHandlers: AreaHandlers<"context"> = {
     const { entries, leafId, index } = loadContextEntries(ctx.db, input.sessionId, input.leafId);
     const view = buildLlmView(entries, leafId, contextTemplatesFrom(ctx.prompts), index);
     const usage = getLastAssistantUsage(view.context.path);
+    const settings = loadSettings(ctx.db);
+    const target = settings.model ? chatTargetOf(settings.model) : sessionRequestTarget(view.messages);
+    const blockImages = settings.images.blockImages;
+    const plan = planRequestFor(view.messages, target, { blockImages });
     return {
       sessionId: input.sessionId,
       leafId,
@@ -42,6 +51,13 @@ export const contextHandlers: AreaHandlers<"context"> = {
       compactionId: view.context.compaction?.id ?? null,
       // Only a first kept entry the model gets: one off the path keeps nothing (SPEC §3.1).
       firstKeptEntryId: view.context.firstKeptOnPath ? view.context.firstKeptEntryId : null,
+      request: {
+        target,
+        blockImages,
+        changes: plan.changes,
+        added: plan.added,
+        messageCount: plan.messages.length,
+      },
     };
   },
 };

@@ -1,17 +1,21 @@
 /**
  * The LLM view (SPEC D4): exactly the messages the model receives at the selected entry (or the
  * view leaf), in order — role, source entry, token estimate and body — under the context bar, with
- * a diff mode. The root carries `data-testid="llm-view"` and `data-message-count`; each message
- * `data-role` and `data-entry-id`.
+ * a diff mode, and what the request to the model adds or leaves out marked in place (SPEC §3.6).
+ * The root carries `data-testid="llm-view"` and `data-message-count`; each message `data-role`
+ * and `data-entry-id`; a tool result only the request has `data-request="added"` (no role).
  */
 import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
+import type { AddedResult, RequestChange } from "../../../../core/session/request-messages.ts";
 import { useCanopy } from "../../store/index.ts";
+import { AddedResultItem } from "./AddedResultItem.tsx";
 import { ContextBar } from "./ContextBar.tsx";
 import { LlmDiff } from "./LlmDiff.tsx";
 import { LlmToolbar, useViewLeafId } from "./LlmToolbar.tsx";
 import { MessageItem } from "./MessageItem.tsx";
+import { RequestLegend } from "./RequestLegend.tsx";
 import "./llm-view.css";
 
 function useEntryKinds(): Map<string, { type: string; kind: string }> {
@@ -52,6 +56,8 @@ function LeafLine({ context }: { context: ContextView }) {
   );
 }
 
+const NO_CHANGES: readonly RequestChange[] = [];
+
 function MessageList({ context }: { context: ContextView }) {
   const kinds = useEntryKinds();
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
@@ -74,15 +80,24 @@ function MessageList({ context }: { context: ContextView }) {
       </p>
     );
   }
+  const { added, changes } = context.request;
+  const addedAt = new Map<number, AddedResult[]>();
+  for (const result of added) addedAt.set(result.before, [...(addedAt.get(result.before) ?? []), result]);
+  const addedBefore = (index: number) =>
+    (addedAt.get(index) ?? []).map((result, i) => (
+      // biome-ignore lint/suspicious/noArrayIndexKey: rebuilt whole with the list; position is the identity
+      <AddedResultItem key={`added-${index}-${i}`} added={result} />
+    ));
   return (
     <ol className="messages" ref={listRef}>
-      {context.messages.map((message, index) => {
+      {context.messages.flatMap((message, index) => {
         const entryId = context.messageEntryIds[index] ?? null;
         const info = entryId === null ? undefined : kinds.get(entryId);
-        return (
+        return [
+          ...addedBefore(index),
           <MessageItem
             // biome-ignore lint/suspicious/noArrayIndexKey: the list is rebuilt whole; order is the identity
-            key={index}
+            key={`message-${index}`}
             message={message}
             index={index}
             entryId={entryId}
@@ -90,9 +105,11 @@ function MessageList({ context }: { context: ContextView }) {
             entryType={info?.type}
             entryKind={info?.kind}
             current={entryId !== null && entryId === selectedEntryId}
-          />
-        );
+            changes={changes[index] ?? NO_CHANGES}
+          />,
+        ];
       })}
+      {addedBefore(context.messages.length)}
     </ol>
   );
 }
@@ -160,6 +177,7 @@ export function LlmView() {
         </h2>
         <LeafLine context={context} />
         <ContextBar context={context} />
+        <RequestLegend request={context.request} />
         <LlmToolbar context={context} />
       </header>
       {diffMode ? <LlmDiff /> : <MessageList context={context} />}

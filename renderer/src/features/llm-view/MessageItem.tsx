@@ -1,10 +1,14 @@
 /**
  * One message the model receives: its position, kind, source entry (a button that selects the
  * entry, so the tree highlights it and the view previews there), token estimate, and its body,
- * collapsed when long. Carries `data-role` and `data-entry-id` for tests and tools.
+ * collapsed when long, and what the request does to it (SPEC §3.6): a message it leaves out is
+ * dimmed and struck with the reason, other changes are noted under the heading. Carries
+ * `data-role` and `data-entry-id` for tests and tools (`data-request="dropped"` when not sent).
  */
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import type { RequestChange } from "../../../../core/session/request-messages.ts";
+import { requestChangeText } from "../../../../core/session/request-notes.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { MessageBody } from "./MessageBody.tsx";
@@ -22,6 +26,8 @@ export interface MessageItemProps {
   entryKind: string | undefined;
   /** This message's entry is the selected entry (the preview leaf). */
   current: boolean;
+  /** What the request does to this message (empty: sent as it is). */
+  changes: readonly RequestChange[];
 }
 
 export function EntryLink({ entryId }: { entryId: string | null }) {
@@ -62,7 +68,7 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
 }
 
 export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
-  const { message, index, entryId, tokens, entryType, entryKind, current } = props;
+  const { message, index, entryId, tokens, entryType, entryKind, current, changes } = props;
   const expandAll = useCanopy((state) => state.expandAll);
   const parts = useMemo(() => messageParts(message), [message]);
   const long = useMemo(() => isLong(parts), [parts]);
@@ -80,19 +86,23 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
   );
   const label = messageKindLabel(message, entryType, entryKind);
   const summary = label.endsWith("summary");
+  const dropped = changes.some((change) => change.kind === "dropped");
+  const request = dropped ? "dropped" : changes.length > 0 ? "changed" : undefined;
 
   return (
     <li
-      className={`message role-${message.role}${summary ? " is-summary" : ""}${current ? " current" : ""}`}
+      className={`message role-${message.role}${summary ? " is-summary" : ""}${current ? " current" : ""}${request ? ` request-${request}` : ""}`}
       data-role={message.role}
       data-entry-id={entryId ?? ""}
+      data-request={request}
       aria-current={current ? "true" : undefined}
-      aria-label={`Message ${index + 1}: ${label}`}
+      aria-label={`Message ${index + 1}: ${label}${dropped ? " (not sent by the request)" : ""}`}
     >
       <div className="message-meta">
         <span className="index">#{index + 1}</span>
         <MessageHeading message={message} label={label} />
         <EntryLink entryId={entryId} />
+        {dropped && <span className="flag request-flag">not sent</span>}
         <span className="tokens" title="Heuristic estimate (characters / 4)">
           ~{formatTokens(tokens)} tok
         </span>
@@ -109,6 +119,16 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
           </button>
         )}
       </div>
+      {changes.length > 0 && (
+        <ul className="request-notes">
+          {changes.map((change, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a message's changes never reorder
+            <li key={i} className="request-note" data-change={change.kind}>
+              {requestChangeText(change, message)}
+            </li>
+          ))}
+        </ul>
+      )}
       <div id={bodyId} className={`message-body${collapsed ? " collapsed" : ""}`}>
         <MessageBody parts={shown.parts} hiddenChars={shown.hiddenChars} />
       </div>

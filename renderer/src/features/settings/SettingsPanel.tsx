@@ -27,6 +27,7 @@ export function SettingsPanel() {
   const [test, setTest] = useState<ConnectionTestDto | "running" | "cancelled" | null>(null);
   const open = useCanopy((state) => state.settingsOpen);
   const setOpen = useCanopy((state) => state.setSettingsOpen);
+  const loadContext = useCanopy((state) => state.loadContext);
   const element = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
     if (open) element.current?.scrollIntoView({ block: "nearest" });
@@ -128,6 +129,9 @@ export function SettingsPanel() {
             onSaved={(settings) => {
               setLoaded({ ...loaded, settings });
               setTest(null); // a connection result describes the settings it was run with
+              // The LLM view's request marks and context bar depend on the model and images.blockImages.
+              const { selectedSessionId, selectedEntryId } = useCanopy.getState();
+              if (selectedSessionId) void loadContext(selectedSessionId, selectedEntryId ?? undefined);
             }}
           />
           <SecretsSection
