@@ -26,7 +26,7 @@ import type {
   SessionTreeDto,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
-import type { JobEndedDto, RunningJobDto } from "./dto-jobs.ts";
+import type { JobEndedDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
 
 export interface Requests {
   /** All sessions in the library, newest first (deleted: only the deleted ones, which restore brings back). */
@@ -126,9 +126,10 @@ export interface Requests {
   /** Cancels the session's running branch summary; the session stays unchanged. */
   "navigation:abort": { input: { sessionId: string }; output: { aborted: boolean } };
   /**
-   * The manual compactions and branch summaries running now, whichever window started them (a
-   * window that opens or reloads meanwhile shows them; job:started / job:ended tell the rest). */
-  "job:list": { input: Record<string, never>; output: RunningJobDto[] };
+   * The chat turns, manual compactions and branch summaries running now, whichever window started
+   * them, with the text each streamed so far (a window that opens or reloads meanwhile shows them;
+   * job:started / job:ended, chat:progressed and job:progressed tell the rest). */
+  "job:list": { input: Record<string, never>; output: ListedJobDto[] };
   /** Which tool outputs pruning would replace by a notice on the active path. */
   "pruning:preview": { input: { sessionId: string; leafId?: string }; output: PrunePlanDto };
   /** Prunes them (the originals stay in the library). */
@@ -172,7 +173,8 @@ export interface Requests {
    * Continues the session from its view leaf with the configured model (D17, no tools run):
    * the reply streams as chat:progressed; the user message and the reply are appended together
    * when the reply ends, then the automatic check runs (pruning, threshold compaction with
-   * auto-continue, overflow recovery with one retry).
+   * auto-continue, overflow recovery with one retry). Every window hears the turn start and end
+   * (job:started / job:ended) and can cancel it.
    */
   "chat:send": { input: { sessionId: string; text: string }; output: ChatTurnResultDto };
   /**
@@ -206,16 +208,16 @@ export interface Events {
   "library:changed": { sessionIds: string[] };
   /** A session's entries or view leaf changed. */
   "session:changed": { sessionId: string; viewLeafId: string | null };
-  /** The reply of a running chat turn, streamed so far. */
-  "chat:progressed": { sessionId: string; text: string };
+  /** The reply of a running chat turn (the job `jobId`), streamed so far. */
+  "chat:progressed": { jobId: string; sessionId: string; text: string };
   /** A chat request failed with a transient error and is sent again after `delayMs` (§9.7 auto_retry_start/end). */
   "chat:retry-started": { sessionId: string; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };
   "chat:retry-ended": { sessionId: string; success: boolean; attempt: number; finalError?: string };
   /** A menu action or a file opened from the OS, sent by the desktop shell to the window. */
   "app:command": AppCommand;
-  /** A manual compaction or a branch summary started, whichever window (or client) asked for it. */
+  /** A chat turn, a manual compaction or a branch summary started, whichever window (or client) asked for it. */
   "job:started": RunningJobDto;
-  /** It ended: done (with the entry it appended), cancelled (nothing changed) or failed. */
+  /** It ended: done (with the entry it appended; a chat turn with its result), cancelled (nothing changed) or failed. */
   "job:ended": JobEndedDto;
   /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
   "job:progressed": {

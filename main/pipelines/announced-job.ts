@@ -1,29 +1,44 @@
 /**
- * Runs a manual compaction or branch summary as the session's job, told to every client:
- * job:started once it holds the session, job:ended (done, cancelled or failed) once it has let
- * go of it, so that any window shows it running, can cancel it and hears it end.
+ * Runs a chat turn, manual compaction or branch summary as the session's job, told to every
+ * client: job:started once it holds the session, job:ended (done, cancelled or failed) once it
+ * has let go of it, and listed meanwhile with the text it streamed so far, so that any window
+ * shows it running, can cancel it and hears it end.
  */
-import type { JobEndedDto, JobOutcome, SummaryJobKind } from "../../core/api/dto-jobs.ts";
+import type { ChatJobPrompt, JobEndedDto, JobKind, JobOutcome, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
 import { toApiError } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Job } from "./jobs.ts";
 
 /** How a run that returned ended: done (with the entry it appended, if any) or cancelled. */
-export type OutcomeOf<T> = (result: T) => { outcome: Exclude<JobOutcome, "failed">; entryId: string | null };
+export type OutcomeOf<T> = (
+  result: T,
+) => { outcome: Exclude<JobOutcome, "failed">; entryId: string | null } & Pick<JobEndedDto, "turn">;
 
 export interface AnnouncedRun<T> {
   sessionId: string;
-  kind: SummaryJobKind;
+  kind: JobKind;
   /** False: held as the session's job like any other, but not told (a navigation without a summary). */
   announced: boolean;
+  /** A chat turn: the message it answers. */
+  chat?: ChatJobPrompt;
   run: (job: Job) => Promise<T>;
   outcomeOf: OutcomeOf<T>;
 }
 
+/** The job as job:started and job:ended name it. */
+function runningOf(job: Job): RunningJobDto {
+  return { jobId: job.id, sessionId: job.sessionId, kind: job.kind, ...(job.chat ? { chat: job.chat } : {}) };
+}
+
+/** The announced jobs running now, each with the text it streamed so far (job:list). */
+export function listAnnounced(ctx: AppContext): ListedJobDto[] {
+  return ctx.jobs.announcedJobs().map((job) => ({ ...runningOf(job), text: job.text }));
+}
+
 export async function runAnnounced<T>(ctx: AppContext, options: AnnouncedRun<T>): Promise<T> {
   const { sessionId, kind, announced } = options;
-  const job = ctx.jobs.start(sessionId, kind, { announced });
-  const running = { jobId: job.id, sessionId, kind };
+  const job = ctx.jobs.start(sessionId, kind, { announced, ...(options.chat ? { chat: options.chat } : {}) });
+  const running = runningOf(job);
   if (announced) ctx.events.emit("job:started", running);
   let ended: JobEndedDto = { ...running, outcome: "failed", entryId: null };
   try {

@@ -7,7 +7,8 @@
  * "Continue from here" asks for the reply to the user message already at the view leaf.
  */
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
-import type { AssistantMessage, MessageEntry, UserMessage } from "../../core/session/entries.ts";
+import { entryText, flatten } from "../../core/session/describe.ts";
+import type { AssistantMessage, MessageEntry, SessionEntry, UserMessage } from "../../core/session/entries.ts";
 import { buildLlmView } from "../../core/session/llm-view.ts";
 import type { ModelSettings, Settings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom } from "../../prompts/index.ts";
@@ -20,7 +21,10 @@ import { CHAT_API, chatTargetOf } from "../llm/chat-target.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
 import { toolNames } from "../llm/tool-calls.ts";
 import { isAbortError, isRetryableError, parseRetryAfterHint, runWithCandidates } from "../llm/retry.ts";
+import { effectiveViewLeaf } from "../library/load.ts";
 import { loadSettings } from "../settings/store.ts";
+import { getEntryRowById } from "../store/repos/entries.ts";
+import { getSessionRow } from "../store/repos/sessions.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
 import type { Job } from "./jobs.ts";
 import { appendMessageChain } from "./persist.ts";
@@ -168,7 +172,11 @@ async function requestWithRetries(flow: Flow, request: () => Promise<ChatReply>)
       loadSettings(ctx.db).retry,
       signal,
       {
-        onRetryStart: (event) => ctx.events.emit("chat:retry-started", { sessionId, ...event }),
+        onRetryStart: (event) => {
+          // The next attempt streams its reply from the start (windows clear theirs on this event).
+          job.text = "";
+          ctx.events.emit("chat:retry-started", { sessionId, ...event });
+        },
         onRetryEnd: (event) => ctx.events.emit("chat:retry-ended", { sessionId, ...event }),
       },
     );
@@ -207,7 +215,10 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
       },
       messages,
       signal,
-      (text) => ctx.events.emit("chat:progressed", { sessionId, text }),
+      (text) => {
+        job.text = text;
+        ctx.events.emit("chat:progressed", { jobId: job.id, sessionId, text });
+      },
     );
   });
   if (reply.stopReason === "aborted" || signal.aborted) return;
@@ -300,6 +311,24 @@ export async function runChatTurn(
   const flow = newFlow(ctx, input.sessionId, job);
   await turn(flow, userMessage(input.text));
   return resultOf(flow);
+}
+
+/**
+ * What `chat:continue` answers, as every window shows it while the reply comes: the first 200
+ * characters of the view leaf's text, as the canvas shows the entry ("" when there is none: the
+ * turn itself then says what is wrong). One entry is read, never the session.
+ */
+export function answeredText(ctx: AppContext, sessionId: string): string {
+  const row = getSessionRow(ctx.db, sessionId);
+  const leafId = row && row.deleted_at === null ? effectiveViewLeaf(row) : null;
+  const leaf = row && leafId !== null ? getEntryRowById(ctx.db, row.sid, leafId) : undefined;
+  if (!leaf) return "";
+  try {
+    return flatten(entryText(JSON.parse(leaf.json) as SessionEntry), 200);
+  } catch {
+    // A malformed stored line: nothing to show (the turn reports it is not a user message).
+    return "";
+  }
 }
 
 /**

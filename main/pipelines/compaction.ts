@@ -121,7 +121,8 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       }, signal);
       const summarizers = summarizersFor(settings, ctx.secrets);
-      const progress = (text: string) =>
+      const progress = (text: string) => {
+        job.text = text;
         ctx.events.emit("job:progressed", {
           jobId: job.id,
           sessionId: input.sessionId,
@@ -130,6 +131,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           total: null,
           text,
         });
+      };
       result = await withAttemptSignal(signal, (attemptSignal) =>
         compact(preparation, {
           summarizer: summarizers.model,

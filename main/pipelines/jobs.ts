@@ -4,9 +4,10 @@
  * another (the automatic compaction of a chat turn): aborting the outer one aborts the inner.
  */
 import { randomUUID } from "node:crypto";
+import type { ChatJobPrompt, JobKind } from "../../core/api/dto-jobs.ts";
 import { ApiFailure } from "../api/errors.ts";
 
-export type JobKind = "chat" | "compaction" | "branch-summary";
+export type { JobKind } from "../../core/api/dto-jobs.ts";
 
 export interface Job {
   id: string;
@@ -15,8 +16,15 @@ export interface Job {
   controller: AbortController;
   /** The job this one runs inside (its abort reaches this one), if any. */
   parent?: Job | undefined;
-  /** Told to every client as it starts and ends, and listed by `announced()` meanwhile. */
+  /** Told to every client as it starts and ends, and listed by `announcedJobs()` meanwhile. */
   announced: boolean;
+  /** A chat turn: the message it answers (listed with it). */
+  chat?: ChatJobPrompt | undefined;
+  /**
+   * The text it streamed so far (a summary, a reply; "" again when a request is retried), kept
+   * by whoever streams it so that a client that opens meanwhile is listed it.
+   */
+  text: string;
 }
 
 export class JobRegistry {
@@ -27,7 +35,11 @@ export class JobRegistry {
    * Starts a job for the session; refuses when one is already running there, unless it is
    * started `within` the session's running job (the job's signal then follows that one's).
    */
-  start(sessionId: string, kind: JobKind, options: { within?: Job | undefined; announced?: boolean } = {}): Job {
+  start(
+    sessionId: string,
+    kind: JobKind,
+    options: { within?: Job | undefined; announced?: boolean; chat?: ChatJobPrompt } = {},
+  ): Job {
     const existing = this.running.get(sessionId);
     const parent = options.within;
     if (existing && existing !== parent) {
@@ -43,6 +55,8 @@ export class JobRegistry {
       controller: new AbortController(),
       parent,
       announced: options.announced === true,
+      chat: options.chat,
+      text: "",
     };
     if (parent) {
       const follow = () => job.controller.abort();

@@ -134,7 +134,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
         signal,
         customInstructions: input.customInstructions,
         replacePrompt: input.replacePrompt,
-        onText: (text) =>
+        onText: (text) => {
+          job.text = text;
           ctx.events.emit("job:progressed", {
             jobId: job.id,
             sessionId: input.sessionId,
@@ -142,7 +143,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
             done: 0,
             total: null,
             text,
-          }),
+          });
+        },
       });
       if (result.aborted || signal.aborted) return unchanged(plan, true, true);
       if (result.error) throw new ApiFailure("model_error", result.error);

@@ -26,6 +26,8 @@ export type FakeBehaviour = (
       headersDelayMs?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
       dropAfterChunks?: number;
+      /** Streaming only: after this many content chunks, an SSE `error` event ends the stream (a mid-stream failure). */
+      streamError?: { afterChunks: number; message: string };
       /** `null`: the reply carries no usage at all (servers that ignore include_usage). */
       usage?: { prompt_tokens: number; completion_tokens: number } | null;
       /** Reasoning sent as `reasoning_content` (before the text when streaming). */
@@ -234,6 +236,11 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       }
       if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
       if (res.destroyed) return;
+      if (behaviour.streamError !== undefined && index >= behaviour.streamError.afterChunks) {
+        write({ error: { message: behaviour.streamError.message, type: "server_error" } });
+        res.end();
+        return;
+      }
       if (part !== "") write(chunk(model, { content: part }, null));
     }
     // As OpenAI streams them: id and name first, then the arguments in fragments, by index.

@@ -1,9 +1,9 @@
 /**
  * Handlers of the `compaction:`, `navigation:` and `job:` channels: plans without model calls,
  * runs as abortable jobs (one per session) that every window hears start and end, their
- * cancellation, and the list of those running.
+ * cancellation, and the list of the jobs running (chat turns too).
  */
-import { runAnnounced } from "../../pipelines/announced-job.ts";
+import { listAnnounced, runAnnounced } from "../../pipelines/announced-job.ts";
 import { planCompaction, runCompaction } from "../../pipelines/compaction.ts";
 import { navigate, navigationPreview } from "../../pipelines/navigation.ts";
 import type { AreaHandlers } from "../types.ts";
@@ -39,10 +39,5 @@ export const navigationHandlers: AreaHandlers<"navigation"> = {
 };
 
 export const jobHandlers: AreaHandlers<"job"> = {
-  "job:list": (_input, ctx) =>
-    ctx.jobs
-      .announcedJobs()
-      .flatMap((job) =>
-        job.kind === "chat" ? [] : [{ jobId: job.id, sessionId: job.sessionId, kind: job.kind }],
-      ),
+  "job:list": (_input, ctx) => listAnnounced(ctx),
 };

@@ -6,11 +6,15 @@
  */
 import type { StateCreator } from "zustand";
 import type { Events } from "../../../core/api/contract.ts";
-import type { JobEndedDto, RunningJobDto, SummaryJobKind } from "../../../core/api/dto-jobs.ts";
+import type { JobEndedDto, JobKind, ListedJobDto, RunningJobDto } from "../../../core/api/dto-jobs.ts";
 import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { COMPACTION_CANCELLED, compactionAdded, jobEndedMessage, type JobMessage } from "./job-messages.ts";
+
+/** Chat turns are shown by the chat slice, from this window's own requests. */
+type SummaryJobKind = Exclude<JobKind, "chat">;
+const isSummary = (job: RunningJobDto): job is RunningJobDto & { kind: SummaryJobKind } => job.kind !== "chat";
 
 export type RunningJob = {
   kind: SummaryJobKind;
@@ -180,9 +184,9 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     },
     async loadRunningJobs() {
       const asked = learnt;
-      let listed: RunningJobDto[];
+      let listed: ListedJobDto[];
       try {
-        listed = await call("job:list", {});
+        listed = (await call("job:list", {})).filter(isSummary);
       } catch (error) {
         set({ jobMessage: { kind: "error", text: `Could not ask which compactions are running: ${(error as Error).message}` } });
         return;
@@ -195,15 +199,17 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       }
       set({ runningJobs: kept });
       for (const job of listed) {
-        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId]) putJob({ ...job, text: "", here: false });
+        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId] && isSummary(job))
+          putJob({ jobId: job.jobId, sessionId: job.sessionId, kind: job.kind, text: job.text, here: false });
       }
     },
     jobStarted(job) {
+      if (!isSummary(job)) return;
       const known = get().runningJobs[job.sessionId];
       if (known?.jobId === job.jobId) return;
       // This window's own request, heard start: it gets its id.
       if (known?.here && known.jobId === null) putJob({ ...known, jobId: job.jobId });
-      else putJob({ ...job, text: "", here: false });
+      else putJob({ jobId: job.jobId, sessionId: job.sessionId, kind: job.kind, text: "", here: false });
     },
     jobEnded(job) {
       endedIds.add(job.jobId);

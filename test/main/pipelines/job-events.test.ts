@@ -1,11 +1,14 @@
-// Manual compactions and branch summaries are told to every client: job:started when one holds
-// the session, job:ended however it ends (done with the entry it appended, cancelled, failed with
-// its message), and job:list names the ones running meanwhile (a slow local model server).
+// Chat turns, manual compactions and branch summaries are told to every client: job:started when
+// one holds the session, job:ended however it ends (done with the entry it appended — a chat turn
+// with its result —, cancelled, failed with its message), and job:list names the ones running
+// meanwhile with the text each streamed so far (a slow local model server).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Events } from "../../../core/api/contract.ts";
+import type { ListedJobDto } from "../../../core/api/dto-jobs.ts";
+import { flatten } from "../../../core/session/describe.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
 import { createHarness, type Harness, removeDir, until } from "./harness.ts";
-import { chainSession, plainSession } from "./sessions.ts";
+import { chainSession, plain, plainSession } from "./sessions.ts";
 
 type JobEvent =
   | { name: "job:started"; payload: Events["job:started"] }
@@ -14,12 +17,17 @@ type JobEvent =
 let server: FakeServer;
 let h: Harness;
 let heard: JobEvent[];
+/** The texts streamed so far, as job:progressed and chat:progressed told them. */
+let streamed: string[];
 
 beforeEach(async () => {
   server = await start();
   h = createHarness();
   heard = [];
+  streamed = [];
   h.api.ctx.events.subscribe((name, payload) => {
+    const text = (payload as { text?: unknown }).text;
+    if ((name === "job:progressed" || name === "chat:progressed") && typeof text === "string") streamed.push(text);
     if (name === "job:started") heard.push({ name, payload: payload as Events["job:started"] });
     if (name === "job:ended") heard.push({ name, payload: payload as Events["job:ended"] });
   });
@@ -48,7 +56,7 @@ describe("compaction:run", () => {
     expect(started?.name).toBe("job:started");
     const job = { jobId: started?.payload.jobId, sessionId, kind: "compaction" };
     expect(started?.payload).toEqual(job);
-    expect(await h.call("job:list", {})).toEqual([job]);
+    expect(await h.call("job:list", {})).toEqual([{ ...job, text: "" }]);
 
     const result = await running;
     expect(ended()).toEqual([{ ...job, outcome: "done", entryId: result.entryId }]);
@@ -111,7 +119,7 @@ describe("navigation:navigate", () => {
     const running = h.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
     await until(() => server.requests.length === 1, 5000, "the branch summary request");
     const jobId = heard[0]?.payload.jobId;
-    expect(await h.call("job:list", {})).toEqual([{ jobId, sessionId, kind: "branch-summary" }]);
+    expect(await h.call("job:list", {})).toEqual([{ jobId, sessionId, kind: "branch-summary", text: "" }]);
     const result = await running;
     expect(result.summaryEntryId).not.toBeNull();
     expect(ended()).toEqual([
@@ -143,5 +151,111 @@ describe("navigation:navigate", () => {
     await h.call("navigation:navigate", { sessionId, targetId: "u1" });
     expect(heard).toEqual([]);
     expect(await h.call("job:list", {})).toEqual([]);
+  });
+});
+
+describe("job:list with the text streamed so far", () => {
+  it("a compaction is listed with its summary as far as it came", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.configureFakeModel(server, { stream: true });
+    server.enqueue({ type: "reply", chunks: ["## Goal", "\nnever sent"], chunkDelayMs: 10_000 });
+    const running = h.api.call("compaction:run", { sessionId });
+    await until(() => streamed.length === 1, 5000, "the first chunk");
+    expect(await h.call("job:list", {})).toMatchObject([{ kind: "compaction", text: "## Goal" }]);
+    await h.call("compaction:abort", { sessionId });
+    expect((await running).ok).toBe(false);
+    expect(await h.call("job:list", {})).toEqual([]);
+  });
+});
+
+describe("chat turns", () => {
+  const chatStream = (...chunks: string[]) =>
+    server.enqueue({ type: "reply", chunks: [...chunks, " never sent"], chunkDelayMs: 10_000 });
+  const listed = async () => (await h.call("job:list", {})) as ListedJobDto[];
+
+  it("chat:send: told with its message, listed with the reply so far, ends done with its result", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.configureFakeModel(server, { stream: true });
+    server.enqueue({ type: "reply", chunks: ["Sure,", " here they are."], chunkDelayMs: 400 });
+    const running = h.call("chat:send", { sessionId, text: "Add more tests" });
+    await until(() => streamed.length === 1, 5000, "the first chunk");
+    const [started] = heard;
+    const job = {
+      jobId: started?.payload.jobId,
+      sessionId,
+      kind: "chat",
+      chat: { userText: "Add more tests", continuing: false },
+    };
+    expect(started).toEqual({ name: "job:started", payload: job });
+    expect(await listed()).toEqual([{ ...job, text: "Sure," }]);
+
+    const turn = await running;
+    expect(ended()).toEqual([{ ...job, outcome: "done", entryId: turn.assistantEntryId, turn }]);
+    expect(await listed()).toEqual([]);
+  });
+
+  it("chat:continue: told with the text of the user message it answers", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.call("session:set-view-leaf", { sessionId, leafId: "u2" });
+    server.enqueue({ type: "reply", text: "Tests added." });
+    const turn = await h.call("chat:continue", { sessionId });
+    // The first 200 characters, as the canvas shows the entry.
+    expect(heard[0]?.payload.chat).toEqual({ userText: flatten(plain.u2, 200), continuing: true });
+    expect(heard[0]?.payload.chat?.userText).toMatch(/^Now add tests for the parser.{150,}…$/);
+    expect(ended()).toMatchObject([{ kind: "chat", outcome: "done", entryId: turn.assistantEntryId }]);
+  });
+
+  it("cancelled by chat:abort: ends cancelled with nothing appended", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.configureFakeModel(server, { stream: true });
+    chatStream("Partial");
+    const running = h.api.call("chat:send", { sessionId, text: "Go on" });
+    await until(() => streamed.length === 1, 5000, "the first chunk");
+    expect((await listed())[0]?.text).toBe("Partial");
+    expect(await h.call("chat:abort", { sessionId })).toEqual({ aborted: true });
+    expect(await running).toMatchObject({ ok: false, error: { code: "cancelled" } });
+    expect(ended()).toMatchObject([{ kind: "chat", outcome: "cancelled", entryId: null }]);
+    expect(ended()[0]?.turn).toBeUndefined();
+    expect(await listed()).toEqual([]);
+  });
+
+  it("failed: ends failed with the message; a turn refused as a conflict tells nothing", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.call("settings:set", { key: "model", value: null });
+    const error = await h.fail("chat:send", { sessionId, text: "Go on" });
+    expect(ended()).toMatchObject([{ kind: "chat", outcome: "failed", errorMessage: error.message }]);
+    expect(error.message).toContain("No model configured");
+
+    heard.length = 0;
+    await h.configureFakeModel(server);
+    server.enqueue({ type: "reply", text: "slow", headersDelayMs: 10_000 });
+    const running = h.api.call("compaction:run", { sessionId });
+    await until(() => heard.length === 1, 5000, "the compaction's start");
+    expect((await h.fail("chat:send", { sessionId, text: "Go on" })).code).toBe("conflict");
+    expect(heard.map((event) => event.payload.kind)).toEqual(["compaction"]);
+    await h.call("compaction:abort", { sessionId });
+    await running;
+  });
+
+  it("a reply retried after a transient failure is listed from the start again", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.configureFakeModel(server, { stream: true });
+    await h.call("settings:set", { key: "retry.baseDelayMs", value: 10_000 });
+    server.enqueue({
+      type: "reply",
+      chunks: ["Half a reply", " lost", " never sent"],
+      chunkDelayMs: 100,
+      streamError: { afterChunks: 2, message: "The service is unavailable (server error)" },
+    });
+    const retrying: unknown[] = [];
+    h.api.ctx.events.subscribe((name, payload) => {
+      if (name === "chat:retry-started") retrying.push(payload);
+    });
+    const running = h.api.call("chat:send", { sessionId, text: "Go on" });
+    await until(() => retrying.length === 1, 5000, "the retry");
+    expect(streamed).toEqual(["Half a reply", "Half a reply lost"]);
+    expect((await listed())[0]).toMatchObject({ kind: "chat", text: "" });
+    await h.call("chat:abort", { sessionId });
+    expect((await running).ok).toBe(false);
   });
 });
