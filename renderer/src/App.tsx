@@ -1,9 +1,9 @@
 /**
  * The application shell: library sidebar on the left, the session tree in the middle with the
  * composer below it, and what the model sees at the selected leaf on the right. Escape cancels
- * running work (a compaction or branch summary of the open session, whichever window started
- * it, or a chat turn). Files dropped on the window are imported (desktop app); the desktop
- * menu's commands arrive as app:command.
+ * running work (the chat turn, compaction or branch summary of the open session, whichever
+ * window started it, or an import). Files dropped on the window are imported (desktop app); the
+ * desktop menu's commands arrive as app:command.
  */
 import { useEffect } from "react";
 import { onEvent, onEventsConnected } from "./api.ts";
@@ -32,7 +32,6 @@ export function App() {
   const importProgressed = useCanopy((state) => state.importProgressed);
   const cancelImport = useCanopy((state) => state.cancelImport);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
-  const abortChat = useCanopy((state) => state.abortChat);
   const dropping = useFileDrop();
   useRouteSync();
   useChatEvents();
@@ -44,15 +43,14 @@ export function App() {
       jobProgressed(payload);
       importProgressed(payload);
     });
-    // Compactions and branch summaries of every window: the ones running as the events start
-    // flowing (a reload, a reconnect), then their starts and ends.
+    // Chat turns, compactions and branch summaries of every window: the ones running as the
+    // events start flowing (a reload, a reconnect), then their starts and ends.
     const offStarted = onEvent("job:started", jobStarted);
     const offEnded = onEvent("job:ended", jobEnded);
     const offConnected = onEventsConnected(() => void loadRunningJobs());
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== "Escape") return;
       void cancelRunning();
-      void abortChat();
       void cancelImport();
     };
     window.addEventListener("keydown", onKey);
@@ -71,7 +69,6 @@ export function App() {
     loadRunningJobs,
     importProgressed,
     cancelRunning,
-    abortChat,
     cancelImport,
   ]);
 

@@ -1,7 +1,8 @@
 // Two tabs on one browser-mode server (Debian's Chromium, bundled demo data, a slow local fake
 // OpenAI-compatible server): a compaction started in page A shows as running in page B (the
 // same status, streamed text and Cancel), page B cancels it and both pages clear; page A reloaded
-// while one runs still shows it and can cancel it; one that finishes shows its result in page B.
+// while one runs still shows it with the summary streamed so far and can cancel it; one that
+// finishes shows its result in page B. (Chat replies: chat-across-tabs.test.ts.)
 // Screenshots: test-artifacts/jobs-across-tabs/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -141,6 +142,8 @@ describe("a compaction seen from two tabs", () => {
     await pageA.getByTestId("tree-canvas").waitFor();
     await poll(() => pageA.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
     await poll(() => runningText(pageA)).toContain("Compacting… Press Escape to cancel.");
+    // The summary streamed before the reload (job:list), although its next chunk is far off.
+    await poll(() => textOf(runningLine(pageA).locator(".stream"))).toBe("## Goal");
     expect(await pageA.getByRole("button", { name: "Compact…" }).isDisabled()).toBe(true);
     await shot(pageA, "03-page-a-reloaded-still-running");
 

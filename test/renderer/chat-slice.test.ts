@@ -1,8 +1,9 @@
 // The chat slice (renderer/src/store/chat-slice.ts) against a scripted contract: a turn sends the
-// composer text from the view leaf and reloads tree + LLM view; a threshold compaction and its
-// failure messages are reported; a cancelled reply puts the text back; "No model configured"
-// offers the settings; the auto-compaction events drive the status. Plus the pure helpers of the
-// chat feature: file drops (desktop vs browser mode) and the theme attribute.
+// composer text from the view leaf as the session's running job (streamed text, retries) and
+// reloads tree + LLM view; a threshold compaction and its failure messages are reported; a
+// cancelled reply puts the text back; "No model configured" offers the settings; the
+// auto-compaction events drive the status. Plus the pure helpers of the chat feature: file drops
+// (desktop vs browser mode) and the theme attribute.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
 
@@ -42,13 +43,12 @@ vi.mock("../../renderer/src/api.ts", () => {
 interface ChatState {
   composerText: string;
   selectedEntryId: string | null;
-  chat: { sessionId: string; userText: string; replyText: string; retry?: string } | null;
+  runningJobs: Record<string, { kind: string; sessionId: string; text: string; jobId: string | null; here: boolean; chat?: unknown; retry?: string }>;
   chatMessage: { kind: "ok" | "error"; text: string; settingsLink?: boolean } | null;
   autoCompaction: { status: string; reason: string; retry?: string; errorMessage?: string } | null;
   sendChat(): Promise<void>;
-  abortChat(): Promise<void>;
-  chatProgressed(sessionId: string, text: string): void;
-  chatRetrying(sessionId: string, text: string): void;
+  cancelRunning(): Promise<void>;
+  jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
   autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
   autoCompactionRetry(sessionId: string, text: string | undefined): void;
   autoCompactionEnded(payload: {
@@ -88,7 +88,6 @@ beforeEach(() => {
     selectedSessionId: "s1",
     selectedEntryId: "x7",
     composerText: "Go on",
-    chat: null,
     chatMessage: null,
     autoCompaction: null,
     runningJobs: {},
@@ -102,20 +101,30 @@ describe("sending from the composer", () => {
     chatAnswer = () => new Promise((resolve) => (release = resolve));
     const sending = useCanopy.getState().sendChat();
     expect(useCanopy.getState().composerText).toBe("");
-    expect(useCanopy.getState().chat).toEqual({ sessionId: "s1", userText: "Go on", replyText: "" });
-    useCanopy.getState().chatProgressed("s1", "Hel");
-    useCanopy.getState().chatProgressed("other", "ignored");
-    expect(useCanopy.getState().chat?.replyText).toBe("Hel");
+    const chat = () => useCanopy.getState().runningJobs.s1;
+    expect(chat()).toMatchObject({
+      kind: "chat",
+      sessionId: "s1",
+      chat: { userText: "Go on", continuing: false },
+      text: "",
+      jobId: null,
+      here: true,
+    });
+    useCanopy.getState().jobStreamed("s1", "j1", "Hel");
+    useCanopy.getState().jobStreamed("other", "j2", "ignored");
+    expect(chat()?.text).toBe("Hel");
     // A transient failure: the partial reply is gone and the retry is said, until text comes again.
-    useCanopy.getState().chatRetrying("s1", "The reply failed (503); retrying in 2 s (1/3)…");
-    expect(useCanopy.getState().chat).toMatchObject({ replyText: "", retry: "The reply failed (503); retrying in 2 s (1/3)…" });
-    useCanopy.getState().chatProgressed("s1", "Hello");
-    expect(useCanopy.getState().chat).toEqual({ sessionId: "s1", userText: "Go on", replyText: "Hello" });
+    useCanopy.getState().jobStreamed("s1", null, "", "The reply failed (503); retrying in 2 s (1/3)…");
+    expect(chat()).toMatchObject({ text: "", retry: "The reply failed (503); retrying in 2 s (1/3)…" });
+    useCanopy.getState().jobStreamed("s1", "j1", "Hello");
+    expect(chat()?.text).toBe("Hello");
+    expect(chat()?.retry).toBeUndefined();
+    expect(Object.keys(useCanopy.getState().runningJobs)).toEqual(["s1"]);
     release(turn());
     await sending;
     expect(calls.find((c) => c.channel === "chat:send")?.input).toEqual({ sessionId: "s1", text: "Go on" });
     const state = useCanopy.getState();
-    expect(state.chat).toBeNull();
+    expect(state.runningJobs).toEqual({});
     expect(state.selectedEntryId).toBeNull();
     expect(state.chatMessage).toEqual({ kind: "ok", text: "Reply a9 added." });
     expect(calls.map((c) => c.channel)).toEqual(expect.arrayContaining(["session:tree", "context:get"]));
@@ -162,8 +171,8 @@ describe("sending from the composer", () => {
     await useCanopy.getState().sendChat();
     const state = useCanopy.getState();
     expect(state.composerText).toBe("Go on");
-    expect(state.chatMessage?.text).toMatch(/Reply cancelled; nothing was saved/);
-    expect(state.chat).toBeNull();
+    expect(state.chatMessage?.text).toBe("Reply cancelled; nothing was saved. Your message is back in the composer.");
+    expect(state.runningJobs).toEqual({});
   });
 
   it("links to the settings when no model is configured", async () => {
@@ -175,11 +184,13 @@ describe("sending from the composer", () => {
     expect(useCanopy.getState().composerText).toBe("Go on");
   });
 
-  it("aborts the running turn of its session", async () => {
-    await useCanopy.getState().abortChat();
+  it("Escape / Cancel aborts the running turn of the open session, whichever window sent it", async () => {
+    await useCanopy.getState().cancelRunning();
     expect(calls).toHaveLength(0);
-    useCanopy.setState({ chat: { sessionId: "s1", userText: "x", replyText: "" } });
-    await useCanopy.getState().abortChat();
+    useCanopy.setState({
+      runningJobs: { s1: { kind: "chat", sessionId: "s1", text: "", jobId: "j9", here: false, seen: 1, textSeen: 1 } },
+    });
+    await useCanopy.getState().cancelRunning();
     expect(calls).toEqual([{ channel: "chat:abort", input: { sessionId: "s1" } }]);
   });
 });

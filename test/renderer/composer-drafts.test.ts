@@ -47,7 +47,7 @@ const { useCanopy } = (await import(storeModule)) as {
 const state = () => useCanopy.getState();
 
 beforeEach(async () => {
-  useCanopy.setState({ selectedSessionId: null, composerText: "", drafts: {}, chat: null, runningJobs: {} });
+  useCanopy.setState({ selectedSessionId: null, composerText: "", drafts: {}, runningJobs: {} });
   await state().selectSession("a");
 });
 

@@ -1,13 +1,15 @@
-// The jobs slice (renderer/src/store/jobs-slice.ts) against a scripted contract: a compaction or
-// branch summary another window started shows on its session (not on another), streams its text,
-// is cancelled from here, and clears with its outcome and a reload when it ends; its own job
-// says its outcome once; job:list after a reload or reconnect adds what runs and drops what
-// ended unheard, and never brings back a job heard ending while it was being asked.
+// The jobs slice (renderer/src/store/jobs-slice.ts) against a scripted contract: a chat turn,
+// compaction or branch summary another window started shows on its session (not on another),
+// streams its text, is cancelled from here, and clears with its outcome and a reload when it
+// ends; its own job says its outcome once; job:list after a reload or reconnect adds what runs
+// with the text streamed so far and drops what ended unheard, and never brings back a job heard
+// ending while it was being asked.
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { JobEndedDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
+import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
+import type { JobEndedDto, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
 
 const calls: { channel: string; input: unknown }[] = [];
-let listAnswer: () => Promise<RunningJobDto[]> = async () => [];
+let listAnswer: () => Promise<ListedJobDto[]> = async () => [];
 let runAnswer: () => Promise<unknown> = async () => {
   throw new Error("not scripted");
 };
@@ -29,7 +31,8 @@ vi.mock("../../renderer/src/api.ts", () => {
       calls.push({ channel, input });
       if (channel === "job:list") return listAnswer();
       if (channel === "compaction:run") return runAnswer();
-      if (channel === "compaction:abort" || channel === "navigation:abort") return { aborted: true };
+      if (channel === "compaction:abort" || channel === "navigation:abort" || channel === "chat:abort")
+        return { aborted: true };
       if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "c1", nodes: [], problems: [] };
       if (channel === "settings:get")
         return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
@@ -45,12 +48,18 @@ interface RunningJob {
   text: string;
   jobId: string | null;
   here: boolean;
+  chat?: { userText: string; continuing: boolean };
 }
 interface JobsState {
   selectedSessionId: string | null;
   runningJobs: Record<string, RunningJob>;
   jobMessage: { kind: "ok" | "error"; text: string } | null;
+  chatMessage: { kind: "ok" | "error"; text: string } | null;
+  autoCompaction: unknown;
   runCompaction(instructions: string): Promise<void>;
+  navigateTo(targetId: string, summarize: boolean): Promise<unknown>;
+  jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
+  ownJobStarting(job: { kind: string; sessionId: string }): void;
   cancelRunning(): Promise<void>;
   loadRunningJobs(): Promise<void>;
   jobStarted(job: RunningJobDto): void;
@@ -71,8 +80,9 @@ const apiModule = "../../renderer/src/api.ts";
 const { useCanopy } = (await import(storeModule)) as {
   useCanopy: { getState(): JobsState; setState(partial: Record<string, unknown>): void };
 };
-const { selectRunning } = (await import(slicesModule)) as {
+const { selectRunning, selectChat } = (await import(slicesModule)) as {
   selectRunning(state: JobsState): RunningJob | null;
+  selectChat(state: JobsState): RunningJob | null;
 };
 
 const state = () => useCanopy.getState();
@@ -87,7 +97,14 @@ beforeEach(() => {
   calls.length = 0;
   listAnswer = async () => [];
   compaction = { jobId: `j1-${++tests}`, sessionId: "s1", kind: "compaction" };
-  useCanopy.setState({ selectedSessionId: "s1", runningJobs: {}, jobMessage: null, plan: null });
+  useCanopy.setState({
+    selectedSessionId: "s1",
+    runningJobs: {},
+    jobMessage: null,
+    chatMessage: null,
+    autoCompaction: null,
+    plan: null,
+  });
 });
 
 describe("a job another window started", () => {
@@ -168,7 +185,7 @@ describe("this window's own compaction", () => {
       };
       throw new ApiCallError("conflict", "A compaction is already running for this session");
     };
-    listAnswer = async () => [compaction];
+    listAnswer = async () => [{ ...compaction, text: "" }];
     await state().runCompaction("");
     await vi.waitFor(() => expect(running()).toMatchObject({ jobId: compaction.jobId, here: false }));
   });
@@ -177,20 +194,110 @@ describe("this window's own compaction", () => {
 describe("asking which jobs run (a reload, a reconnect)", () => {
   it("adds the listed ones and drops one that ended unheard", async () => {
     state().jobStarted({ jobId: "gone", sessionId: "s3", kind: "compaction" });
-    listAnswer = async () => [compaction];
+    listAnswer = async () => [{ ...compaction, text: "" }];
     await state().loadRunningJobs();
     expect(Object.keys(state().runningJobs)).toEqual(["s1"]);
     expect(running()).toMatchObject({ jobId: compaction.jobId, here: false });
   });
 
   it("an end heard while asking wins over the answer, a start heard while asking stays", async () => {
-    let answer: (jobs: RunningJobDto[]) => void = () => undefined;
+    let answer: (jobs: ListedJobDto[]) => void = () => undefined;
     listAnswer = () => new Promise((resolve) => (answer = resolve));
     const asking = state().loadRunningJobs();
     state().jobEnded({ ...compaction, outcome: "done", entryId: "c1" });
     state().jobStarted({ jobId: "j5", sessionId: "s5", kind: "branch-summary" });
-    answer([compaction]);
+    answer([{ ...compaction, text: "" }]);
     await asking;
     expect(Object.keys(state().runningJobs)).toEqual(["s5"]);
+  });
+});
+
+describe("a chat turn another window started", () => {
+  const turn: ChatTurnResultDto = {
+    sessionId: "s1",
+    userEntryId: "u9",
+    assistantEntryId: "a9",
+    stopReason: "stop",
+    appendedEntryIds: ["u9", "a9"],
+    cancelled: false,
+  };
+  let chat: RunningJobDto;
+  beforeEach(() => {
+    chat = { jobId: `chat-${tests}`, sessionId: "s1", kind: "chat", chat: { userText: "Go on", continuing: false } };
+  });
+
+  it("shows as the open session's reply (not as a compaction), streams, and is stopped from here", async () => {
+    useCanopy.setState({ chatMessage: { kind: "ok", text: "Reply a1 added." } });
+    state().jobStarted(chat);
+    expect(running()).toBeNull();
+    expect(selectChat(state())).toMatchObject({ jobId: chat.jobId, here: false, text: "", chat: chat.chat });
+    // The composer's last line was about an earlier turn.
+    expect(state().chatMessage).toBeNull();
+    state().jobStreamed("s1", chat.jobId, "The reply");
+    state().jobStreamed("s1", "another-job", "not this one");
+    expect(selectChat(state())?.text).toBe("The reply");
+    await state().cancelRunning();
+    expect(calls.at(-1)).toEqual({ channel: "chat:abort", input: { sessionId: "s1" } });
+  });
+
+  it("ends with the composer's outcome line, and the open session reloads", async () => {
+    state().jobStarted(chat);
+    state().jobEnded({ ...chat, outcome: "done", entryId: "a9", turn });
+    expect(selectChat(state())).toBeNull();
+    expect(state().chatMessage).toEqual({ kind: "ok", text: "Reply a9 added." });
+    expect(state().jobMessage).toBeNull();
+    await vi.waitFor(() => expect(calls.map((c) => c.channel)).toContain("session:tree"));
+
+    state().jobStarted({ ...chat, jobId: "c2" });
+    state().jobEnded({ ...chat, jobId: "c2", outcome: "cancelled", entryId: null });
+    expect(state().chatMessage).toEqual({ kind: "ok", text: "Reply cancelled; nothing was saved." });
+    state().jobStarted({ ...chat, jobId: "c3" });
+    state().jobEnded({ ...chat, jobId: "c3", outcome: "failed", entryId: null, errorMessage: "No model configured" });
+    expect(state().chatMessage).toEqual({ kind: "error", text: "No model configured" });
+  });
+
+  it("a compaction or navigation asked for meanwhile is refused with a message, not silently", async () => {
+    state().jobStarted(chat);
+    await state().runCompaction("");
+    await state().navigateTo("u1", false);
+    expect(calls.map((c) => c.channel)).not.toContain("compaction:run");
+    expect(state().jobMessage).toEqual({
+      kind: "error",
+      text: "A reply is being written on this session; wait for it or cancel it first (Escape).",
+    });
+  });
+
+  it("this window's own compaction, refused while another window's reply started, shows that reply", () => {
+    state().ownJobStarting({ kind: "compaction", sessionId: "s1" });
+    state().jobStarted(chat);
+    expect(selectChat(state())).toMatchObject({ jobId: chat.jobId, here: false });
+  });
+});
+
+describe("job:list gives the text streamed so far", () => {
+  it("a reloaded window shows a listed job's text, a chat's with the message it answers", async () => {
+    listAnswer = async () => [
+      { ...compaction, text: "## Goal" },
+      { jobId: "c9", sessionId: "s2", kind: "chat", chat: { userText: "Hi", continuing: true }, text: "Hello th" },
+    ];
+    await state().loadRunningJobs();
+    expect(running()?.text).toBe("## Goal");
+    expect(state().runningJobs.s2).toMatchObject({ kind: "chat", text: "Hello th", chat: { userText: "Hi", continuing: true } });
+  });
+
+  it("a job known before a reconnect takes the listed text, unless newer text came since asking", async () => {
+    state().jobStarted(compaction);
+    state().jobStarted({ jobId: "c8", sessionId: "s2", kind: "chat", chat: { userText: "Hi", continuing: false } });
+    let answer: (jobs: ListedJobDto[]) => void = () => undefined;
+    listAnswer = () => new Promise((resolve) => (answer = resolve));
+    const asking = state().loadRunningJobs();
+    state().jobStreamed("s2", "c8", "Hello there, newer");
+    answer([
+      { ...compaction, text: "## Goal\nmissed while away" },
+      { jobId: "c8", sessionId: "s2", kind: "chat", text: "Hello" },
+    ]);
+    await asking;
+    expect(running()?.text).toBe("## Goal\nmissed while away");
+    expect(state().runningJobs.s2?.text).toBe("Hello there, newer");
   });
 });

@@ -1,28 +1,17 @@
 /**
  * Chat slice: continuing the selected session from its view leaf (chat:send, D17) or answering
- * the user message at the view leaf ("Continue from here", chat:continue), the reply as it streams, cancelling it (the text goes back into the composer), the automatic compaction
- * the turn may trigger (SPEC §9.3–9.4: started/ended events and the failure messages), and the
- * app-wide notices (desktop menu commands, dropped files, exports, deletes) plus the settings
- * panel's open state (the "No model configured" message links to it).
+ * the user message at the view leaf ("Continue from here", chat:continue) — the turn is one of
+ * the session's running jobs (jobs-slice.ts), so every window shows its reply as it streams and
+ * can cancel it; when this window's reply is cancelled its text goes back into the composer —,
+ * the automatic compaction the turn may trigger (SPEC §9.3–9.4: started/ended events and the
+ * failure messages), and the app-wide notices (desktop menu commands, dropped files, exports,
+ * deletes) plus the settings panel's open state (the "No model configured" message links to it).
  */
 import type { StateCreator } from "zustand";
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
-import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
-import { selectRunning } from "./jobs-slice.ts";
-
-export interface RunningChat {
-  sessionId: string;
-  /** The message being sent (shown above the streamed reply; restored when cancelled). */
-  userText: string;
-  /** Answering the message already at the view leaf: nothing goes back into the composer. */
-  continuing?: boolean;
-  /** The reply streamed so far (chat:progressed). */
-  replyText: string;
-  /** The request failed with a transient error and is about to be sent again (chat:retry-started). */
-  retry?: string;
-}
+import { chatTurnMessage, REPLY_CANCELLED } from "./job-messages.ts";
 
 export type AutoCompactionState = {
   sessionId: string;
@@ -55,7 +44,6 @@ export interface AppNotice {
 }
 
 export interface ChatSlice {
-  chat: RunningChat | null;
   chatMessage: ChatMessage | null;
   autoCompaction: AutoCompactionState | null;
   lastTurn: ChatTurnResultDto | null;
@@ -63,12 +51,8 @@ export interface ChatSlice {
   settingsOpen: boolean;
   /** Sends the composer text from the view leaf of the selected session. */
   sendChat(): Promise<void>;
-  /** Asks the model to answer the user message at the view leaf (no new message). */
+  /** Asks the model to answer the user message at the view leaf (`userText`, no new message). */
   continueChat(userText: string): Promise<void>;
-  /** Cancels the running chat turn (and its automatic compaction). */
-  abortChat(): Promise<void>;
-  chatProgressed(sessionId: string, text: string): void;
-  chatRetrying(sessionId: string, text: string): void;
   autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
   autoCompactionEnded(payload: {
     sessionId: string;
@@ -96,37 +80,35 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     ]);
   };
 
-  const outcome = (result: ChatTurnResultDto): ChatMessage => {
-    const auto = result.autoCompaction;
-    const parts: string[] = [];
-    let kind: ChatMessage["kind"] = "ok";
-    if (result.stopReason === "error" || result.stopReason === "aborted") {
-      kind = "error";
-      parts.push(`The reply failed: ${result.errorMessage ?? result.stopReason}`);
-    } else {
-      parts.push(`Reply ${result.assistantEntryId} added.`);
+  /** Runs this window's turn as the session's job; `failed` says what went wrong, if it did. */
+  const runTurn = async (
+    sessionId: string,
+    chat: { userText: string; continuing: boolean },
+    request: () => Promise<ChatTurnResultDto>,
+    failed: (error: unknown, cancelled: boolean) => void,
+  ): Promise<void> => {
+    get().ownJobStarting({ kind: "chat", sessionId, chat });
+    set({ chatMessage: null, autoCompaction: null });
+    let failure: unknown;
+    try {
+      const result = await request();
+      set({ lastTurn: result, chatMessage: chatTurnMessage(result) });
+      await refresh(sessionId);
+    } catch (error) {
+      failure = error;
+      const cancelled = error instanceof ApiCallError && error.code === "cancelled";
+      failed(error, cancelled);
+      if (cancelled) await refresh(sessionId);
+    } finally {
+      get().ownJobOver(sessionId, failure);
     }
-    if (result.toolCallsNotRun) parts.push(toolsNotRunText(result.toolCallsNotRun));
-    if (auto) {
-      if (auto.errorMessage) {
-        kind = "error";
-        parts.push(auto.errorMessage);
-      } else if (auto.aborted) {
-        parts.push("The automatic compaction was cancelled; nothing was compacted.");
-      } else if (auto.entryId) {
-        parts.push(
-          auto.reason === "overflow"
-            ? `The context overflowed: compaction ${auto.entryId} summarized the history and the turn was retried.`
-            : `The context passed the threshold: compaction ${auto.entryId} summarized the history.`,
-        );
-      }
-    }
-    if (result.cancelled && !auto?.aborted) parts.push("The rest of the turn was cancelled; what was written stays.");
-    return { kind, text: parts.join(" ") };
+  };
+  const failureMessage = (error: unknown): ChatMessage => {
+    const message = (error as Error).message;
+    return { kind: "error", text: message, settingsLink: isNoModel(message) };
   };
 
   return {
-    chat: null,
     chatMessage: null,
     autoCompaction: null,
     lastTurn: null,
@@ -135,72 +117,32 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     async sendChat() {
       const sessionId = get().selectedSessionId;
       const text = get().composerText;
-      if (!sessionId || text.trim() === "" || get().chat || selectRunning(get())) return;
-      set({
-        chat: { sessionId, userText: text, replyText: "" },
-        chatMessage: null,
-        autoCompaction: null,
-        composerText: "",
-      });
-      try {
-        const result = await call("chat:send", { sessionId, text });
-        set({ lastTurn: result, chatMessage: outcome(result) });
-        await refresh(sessionId);
-      } catch (error) {
-        const message = (error as Error).message;
-        const cancelled = error instanceof ApiCallError && error.code === "cancelled";
-        // Nothing was appended: the message goes back to its session's draft (unless retyped).
-        get().restoreDraft(sessionId, text);
-        set({
-          chatMessage: cancelled
-            ? { kind: "ok", text: "Reply cancelled; nothing was saved. Your message is back in the composer." }
-            : { kind: "error", text: message, settingsLink: isNoModel(message) },
-        });
-        if (cancelled) await refresh(sessionId);
-      } finally {
-        set({ chat: null });
-      }
+      if (!sessionId || text.trim() === "" || get().runningJobs[sessionId]) return;
+      set({ composerText: "" });
+      await runTurn(
+        sessionId,
+        { userText: text, continuing: false },
+        () => call("chat:send", { sessionId, text }),
+        (error, cancelled) => {
+          // Nothing was appended: the message goes back to its session's draft (unless retyped).
+          get().restoreDraft(sessionId, text);
+          set({
+            chatMessage: cancelled
+              ? { kind: "ok", text: `${REPLY_CANCELLED} Your message is back in the composer.` }
+              : failureMessage(error),
+          });
+        },
+      );
     },
     async continueChat(userText) {
       const sessionId = get().selectedSessionId;
-      if (!sessionId || get().chat || selectRunning(get())) return;
-      set({ chat: { sessionId, userText, replyText: "", continuing: true }, chatMessage: null, autoCompaction: null });
-      try {
-        const result = await call("chat:continue", { sessionId });
-        set({ lastTurn: result, chatMessage: outcome(result) });
-        await refresh(sessionId);
-      } catch (error) {
-        const cancelled = error instanceof ApiCallError && error.code === "cancelled";
-        const message = (error as Error).message;
-        set({
-          chatMessage: cancelled
-            ? { kind: "ok", text: "Reply cancelled; nothing was saved." }
-            : { kind: "error", text: message, settingsLink: isNoModel(message) },
-        });
-        if (cancelled) await refresh(sessionId);
-      } finally {
-        set({ chat: null });
-      }
-    },
-    async abortChat() {
-      const chat = get().chat;
-      if (!chat) return;
-      try {
-        await call("chat:abort", { sessionId: chat.sessionId });
-      } catch (error) {
-        set({ chatMessage: { kind: "error", text: `Could not cancel: ${(error as Error).message}` } });
-      }
-    },
-    chatProgressed(sessionId, text) {
-      const chat = get().chat;
-      if (chat && chat.sessionId === sessionId) {
-        const { retry: _done, ...rest } = chat;
-        set({ chat: { ...rest, replyText: text } });
-      }
-    },
-    chatRetrying(sessionId, text) {
-      const chat = get().chat;
-      if (chat && chat.sessionId === sessionId) set({ chat: { ...chat, replyText: "", retry: text } });
+      if (!sessionId || get().runningJobs[sessionId]) return;
+      await runTurn(
+        sessionId,
+        { userText, continuing: true },
+        () => call("chat:continue", { sessionId }),
+        (error, cancelled) => set({ chatMessage: cancelled ? { kind: "ok", text: REPLY_CANCELLED } : failureMessage(error) }),
+      );
     },
     autoCompactionStarted(sessionId, reason) {
       if (get().selectedSessionId !== sessionId) return;

@@ -1,8 +1,11 @@
 /**
- * What the outcome line says when a compaction or branch summary ends, in the window that
- * started it and in every other window that shows its session.
+ * What the outcome line says when a job ends — a compaction or branch summary (the line at the
+ * top), a chat turn (the composer's line) — in the window that started it and in every other
+ * window that shows its session.
  */
+import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import type { JobEndedDto } from "../../../core/api/dto-jobs.ts";
+import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
 export type JobMessage = { kind: "ok" | "error"; text: string };
 
@@ -12,9 +15,49 @@ export function compactionAdded(entryId: string): string {
 
 export const COMPACTION_CANCELLED = "Compaction cancelled; nothing changed.";
 export const BRANCH_SUMMARY_CANCELLED = "Branch summarization cancelled; nothing changed.";
+export const REPLY_CANCELLED = "Reply cancelled; nothing was saved.";
+
+/** What a chat turn did: the reply (or its failure), tools not run, its automatic compaction. */
+export function chatTurnMessage(result: ChatTurnResultDto): JobMessage {
+  const auto = result.autoCompaction;
+  const parts: string[] = [];
+  let kind: JobMessage["kind"] = "ok";
+  if (result.stopReason === "error" || result.stopReason === "aborted") {
+    kind = "error";
+    parts.push(`The reply failed: ${result.errorMessage ?? result.stopReason}`);
+  } else {
+    parts.push(`Reply ${result.assistantEntryId} added.`);
+  }
+  if (result.toolCallsNotRun) parts.push(toolsNotRunText(result.toolCallsNotRun));
+  if (auto) {
+    if (auto.errorMessage) {
+      kind = "error";
+      parts.push(auto.errorMessage);
+    } else if (auto.aborted) {
+      parts.push("The automatic compaction was cancelled; nothing was compacted.");
+    } else if (auto.entryId) {
+      parts.push(
+        auto.reason === "overflow"
+          ? `The context overflowed: compaction ${auto.entryId} summarized the history and the turn was retried.`
+          : `The context passed the threshold: compaction ${auto.entryId} summarized the history.`,
+      );
+    }
+  }
+  if (result.cancelled && !auto?.aborted) parts.push("The rest of the turn was cancelled; what was written stays.");
+  return { kind, text: parts.join(" ") };
+}
+
+/** A chat turn this window heard end (one it did not start: its own call says the rest). */
+function chatEndedMessage(job: JobEndedDto): JobMessage {
+  if (job.outcome === "cancelled") return { kind: "ok", text: REPLY_CANCELLED };
+  if (job.outcome === "failed") return { kind: "error", text: job.errorMessage ?? "The reply failed." };
+  if (job.turn) return chatTurnMessage(job.turn);
+  return { kind: "ok", text: job.entryId ? `Reply ${job.entryId} added.` : "The turn ended." };
+}
 
 /** The line for a job this window heard end (one it did not start: its own call says the rest). */
 export function jobEndedMessage(job: JobEndedDto): JobMessage {
+  if (job.kind === "chat") return chatEndedMessage(job);
   const compaction = job.kind === "compaction";
   if (job.outcome === "cancelled")
     return { kind: "ok", text: compaction ? COMPACTION_CANCELLED : BRANCH_SUMMARY_CANCELLED };

@@ -1,24 +1,21 @@
 /**
- * Jobs slice: the compaction plan on screen, the compactions and branch summaries running on
- * each session — started here or in another window (job:started / job:ended, job:list when the
- * window opens, reloads or reconnects) — with their streamed text, their cancellation, and the
- * outcome message.
+ * Jobs slice: the compaction plan on screen, and the jobs running on each session — chat turns,
+ * compactions and branch summaries, started here or in another window (job:started / job:ended,
+ * job:list when the window opens, reloads or reconnects) — with the text they streamed so far,
+ * their cancellation, and the outcome message.
  */
 import type { StateCreator } from "zustand";
 import type { Events } from "../../../core/api/contract.ts";
-import type { JobEndedDto, JobKind, ListedJobDto, RunningJobDto } from "../../../core/api/dto-jobs.ts";
+import type { ChatJobPrompt, JobEndedDto, JobKind, ListedJobDto, RunningJobDto } from "../../../core/api/dto-jobs.ts";
 import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { COMPACTION_CANCELLED, compactionAdded, jobEndedMessage, type JobMessage } from "./job-messages.ts";
 
-/** Chat turns are shown by the chat slice, from this window's own requests. */
-type SummaryJobKind = Exclude<JobKind, "chat">;
-const isSummary = (job: RunningJobDto): job is RunningJobDto & { kind: SummaryJobKind } => job.kind !== "chat";
-
 export type RunningJob = {
-  kind: SummaryJobKind;
+  kind: JobKind;
   sessionId: string;
+  /** The text streamed so far: the summary, or the reply. */
   text: string;
   /** The main side's id of the job; null while this window's own request has not been heard start. */
   jobId: string | null;
@@ -26,12 +23,45 @@ export type RunningJob = {
   here: boolean;
   /** When this window learnt of it (a job:list answer asked for before that leaves it alone). */
   seen: number;
+  /** When its text was last heard (a job:list answer asked for before that does not replace it). */
+  textSeen: number;
+  /** A chat turn: the message it answers. */
+  chat?: ChatJobPrompt;
+  /** A chat turn: its request failed with a transient error and is sent again (chat:retry-started). */
+  retry?: string;
 };
 
-/** The job running on the open session (whichever window started it), or null. */
-export function selectRunning(state: CanopyState): RunningJob | null {
+/** A job this window starts or hears of (the counters are the slice's). */
+type NewJob = Omit<RunningJob, "seen" | "textSeen">;
+
+/** The job running on the open session (whichever window started it, of any kind), or null. */
+export function selectSessionJob(state: CanopyState): RunningJob | null {
   const sessionId = state.selectedSessionId;
   return (sessionId !== null && state.runningJobs[sessionId]) || null;
+}
+
+/** The compaction or branch summary running on the open session (whichever window started it), or null. */
+export function selectRunning(state: CanopyState): RunningJob | null {
+  const job = selectSessionJob(state);
+  return job !== null && job.kind !== "chat" ? job : null;
+}
+
+/** The chat turn running on the open session (whichever window started it), or null. */
+export function selectChat(state: CanopyState): RunningJob | null {
+  const job = selectSessionJob(state);
+  return job?.kind === "chat" ? job : null;
+}
+
+/** The running job as a window that hears of it keeps it. */
+function heardJob(job: RunningJobDto, text: string): NewJob {
+  return {
+    kind: job.kind,
+    sessionId: job.sessionId,
+    jobId: job.jobId,
+    text,
+    here: false,
+    ...(job.chat ? { chat: job.chat } : {}),
+  };
 }
 
 /** How many ended job ids are remembered, so that a job:list answer sent before the end is not believed. */
@@ -42,7 +72,7 @@ export interface JobsSlice {
   planError: string | null;
   /** The keepRecentTokens the plan was asked for (null: the setting), reused when it runs. */
   planKeepRecentTokens: number | null;
-  /** The running compaction or branch summary of each session, by session id. */
+  /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
   previewCompaction(keepRecentTokens?: number): Promise<void>;
@@ -53,16 +83,28 @@ export interface JobsSlice {
   cancelRunning(): Promise<void>;
   /** Asks which jobs run (the window opened, reloaded or its event socket came back). */
   loadRunningJobs(): Promise<void>;
+  /** This window asks for a job on the session (shown at once, before the main side tells it). */
+  ownJobStarting(job: Pick<RunningJob, "kind" | "sessionId" | "chat">): void;
+  /** This window's request for the session's job answered (`error`: how it failed, if it did). */
+  ownJobOver(sessionId: string, error?: unknown): void;
   jobStarted(job: RunningJobDto): void;
   jobEnded(job: JobEndedDto): void;
   jobProgressed(job: Events["job:progressed"]): void;
+  /**
+   * The text the session's job streamed so far (`jobId` null: whichever job runs there); with
+   * `retry`, its request failed and is sent again: the text starts over.
+   */
+  jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
 }
 
 export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (set, get) => {
   let learnt = 0;
   const endedIds = new Set<string>();
-  const putJob = (job: Omit<RunningJob, "seen">) =>
-    set((state) => ({ runningJobs: { ...state.runningJobs, [job.sessionId]: { ...job, seen: ++learnt } } }));
+  const putJob = (job: NewJob) =>
+    set((state) => {
+      const seen = ++learnt;
+      return { runningJobs: { ...state.runningJobs, [job.sessionId]: { ...job, seen, textSeen: seen } } };
+    });
   /** Forgets the session's job when `which` is it. */
   const dropJob = (sessionId: string, which: (job: RunningJob) => boolean) => {
     const job = get().runningJobs[sessionId];
@@ -70,11 +112,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     const { [sessionId]: _gone, ...rest } = get().runningJobs;
     set({ runningJobs: rest });
   };
-  /** This window's request ended: its job is over (the main side may still be telling so). */
-  const ownJobOver = (sessionId: string, error?: unknown) => {
-    dropJob(sessionId, (job) => job.here);
-    // Refused because another window's job holds the session: show that one.
-    if (error instanceof ApiCallError && error.code === "conflict") void get().loadRunningJobs();
+  /** The session runs a job already (the main side would refuse another): says so, true. */
+  const refusedBusy = (sessionId: string): boolean => {
+    const job = get().runningJobs[sessionId];
+    if (!job) return false;
+    const what = job.kind === "chat" ? "A reply is being written" : job.kind === "compaction" ? "A compaction is running" : "A branch summary is running";
+    set({ jobMessage: { kind: "error", text: `${what} on this session; wait for it or cancel it first (Escape).` } });
+    return true;
   };
   const refresh = async (sessionId: string) => {
     set({ selectedEntryId: null });
@@ -106,8 +150,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     },
     async runCompaction(customInstructions) {
       const sessionId = get().selectedSessionId;
-      if (!sessionId || get().runningJobs[sessionId]) return;
-      putJob({ kind: "compaction", sessionId, text: "", jobId: null, here: true });
+      if (!sessionId || refusedBusy(sessionId)) return;
+      get().ownJobStarting({ kind: "compaction", sessionId });
       set({ jobMessage: null });
       let failure: unknown;
       try {
@@ -125,13 +169,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";
         set({ jobMessage: { kind: cancelled ? "ok" : "error", text: cancelled ? COMPACTION_CANCELLED : `Compaction failed: ${(error as Error).message}` } });
       } finally {
-        ownJobOver(sessionId, failure);
+        get().ownJobOver(sessionId, failure);
       }
     },
     async navigateTo(targetId, summarize, customInstructions) {
       const sessionId = get().selectedSessionId;
-      if (!sessionId || get().runningJobs[sessionId]) return null;
-      if (summarize) putJob({ kind: "branch-summary", sessionId, text: "", jobId: null, here: true });
+      if (!sessionId || refusedBusy(sessionId)) return null;
+      if (summarize) get().ownJobStarting({ kind: "branch-summary", sessionId });
       set({ jobMessage: null });
       let failure: unknown;
       try {
@@ -170,46 +214,67 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         set({ jobMessage: { kind: "error", text: `Navigation failed: ${(error as Error).message}` } });
         return null;
       } finally {
-        ownJobOver(sessionId, failure);
+        get().ownJobOver(sessionId, failure);
       }
     },
     async cancelRunning() {
-      const running = selectRunning(get());
+      const running = selectSessionJob(get());
       if (!running) return;
+      const abort =
+        running.kind === "chat" ? "chat:abort" : running.kind === "compaction" ? "compaction:abort" : "navigation:abort";
       try {
-        await call(running.kind === "compaction" ? "compaction:abort" : "navigation:abort", { sessionId: running.sessionId });
+        await call(abort, { sessionId: running.sessionId });
       } catch (error) {
-        set({ jobMessage: { kind: "error", text: `Could not cancel: ${(error as Error).message}` } });
+        const message = { kind: "error" as const, text: `Could not cancel: ${(error as Error).message}` };
+        set(running.kind === "chat" ? { chatMessage: message } : { jobMessage: message });
       }
     },
     async loadRunningJobs() {
       const asked = learnt;
       let listed: ListedJobDto[];
       try {
-        listed = (await call("job:list", {})).filter(isSummary);
+        listed = await call("job:list", {});
       } catch (error) {
-        set({ jobMessage: { kind: "error", text: `Could not ask which compactions are running: ${(error as Error).message}` } });
+        set({ jobMessage: { kind: "error", text: `Could not ask which jobs are running: ${(error as Error).message}` } });
         return;
       }
-      const listedIds = new Set(listed.map((job) => job.jobId));
+      const byId = new Map(listed.map((job) => [job.jobId, job]));
       const kept: Record<string, RunningJob> = {};
       for (const job of Object.values(get().runningJobs)) {
+        const answer = job.jobId === null ? undefined : byId.get(job.jobId);
         // A job heard of before asking that the answer leaves out has ended meanwhile (unheard).
-        if (job.here || job.seen > asked || (job.jobId !== null && listedIds.has(job.jobId))) kept[job.sessionId] = job;
+        if (!job.here && job.seen <= asked && !answer) continue;
+        // Text missed while the events did not flow: the answer's, unless newer text came since.
+        kept[job.sessionId] = answer && job.textSeen <= asked ? { ...job, text: answer.text } : job;
       }
       set({ runningJobs: kept });
       for (const job of listed) {
-        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId] && isSummary(job))
-          putJob({ jobId: job.jobId, sessionId: job.sessionId, kind: job.kind, text: job.text, here: false });
+        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId]) putJob(heardJob(job, job.text));
       }
     },
+    ownJobStarting(job) {
+      putJob({ ...job, text: "", jobId: null, here: true });
+    },
+    ownJobOver(sessionId, error) {
+      // Its job is over (the main side may still be telling so).
+      dropJob(sessionId, (job) => job.here);
+      // Refused because another window's job holds the session: show that one.
+      if (error instanceof ApiCallError && error.code === "conflict") void get().loadRunningJobs();
+    },
     jobStarted(job) {
-      if (!isSummary(job)) return;
       const known = get().runningJobs[job.sessionId];
       if (known?.jobId === job.jobId) return;
-      // This window's own request, heard start: it gets its id.
-      if (known?.here && known.jobId === null) putJob({ ...known, jobId: job.jobId });
-      else putJob({ jobId: job.jobId, sessionId: job.sessionId, kind: job.kind, text: "", here: false });
+      // This window's own request, heard start: it gets its id (and what the main side says it answers).
+      if (known?.here && known.jobId === null && known.kind === job.kind) {
+        putJob({ ...known, jobId: job.jobId, ...(job.chat ? { chat: job.chat } : {}) });
+        return;
+      }
+      putJob(heardJob(job, ""));
+      // A reply another window asked for: the composer's last outcome and automatic compaction
+      // are about an earlier turn.
+      if (job.kind === "chat" && get().selectedSessionId === job.sessionId) {
+        set({ chatMessage: null, ...(get().autoCompaction?.sessionId === job.sessionId ? { autoCompaction: null } : {}) });
+      }
     },
     jobEnded(job) {
       endedIds.add(job.jobId);
@@ -219,15 +284,23 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       dropJob(job.sessionId, () => true);
       // Started in another window: say how it ended here too, and show what it changed.
       if (known.here) return;
-      if (get().selectedSessionId === job.sessionId) set({ jobMessage: jobEndedMessage(job) });
+      if (get().selectedSessionId === job.sessionId) {
+        const message = jobEndedMessage(job);
+        set(job.kind === "chat" ? { chatMessage: message } : { jobMessage: message });
+      }
       get().refreshOpenSession(job.sessionId);
     },
     jobProgressed(job) {
       if (job.text === undefined || job.sessionId === undefined) return;
-      const known = get().runningJobs[job.sessionId];
+      get().jobStreamed(job.sessionId, job.jobId, job.text);
+    },
+    jobStreamed(sessionId, jobId, text, retry) {
+      const known = get().runningJobs[sessionId];
       // Only this job's text (a chat turn's automatic compaction streams under its own id).
-      if (!known || (known.jobId !== null && known.jobId !== job.jobId)) return;
-      set({ runningJobs: { ...get().runningJobs, [job.sessionId]: { ...known, text: job.text } } });
+      if (!known || (jobId !== null && known.jobId !== null && known.jobId !== jobId)) return;
+      const { retry: _over, ...rest } = known;
+      const job: RunningJob = { ...rest, text, textSeen: ++learnt, ...(retry === undefined ? {} : { retry }) };
+      set({ runningJobs: { ...get().runningJobs, [sessionId]: job } });
     },
   };
 };

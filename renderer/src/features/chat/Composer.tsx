@@ -1,13 +1,14 @@
 /**
  * The composer at the bottom of the center pane: a message sent from the session's view leaf
- * (chat:send; Ctrl/Cmd+Enter), the reply as it streams, Cancel/Escape (chat:abort: nothing is
- * saved and the text comes back), the automatic compaction the turn triggers, and the outcome.
+ * (chat:send; Ctrl/Cmd+Enter), the reply as it streams — also one another window asked for —,
+ * Cancel/Escape (chat:abort: nothing is saved, and the text comes back to the window that sent
+ * it), the automatic compaction the turn triggers, and the outcome.
  * Navigating to a user message fills it with that message (SPEC §2.8). When the view leaf is a
  * user message (e.g. one just edited as a new branch), "Continue from here" asks for its reply.
  */
 import type { KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning } from "../../store/jobs-slice.ts";
+import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
 
 export function Composer() {
@@ -16,7 +17,7 @@ export function Composer() {
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
   const text = useCanopy((state) => state.composerText);
   const setText = useCanopy((state) => state.setComposerText);
-  const chat = useCanopy((state) => state.chat);
+  const chat = useCanopy(selectChat);
   const jobRunning = useCanopy((state) => selectRunning(state) !== null);
   const message = useCanopy((state) => state.chatMessage);
   const sendChat = useCanopy((state) => state.sendChat);
@@ -26,11 +27,11 @@ export function Composer() {
       ? state.tree?.nodes.find((node) => node.id === state.tree?.viewLeafId)
       : undefined,
   );
-  const abortChat = useCanopy((state) => state.abortChat);
+  const cancelRunning = useCanopy((state) => state.cancelRunning);
   const openSettings = useCanopy((state) => state.setSettingsOpen);
 
   if (!sessionId) return null;
-  const streaming = chat !== null && chat.sessionId === sessionId;
+  const streaming = chat !== null;
   const canSend = !streaming && !jobRunning && text.trim() !== "";
   // What the model would answer: a user (or custom) message at the view leaf.
   const answerable = leafNode !== undefined && (leafNode.kind === "user" || leafNode.type === "custom_message");
@@ -48,10 +49,10 @@ export function Composer() {
       {streaming && (
         <div className="chat-stream" data-testid="chat-stream" aria-live="polite">
           <p className="chat-user">
-            <strong>{chat.continuing ? "Answering:" : "You:"}</strong> {chat.userText}
+            <strong>{chat.chat?.continuing ? "Answering:" : "You:"}</strong> {chat.chat?.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
-            {chat.replyText || chat.retry || "Waiting for the reply…"}
+            {chat.text || chat.retry || "Waiting for the reply…"}
           </p>
         </div>
       )}
@@ -93,14 +94,14 @@ export function Composer() {
           <button
             type="button"
             onClick={() => void continueChat(leafNode.text)}
-            disabled={jobRunning || chat !== null}
+            disabled={jobRunning}
             title="Ask the model to answer the message at the view leaf, without a new message"
           >
             Continue from here
           </button>
         )}
         {streaming && (
-          <button type="button" onClick={() => void abortChat()} title="Escape">
+          <button type="button" onClick={() => void cancelRunning()} title="Escape">
             Cancel
           </button>
         )}

@@ -1,6 +1,7 @@
 /**
- * Feeds the chat slice from main's events: the streamed reply (and its retries) and the automatic
- * compaction's start, retries and end.
+ * Feeds the store from main's chat events: the streamed reply (and its retries) of the session's
+ * running chat turn, whichever window asked for it, and the automatic compaction's start,
+ * retries and end.
  */
 import { useEffect } from "react";
 import { onEvent } from "../../api.ts";
@@ -10,7 +11,7 @@ export function useChatEvents(): void {
   useEffect(() => {
     const state = () => useCanopy.getState();
     const offs = [
-      onEvent("chat:progressed", (payload) => state().chatProgressed(payload.sessionId, payload.text)),
+      onEvent("chat:progressed", (payload) => state().jobStreamed(payload.sessionId, payload.jobId, payload.text)),
       onEvent("compaction:auto-started", (payload) => state().autoCompactionStarted(payload.sessionId, payload.reason)),
       onEvent("compaction:auto-ended", (payload) => state().autoCompactionEnded(payload)),
       onEvent("compaction:retry-started", (payload) =>
@@ -20,8 +21,10 @@ export function useChatEvents(): void {
         ),
       ),
       onEvent("chat:retry-started", (payload) =>
-        state().chatRetrying(
+        state().jobStreamed(
           payload.sessionId,
+          null,
+          "",
           `The reply failed (${payload.errorMessage}); retrying in ${Math.ceil(payload.delayMs / 1000)} s (${payload.attempt}/${payload.maxAttempts})…`,
         ),
       ),

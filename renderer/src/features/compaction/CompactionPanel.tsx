@@ -7,7 +7,7 @@
 import { useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning } from "../../store/jobs-slice.ts";
+import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
@@ -18,6 +18,8 @@ export function CompactionPanel() {
   const plan = useCanopy((state) => state.plan);
   const planError = useCanopy((state) => state.planError);
   const running = useCanopy(selectRunning);
+  // A chat turn holds the session too: no compaction starts before it ends.
+  const busy = useCanopy((state) => selectSessionJob(state) !== null);
   const previewCompaction = useCanopy((state) => state.previewCompaction);
   const runCompaction = useCanopy((state) => state.runCompaction);
   const closePlan = useCanopy((state) => state.closePlan);
@@ -39,7 +41,7 @@ export function CompactionPanel() {
           type="button"
           ref={compactButton}
           onClick={() => void previewCompaction()}
-          disabled={running !== null}
+          disabled={busy}
         >
           Compact…
         </button>
@@ -83,7 +85,7 @@ export function CompactionPanel() {
             onChange={(event) => setInstructions(event.target.value)}
           />
           <div className="row">
-            <button type="button" onClick={() => void runCompaction(instructions)} disabled={running !== null}>
+            <button type="button" onClick={() => void runCompaction(instructions)} disabled={busy}>
               Run compaction
             </button>
             <button type="button" onClick={closePlan} disabled={running !== null}>

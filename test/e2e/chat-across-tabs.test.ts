@@ -1,0 +1,171 @@
+// Two tabs on one browser-mode server (Debian's Chromium, bundled demo data, a slow local fake
+// OpenAI-compatible server): a reply asked for in page A shows in page B as it streams (the
+// message, the text so far, Cancel; Send disabled), page B stops it and both pages clear, A's
+// message back in its composer; page A reloaded mid-reply shows the text streamed so far (before
+// the next chunk) and stops it from there; a reply that finishes shows in page B's tree, LLM view
+// and outcome line without a reload. Screenshots: test-artifacts/chat-across-tabs/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ListedJobDto } from "../../core/api/dto-jobs.ts";
+import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+
+const shots = path.join(artifactsDir(), "chat-across-tabs");
+const KEY_ENV = "CANOPY_E2E_CHAT_TABS_KEY";
+
+let app: E2eApp;
+let pageA: Page;
+let pageB: Page;
+let fake: FakeServer;
+let sessionId: string;
+
+const api = <T>(channel: string, input: unknown) => apiCall<T>(app.mode, channel, input);
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+/** A locator's text, null while it is absent (a poll reads again rather than waiting inside). */
+const textOf = async (locator: Locator) =>
+  (await locator.count()) === 0 ? null : await locator.textContent();
+/** The streaming reply box of the composer (absent when no reply is being written). */
+const stream = (page: Page) => page.getByTestId("chat-stream");
+const replyText = (page: Page) => textOf(page.getByTestId("chat-reply"));
+const outcome = (page: Page) => textOf(page.getByTestId("chat-message"));
+const cancelButton = (page: Page) => page.getByRole("button", { name: "Cancel", exact: true });
+
+/** A reply whose first chunk comes at once and whose rest comes after `pauseMs`. */
+function enqueueReply(first: string, rest: string, pauseMs: number): void {
+  fake.enqueue({ type: "reply", chunks: [first, rest], chunkDelayMs: pauseMs });
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.locator("#composer").fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+}
+
+async function treeIds(): Promise<string[]> {
+  const tree = await api<SessionTreeDto>("session:tree", { sessionId });
+  return tree.nodes.map((node) => node.id);
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  process.env[KEY_ENV] = "sk-e2e-chat-tabs";
+  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nunused" });
+  app = await startE2eApp("chat-tabs");
+  pageA = app.page;
+  pageB = await app.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  pageB.setDefaultTimeout(10_000);
+  const sessions = await api<SessionSummary[]>("library:list", {});
+  const session = sessions.find((s) => s.title?.startsWith("Refactor the parser"));
+  if (!session) throw new Error("no demo session");
+  sessionId = session.id;
+  await api("settings:set", {
+    key: "model",
+    value: {
+      baseUrl: fake.baseUrl,
+      id: "fake-chat-tabs",
+      contextWindow: 128000,
+      apiKeyEnv: KEY_ENV,
+      stream: true,
+    },
+  });
+});
+
+beforeEach(async () => {
+  await openSessionShowingAll(pageA, app.mode, sessionId);
+  await openSessionShowingAll(pageB, app.mode, sessionId);
+});
+
+afterEach(async () => {
+  // A test that failed half-way leaves nothing running for the next one.
+  await api("chat:abort", { sessionId });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await fake?.close();
+  delete process.env[KEY_ENV];
+});
+
+describe("a chat reply seen from two tabs", () => {
+  it("asked for in page A, page B shows it streaming and stops it; both pages clear", async () => {
+    const before = await treeIds();
+    const requestsBefore = fake.requests.length;
+    enqueueReply("The parser now", " never sent", 60_000);
+    await send(pageA, "Explain the parser change");
+    await poll(() => replyText(pageA)).toBe("The parser now");
+
+    // Page B never asked for it: the same message, the reply so far, Cancel; it cannot send.
+    await poll(() => replyText(pageB)).toBe("The parser now");
+    expect(await textOf(stream(pageB).locator(".chat-user"))).toBe("You: Explain the parser change");
+    expect(await cancelButton(pageB).isVisible()).toBe(true);
+    await pageB.locator("#composer").fill("Something else");
+    expect(await pageB.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    expect(await pageB.getByRole("button", { name: "Compact…" }).isDisabled()).toBe(true);
+    await shot(pageB, "01-page-b-sees-the-reply-streaming");
+
+    await pageB.keyboard.press("Escape");
+    for (const page of [pageA, pageB]) await poll(() => textOf(stream(page))).toBeNull();
+    await poll(() => outcome(pageA)).toBe(
+      "Reply cancelled; nothing was saved. Your message is back in the composer.",
+    );
+    expect(await pageA.locator("#composer").inputValue()).toBe("Explain the parser change");
+    await poll(() => outcome(pageB)).toBe("Reply cancelled; nothing was saved.");
+    // Page B's own draft is untouched, and it can send again.
+    expect(await pageB.locator("#composer").inputValue()).toBe("Something else");
+    expect(await pageB.getByRole("button", { name: "Send" }).isDisabled()).toBe(false);
+    await poll(() => fake.requests[requestsBefore]?.clientClosed).toBe(true);
+    await shot(pageA, "02-page-a-after-page-b-stopped-it");
+    expect(await treeIds()).toEqual(before);
+    expect(await api("job:list", {})).toEqual([]);
+    await pageB.locator("#composer").fill("");
+    await pageA.locator("#composer").fill("");
+  });
+
+  it("page A reloaded mid-reply shows the text so far, and stops it from there; page B clears too", async () => {
+    const before = await treeIds();
+    enqueueReply("Half of the answer", " and the rest, much later", 60_000);
+    await send(pageA, "Go on");
+    await poll(() => replyText(pageB)).toBe("Half of the answer");
+
+    await pageA.reload();
+    await pageA.getByTestId("tree-canvas").waitFor();
+    await poll(() => pageA.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
+    // The text streamed before the reload, although no chunk has come since.
+    await poll(() => replyText(pageA)).toBe("Half of the answer");
+    expect(await textOf(stream(pageA).locator(".chat-user"))).toBe("You: Go on");
+    const [listed] = await api<ListedJobDto[]>("job:list", {});
+    expect(listed).toMatchObject({ kind: "chat", text: "Half of the answer" });
+    await shot(pageA, "03-page-a-reloaded-mid-reply");
+
+    await cancelButton(pageA).click();
+    for (const page of [pageA, pageB]) {
+      await poll(() => textOf(stream(page))).toBeNull();
+      await poll(() => outcome(page)).toBe("Reply cancelled; nothing was saved.");
+    }
+    expect(await treeIds()).toEqual(before);
+  });
+
+  it("one that finishes in page A shows its reply in page B, without a reload", async () => {
+    enqueueReply("E2E-TABS-REPLY: the parser ", "reads both dialects now.", 1500);
+    await send(pageA, "Summarize the change");
+    await poll(() => replyText(pageB)).toBe("E2E-TABS-REPLY: the parser ");
+    await poll(() => outcome(pageB)).toMatch(/^Reply \S+ added\.$/);
+    expect(await textOf(stream(pageB))).toBeNull();
+    const tree = await api<SessionTreeDto>("session:tree", { sessionId });
+    const reply = tree.nodes.find((node) => node.id === tree.viewLeafId);
+    expect(reply?.kind).toBe("assistant");
+    expect(await outcome(pageB)).toBe(`Reply ${reply?.id} added.`);
+    expect(await outcome(pageA)).toBe(`Reply ${reply?.id} added.`);
+    // Page B's canvas and LLM view moved to the reply.
+    await poll(() => pageB.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(reply?.id);
+    const last = pageB.getByTestId("llm-view").locator("[data-role]").last();
+    await poll(() => textOf(last)).toContain("E2E-TABS-REPLY: the parser reads both dialects now.");
+    await poll(() => pageB.locator(`.tree-node[data-entry-id="${reply?.id}"]`).count()).toBe(1);
+    await shot(pageB, "04-page-b-shows-the-reply");
+  });
+});
