@@ -7,6 +7,9 @@ export default defineConfig({
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // The browser tests poll the page; on a loaded 2-core machine (CI runs files in parallel) a
+    // first page load can take longer than expect.poll's 1 s default.
+    expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
     reporters: ["default", "json"],
