@@ -10,6 +10,7 @@ import type {
   BranchSummaryMessage,
   CompactionEntry,
   SessionEntry,
+  Usage,
 } from "../session/entries.ts";
 import { findCutPoint } from "./cut-point.ts";
 import { addFileOpsFromMessage, createFileOps, seedFileOpsFromDetails } from "./file-ops.ts";
@@ -31,6 +32,12 @@ export interface PrepareCompactionOptions {
    * entry at import); entries it returns undefined for are estimated here.
    */
   tokensOf?: (entry: SessionEntry) => number | undefined;
+  /**
+   * For a path given from partway (a tail that starts at or before the window, see
+   * compactionWindowStart): the usage getLastAssistantUsage finds above the tail's first entry,
+   * used when the tail itself has none.
+   */
+  usageBefore?: Usage | undefined;
 }
 
 export const ALREADY_COMPACTED = "Already compacted";
@@ -138,7 +145,7 @@ export function prepareCompaction(
       : 0;
   const tokensBeforeEstimated = summaryEstimate + windowEstimate;
 
-  const lastUsage = getLastAssistantUsage(path);
+  const lastUsage = getLastAssistantUsage(path) ?? options.usageBefore;
   const measured = calculateContextTokens(lastUsage);
   // A usage object of all zeros measures nothing: fall back to the estimate (D10).
   const tokensBeforeMeasured = lastUsage !== undefined && measured > 0 ? measured : null;
@@ -197,7 +204,8 @@ export function prepareCompaction(
 export function compactionPlanReason(
   pathEntries: readonly SessionEntry[],
   settings: CompactionSettings,
+  options: Pick<PrepareCompactionOptions, "usageBefore"> = {},
 ): string | undefined {
   if (pathEntries.at(-1)?.type === "compaction") return ALREADY_COMPACTED;
-  return prepareCompaction(pathEntries, settings) === undefined ? NOTHING_TO_COMPACT : undefined;
+  return prepareCompaction(pathEntries, settings, options) === undefined ? NOTHING_TO_COMPACT : undefined;
 }

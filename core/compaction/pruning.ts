@@ -45,6 +45,32 @@ export function pruneNotice(tokens: number): string {
   return `[Output truncated - ${tokens} tokens]`;
 }
 
+/** What the §7.1 rule looks at in one tool result (so a caller may read it without the entry). */
+export interface ToolOutput {
+  /** The entry's id (an entry without one is never a candidate). */
+  entryId: string | undefined;
+  /** estimateTokens of the result as it is now (a pruned one: its notice). */
+  tokens: number;
+  toolName: unknown;
+  /** `prunedAt` is set (not undefined, not null). */
+  pruned: boolean;
+}
+
+/** The tool results of a path, newest first, as the rule sees them. */
+export function* toolOutputsNewestFirst(pathEntries: readonly SessionEntry[]): Generator<ToolOutput> {
+  for (let i = pathEntries.length - 1; i >= 0; i--) {
+    const entry = pathEntries[i];
+    const message = messageOfEntry(entry);
+    if (entry === undefined || message?.role !== "toolResult") continue;
+    yield {
+      entryId: typeof entry.id === "string" ? entry.id : undefined,
+      tokens: estimateTokens(message),
+      toolName: message.toolName,
+      pruned: message.prunedAt !== undefined && message.prunedAt !== null,
+    };
+  }
+}
+
 /**
  * §7.1: walking tool results newest → oldest with a running total (taken before adding each
  * one), a result is a candidate when it is not already pruned, the total so far has reached
@@ -55,21 +81,22 @@ export function planPruning(
   pathEntries: readonly SessionEntry[],
   config: PruningConfig = DEFAULT_PRUNING,
 ): PruningPlan {
-  const protectedTools = new Set(config.protectedTools);
+  return planPruningOf(toolOutputsNewestFirst(pathEntries), config);
+}
+
+/** planPruning over a path's tool results given newest first (see toolOutputsNewestFirst). */
+export function planPruningOf(outputs: Iterable<ToolOutput>, config: PruningConfig = DEFAULT_PRUNING): PruningPlan {
+  const protectedTools: ReadonlySet<unknown> = new Set(config.protectedTools);
   const candidates: PruneCandidate[] = [];
   let accumulated = 0;
   let savings = 0;
-  for (let i = pathEntries.length - 1; i >= 0; i--) {
-    const entry = pathEntries[i];
-    const message = messageOfEntry(entry);
-    if (entry === undefined || message?.role !== "toolResult") continue;
-    const tokens = estimateTokens(message);
-    const alreadyPruned = message.prunedAt !== undefined && message.prunedAt !== null;
-    const isProtected = accumulated < config.protectTokens || protectedTools.has(message.toolName);
+  for (const output of outputs) {
+    const { tokens } = output;
+    const isProtected = accumulated < config.protectTokens || protectedTools.has(output.toolName);
     accumulated += tokens;
     // An entry without an id cannot be referred to, so it is never a candidate.
-    if (alreadyPruned || isProtected || typeof entry.id !== "string") continue;
-    candidates.push({ entryId: entry.id, tokens });
+    if (output.pruned || isProtected || output.entryId === undefined) continue;
+    candidates.push({ entryId: output.entryId, tokens });
     savings += Math.max(0, tokens - Math.ceil(pruneNotice(tokens).length / 4));
   }
   candidates.reverse();

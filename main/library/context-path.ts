@@ -11,6 +11,7 @@ import type { TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { type EntryLink, entryJson, entryJsonByPk, listEntryLinks } from "../store/repos/entries.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
+import { lastIndexOfId, pathPositions } from "./path-walk.ts";
 
 /** Entry types whose content feeds the settings scan of SPEC §3.2 (always loaded in full). */
 const SETTINGS_TYPES = new Set([
@@ -72,40 +73,6 @@ export function chainIndex(entries: readonly SessionEntry[]): TreeIndex {
 }
 
 /**
- * Parent positions along the path from `leafIndex` up to the root, leaf first. Agents append
- * children after their parents, so the parent is found by scanning backwards from the child;
- * the walk only moves backwards, so the whole scan is O(entries). Returns null when a parent is
- * not found before its child (merged or hand-edited files): the caller then uses a map.
- */
-function walkBackwards(links: readonly EntryLink[], leafIndex: number): number[] | null {
-  const up: number[] = [leafIndex];
-  let i = leafIndex;
-  let parent = (links[i] as EntryLink)[2];
-  let j = i - 1;
-  while (parent !== null) {
-    while (j >= 0 && (links[j] as EntryLink)[1] !== parent) j--;
-    if (j < 0) return null;
-    i = j;
-    up.push(i);
-    parent = (links[i] as EntryLink)[2];
-    j = i - 1;
-  }
-  return up;
-}
-
-function walkWithMap(links: readonly EntryLink[], leafIndex: number): number[] {
-  const byId = new Map<string, number>();
-  for (let i = 0; i < links.length; i++) byId.set((links[i] as EntryLink)[1] as string, i);
-  const up: number[] = [];
-  for (let i: number | undefined = leafIndex; i !== undefined && up.length <= links.length; ) {
-    up.push(i);
-    const parent: string | null = (links[i] as EntryLink)[2];
-    i = parent === null ? undefined : byId.get(parent);
-  }
-  return up;
-}
-
-/**
  * @param leafId undefined → the session's view leaf; null → empty context; an unknown id → the
  * session's last entry (as buildSessionContext does).
  */
@@ -119,16 +86,11 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
   }
 
   const links = listEntryLinks(db, row.sid);
-  let leafIndex = links.length - 1;
-  for (let i = links.length - 1; i >= 0; i--) {
-    if ((links[i] as EntryLink)[1] === wanted) {
-      leafIndex = i;
-      break;
-    }
-  }
+  const found = lastIndexOfId(links, wanted);
+  const leafIndex = found >= 0 ? found : links.length - 1;
   if (leafIndex < 0) return { entries: [], leafId: wanted, pathOnly: true, parsed: 0 };
   // Leaf first, root last.
-  const up = walkBackwards(links, leafIndex) ?? walkWithMap(links, leafIndex);
+  const up = pathPositions(links, leafIndex);
   const linkAt = (u: number): EntryLink => links[up[u] as number] as EntryLink;
 
   // The last compaction on the path, and where its kept part starts (SPEC §3.1 step 5).

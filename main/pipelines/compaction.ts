@@ -10,7 +10,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
-import type { SessionEntry } from "../../core/session/entries.ts";
+import type { SessionEntry, Usage } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
@@ -19,6 +19,7 @@ import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
 import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
+import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
 import { loadSessionState, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
@@ -36,16 +37,28 @@ interface Planned {
   plan: CompactionPlanDto;
 }
 
-export function planCompaction(ctx: AppContext, input: CompactionInput): Planned {
+/** The leaf's path (whole, or a tail from at or before the window) and what was read with it. */
+interface PlanInput {
+  sessionId: string;
+  leafId: string | null;
+  path: readonly SessionEntry[];
+  tokens: ReadonlyMap<SessionEntry, number>;
+  usageBefore?: Usage | undefined;
+}
+
+function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Planned, "state"> {
   const settings = loadSettings(ctx.db);
-  const state = loadSessionState(ctx.db, input.sessionId, input.leafId);
+  const usage = on.usageBefore === undefined ? {} : { usageBefore: on.usageBefore };
   const options = {
-    tokensOf: (entry: SessionEntry) => state.tokens.get(entry),
+    tokensOf: (entry: SessionEntry) => on.tokens.get(entry),
+    ...usage,
     ...(input.keepRecentTokens === undefined ? {} : { keepRecentTokensOverride: input.keepRecentTokens }),
   };
-  const preparation = state.leafId === null ? undefined : prepareCompaction(state.path, compactionSettingsOf(settings), options);
-  if (!preparation || state.leafId === null) {
-    throw invalidInput(compactionPlanReason(state.path, compactionSettingsOf(settings)) ?? "Nothing to compact (session too small)");
+  const preparation = on.leafId === null ? undefined : prepareCompaction(on.path, compactionSettingsOf(settings), options);
+  if (!preparation || on.leafId === null) {
+    throw invalidInput(
+      compactionPlanReason(on.path, compactionSettingsOf(settings), usage) ?? "Nothing to compact (session too small)",
+    );
   }
   const lists = computeFileLists(preparation.fileOps);
   const keptTokens = preparation.recentMessages.reduce((sum, message) => sum + estimateTokens(message), 0);
@@ -62,14 +75,13 @@ export function planCompaction(ctx: AppContext, input: CompactionInput): Planned
   }
   if (preparation.isSplitTurn) notes.push("The cut falls inside a turn: its beginning is summarized separately.");
   return {
-    state,
     preparation,
     plan: {
-      sessionId: input.sessionId,
-      leafId: state.leafId,
+      sessionId: on.sessionId,
+      leafId: on.leafId,
       firstKeptEntryId: preparation.firstKeptEntryId,
       isSplitTurn: preparation.isSplitTurn,
-      turnStartEntryId: preparation.isSplitTurn ? (state.path[preparation.turnStartIndex]?.id ?? null) : null,
+      turnStartEntryId: preparation.isSplitTurn ? (on.path[preparation.turnStartIndex]?.id ?? null) : null,
       tokensBefore: preparation.tokensBefore,
       tokensBeforeMeasured: preparation.tokensBeforeMeasured,
       tokensBeforeEstimated: preparation.tokensBeforeEstimated,
@@ -87,6 +99,22 @@ export function planCompaction(ctx: AppContext, input: CompactionInput): Planned
       notes,
     },
   };
+}
+
+/** The plan on the whole session: what a run works from (its hooks get the full path). */
+export function planCompaction(ctx: AppContext, input: CompactionInput): Planned {
+  const state = loadSessionState(ctx.db, input.sessionId, input.leafId);
+  return { state, ...planOn(ctx, input, state) };
+}
+
+/**
+ * The plan alone (shown on the canvas before a run): the same plan from the path's tail, the
+ * window and what is above it on the structural columns only (compaction-tail.ts); a session
+ * with tree problems is planned on whole.
+ */
+export function previewCompaction(ctx: AppContext, input: CompactionInput): CompactionPlanDto {
+  const tail = loadCompactionTail(ctx.db, input.sessionId, input.leafId);
+  return tail === null ? planCompaction(ctx, input).plan : planOn(ctx, input, tail).plan;
 }
 
 /** Validates a hook-supplied compaction before it is saved (D11). */

@@ -4,22 +4,74 @@
  * in the library, and restore the originals on request. The LLM view shows the notice.
  */
 import type { PrunePlanDto, PruneResultDto } from "../../core/api/dto.ts";
-import { applyPruningToMessage, planPruning } from "../../core/compaction/pruning.ts";
+import {
+  applyPruningToMessage,
+  type PruningPlan,
+  planPruning,
+  planPruningOf,
+} from "../../core/compaction/pruning.ts";
 import type { MessageEntry, SessionEntry, ToolResultMessage } from "../../core/session/entries.ts";
 import type { AppContext } from "../api/types.ts";
 import { entryTokens } from "../library/entry-rows.ts";
 import { requireSession } from "../library/load.ts";
 import { refreshSessionStats } from "../library/stats.ts";
+import { entryJsonByPk } from "../store/repos/entries.ts";
 import { listPrunedEntryRows, replaceEntryJson, restoreEntryJson } from "../store/repos/entry-json.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
+import { loadToolOutputs } from "./tool-outputs.ts";
+
+interface PlannedPrune {
+  viewLeafId: string | null;
+  leafId: string | null;
+  plan: PruningPlan;
+  toolNameOf(entryId: string): unknown;
+  /** The candidates' entries as stored now, by id. */
+  candidateEntries(): Map<string, SessionEntry>;
+}
+
+/**
+ * The plan for a leaf: from the path's tool results alone (tool-outputs.ts), or, for a session
+ * with tree problems, from the whole session.
+ */
+function planFor(ctx: AppContext, sessionId: string, leafId?: string | null): PlannedPrune {
+  const read = loadToolOutputs(ctx.db, sessionId, leafId);
+  if (read !== null) {
+    const plan = planPruningOf(read.outputs);
+    const toolNames = new Map(read.outputs.map((output) => [output.entryId, output.toolName]));
+    return {
+      viewLeafId: read.viewLeafId,
+      leafId: read.leafId,
+      plan,
+      toolNameOf: (entryId) => toolNames.get(entryId),
+      candidateEntries: () => {
+        const ids = plan.candidates.map((candidate) => candidate.entryId);
+        const jsons = entryJsonByPk(
+          ctx.db,
+          ids.map((id) => read.pkOf.get(id) as number),
+        );
+        return new Map(jsons.map((json, i) => [ids[i] as string, JSON.parse(json) as SessionEntry]));
+      },
+    };
+  }
+  const state = loadSessionState(ctx.db, sessionId, leafId);
+  const message = (entryId: string) =>
+    (state.index.byId.get(entryId) as MessageEntry | undefined)?.message as ToolResultMessage | undefined;
+  const plan = planPruning(state.path);
+  return {
+    viewLeafId: state.viewLeafId,
+    leafId: state.leafId,
+    plan,
+    toolNameOf: (entryId) => message(entryId)?.toolName,
+    candidateEntries: () =>
+      new Map(plan.candidates.map((candidate) => [candidate.entryId, state.index.byId.get(candidate.entryId) as SessionEntry])),
+  };
+}
 
 export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PrunePlanDto {
-  const state = loadSessionState(ctx.db, sessionId, leafId);
-  const plan = planPruning(state.path);
+  const { plan, toolNameOf, leafId: leaf } = planFor(ctx, sessionId, leafId);
   const candidates = plan.candidates.map((candidate) => {
-    const entry = state.index.byId.get(candidate.entryId) as MessageEntry | undefined;
-    const toolName = (entry?.message as ToolResultMessage | undefined)?.toolName ?? "?";
+    const toolName = (toolNameOf(candidate.entryId) as string | undefined) ?? "?";
     return { entryId: candidate.entryId, toolName, tokens: candidate.tokens };
   });
   let reason: string | null = null;
@@ -30,7 +82,7 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
   }
   return {
     sessionId,
-    leafId: state.leafId,
+    leafId: leaf,
     candidates,
     tokensSaved: plan.candidateSavings,
     willPrune: plan.willPrune,
@@ -39,21 +91,22 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
 }
 
 export function applyPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PruneResultDto {
-  const state = loadSessionState(ctx.db, sessionId, leafId);
-  const plan = planPruning(state.path);
+  const planned = planFor(ctx, sessionId, leafId);
+  const { plan } = planned;
   if (!plan.willPrune) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
+  const entries = planned.candidateEntries();
   const prunedAt = Date.now();
   const { sid } = requireSession(ctx.db, sessionId);
   writeTransaction(ctx.db, () => {
     for (const candidate of plan.candidates) {
-      const entry = state.index.byId.get(candidate.entryId) as MessageEntry | undefined;
+      const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
       if (entry?.message.role !== "toolResult") continue;
       const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
       replaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
     }
     refreshSessionStats(ctx.db, { sid, id: sessionId });
   })();
-  ctx.events.emit("session:changed", { sessionId, viewLeafId: state.viewLeafId });
+  ctx.events.emit("session:changed", { sessionId, viewLeafId: planned.viewLeafId });
   return {
     sessionId,
     prunedCount: plan.candidates.length,

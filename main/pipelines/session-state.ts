@@ -1,7 +1,8 @@
 /**
  * What a pipeline needs to know about a session at the moment it plans: all entries, the tree
  * index, the leaf it works on (default: the view leaf) and that leaf's path; or, for a chat turn,
- * only the view leaf's context entries (loadViewState), without parsing the whole session.
+ * only the view leaf's context entries (loadViewState), or for a preview only the leaf's path on
+ * the structural columns (loadPathLinks), without parsing the whole session.
  */
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
@@ -9,7 +10,8 @@ import { notFound } from "../api/errors.ts";
 import { loadContextEntries } from "../library/context-path.ts";
 import { effectiveViewLeaf, getViewLeaf, loadStoredEntries, requireSession } from "../library/load.ts";
 import type { Database } from "../store/open.ts";
-import { entryIdExists } from "../store/repos/entries.ts";
+import { lastIndexOfId, pathPositions } from "../library/path-walk.ts";
+import { type EntryLink, entryIdExists, listEntryLinks } from "../store/repos/entries.ts";
 
 export interface SessionState {
   sessionId: string;
@@ -57,4 +59,31 @@ export function loadViewState(db: Database, sessionId: string): ViewState {
   const index = loaded.index ?? buildTreeIndex(loaded.entries);
   const path = viewLeafId === null ? [] : index.pathTo(viewLeafId);
   return { sessionId, viewLeafId, leafId: viewLeafId, entries: loaded.entries, index, path };
+}
+
+/** A leaf's path on the structural columns, no entry parsed (see loadPathLinks). */
+export interface PathLinks {
+  sessionId: string;
+  viewLeafId: string | null;
+  leafId: string | null;
+  /** Every entry of the session in seq order: [pk, id, parentId, type, role]. */
+  links: EntryLink[];
+  /** Positions in `links` of the leaf's path, leaf first, root last (empty for the null leaf). */
+  up: number[];
+}
+
+/**
+ * The path loadSessionState would give (same leaf, same errors), as positions in the session's
+ * links. Null for a session with tree problems (D3): core's repairs need the full index.
+ */
+export function loadPathLinks(db: Database, sessionId: string, leafId?: string | null): PathLinks | null {
+  const viewLeafId = getViewLeaf(db, sessionId);
+  const row = requireSession(db, sessionId);
+  if (row.problem_count > 0) return null;
+  const leaf = leafId === undefined ? viewLeafId : leafId;
+  const links = listEntryLinks(db, row.sid);
+  if (leaf === null) return { sessionId, viewLeafId, leafId: null, links, up: [] };
+  const leafIndex = lastIndexOfId(links, leaf);
+  if (leafIndex < 0) throw notFound(`Session ${sessionId} has no entry ${leaf}`);
+  return { sessionId, viewLeafId, leafId: leaf, links, up: pathPositions(links, leafIndex) };
 }

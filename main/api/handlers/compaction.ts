@@ -4,12 +4,12 @@
  * cancellation, and the list of the jobs running (chat turns too).
  */
 import { listAnnounced, runAnnounced } from "../../pipelines/announced-job.ts";
-import { planCompaction, runCompaction } from "../../pipelines/compaction.ts";
+import { previewCompaction, runCompaction } from "../../pipelines/compaction.ts";
 import { navigate, navigationPreview } from "../../pipelines/navigation.ts";
 import type { AreaHandlers } from "../types.ts";
 
 export const compactionHandlers: AreaHandlers<"compaction"> = {
-  "compaction:preview": (input, ctx) => planCompaction(ctx, input).plan,
+  "compaction:preview": (input, ctx) => previewCompaction(ctx, input),
   "compaction:run": (input, ctx) =>
     runAnnounced(ctx, {
       sessionId: input.sessionId,

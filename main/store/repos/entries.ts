@@ -195,6 +195,38 @@ export function entryJsonByPk(db: Database, pks: readonly number[]): string[] {
   return jsonTexts(db, rows);
 }
 
+/** The JSON and stored token estimate of the given entries (by pk), in the order of `pks`. */
+export function entryJsonAndTokensByPk(db: Database, pks: readonly number[]): { json: string; tokens: number }[] {
+  const rows = stmt(
+    db,
+    `SELECT e.tokens AS tokens, ${STORED_JSON_COLUMNS}
+       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value LEFT JOIN entry_json AS j ON j.pk = e.pk
+      ORDER BY k.key`,
+  ).all(JSON.stringify(pks)) as (StoredJson & { tokens: number })[];
+  const texts = jsonTexts(db, rows);
+  return rows.map((row, i) => ({ json: texts[i] as string, tokens: row.tokens }));
+}
+
+/**
+ * What pruning (SPEC §7.1) reads of the given tool results (by pk, in that order): the stored
+ * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them,
+ * so the outputs themselves never cross into JS. A missing key reads as null.
+ */
+export function toolOutputFactsByPk(
+  db: Database,
+  pks: readonly number[],
+): { tokens: number; toolNameAndPrunedAt: string }[] {
+  return stmt(
+    db,
+    `SELECT e.tokens AS tokens,
+            json_extract(coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)),
+                         '$.message.toolName', '$.message.prunedAt') AS toolNameAndPrunedAt
+       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+       LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+      ORDER BY k.key`,
+  ).all(JSON.stringify(pks)) as { tokens: number; toolNameAndPrunedAt: string }[];
+}
+
 /** The entry a lookup by id resolves to: the LAST one in file order, as the agents' byId does. */
 export function getEntryRowById(db: Database, sid: number, id: string): EntryRow | undefined {
   const row = stmt(

@@ -1,0 +1,99 @@
+/**
+ * The part of a leaf's path a compaction plan reads (SPEC §5.1 with D5), without parsing a
+ * 100k-entry session: from the window start (the last compaction's first kept entry on the
+ * path, else that compaction) to the leaf, found on the structural columns, parsed with the
+ * token estimates the library stores; and the last measured usage above it when it has none.
+ */
+import { getLastAssistantUsage } from "../../core/compaction/tokens.ts";
+import type { SessionEntry, Usage } from "../../core/session/entries.ts";
+import type { Database } from "../store/open.ts";
+import { type EntryLink, entryJson, entryJsonAndTokensByPk, entryJsonByPk } from "../store/repos/entries.ts";
+import { loadPathLinks } from "./session-state.ts";
+
+export interface CompactionTail {
+  sessionId: string;
+  viewLeafId: string | null;
+  leafId: string | null;
+  /** The leaf's path from at or before the window start to the leaf (empty for the null leaf). */
+  path: SessionEntry[];
+  /** The library's token estimate of each entry of `path`. */
+  tokens: Map<SessionEntry, number>;
+  /** What getLastAssistantUsage finds on the full path above `path` (used when `path` has none). */
+  usageBefore: Usage | undefined;
+  /** Entries parsed for this load. */
+  parsed: number;
+}
+
+/** Assistant replies parsed at a time while looking above the tail for a measured usage. */
+const USAGE_BATCH = 64;
+
+/**
+ * The tail of the path loadSessionState would give for this leaf (same leaf, same errors), or
+ * null for a session with tree problems (D3): then plan on the whole session.
+ */
+export function loadCompactionTail(
+  db: Database,
+  sessionId: string,
+  leafId?: string | null,
+): CompactionTail | null {
+  const walked = loadPathLinks(db, sessionId, leafId);
+  if (walked === null) return null;
+  const { links, up } = walked;
+  const link = (u: number): EntryLink => links[up[u] as number] as EntryLink;
+
+  // up[] runs leaf → root: the tail is up[0..start], start being the window start or the compaction.
+  let start = up.length - 1;
+  const compactionAt = up.findIndex((position) => (links[position] as EntryLink)[3] === "compaction");
+  // A path ending in a compaction plans nothing ("Already compacted"): its last entry says so.
+  if (compactionAt === 0) start = 0;
+  else if (compactionAt > 0) {
+    start = compactionAt;
+    const json = entryJson(db, link(compactionAt)[0]);
+    const firstKept =
+      json === null ? undefined : (JSON.parse(json) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
+    if (typeof firstKept === "string") {
+      // Ids are unique in a session without tree problems: the entry, if on the path, is the one.
+      for (let u = compactionAt + 1; u < up.length; u++) {
+        if (link(u)[1] === firstKept) {
+          start = u;
+          break;
+        }
+      }
+    }
+  }
+
+  const pks: number[] = [];
+  for (let u = Math.min(start, up.length - 1); u >= 0; u--) pks.push(link(u)[0]);
+  const tokens = new Map<SessionEntry, number>();
+  const path = entryJsonAndTokensByPk(db, pks).map(({ json, tokens: estimate }) => {
+    const entry = JSON.parse(json) as SessionEntry;
+    tokens.set(entry, estimate);
+    return entry;
+  });
+
+  let usageBefore: Usage | undefined;
+  let parsed = path.length;
+  if (compactionAt !== 0 && getLastAssistantUsage(path) === undefined) {
+    // Above the tail, newest first, only assistant replies can carry a usage (SPEC §4.2).
+    const replies: number[] = [];
+    for (let u = start + 1; u < up.length; u++) {
+      const [pk, , , type, role] = link(u);
+      if (type === "message" && role === "assistant") replies.push(pk);
+    }
+    for (let from = 0; from < replies.length && usageBefore === undefined; from += USAGE_BATCH) {
+      const batch = entryJsonByPk(db, replies.slice(from, from + USAGE_BATCH));
+      parsed += batch.length;
+      // getLastAssistantUsage scans backwards: give it the batch oldest first.
+      usageBefore = getLastAssistantUsage(batch.map((json) => JSON.parse(json) as SessionEntry).reverse());
+    }
+  }
+  return {
+    sessionId,
+    viewLeafId: walked.viewLeafId,
+    leafId: walked.leafId,
+    path,
+    tokens,
+    usageBefore,
+    parsed,
+  };
+}
