@@ -6,6 +6,7 @@ import { runBigTextBench } from "./big-text.bench.ts";
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runImportBench } from "./import.bench.ts";
+import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
@@ -15,6 +16,8 @@ console.log("\n== context ==");
 runContextBench();
 console.log("\n== session operations on the 100k session ==");
 await runSessionOpsBench();
+console.log("\n== the first search after a large import ==");
+await runSearchIndexBench({ runs: 1 });
 console.log("\n== compaction planning ==");
 runCompactionBench();
 console.log("\n== tree rendering in Chromium (10,000 entries, with React Flow's default as baseline) ==");

@@ -11,6 +11,7 @@ import { loadHookModules } from "./hooks/loader.ts";
 import { HookRegistry } from "./hooks/registry.ts";
 import { seedDemoSessions } from "./library/demo.ts";
 import { InPlaceImports, ThreadImports } from "./library/import-runner.ts";
+import { SearchIndexer } from "./library/search-indexer.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
 import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
 import { resolveLibraryPath } from "./store/library-file.ts";
@@ -36,6 +37,11 @@ export interface AppContextOptions {
    * window meanwhile, and each file's progress reaches it as the import goes.
    */
   importThread?: boolean;
+  /**
+   * Index imported entries for search in the background, in short slices when requests are
+   * quiet (default false: a search indexes what waits first, as the CLI wants).
+   */
+  backgroundSearchIndex?: boolean;
 }
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
@@ -55,18 +61,30 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     options.loadUserHooks === false
       ? Promise.resolve()
       : loadHookModules(hooks, path.join(dataDir, "hooks")).then(() => undefined);
+  const imports = options.importThread === true ? new ThreadImports(db, dbPath) : new InPlaceImports(db);
+  const events = new EventBus();
+  const searchIndexer = options.backgroundSearchIndex === true ? new SearchIndexer(db, imports) : null;
+  if (searchIndexer !== null) {
+    // Imports, the watcher's re-imports and Canopy's own entries all end in one of these events.
+    events.subscribe((name) => {
+      if (name === "library:changed" || name === "session:changed") searchIndexer.kick();
+    });
+    // What an earlier run or the CLI left unindexed (and the demo sessions just seeded).
+    searchIndexer.kick();
+  }
   return {
     db,
     dbPath,
     libraryFile: libraryIdentity(dbPath),
     dataDir,
     prompts,
-    events: new EventBus(),
+    events,
     hooks,
     hooksReady,
     jobs: new JobRegistry(),
-    imports: options.importThread === true ? new ThreadImports(db, dbPath) : new InPlaceImports(db),
+    imports,
     connectionTests: new Set(),
+    searchIndexer,
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),
   };

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { searchIndexingNote } from "../core/api/contract.ts";
 import { counted } from "../core/session/describe.ts";
 import { planRequestFor } from "../core/session/request-messages.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
@@ -16,7 +17,7 @@ import { type CliContext, type CliIo, CommandError, createCliContext } from "./c
 import { runEditCommand } from "./cli/edit-commands.ts";
 import { runFolderCommand } from "./cli/folder-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
-import { importProgress, showProgress } from "./cli/progress.ts";
+import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
@@ -117,7 +118,11 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     case "search": {
       const query = parsed.positionals.join(" ").trim();
       if (!query) throw new UsageError("missing <query>");
-      const hits = await cli.request("library:search", { query, limit: options.limit ?? 20 });
+      const stopProgress = showSearchIndexing(cli);
+      const { hits, indexing } = await cli
+        .request("library:search", { query, limit: options.limit ?? 20 })
+        .finally(stopProgress);
+      if (indexing !== null) cli.io.err(searchIndexingNote(indexing));
       cli.io.out(options.json ? JSON.stringify(hits, null, 2) : renderSearchHits(hits));
       return true;
     }

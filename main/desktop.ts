@@ -106,7 +106,14 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       dataDir,
       env: options.env,
     });
-    const ctx = createAppContext({ dbPath, appDir: options.appDir, env: options.env, secrets, importThread: true });
+    const ctx = createAppContext({
+      dbPath,
+      appDir: options.appDir,
+      env: options.env,
+      secrets,
+      importThread: true,
+      backgroundSearchIndex: true,
+    });
     const api = createApi(ctx);
     hardenSession(electron.session.defaultSession);
     const unbind = bindIpc(api, {
@@ -193,6 +200,7 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       quitting = "closing";
       watcher?.close();
       unbind();
+      ctx.searchIndexer?.close();
       void ctx.imports.close().finally(() => {
         ctx.db.close();
         quitting = "closed";

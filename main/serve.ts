@@ -28,6 +28,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     dbPath: options.dbPath,
     appDir: defaultAppDir,
     importThread: true,
+    backgroundSearchIndex: true,
     ...(options.seedDemo === undefined ? {} : { seedDemo: options.seedDemo }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
@@ -42,6 +43,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     });
   } catch (error) {
     // E.g. the port is taken: nothing is left open behind the message.
+    ctx.searchIndexer?.close();
     await ctx.imports.close();
     ctx.db.close();
     throw error;
@@ -52,6 +54,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     stop: async () => {
       watcher?.close();
       await server.close();
+      ctx.searchIndexer?.close();
       await ctx.imports.close();
       ctx.db.close();
     },

@@ -20,7 +20,8 @@ import type {
   PromptTemplateDto,
   PrunePlanDto,
   PruneResultDto,
-  SearchHit,
+  SearchIndexingDto,
+  SearchResultDto,
   SessionDetail,
   SessionSummary,
   SessionTreeDto,
@@ -48,11 +49,13 @@ export interface Requests {
   "library:set-folders": { input: LibraryFolders; output: ConfiguredFolders };
   /**
    * Full-text search over message text of every session. Matches in the snippet are wrapped in
-   * `highlight` (default "[" and "]"; the renderer passes private-use characters).
+   * `highlight` (default "[" and "]"; the renderer passes private-use characters). Right after a
+   * large import the app answers from what is indexed so far and says how far indexing is
+   * (`indexing`); the CLI indexes first (job:progressed, SEARCH_INDEX_JOB_ID).
    */
   "library:search": {
     input: { query: string; limit?: number; highlight?: [string, string] };
-    output: SearchHit[];
+    output: SearchResultDto;
   };
   /**
    * Deletes a session from the library (its file is never touched): gone from the list and
@@ -234,6 +237,25 @@ export interface Events {
 
 /** An import's progress events have a job id starting with this (then the path imported). */
 export const IMPORT_JOB_PREFIX = "import:";
+
+/** The job id of the progress events of a search that indexes imported entries first (the CLI). */
+export const SEARCH_INDEX_JOB_ID = "search-index";
+
+/** "Indexing for search: 42% (96,000 of 230,114 entries)" for that job's events; null for others. */
+export function searchIndexProgressText(job: Events["job:progressed"]): string | null {
+  if (job.jobId !== SEARCH_INDEX_JOB_ID || job.ended === true || job.total === null || job.total === 0) return null;
+  const percent = Math.floor((job.done / job.total) * 100);
+  return `${job.label}: ${percent}% (${job.done.toLocaleString("en-US")} of ${job.total.toLocaleString("en-US")} entries)`;
+}
+
+/**
+ * What a search says while the index catches up: "Still indexing for search (42% done): these
+ * results cover only the messages indexed so far." Floored, so it never says 100% before the end.
+ */
+export function searchIndexingNote(indexing: SearchIndexingDto): string {
+  const percent = indexing.total > 0 ? Math.floor((indexing.indexed / indexing.total) * 100) : 0;
+  return `Still indexing for search (${percent}% done): these results cover only the messages indexed so far.`;
+}
 
 /** The longest `library:search` query (characters); the search box says so instead of asking. */
 export const MAX_SEARCH_QUERY_CHARS = 1000;

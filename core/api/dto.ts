@@ -173,6 +173,23 @@ export interface SearchHit {
   snippet: string;
 }
 
+/** How far the full-text index is while it catches up with imported entries. */
+export interface SearchIndexingDto {
+  /** Entries of the library whose text is indexed. */
+  indexed: number;
+  /** Entries of the library. */
+  total: number;
+}
+
+export interface SearchResultDto {
+  hits: SearchHit[];
+  /**
+   * Non-null while entries still wait to be indexed (right after a large import): the hits
+   * cover only what is indexed so far.
+   */
+  indexing: SearchIndexingDto | null;
+}
+
 export interface ExportResult {
   /** The JSONL text (when no output path was given) … */
   text?: string;

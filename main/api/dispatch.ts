@@ -30,6 +30,8 @@ export function createApi(ctx: AppContext): Api {
         error: { code: "invalid_input", message: `${channel}: ${describeInputError(parsed.error)}` },
       };
     }
+    // Background search indexing holds its slices while requests come (search-indexer.ts).
+    ctx.searchIndexer?.noteRequest();
     try {
       assertLibraryInPlace(ctx.db, ctx.libraryFile);
       const handler = handlers[channel];
@@ -37,6 +39,8 @@ export function createApi(ctx: AppContext): Api {
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error: toApiError(error) };
+    } finally {
+      ctx.searchIndexer?.noteRequest();
     }
   }
   return {

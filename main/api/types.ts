@@ -7,6 +7,7 @@ import type { Channel, RequestInput, RequestOutput } from "../../core/api/contra
 import type { LoadedPrompts } from "../../prompts/index.ts";
 import type { HookRegistry } from "../hooks/registry.ts";
 import type { ImportRunner } from "../library/import-runner.ts";
+import type { SearchIndexer } from "../library/search-indexer.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { SecretStore } from "../secrets.ts";
 import type { LibraryIdentity } from "../store/library-identity.ts";
@@ -29,6 +30,11 @@ export interface AppContext {
   imports: ImportRunner;
   /** Running connection tests (Settings → Test connection), so a second request can abort them. */
   connectionTests: Set<AbortController>;
+  /**
+   * Indexes imported entries for search in the background (the app and browser mode): a search
+   * then answers at once from what is indexed. Null: a search indexes what waits first (CLI).
+   */
+  searchIndexer: SearchIndexer | null;
   /** The process environment (tests may pass their own). */
   env: NodeJS.ProcessEnv;
   /** API keys: encrypted by the desktop app, or from the environment (browser mode, CLI). */

@@ -1,9 +1,16 @@
 /**
  * The CLI's progress line: on a terminal, job events shown on one stderr line rewritten in
  * place (throttled), and cleared when the job ends, so that the command's output starts on a
- * line of its own. Nothing is shown when stderr is not a terminal.
+ * line of its own. Nothing is shown when stderr is not a terminal, except one line when a search
+ * has many imported entries to index first.
  */
-import { type EventName, type Events, importProgressText } from "../../core/api/contract.ts";
+import {
+  type EventName,
+  type Events,
+  importProgressText,
+  SEARCH_INDEX_JOB_ID,
+  searchIndexProgressText,
+} from "../../core/api/contract.ts";
 import type { CliContext } from "./context.ts";
 
 /** What the line says for an event, or null to leave it as it is. */
@@ -36,3 +43,22 @@ export const importProgress: ProgressText = (name, payload) => {
   if (name !== "job:progressed") return null;
   return importProgressText(payload as Events["job:progressed"]);
 };
+
+/**
+ * A search that first indexes many imported entries (SEARCH_INDEX_JOB_ID): on a terminal its
+ * progress line; elsewhere one line saying so as it starts, so a long wait is never silent.
+ */
+export function showSearchIndexing(cli: CliContext): () => void {
+  if (cli.io.isTerminal)
+    return showProgress(cli, (name, payload) =>
+      name === "job:progressed" ? searchIndexProgressText(payload as Events["job:progressed"]) : null,
+    );
+  return cli.api.ctx.events.subscribe((name, payload) => {
+    if (name !== "job:progressed") return;
+    const job = payload as Events["job:progressed"];
+    if (job.jobId !== SEARCH_INDEX_JOB_ID || job.done !== 0 || job.ended === true) return;
+    cli.io.err(
+      `indexing ${(job.total ?? 0).toLocaleString("en-US")} new entries for search first (once after an import)…`,
+    );
+  });
+}

@@ -7,7 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type Database, openDatabase } from "../store/open.ts";
 import { importPath } from "./import.ts";
 import type { RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
-import { indexPendingSearchText } from "./search.ts";
+import { indexSearchSlice } from "./search.ts";
 
 const port = parentPort;
 const init = workerData as RunnerInit;
@@ -48,19 +48,19 @@ port?.on("message", (job: RunnerJob | "stop") => {
 
 /**
  * Tokenizes what the imports added for full-text search, a slice at a time so that the next
- * import (or "stop") is taken between slices; the first search then has nothing left to index.
+ * import (or "stop") is taken between slices; a search meanwhile answers from what is indexed
+ * and says how far indexing is.
  */
 function indexSearchText(): void {
   indexing = false;
   if (db === null || !db.open) return;
   try {
-    const { remaining } = indexPendingSearchText(db, { maxRows: SEARCH_SLICE_ROWS });
-    if (remaining > 0) {
+    if (indexSearchSlice(db, SEARCH_SLICE_ROWS).more) {
       startIndexing();
       return;
     }
   } catch {
-    // E.g. the library stayed locked: the next search indexes what is left.
+    // E.g. the library stayed locked: the serving thread's indexer (search-indexer.ts) takes over.
   }
   post({ kind: "indexed" });
 }

@@ -31,6 +31,8 @@ export interface ImportRunner {
    * does so on its thread after each import); a search then has little or nothing to catch up.
    */
   searchIndexed(): Promise<void>;
+  /** True while the runner indexes what its imports added (see searchIndexed). */
+  readonly indexingSearch: boolean;
   /**
    * Ends the runner (the app is quitting): the running import fails with "Canopy is closing" and
    * stops after the file it is at; waiting ones are dropped. Resolves once nothing runs any more.
@@ -121,9 +123,13 @@ export class InPlaceImports implements ImportRunner {
     return busy;
   }
 
-  /** Nothing is indexed here: a search catches up itself. */
+  /** Nothing is indexed here: a search (or the app's SearchIndexer) catches up itself. */
   searchIndexed(): Promise<void> {
     return Promise.resolve();
+  }
+
+  get indexingSearch(): boolean {
+    return false;
   }
 
   /** Imports now, not after the imports queued here (for a runner that queues them itself). */
@@ -204,6 +210,10 @@ export class ThreadImports implements ImportRunner {
 
   async searchIndexed(): Promise<void> {
     await this.indexing?.done;
+  }
+
+  get indexingSearch(): boolean {
+    return this.indexing !== null;
   }
 
   idle(): Promise<void> {

@@ -3,11 +3,13 @@
  * store entries only; tokenizing happens here, in chunks) and turns matches into hits with a
  * snippet cut from the entry's own text. Any user input is safe; a typo never throws.
  */
-import type { SearchHit } from "../../core/api/dto.ts";
+import type { SearchHit, SearchIndexingDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
 import {
+  countEntries,
   countPendingText,
+  hasPendingText,
   insertEntryText,
   pendingTextRows,
   queryWords,
@@ -30,33 +32,73 @@ export interface CatchUpResult {
   remaining: number;
 }
 
+/** Entries read per query inside a slice with a time budget: the budget is checked between them. */
+const BUDGET_BATCH_ROWS = 32;
+
+export interface SliceOptions {
+  /** Stop once the slice has taken this long (checked every BUDGET_BATCH_ROWS entries). */
+  budgetMs?: number;
+  /** The clock the budget is measured on (default performance.now). */
+  now?: () => number;
+}
+
+export interface SliceResult {
+  indexed: number;
+  /** False when the slice found nothing more waiting. */
+  more: boolean;
+}
+
 /**
- * Indexes the text of entries imported since the last call. The app's import thread calls it
- * after an import (in slices of `maxRows`); `searchMessages` also calls it first. Each slice
- * reads the watermark inside its own write transaction, so two connections catching up at once
- * never index an entry twice.
+ * Indexes the text of up to `maxRows` entries imported since the last call, in one write
+ * transaction, stopping early once `budgetMs` is spent. The slice reads the watermark inside
+ * its own immediate transaction, so two connections catching up at once never index an entry twice.
+ */
+export function indexSearchSlice(db: Database, maxRows: number, options: SliceOptions = {}): SliceResult {
+  const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
+  const now = options.now ?? (() => performance.now());
+  return writeTransaction(db, (): SliceResult => {
+    const started = now();
+    let indexed = 0;
+    let after = searchWatermark(db);
+    let more = true;
+    while (more && indexed < maxRows && (indexed === 0 || now() - started < budget)) {
+      const limit = Math.min(Number.isFinite(budget) ? BUDGET_BATCH_ROWS : maxRows, maxRows - indexed);
+      const pending = pendingTextRows(db, after, limit);
+      for (const [pk, json] of pending) {
+        const text = searchTextOf(JSON.parse(json) as SessionEntry);
+        if (text !== "") insertEntryText(db, pk, text);
+        after = pk;
+      }
+      indexed += pending.length;
+      more = pending.length === limit;
+    }
+    if (indexed > 0) setSearchWatermark(db, after);
+    return { indexed, more };
+  })();
+}
+
+/**
+ * Indexes the text of entries imported since the last call, `chunkRows` per transaction. The
+ * app indexes in the background (search-indexer.ts, and the import thread after its imports);
+ * `searchMessages` calls it first unless told not to.
  */
 export function indexPendingSearchText(db: Database, options: CatchUpOptions = {}): CatchUpResult {
   const maxRows = options.maxRows ?? Number.POSITIVE_INFINITY;
   const chunkRows = options.chunkRows ?? 2000;
   let indexed = 0;
-  const slice = writeTransaction(db, (limit: number): number => {
-    const rows = pendingTextRows(db, searchWatermark(db), limit);
-    for (const [pk, json] of rows) {
-      const text = searchTextOf(JSON.parse(json) as SessionEntry);
-      if (text !== "") insertEntryText(db, pk, text);
-    }
-    const last = rows.at(-1);
-    if (last) setSearchWatermark(db, last[0]);
-    return rows.length;
-  });
   while (indexed < maxRows) {
-    // An immediate transaction: the write lock is taken before the watermark is read (see above).
-    const done = slice(Math.min(chunkRows, maxRows - indexed));
-    indexed += done;
-    if (done === 0) return { indexed, remaining: 0 };
+    const slice = indexSearchSlice(db, Math.min(chunkRows, maxRows - indexed));
+    indexed += slice.indexed;
+    if (!slice.more) return { indexed, remaining: 0 };
   }
   return { indexed, remaining: countPendingText(db) };
+}
+
+/** How far the index is: entries indexed of all entries; null when none waits to be indexed. */
+export function searchIndexProgress(db: Database): SearchIndexingDto | null {
+  if (!hasPendingText(db)) return null;
+  const total = countEntries(db);
+  return { indexed: total - countPendingText(db), total };
 }
 
 export interface SearchMessagesOptions {

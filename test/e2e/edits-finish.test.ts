@@ -285,7 +285,7 @@ describe("finishing issue 6 in the app", () => {
     await poll(() => page.getByTestId("notice").textContent()).toContain(
       `Deleted “${STORE_TITLE}” from the library`,
     );
-    const hits = await api<{ sessionId: string }[]>("library:search", { query: "session", limit: 500 });
+    const { hits } = await api<{ hits: { sessionId: string }[] }>("library:search", { query: "session", limit: 500 });
     expect(hits.some((hit) => hit.sessionId === session.id)).toBe(false);
     await poll(() => undoButton().getAttribute("title")).toBe(`Undo delete of “${STORE_TITLE}” (Ctrl+Z)`);
     await shot("04-deleted-notice");

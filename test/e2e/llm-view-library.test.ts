@@ -233,7 +233,7 @@ describe("library sidebar", () => {
   });
 
   it("a search hit opens its session with the matching entry selected", async () => {
-    const hits = await api<SearchHit[]>("library:search", { query: "parser", limit: 50 });
+    const { hits } = await api<{ hits: SearchHit[] }>("library:search", { query: "parser", limit: 50 });
     const hit = hits.find((h) => h.entryId !== "");
     if (!hit) throw new Error("no search hit in the demo sessions");
     await page.locator("#library-search").fill("parser");

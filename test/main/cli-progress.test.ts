@@ -1,7 +1,7 @@
 // The CLI's progress line on a terminal: a folder import shows the file it is at and how far it
 // is, a compaction how much summary has been written; the line is cleared before the command's
 // output, so the output starts on a line of its own. Nothing is shown when stderr is no terminal.
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +53,37 @@ describe("the progress line", () => {
     expect(progress.at(-1)).toBe("");
     expect(writes.at(-1)?.[0]).toBe("out");
     expect(writes.at(-1)?.[1]).toMatch(/^Compacted: entry /);
+  });
+
+  it("a search that first indexes a large import says so: its progress line, or one line elsewhere", async () => {
+    const write = (id: string) => {
+      const file = path.join(dir, `${id}.jsonl`);
+      const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })];
+      for (let i = 0; i < 21_000; i++) {
+        const message = { role: "user", content: i % 100 === 0 ? `wombat ${i}` : `note ${i}`, timestamp: i };
+        lines.push(JSON.stringify({ type: "message", id: `${id}${i}`, parentId: i === 0 ? null : `${id}${i - 1}`, timestamp: "t", message }));
+      }
+      writeFileSync(file, `${lines.join("\n")}\n`);
+      return file;
+    };
+    await run(false, "import", write("first"));
+    const quiet = await run(false, "search", "wombat", "--limit", "3");
+    const err = quiet.filter(([kind]) => kind === "err").map(([, text]) => text);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^indexing 2\d,\d{3} new entries for search first \(once after an import\)…$/);
+    // The output is the search's own, as when nothing waits to be indexed.
+    const again = await run(false, "search", "wombat", "--limit", "3");
+    expect(again.filter(([kind]) => kind !== "out")).toEqual([]);
+    expect(quiet.filter(([kind]) => kind === "out")).toEqual(again);
+
+    await run(false, "import", write("second"));
+    const shown = await run(true, "search", "wombat", "--limit", "3");
+    const progress = shown.filter(([kind]) => kind === "progress").map(([, text]) => text);
+    expect(progress[0]).toMatch(/^Indexing for search: 0% \(0 of 2\d,\d{3} entries\)$/);
+    for (const line of progress.slice(1, -1)) expect(line).toMatch(/^Indexing for search: \d+% \([\d,]+ of [\d,]+ entries\)$/);
+    expect(progress.at(-1)).toBe("");
+    expect(shown.filter(([kind]) => kind === "err")).toEqual([]);
+    expect(shown.at(-1)?.[0]).toBe("out");
   });
 
   it("shows nothing when stderr is not a terminal", async () => {

@@ -133,6 +133,7 @@ describe("library watcher", () => {
       run: () => Promise.reject(new Error("not used here")),
       cancel: () => false,
       searchIndexed: () => Promise.resolve(),
+      indexingSearch: false,
       close: () => Promise.resolve(),
     };
     fs.appendFileSync(sessionFile, `${userLine("u2", "a1", "while importing", 3)}\n`);

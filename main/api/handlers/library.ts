@@ -14,7 +14,8 @@ import {
   setConfiguredFolders,
 } from "../../library/folders.ts";
 import { mergeImportReports } from "../../library/import-runner.ts";
-import { listSessions, searchMessages } from "../../library/load.ts";
+import { listSessions } from "../../library/load.ts";
+import { searchLibrary } from "../../library/search-request.ts";
 import { checkpointWal } from "../../store/open.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
@@ -107,15 +108,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     ctx.events.emit("library:changed", { sessionIds: [] });
     return foldersInEffect(ctx);
   },
-  "library:search": async (input, ctx) => {
-    // Right after an import the import thread is still indexing it: wait for that (this thread
-    // stays free) rather than index the rest here. While an import runs, search what is indexed.
-    await ctx.imports.searchIndexed();
-    return searchMessages(ctx.db, input.query, input.limit ?? 50, {
-      ...(input.highlight ? { highlight: input.highlight } : {}),
-      catchUp: !ctx.imports.busy,
-    });
-  },
+  "library:search": (input, ctx) => searchLibrary(ctx, input),
   "library:delete": (input, ctx) => deleteFromLibrary(ctx, input.sessionId),
   "library:restore": (input, ctx) => restoreToLibrary(ctx, input.sessionId),
 };

@@ -39,6 +39,23 @@ export function countPendingText(db: Database): number {
   return stmt(db, "SELECT count(*) FROM entries WHERE pk > ?").pluck(true).get(searchWatermark(db)) as number;
 }
 
+/** True when an entry waits to be indexed (one index probe, however many wait). */
+export function hasPendingText(db: Database): boolean {
+  return stmt(db, "SELECT 1 FROM entries WHERE pk > ? LIMIT 1").get(searchWatermark(db)) !== undefined;
+}
+
+/** Entries waiting to be indexed, counted up to `limit` (a bounded count for "is it little?"). */
+export function countPendingTextUpTo(db: Database, limit: number): number {
+  return stmt(db, "SELECT count(*) FROM (SELECT 1 FROM entries WHERE pk > ? LIMIT ?)")
+    .pluck(true)
+    .get(searchWatermark(db), limit) as number;
+}
+
+/** Every entry of the library (deleted sessions' too: their text is indexed as well). */
+export function countEntries(db: Database): number {
+  return stmt(db, "SELECT count(*) FROM entries").pluck(true).get() as number;
+}
+
 /** Adds the searchable text of a not yet indexed entry. */
 export function insertEntryText(db: Database, pk: number, text: string): void {
   stmt(db, "INSERT INTO entry_text (rowid, text) VALUES (?, ?)").run(pk, text);

@@ -10,7 +10,7 @@ import {
   importProgressText,
   MAX_SEARCH_QUERY_CHARS,
 } from "../../../core/api/contract.ts";
-import type { ImportReport, SearchHit, SessionSummary } from "../../../core/api/dto.ts";
+import type { ImportReport, SearchHit, SearchIndexingDto, SessionSummary } from "../../../core/api/dto.ts";
 import { call } from "../api.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
 import type { CanopyState } from "./index.ts";
@@ -29,6 +29,8 @@ export interface LibrarySlice {
   importError: string | null;
   searchQuery: string;
   searchHits: SearchHit[] | null;
+  /** Non-null while the index still catches up with an import: the hits cover only part (see searchIndexingNote). */
+  searchIndexing: SearchIndexingDto | null;
   searching: boolean;
   searchError: string | null;
   loadLibrary(): Promise<void>;
@@ -47,8 +49,12 @@ export interface LibrarySlice {
   refreshOpenSession(sessionId: string): void;
 }
 
+/** While the index catches up, the shown search is asked again this often, so its hits fill in. */
+export const SEARCH_REFRESH_MS = 2000;
+
 export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice> = (set, get) => {
   let searchRequest = 0;
+  let searchRefresh: ReturnType<typeof setTimeout> | null = null;
   let refreshTimer: ReturnType<typeof setTimeout> | null = null;
   let refreshing = false;
   let refreshAgain = false;
@@ -101,6 +107,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     importError: null,
     searchQuery: "",
     searchHits: null,
+    searchIndexing: null,
     searching: false,
     searchError: null,
     async loadLibrary() {
@@ -156,25 +163,40 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     },
     async search(query) {
       const request = ++searchRequest;
+      if (searchRefresh !== null) clearTimeout(searchRefresh);
+      searchRefresh = null;
+      // The same search asked again while the index catches up: no "Searching…" flash.
+      const refresh = query === get().searchQuery && get().searchIndexing !== null && !get().searching;
       set({ searchQuery: query });
       if (query.trim() === "") {
-        set({ searchHits: null, searching: false, searchError: null });
+        set({ searchHits: null, searchIndexing: null, searching: false, searchError: null });
         return;
       }
       if (query.length > MAX_SEARCH_QUERY_CHARS) {
         // Said in words here; the API would refuse it with its input rule.
         const limit = MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US");
         const searchError = `a search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}); shorten it`;
-        set({ searchHits: null, searching: false, searchError });
+        set({ searchHits: null, searchIndexing: null, searching: false, searchError });
         return;
       }
-      set({ searching: true, searchError: null });
+      if (!refresh) set({ searching: true, searchError: null });
       try {
-        const hits = await call("library:search", { query, limit: 50, highlight: [MATCH_START, MATCH_END] });
-        if (request === searchRequest) set({ searchHits: hits, searching: false });
+        const { hits, indexing } = await call("library:search", {
+          query,
+          limit: 50,
+          highlight: [MATCH_START, MATCH_END],
+        });
+        if (request !== searchRequest) return;
+        set({ searchHits: hits, searchIndexing: indexing, searching: false });
+        if (indexing !== null) {
+          searchRefresh = setTimeout(() => {
+            searchRefresh = null;
+            if (request === searchRequest) void get().search(query);
+          }, SEARCH_REFRESH_MS);
+        }
       } catch (error) {
         if (request === searchRequest)
-          set({ searchHits: null, searching: false, searchError: (error as Error).message });
+          set({ searchHits: null, searchIndexing: null, searching: false, searchError: (error as Error).message });
       }
     },
     async openSearchHit(hit) {

@@ -92,7 +92,7 @@ describe("library:delete", () => {
     expect(before.detail.labels).toMatchObject({});
     expect(Object.values(before.detail.labels)).toContain("keep-me");
     expect(before.tree.nodes.some((n) => n.archived)).toBe(true);
-    const hitsBefore = await h.call("library:search", { query: "parser", limit: 500 });
+    const hitsBefore = (await h.call("library:search", { query: "parser", limit: 500 })).hits;
     expect(hitsBefore.some((hit) => hit.sessionId === sessionId)).toBe(true);
 
     const deleted = await h.call("library:delete", { sessionId });
@@ -103,7 +103,7 @@ describe("library:delete", () => {
     const listedDeleted = (await h.call("library:list", { deleted: true }))[0];
     expect(listedDeleted?.deletedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(listedDeleted?.title).toBe("Before delete");
-    const hits = await h.call("library:search", { query: "parser", limit: 500 });
+    const hits = (await h.call("library:search", { query: "parser", limit: 500 })).hits;
     expect(hits.some((hit) => hit.sessionId === sessionId)).toBe(false);
     for (const channel of ["session:get", "session:tree", "context:get"] as const) {
       const error = await h.fail(channel, { sessionId });
@@ -122,7 +122,7 @@ describe("library:delete", () => {
     expect(await listedIds()).toContain(sessionId);
     expect(await view(sessionId)).toEqual(before);
     expect(storedRows(sessionId)).toEqual(rows);
-    const hitsAfter = await h.call("library:search", { query: "parser", limit: 500 });
+    const hitsAfter = (await h.call("library:search", { query: "parser", limit: 500 })).hits;
     expect(hitsAfter.filter((hit) => hit.sessionId === sessionId)).toEqual(
       hitsBefore.filter((hit) => hit.sessionId === sessionId),
     );
@@ -221,7 +221,7 @@ describe("a deleted session and imports", () => {
     expect(rescan.skipped).toBe(1);
     expect(await listedIds()).toEqual(["other-session"]);
     expect(await deletedIds()).toEqual([sessionId]);
-    expect(await h.call("library:search", { query: UNIQUE })).toEqual([]);
+    expect((await h.call("library:search", { query: UNIQUE })).hits).toEqual([]);
 
     const explicit = await h.call("library:import", { path: file });
     expect(explicit.files[0]?.sessionId).toBe(sessionId);
@@ -231,7 +231,7 @@ describe("a deleted session and imports", () => {
     const rowsAfter = storedRows(sessionId);
     expect(rowsAfter.slice(0, rowsBefore.length)).toEqual(rowsBefore);
     expect(rowsAfter.map((r) => r.id)).toContain("appended1");
-    expect((await h.call("library:search", { query: UNIQUE }))[0]?.sessionId).toBe(sessionId);
+    expect((await h.call("library:search", { query: UNIQUE })).hits[0]?.sessionId).toBe(sessionId);
     // The restore is an operation: undo deletes again.
     expect((await h.call("edits:undo", { sessionId })).operation).toBe("restore");
     expect(await deletedIds()).toEqual([sessionId]);

@@ -348,7 +348,7 @@ describe("undo stack", () => {
     const sessionId = await importFixture("tree-01.omp.jsonl");
     const listed = async () => (await h.call("library:list", {})).find((s) => s.id === sessionId)?.title;
     const hitTitle = async () =>
-      (await h.call("library:search", { query: "parser", limit: 500 })).find(
+      (await h.call("library:search", { query: "parser", limit: 500 })).hits.find(
         (hit) => hit.sessionId === sessionId,
       )?.sessionTitle;
     const original = await listed();

@@ -60,7 +60,7 @@ describe("a v1 file migrated by its agent after import", () => {
     const { file, sessionId } = await importV1("real-before-compaction.v1.jsonl");
     const entries = countEntries();
     const viewBefore = await h.call("context:get", { sessionId });
-    const hitsBefore = await h.call("library:search", { query: "compaction", limit: 1000 });
+    const hitsBefore = (await h.call("library:search", { query: "compaction", limit: 1000 })).hits;
 
     const migrated = migrateAsTheAgent(file);
     // As a folder import (the files of a folder share transactions) finds it.
@@ -78,7 +78,7 @@ describe("a v1 file migrated by its agent after import", () => {
     expect(migrated.map((line) => line.id)).toContain(viewAfter.firstKeptEntryId);
     expect(jsonLines((await h.call("session:export", { sessionId })).text ?? "")).toEqual(migrated);
     // Search finds each message once, under its new id.
-    const hits = await h.call("library:search", { query: "compaction", limit: 1000 });
+    const hits = (await h.call("library:search", { query: "compaction", limit: 1000 })).hits;
     expect(hitsBefore.length).toBeGreaterThan(0);
     expect(hits).toHaveLength(hitsBefore.length);
     const newIds = new Set(migrated.map((line) => line.id));

@@ -193,7 +193,7 @@ describe("search indexing after a thread import", () => {
     }
   });
 
-  it("the app's search waits for the thread's indexing instead of doing it on the calling thread", async () => {
+  it("without background indexing, a search waits for the thread's indexing instead of doing it on the calling thread", async () => {
     const { ctx, api } = appOnLibrary();
     try {
       const imported = await api.call("library:import", { path: folder });
@@ -203,11 +203,43 @@ describe("search indexing after a thread import", () => {
         api.call("library:search", { query: "words to import", limit: 3 }),
       );
       expect(found).toMatchObject({ ok: true });
-      expect(found.ok && found.value.map((hit) => hit.sessionId)).toEqual(["large", "large", "large"]);
+      expect(found.ok && found.value.hits.map((hit) => hit.sessionId)).toEqual(["large", "large", "large"]);
       // Indexed on the thread: this one kept running, and nothing was left for it.
       expect(ticks).toBeGreaterThan(3);
       expect(countPendingText(ctx.db)).toBe(0);
     } finally {
+      await ctx.imports.close();
+      ctx.db.close();
+    }
+  });
+
+  it("with background indexing (the app), a search right after the import answers at once and says how far the thread is", async () => {
+    lib.db.close();
+    const ctx = createAppContext({
+      dbPath: lib.dbFile,
+      seedDemo: false,
+      loadUserHooks: false,
+      importThread: true,
+      backgroundSearchIndex: true,
+    });
+    const api = createApi(ctx);
+    try {
+      const imported = await api.call("library:import", { path: folder });
+      expect(imported).toMatchObject({ ok: true, value: { imported: 8 } });
+      const found = await api.call("library:search", { query: "words to import", limit: 3 });
+      if (!found.ok) throw new Error(found.error.message);
+      // The thread is still at it: the answer says how far, instead of waiting for it.
+      expect(found.value.indexing?.total).toBeGreaterThanOrEqual(ENTRIES);
+      expect(found.value.indexing?.indexed).toBeLessThan(found.value.indexing?.total ?? 0);
+      await ctx.imports.searchIndexed();
+      await ctx.searchIndexer?.whenIndexed();
+      const later = await api.call("library:search", { query: "words to import", limit: 3 });
+      expect(later.ok && later.value.indexing).toBeNull();
+      expect(later.ok && later.value.hits.map((hit) => hit.sessionId)).toEqual(["large", "large", "large"]);
+      // The thread indexed it all; the serving thread had nothing to do.
+      expect(ctx.searchIndexer?.stats.rows).toBe(0);
+    } finally {
+      ctx.searchIndexer?.close();
       await ctx.imports.close();
       ctx.db.close();
     }

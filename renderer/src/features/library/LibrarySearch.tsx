@@ -3,6 +3,7 @@
  * the matching entry selected, so the tree shows it and the LLM view previews there.
  */
 import { useEffect, useRef, useState } from "react";
+import { searchIndexingNote } from "../../../../core/api/contract.ts";
 import type { SearchHit } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
@@ -36,6 +37,7 @@ function HitButton({ hit, title }: { hit: SearchHit; title: string }) {
 
 export function LibrarySearch() {
   const hits = useCanopy((state) => state.searchHits);
+  const indexing = useCanopy((state) => state.searchIndexing);
   const searching = useCanopy((state) => state.searching);
   const error = useCanopy((state) => state.searchError);
   const query = useCanopy((state) => state.searchQuery);
@@ -92,6 +94,11 @@ export function LibrarySearch() {
       <div className="search-results" aria-live="polite">
         {searching && <p className="empty">Searching…</p>}
         {error && <p className="error">Search failed: {error}</p>}
+        {indexing && !searching && (
+          <p className="search-indexing" role="status">
+            {searchIndexingNote(indexing)}
+          </p>
+        )}
         {hits && hits.length === 0 && !searching && <p className="empty">No message matches “{query}”.</p>}
         {hits && hits.length > 0 && (
           <>
