@@ -1,8 +1,8 @@
 /**
  * `canopy chat <session> "text"`: one chat turn from the session's view leaf with the configured
  * model (keys from the environment); `--continue` instead answers the user message at the view
- * leaf. Replies go to stdout, automatic steps and errors to stderr; Ctrl+C cancels the turn
- * (nothing is appended for a cancelled reply).
+ * leaf. Replies go to stdout (a failed one's text too, when it has any), automatic steps and
+ * errors to stderr; Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
@@ -81,18 +81,20 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const message = (entry as MessageEntry).message;
       if (message.role === "user") cli.io.err(`[automatic prompt] ${textBlocksOf(message.content)}`);
       if (message.role !== "assistant") continue;
+      const text = replyText(message);
       // The final reply's failure is the command's error (below); earlier ones are reported here.
       if (message.stopReason !== "error") {
-        const text = replyText(message);
         // A reply of reasoning only has no text to print: say so instead of an empty line.
         if (text === "" && message.content.some((block) => block.type === "thinking")) {
           cli.io.err(`[reply ${id} holds reasoning only, no text]`);
         } else cli.io.out(text);
         const tools = toolCallNames(message);
         if (tools.length > 0) cli.io.err(`[reply ${id}] ${toolsNotRunText(tools)}`);
+      } else {
+        // A reply cut off part-way keeps what it wrote: printed, its error says it is cut off.
+        if (text !== "") cli.io.out(text);
+        if (id !== result.assistantEntryId) cli.io.err(`[reply failed] ${message.errorMessage ?? "error"}`);
       }
-      else if (id !== result.assistantEntryId)
-        cli.io.err(`[reply failed] ${message.errorMessage ?? "error"}`);
     }
   }
   if (result.autoCompaction?.errorMessage) cli.io.err(result.autoCompaction.errorMessage);

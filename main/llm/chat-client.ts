@@ -1,7 +1,8 @@
 /**
  * One chat completion for the chat turn (D17) through the `openai` SDK: streamed (with
  * `stream_options.include_usage`) or not, abortable, never throwing — an endpoint failure comes
- * back as `stopReason: "error"` with the text the overflow check and the user read.
+ * back as `stopReason: "error"` with the text the overflow check and the user read. A stream that
+ * stops part-way (no finish_reason, or the connection lost) is an error that keeps what came.
  */
 import type { ToolCall, Usage } from "../../core/session/entries.ts";
 import type { OpenAiMessage } from "./chat-messages.ts";
@@ -11,6 +12,7 @@ import {
   isUserAbortError,
   linkSignal,
   type OpenAiSummarizerConfig,
+  STREAM_ENDED_EARLY,
 } from "./openai-client.ts";
 import { ToolCallCollector, toolNames } from "./tool-calls.ts";
 
@@ -107,6 +109,36 @@ function finish(
   return { text, thinking, toolCalls, stopReason: toolCalls.length > 0 ? "toolUse" : "stop", usage };
 }
 
+/** Added to the error of a streamed reply that stopped part-way: what came is kept in the reply. */
+export const CUT_OFF_NOTE = " — the reply was cut off; what it wrote so far is kept";
+
+/** What a stream delivered so far: kept in the error reply when the stream stops part-way. */
+interface Streamed {
+  text: string;
+  thinking: string;
+  calls: ToolCallCollector;
+  usage: UsageFields | null | undefined;
+  ttft: number | undefined;
+}
+
+/**
+ * A streamed reply that did not finish: an error with `message`, keeping the text, reasoning and
+ * tool calls that came (nothing the model wrote is lost) and saying the reply was cut off.
+ */
+function cutOff(streamed: Streamed, message: string): ChatReply {
+  const toolCalls = streamed.calls.blocks();
+  const partial = streamed.text !== "" || streamed.thinking !== "" || toolCalls.length > 0;
+  return {
+    text: streamed.text,
+    thinking: streamed.thinking,
+    toolCalls,
+    stopReason: "error",
+    errorMessage: partial ? `${message}${CUT_OFF_NOTE}` : message,
+    usage: usageFrom(streamed.usage),
+    ...(streamed.ttft === undefined ? {} : { ttft: streamed.ttft }),
+  };
+}
+
 /** Sends `messages` and resolves with the reply; `onText` receives the text streamed so far. */
 export async function completeChat(
   config: ChatClientConfig,
@@ -125,8 +157,17 @@ export async function completeChat(
   const client = createClient({ ...config, contextWindow: config.contextWindow });
   const link = linkSignal(signal);
   const started = performance.now();
+  const streamed: Streamed = {
+    text: "",
+    thinking: "",
+    calls: new ToolCallCollector(),
+    usage: undefined,
+    ttft: undefined,
+  };
   try {
     if (!config.stream) {
+      // A JSON body is whole once parsed (a body cut off fails to parse or reads as "terminated"),
+      // so a missing finish_reason there does not mean a cut: the reply is kept as it came.
       const completion = await client.chat.completions.create(
         { model: config.model, messages },
         { signal: link.signal },
@@ -156,37 +197,31 @@ export async function completeChat(
       { model: config.model, messages, stream: true, stream_options: { include_usage: true } },
       { signal: link.signal },
     );
-    let text = "";
-    let thinking = "";
     let finishReason: string | null | undefined;
-    let usage: UsageFields | null | undefined;
-    let ttft: number | undefined;
-    const calls = new ToolCallCollector();
     for await (const chunk of stream) {
-      if (chunk.usage) usage = chunk.usage;
+      // include_usage: servers send the usage in a chunk of its own, after the finish_reason.
+      if (chunk.usage) streamed.usage = chunk.usage;
       const choice = chunk.choices[0];
       const delta = choice?.delta;
       const reasoning = reasoningOf(delta);
-      if (reasoning) thinking += reasoning;
-      calls.add(delta, true);
+      if (reasoning) streamed.thinking += reasoning;
+      streamed.calls.add(delta, true);
       if (delta?.content) {
-        ttft ??= Math.round(performance.now() - started);
-        text += delta.content;
-        onText?.(text);
+        streamed.ttft ??= Math.round(performance.now() - started);
+        streamed.text += delta.content;
+        onText?.(streamed.text);
       }
       if (choice?.finish_reason) finishReason = choice.finish_reason;
     }
-    // The SDK ends an aborted stream quietly, without throwing.
+    // The SDK ends an aborted stream quietly, without throwing — and one the server closed too.
     if (link.signal.aborted) return aborted();
+    if (!finishReason) return cutOff(streamed, STREAM_ENDED_EARLY);
+    const { text, thinking, calls, usage, ttft } = streamed;
     const reply = finish(text, thinking, finishReason, usageFrom(usage), calls.blocks());
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();
-    return {
-      ...aborted(),
-      stopReason: "error",
-      errorMessage: describeError(error, config.timeoutMs, config.apiKey),
-    };
+    return cutOff(streamed, describeError(error, config.timeoutMs, config.apiKey));
   } finally {
     link.dispose();
   }

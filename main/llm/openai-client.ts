@@ -39,6 +39,13 @@ export type ConnectionTestResult =
 /** Placeholder key for servers that need none (the SDK refuses to run without one). */
 export const NO_API_KEY = "not-needed";
 
+/**
+ * A stream that ended without a `finish_reason`: a proxy or the server closed it cleanly part-way
+ * (no `[DONE]` either). The SDK ends such a stream quietly; the wording makes it a retryable
+ * connection error (retry.ts), never a finished reply.
+ */
+export const STREAM_ENDED_EARLY = "Connection error: the endpoint ended the stream without a finish_reason";
+
 /** Response headers that carry retry hints, copied into error texts for §9.4 hint parsing. */
 const HINT_HEADERS = ["retry-after-ms", "retry-after", "x-ratelimit-reset-ms", "x-ratelimit-reset"] as const;
 
@@ -107,6 +114,11 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
     if (hints.length > 0) message += ` (${hints.join(", ")})`;
     return message;
   }
+  // undici's error when the connection closes while the body is read (a reply cut off part-way).
+  if (error instanceof TypeError && error.message === "terminated") {
+    const cause = causeText(error);
+    return `Connection error: the connection closed before the response was complete${cause ? ` (${cause})` : ""}`;
+  }
   if (error instanceof SyntaxError) return `Invalid response from the model endpoint: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }
@@ -173,8 +185,9 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
           }
           if (choice?.finish_reason) finishReason = choice.finish_reason;
         }
-        // The SDK ends an aborted stream quietly, without throwing.
+        // The SDK ends an aborted stream quietly, without throwing — and a cut-off one too.
         if (link.signal.aborted) return ABORTED;
+        if (!finishReason) return { text: "", stopReason: "error", errorMessage: STREAM_ENDED_EARLY };
         return finish(text, finishReason);
       } catch (error) {
         if (link.signal.aborted || error instanceof APIUserAbortError) return ABORTED;

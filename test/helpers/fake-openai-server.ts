@@ -26,6 +26,13 @@ export type FakeBehaviour = (
       headersDelayMs?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
       dropAfterChunks?: number;
+      /**
+       * Streaming only: end the response cleanly after this many content chunks — no
+       * finish_reason, no usage, no `[DONE]` (a proxy or server that closes a reply part-way).
+       */
+      endAfterChunks?: number;
+      /** Streaming only: finish_reason and usage as usual, but no closing `data: [DONE]`. */
+      omitDone?: boolean;
       /** Streaming only: after this many content chunks, an SSE `error` event ends the stream (a mid-stream failure). */
       streamError?: { afterChunks: number; message: string };
       /** `null`: the reply carries no usage at all (servers that ignore include_usage). */
@@ -234,6 +241,10 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
         res.destroy();
         return;
       }
+      if (behaviour.endAfterChunks !== undefined && index >= behaviour.endAfterChunks) {
+        res.end();
+        return;
+      }
       if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
       if (res.destroyed) return;
       if (behaviour.streamError !== undefined && index >= behaviour.streamError.afterChunks) {
@@ -262,7 +273,7 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
         usage: fullUsage,
       });
     }
-    res.end("data: [DONE]\n\n");
+    res.end(behaviour.omitDone ? undefined : "data: [DONE]\n\n");
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {

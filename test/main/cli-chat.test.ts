@@ -132,6 +132,19 @@ describe("canopy chat", () => {
     expect((await cli("chat", file)).code).toBe(2);
   });
 
+  it("prints what a reply cut off part-way wrote, then fails saying it was cut off", async () => {
+    const file = writeChainSession(dir, "cut", [{ role: "user", text: "hi" }]);
+    const model = { baseUrl: fake.baseUrl, id: "fake-model", contextWindow: 200_000, stream: true };
+    await cli("settings", "set", "model", JSON.stringify(model));
+    await cli("settings", "set", "retry.enabled", "false");
+    fake.enqueue({ type: "reply", chunks: ["The parser ", "reads both ", "dialects."], endAfterChunks: 2, chunkDelayMs: 30, match: isChat });
+    expect(await cli("chat", file, "hello")).toEqual({
+      code: 1,
+      out: "The parser reads both \n",
+      err: "canopy: error: Connection error: the endpoint ended the stream without a finish_reason — the reply was cut off; what it wrote so far is kept\n",
+    });
+  });
+
   it("says on stderr when a failed reply is retried, and prints the reply that came", async () => {
     const file = writeChainSession(dir, "r", [{ role: "user", text: "hi" }]);
     await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));

@@ -2,7 +2,7 @@
 // request shape, streaming, error texts with status and retry hints, aborts, connection test.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SummaryRequest } from "../../../core/compaction/types.ts";
-import { createOpenAiSummarizer, testConnection } from "../../../main/llm/openai-client.ts";
+import { createOpenAiSummarizer, STREAM_ENDED_EARLY, testConnection } from "../../../main/llm/openai-client.ts";
 import { isContextOverflow, isOverflowError } from "../../../main/llm/overflow.ts";
 import { isRetryableError, parseRetryAfterHint } from "../../../main/llm/retry.ts";
 import { type FakeServer, OVERFLOW_ERRORS, start } from "../../helpers/fake-openai-server.ts";
@@ -128,6 +128,31 @@ describe("createOpenAiSummarizer", () => {
     expect(result.stopReason).toBe("error");
     expect(result.errorMessage).toMatch(/^Connection error/);
     expect(isRetryableError(result.errorMessage ?? "")).toBe(true);
+  });
+
+  // A summary cut off part-way must never be saved as a compaction's summary.
+  it.each([0, 30])("a stream the server ends cleanly part-way (delay %i ms) is a retryable connection error", async (delay) => {
+    server.enqueue({ type: "reply", chunks: ["## Goal", "\nFix", " the parser."], endAfterChunks: 2, chunkDelayMs: delay });
+    const result = await summarizer({ stream: true }).summarize(request());
+    expect(result).toEqual({ text: "", stopReason: "error", errorMessage: STREAM_ENDED_EARLY });
+    expect(isRetryableError(result.errorMessage ?? "")).toBe(true);
+  });
+
+  it("a connection lost part-way after a delay is a retryable connection error", async () => {
+    server.enqueue({ type: "reply", chunks: ["## Goal", "\nFix", " the parser."], dropAfterChunks: 2, chunkDelayMs: 30 });
+    const result = await summarizer({ stream: true }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Connection error: the connection closed before the response was complete (other side closed)",
+    });
+    expect(isRetryableError(result.errorMessage ?? "")).toBe(true);
+  });
+
+  it("a stream whose finish_reason and usage come in separate chunks, with or without [DONE], is a finished summary", async () => {
+    server.enqueue({ type: "reply", chunks: ["## Goal", "\nShip."] }, { type: "reply", chunks: ["## Goal", "\nShip."], omitDone: true });
+    expect(await summarizer({ stream: true }).summarize(request())).toEqual({ text: "## Goal\nShip.", stopReason: "stop" });
+    expect(await summarizer({ stream: true }).summarize(request())).toEqual({ text: "## Goal\nShip.", stopReason: "stop" });
   });
 });
 
