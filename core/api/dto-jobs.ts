@@ -24,9 +24,24 @@ export interface RunningJobDto {
   chat?: ChatJobPrompt;
 }
 
+/**
+ * A chat turn's automatic compaction (SPEC §9.4), as compaction:auto-started / auto-ended tell
+ * it: running now, or how the latest one of the turn ended (the turn may still be replying).
+ */
+export interface ChatAutoCompactionDto {
+  reason: "threshold" | "overflow";
+  status: "running" | "done" | "failed" | "aborted";
+  /** done: the compaction entry appended (null when there was nothing to compact). */
+  entryId: string | null;
+  /** failed: `Auto-compaction failed: …` / `Context overflow recovery failed: …`. */
+  errorMessage?: string;
+}
+
 /** A job as job:list names it: with the text it streamed so far (the summary, or the reply). */
 export interface ListedJobDto extends RunningJobDto {
   text: string;
+  /** A chat turn whose automatic compaction has started: so a window that opens meanwhile shows it. */
+  autoCompaction?: ChatAutoCompactionDto;
 }
 
 /** done: it finished (whatever it appended); cancelled: nothing changed; failed: see the message. */

@@ -1,8 +1,8 @@
 /**
  * Runs a chat turn, manual compaction or branch summary as the session's job, told to every
  * client: job:started once it holds the session, job:ended (done, cancelled or failed) once it
- * has let go of it, and listed meanwhile with the text it streamed so far, so that any window
- * shows it running, can cancel it and hears it end.
+ * has let go of it, and listed meanwhile with the text it streamed so far (and a chat turn's
+ * automatic compaction), so that any window shows it running, can cancel it and hears it end.
  */
 import type { ChatJobPrompt, JobEndedDto, JobKind, JobOutcome, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
 import { toApiError } from "../api/errors.ts";
@@ -30,9 +30,16 @@ function runningOf(job: Job): RunningJobDto {
   return { jobId: job.id, sessionId: job.sessionId, kind: job.kind, ...(job.chat ? { chat: job.chat } : {}) };
 }
 
-/** The announced jobs running now, each with the text it streamed so far (job:list). */
+/**
+ * The announced jobs running now, each with the text it streamed so far and, for a chat turn,
+ * its automatic compaction (job:list).
+ */
 export function listAnnounced(ctx: AppContext): ListedJobDto[] {
-  return ctx.jobs.announcedJobs().map((job) => ({ ...runningOf(job), text: job.text }));
+  return ctx.jobs.announcedJobs().map((job) => ({
+    ...runningOf(job),
+    text: job.text,
+    ...(job.autoCompaction ? { autoCompaction: { ...job.autoCompaction } } : {}),
+  }));
 }
 
 export async function runAnnounced<T>(ctx: AppContext, options: AnnouncedRun<T>): Promise<T> {

@@ -117,8 +117,15 @@ export async function runAutoCompaction(
 ): Promise<AutoOutcome> {
   const { sessionId } = input;
   await ctx.hooksReady;
+  // The turn's job lists what its windows are told, for a window that opens meanwhile (job:list).
+  const chatJob = input.job;
+  if (chatJob) chatJob.autoCompaction = { reason, status: "running", entryId: null };
   ctx.events.emit("compaction:auto-started", { sessionId, reason });
   const end = (entryId: string | null, aborted: boolean, retry: boolean, errorMessage?: string): AutoOutcome => {
+    if (chatJob) {
+      const status = errorMessage ? "failed" : aborted ? "aborted" : "done";
+      chatJob.autoCompaction = { reason, status, entryId, ...(errorMessage === undefined ? {} : { errorMessage }) };
+    }
     ctx.events.emit("compaction:auto-ended", {
       sessionId,
       reason,

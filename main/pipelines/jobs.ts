@@ -4,7 +4,7 @@
  * another (the automatic compaction of a chat turn): aborting the outer one aborts the inner.
  */
 import { randomUUID } from "node:crypto";
-import type { ChatJobPrompt, JobKind } from "../../core/api/dto-jobs.ts";
+import type { ChatAutoCompactionDto, ChatJobPrompt, JobKind } from "../../core/api/dto-jobs.ts";
 import { ApiFailure } from "../api/errors.ts";
 
 export type { JobKind } from "../../core/api/dto-jobs.ts";
@@ -25,6 +25,8 @@ export interface Job {
    * by whoever streams it so that a client that opens meanwhile is listed it.
    */
   text: string;
+  /** A chat turn: its automatic compaction, running or how the latest one ended (listed with it). */
+  autoCompaction?: ChatAutoCompactionDto | undefined;
 }
 
 export class JobRegistry {

@@ -3,7 +3,8 @@
 // message, the text so far, Cancel; Send disabled), page B stops it and both pages clear, A's
 // message back in its composer; page A reloaded mid-reply shows the text streamed so far (before
 // the next chunk) and stops it from there; a reply that finishes shows in page B's tree, LLM view
-// and outcome line without a reload. Screenshots: test-artifacts/chat-across-tabs/.
+// and outcome line without a reload; page A reloaded while the turn compacts automatically says
+// so, as page B does. Screenshots: test-artifacts/chat-across-tabs/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
@@ -167,5 +168,36 @@ describe("a chat reply seen from two tabs", () => {
     await poll(() => textOf(last)).toContain("E2E-TABS-REPLY: the parser reads both dialects now.");
     await poll(() => pageB.locator(`.tree-node[data-entry-id="${reply?.id}"]`).count()).toBe(1);
     await shot(pageB, "04-page-b-shows-the-reply");
+  });
+
+  it("page A reloaded while the turn compacts automatically shows that, as page B does, and stops it", async () => {
+    // A reply past contextWindow − reserveTokens starts the threshold compaction; its summary
+    // requests (those with an output cap) wait.
+    const isChat = (body: Record<string, unknown>) => !("max_tokens" in body);
+    const summary = { type: "reply" as const, text: "## Goal\nnever sent", headersDelayMs: 60_000, match: (body: Record<string, unknown>) => !isChat(body) };
+    fake.enqueue(
+      { type: "reply", text: "E2E-TABS: step one done.", usage: { prompt_tokens: 120_000, completion_tokens: 10 }, match: isChat },
+      summary,
+      summary,
+    );
+    await send(pageA, "Next step");
+    const status = (page: Page) => textOf(page.getByTestId("auto-compaction"));
+    const compacting = "Compacting automatically (the context passed contextWindow − reserveTokens)…";
+    for (const page of [pageA, pageB]) await poll(() => status(page)).toBe(compacting);
+
+    await pageA.reload();
+    await pageA.getByTestId("tree-canvas").waitFor();
+    await poll(() => pageA.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
+    await poll(() => status(pageA)).toBe(compacting);
+    expect(await cancelButton(pageA).isVisible()).toBe(true);
+    const [listed] = await api<ListedJobDto[]>("job:list", {});
+    expect(listed).toMatchObject({ kind: "chat", autoCompaction: { reason: "threshold", status: "running" } });
+    await shot(pageA, "05-page-a-reloaded-while-compacting");
+
+    await cancelButton(pageA).click();
+    for (const page of [pageA, pageB]) {
+      await poll(() => textOf(stream(page))).toBeNull();
+      await poll(() => status(page)).toBe("Automatic compaction cancelled; nothing was compacted.");
+    }
   });
 });

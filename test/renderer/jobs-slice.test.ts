@@ -59,6 +59,15 @@ interface JobsState {
   runCompaction(instructions: string): Promise<void>;
   navigateTo(targetId: string, summarize: boolean): Promise<unknown>;
   jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
+  autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
+  autoCompactionEnded(payload: {
+    sessionId: string;
+    reason: "threshold" | "overflow";
+    entryId: string | null;
+    aborted: boolean;
+    errorMessage?: string;
+  }): void;
+  autoCompactionRetry(sessionId: string, text: string | undefined): void;
   ownJobStarting(job: { kind: string; sessionId: string }): void;
   cancelRunning(): Promise<void>;
   loadRunningJobs(): Promise<void>;
@@ -83,6 +92,10 @@ const { useCanopy } = (await import(storeModule)) as {
 const { selectRunning, selectChat } = (await import(slicesModule)) as {
   selectRunning(state: JobsState): RunningJob | null;
   selectChat(state: JobsState): RunningJob | null;
+};
+const chatSliceModule = "../../renderer/src/store/chat-slice.ts";
+const { selectAutoCompaction } = (await import(chatSliceModule)) as {
+  selectAutoCompaction(state: JobsState): Record<string, unknown> | null;
 };
 
 const state = () => useCanopy.getState();
@@ -299,5 +312,50 @@ describe("job:list gives the text streamed so far", () => {
     await asking;
     expect(running()?.text).toBe("## Goal\nmissed while away");
     expect(state().runningJobs.s2?.text).toBe("Hello there, newer");
+  });
+});
+
+describe("a chat turn's automatic compaction (Compacting automatically…)", () => {
+  const turn = (jobId: string, sessionId = "s1"): RunningJobDto => ({
+    jobId,
+    sessionId,
+    kind: "chat",
+    chat: { userText: "Next step", continuing: false },
+  });
+  const auto = () => selectAutoCompaction(state());
+
+  it("a reloaded window shows the listed phase, follows the events, and keeps the outcome when the turn ends", async () => {
+    listAnswer = async () => [
+      { ...turn("c20"), text: "Step one done.", autoCompaction: { reason: "threshold", status: "running", entryId: null } },
+    ];
+    await state().loadRunningJobs();
+    expect(auto()).toEqual({ reason: "threshold", status: "running", entryId: null });
+    state().autoCompactionRetry("s1", "Retrying the summary (1/3) after: 503 Service Unavailable");
+    expect(auto()).toMatchObject({ status: "running", retry: "Retrying the summary (1/3) after: 503 Service Unavailable" });
+    state().autoCompactionEnded({ sessionId: "s1", reason: "threshold", entryId: "k1", aborted: false });
+    expect(auto()).toEqual({ reason: "threshold", status: "done", entryId: "k1" });
+    state().jobEnded({ ...turn("c20"), outcome: "done", entryId: "r2" });
+    expect(selectChat(state())).toBeNull();
+    expect(auto()).toEqual({ sessionId: "s1", reason: "threshold", status: "done", entryId: "k1" });
+  });
+
+  it("an event heard while asking wins over the answer", async () => {
+    state().jobStarted(turn("c21"));
+    state().autoCompactionStarted("s1", "overflow");
+    let answer: (jobs: ListedJobDto[]) => void = () => undefined;
+    listAnswer = () => new Promise((resolve) => (answer = resolve));
+    const asking = state().loadRunningJobs();
+    state().autoCompactionEnded({ sessionId: "s1", reason: "overflow", entryId: "k2", aborted: false });
+    answer([{ ...turn("c21"), text: "", autoCompaction: { reason: "overflow", status: "running", entryId: null } }]);
+    await asking;
+    expect(auto()).toEqual({ reason: "overflow", status: "done", entryId: "k2" });
+  });
+
+  it("a turn on a session not open is kept with its phase, shown once that session is opened", () => {
+    state().jobStarted(turn("c22", "s2"));
+    state().autoCompactionStarted("s2", "threshold");
+    expect(auto()).toBeNull();
+    useCanopy.setState({ selectedSessionId: "s2" });
+    expect(auto()).toEqual({ reason: "threshold", status: "running", entryId: null });
   });
 });

@@ -4,14 +4,16 @@
  * the session's running jobs (jobs-slice.ts), so every window shows its reply as it streams and
  * can cancel it; when this window's reply is cancelled its text goes back into the composer —,
  * the automatic compaction the turn may trigger (SPEC §9.3–9.4: started/ended events and the
- * failure messages), and the app-wide notices (desktop menu commands, dropped files, exports,
- * deletes) plus the settings panel's open state (the "No model configured" message links to it).
+ * failure messages, kept with the running turn too), and the app-wide notices (desktop menu
+ * commands, dropped files, exports, deletes) plus the settings panel's open state (the "No model
+ * configured" message links to it).
  */
 import type { StateCreator } from "zustand";
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { chatTurnMessage, REPLY_CANCELLED } from "./job-messages.ts";
+import { type ChatAutoCompaction, selectChat } from "./jobs-slice.ts";
 
 export type AutoCompactionState = {
   sessionId: string;
@@ -65,6 +67,16 @@ export interface ChatSlice {
   clearChatMessage(): void;
   notify(notice: AppNotice | null): void;
   setSettingsOpen(open: boolean): void;
+}
+
+/**
+ * The automatic compaction to show for the open session: its running turn's (every window keeps
+ * it, and job:list gives it to one opened meanwhile), else the last one this window was told.
+ */
+export function selectAutoCompaction(state: CanopyState): ChatAutoCompaction | AutoCompactionState | null {
+  const running = selectChat(state)?.autoCompaction;
+  if (running) return running;
+  return state.autoCompaction?.sessionId === state.selectedSessionId ? state.autoCompaction : null;
 }
 
 /** The main side's "No model configured: set one in Settings …" (main/pipelines/chat-turn.ts). */
@@ -145,12 +157,20 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
       );
     },
     autoCompactionStarted(sessionId, reason) {
+      // Kept with the session's running turn too: shown when the session is opened meanwhile.
+      get().chatJobAutoCompaction(sessionId, { reason, status: "running", entryId: null });
       if (get().selectedSessionId !== sessionId) return;
       set({ autoCompaction: { sessionId, reason, status: "running", entryId: null } });
     },
     autoCompactionEnded(payload) {
-      if (get().selectedSessionId !== payload.sessionId) return;
       const status = payload.errorMessage ? "failed" : payload.aborted ? "aborted" : "done";
+      get().chatJobAutoCompaction(payload.sessionId, {
+        reason: payload.reason,
+        status,
+        entryId: payload.entryId,
+        ...(payload.errorMessage ? { errorMessage: payload.errorMessage } : {}),
+      });
+      if (get().selectedSessionId !== payload.sessionId) return;
       set({
         autoCompaction: {
           sessionId: payload.sessionId,
@@ -164,6 +184,11 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
       if (status === "done") get().refreshOpenSession(payload.sessionId);
     },
     autoCompactionRetry(sessionId, text) {
+      const running = get().runningJobs[sessionId]?.autoCompaction;
+      if (running) {
+        const { retry: _was, ...auto } = running;
+        get().chatJobAutoCompaction(sessionId, text ? { ...auto, retry: text } : auto);
+      }
       const current = get().autoCompaction;
       if (!current || current.sessionId !== sessionId) return;
       const { retry: _old, ...rest } = current;

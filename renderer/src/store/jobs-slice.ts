@@ -6,7 +6,14 @@
  */
 import type { StateCreator } from "zustand";
 import type { Events } from "../../../core/api/contract.ts";
-import type { ChatJobPrompt, JobEndedDto, JobKind, ListedJobDto, RunningJobDto } from "../../../core/api/dto-jobs.ts";
+import type {
+  ChatAutoCompactionDto,
+  ChatJobPrompt,
+  JobEndedDto,
+  JobKind,
+  ListedJobDto,
+  RunningJobDto,
+} from "../../../core/api/dto-jobs.ts";
 import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
@@ -29,10 +36,19 @@ export type RunningJob = {
   chat?: ChatJobPrompt;
   /** A chat turn: its request failed with a transient error and is sent again (chat:retry-started). */
   retry?: string;
+  /**
+   * A chat turn: its automatic compaction (compaction:auto-* events, or job:list after a reload),
+   * running or how the latest one ended, with the summary call's retry line.
+   */
+  autoCompaction?: ChatAutoCompaction;
+  /** When `autoCompaction` was last heard (a job:list answer asked for before that does not replace it). */
+  autoSeen?: number;
 };
 
+export type ChatAutoCompaction = ChatAutoCompactionDto & { retry?: string };
+
 /** A job this window starts or hears of (the counters are the slice's). */
-type NewJob = Omit<RunningJob, "seen" | "textSeen">;
+type NewJob = Omit<RunningJob, "seen" | "textSeen" | "autoSeen">;
 
 /** The job running on the open session (whichever window started it, of any kind), or null. */
 export function selectSessionJob(state: CanopyState): RunningJob | null {
@@ -52,8 +68,8 @@ export function selectChat(state: CanopyState): RunningJob | null {
   return job?.kind === "chat" ? job : null;
 }
 
-/** The running job as a window that hears of it keeps it. */
-function heardJob(job: RunningJobDto, text: string): NewJob {
+/** The running job as a window that hears of it keeps it (`auto`: as job:list names it). */
+function heardJob(job: RunningJobDto, text: string, auto?: ChatAutoCompactionDto): NewJob {
   return {
     kind: job.kind,
     sessionId: job.sessionId,
@@ -61,6 +77,7 @@ function heardJob(job: RunningJobDto, text: string): NewJob {
     text,
     here: false,
     ...(job.chat ? { chat: job.chat } : {}),
+    ...(auto ? { autoCompaction: auto } : {}),
   };
 }
 
@@ -95,6 +112,8 @@ export interface JobsSlice {
    * `retry`, its request failed and is sent again: the text starts over.
    */
   jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
+  /** The automatic compaction of the chat turn running on the session, as the events tell it. */
+  chatJobAutoCompaction(sessionId: string, auto: ChatAutoCompaction): void;
 }
 
 export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (set, get) => {
@@ -244,12 +263,18 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         const answer = job.jobId === null ? undefined : byId.get(job.jobId);
         // A job heard of before asking that the answer leaves out has ended meanwhile (unheard).
         if (!job.here && job.seen <= asked && !answer) continue;
-        // Text missed while the events did not flow: the answer's, unless newer text came since.
-        kept[job.sessionId] = answer && job.textSeen <= asked ? { ...job, text: answer.text } : job;
+        // Text (and automatic compaction) missed while the events did not flow: the answer's,
+        // unless newer came since.
+        let merged = answer && job.textSeen <= asked ? { ...job, text: answer.text } : job;
+        if (answer?.autoCompaction && (merged.autoSeen ?? 0) <= asked) {
+          merged = { ...merged, autoCompaction: answer.autoCompaction };
+        }
+        kept[job.sessionId] = merged;
       }
       set({ runningJobs: kept });
       for (const job of listed) {
-        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId]) putJob(heardJob(job, job.text));
+        if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId])
+          putJob(heardJob(job, job.text, job.autoCompaction));
       }
     },
     ownJobStarting(job) {
@@ -282,6 +307,17 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       const known = get().runningJobs[job.sessionId];
       if (known?.jobId !== job.jobId) return;
       dropJob(job.sessionId, () => true);
+      // Its automatic compaction stays told once it ends, as in a window that heard it all (one
+      // that was reloaded, or showed another session meanwhile, knows it from the job only).
+      if (
+        known.autoCompaction &&
+        known.autoCompaction.status !== "running" &&
+        get().selectedSessionId === job.sessionId &&
+        get().autoCompaction?.sessionId !== job.sessionId
+      ) {
+        const { retry: _retry, ...auto } = known.autoCompaction;
+        set({ autoCompaction: { ...auto, sessionId: job.sessionId } });
+      }
       // Started in another window: say how it ended here too, and show what it changed.
       if (known.here) return;
       if (get().selectedSessionId === job.sessionId) {
@@ -301,6 +337,11 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       const { retry: _over, ...rest } = known;
       const job: RunningJob = { ...rest, text, textSeen: ++learnt, ...(retry === undefined ? {} : { retry }) };
       set({ runningJobs: { ...get().runningJobs, [sessionId]: job } });
+    },
+    chatJobAutoCompaction(sessionId, auto) {
+      const known = get().runningJobs[sessionId];
+      if (known?.kind !== "chat") return;
+      set({ runningJobs: { ...get().runningJobs, [sessionId]: { ...known, autoCompaction: auto, autoSeen: ++learnt } } });
     },
   };
 };

@@ -237,6 +237,37 @@ describe("chat turns", () => {
     await running;
   });
 
+  it("a turn's automatic compaction is listed with it: running, then done while the auto-continue reply comes", async () => {
+    const sessionId = await h.importSession(plainSession());
+    await h.configureFakeModel(server, { stream: true });
+    const isChat = (body: Record<string, unknown>) => !("max_tokens" in body);
+    server.enqueue(
+      { type: "reply", text: "Step one done.", usage: { prompt_tokens: 190_000, completion_tokens: 10 }, match: isChat },
+      { type: "reply", text: "## Goal\nHistory.", headersDelayMs: 500, match: (body) => !isChat(body) },
+      { type: "reply", chunks: ["Continuing", " never sent"], chunkDelayMs: 10_000, match: isChat },
+    );
+    const phases: string[] = [];
+    h.api.ctx.events.subscribe((name) => {
+      if (name === "compaction:auto-started" || name === "compaction:auto-ended") phases.push(name);
+    });
+    const running = h.api.call("chat:send", { sessionId, text: "Next step" });
+    await until(() => phases.length === 1, 5000, "the automatic compaction");
+    expect((await listed())[0]).toMatchObject({
+      kind: "chat",
+      text: "Step one done.",
+      autoCompaction: { reason: "threshold", status: "running", entryId: null },
+    });
+
+    await until(() => streamed.at(-1) === "Continuing", 5000, "the auto-continue reply");
+    const [ending] = (await listed()) as ListedJobDto[];
+    expect(ending).toMatchObject({ kind: "chat", text: "Continuing", autoCompaction: { reason: "threshold", status: "done" } });
+    const compactionId = ending?.autoCompaction?.entryId;
+    expect((await h.snapshot(sessionId)).ids).toContain(compactionId);
+    await h.call("chat:abort", { sessionId });
+    expect((await running).ok).toBe(true);
+    expect(await listed()).toEqual([]);
+  });
+
   it("a reply retried after a transient failure is listed from the start again", async () => {
     const sessionId = await h.importSession(plainSession());
     await h.configureFakeModel(server, { stream: true });

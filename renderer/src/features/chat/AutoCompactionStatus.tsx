@@ -1,12 +1,14 @@
 /**
- * What the automatic compaction of a chat turn is doing (compaction:auto-* events): running for
- * the threshold or an overflow, retrying a summary call, done, cancelled, or the failure message
- * (`Auto-compaction failed: …`, `Context overflow recovery failed: …`).
+ * What the automatic compaction of a chat turn is doing (compaction:auto-* events, or job:list in
+ * a window opened meanwhile): running for the threshold or an overflow, retrying a summary call,
+ * done, cancelled, or the failure message (`Auto-compaction failed: …`, `Context overflow
+ * recovery failed: …`).
  */
+import { selectAutoCompaction } from "../../store/chat-slice.ts";
 import { useCanopy } from "../../store/index.ts";
 
 export function AutoCompactionStatus() {
-  const auto = useCanopy((state) => (state.autoCompaction?.sessionId === state.selectedSessionId ? state.autoCompaction : null));
+  const auto = useCanopy(selectAutoCompaction);
   if (!auto) return null;
   const why =
     auto.reason === "overflow"
