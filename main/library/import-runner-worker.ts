@@ -1,10 +1,12 @@
 /**
  * The thread a window's imports run on (see import-runner.ts): it opens the library with a
  * connection of its own, runs each import it is sent with importPath, and posts the progress
- * after every file and then the report. Started by ThreadImports; bundled as import-runner-worker.js.
+ * after every file and then the report, then checkpoints the WAL the import filled and indexes
+ * what it added for search (the serving thread does neither). Started by ThreadImports; bundled
+ * as import-runner-worker.js.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { type Database, openDatabase } from "../store/open.ts";
+import { checkpointWal, type Database, openDatabase } from "../store/open.ts";
 import { importPath } from "./import.ts";
 import type { RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
 import { indexSearchSlice } from "./search.ts";
@@ -36,7 +38,11 @@ port?.on("message", (job: RunnerJob | "stop") => {
       shouldStop: () => Atomics.load(stopJob, 0) === job.jobId,
     });
     post({ kind: "done", jobId: job.jobId, report });
-    if (report.entriesAdded > 0) startIndexing();
+    if (report.entriesAdded > 0) {
+      // importPath leaves its WAL un-checkpointed; copied here, not on the serving thread.
+      checkpoint();
+      startIndexing();
+    }
   } catch (error) {
     post({
       kind: "failed",
@@ -62,7 +68,17 @@ function indexSearchText(): void {
   } catch {
     // E.g. the library stayed locked: the serving thread's indexer (search-indexer.ts) takes over.
   }
+  checkpoint();
   post({ kind: "indexed" });
+}
+
+/** Copies the WAL into the library file (PASSIVE: readers and writers elsewhere go on meanwhile). */
+function checkpoint(): void {
+  try {
+    if (db !== null) checkpointWal(db);
+  } catch {
+    // Not copied now: the next checkpoint (or commit past the WAL's limit) copies it.
+  }
 }
 
 function startIndexing(): void {

@@ -16,7 +16,6 @@ import {
 import { mergeImportReports } from "../../library/import-runner.ts";
 import { listSessions } from "../../library/load.ts";
 import { searchLibrary } from "../../library/search-request.ts";
-import { checkpointWal } from "../../store/open.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
 
@@ -63,8 +62,7 @@ async function runImport(ctx: AppContext, target: string, jobId: string): Promis
     .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
     .map((file) => file.sessionId as string);
   if (changed.length > 0) ctx.events.emit("library:changed", { sessionIds: changed });
-  // Imports leave the WAL un-checkpointed so the reply is not held up by copying pages.
-  if (report.entriesAdded > 0) setTimeout(() => checkpointWal(ctx.db), 0).unref();
+  // The WAL the import filled is checkpointed by the runner, on the thread that imported.
   return report;
 }
 

@@ -4,6 +4,7 @@
 // it cannot open) ends in an import on the calling thread or a one-line error, never a hang.
 import fs from "node:fs";
 import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ImportedFileReport } from "../../../core/api/dto.ts";
 import { importPath } from "../../../main/library/import.ts";
@@ -240,6 +241,38 @@ describe("search indexing after a thread import", () => {
       expect(ctx.searchIndexer?.stats.rows).toBe(0);
     } finally {
       ctx.searchIndexer?.close();
+      await ctx.imports.close();
+      ctx.db.close();
+    }
+  });
+
+  it("checkpoints the WAL the import filled on the thread, never on the serving thread", async () => {
+    const { ctx, api } = appOnLibrary();
+    // Every checkpoint the serving thread's connection is asked for.
+    const checkpoints: string[] = [];
+    const pragma = ctx.db.pragma.bind(ctx.db);
+    ctx.db.pragma = ((source: string, options?: { simple?: boolean }) => {
+      if (source.includes("wal_checkpoint")) checkpoints.push(source);
+      return pragma(source, options);
+    }) as typeof ctx.db.pragma;
+    const copyDir = fs.mkdtempSync(path.join(lib.dir, "copy-"));
+    try {
+      const imported = await api.call("library:import", { path: folder });
+      expect(imported).toMatchObject({ ok: true, value: { imported: 8 } });
+      await ctx.imports.searchIndexed();
+      // Past any timer the reply left behind.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(checkpoints).toEqual([]);
+      // Checkpointed all the same: the library file alone, without its WAL, holds every entry.
+      const copy = path.join(copyDir, "library.db");
+      fs.copyFileSync(lib.dbFile, copy);
+      const alone = new BetterSqlite3(copy, { readonly: true });
+      try {
+        expect(alone.prepare("SELECT count(*) AS n FROM entries").get()).toEqual({ n: ENTRIES });
+      } finally {
+        alone.close();
+      }
+    } finally {
       await ctx.imports.close();
       ctx.db.close();
     }
