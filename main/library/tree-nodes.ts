@@ -7,6 +7,7 @@ import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
+import { parseLean } from "../../core/text/lean-json.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../store/open.ts";
 import { forEachEntryRow } from "../store/repos/entries.ts";
@@ -16,6 +17,12 @@ import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } fr
 import { structuralIndex } from "./structure-index.ts";
 
 type Loose = Record<string, unknown>;
+
+/**
+ * A message entry's JSON longer than this is read with parseLean for its node: its long strings
+ * (a tool output of megabytes) only as far as the node's one-line snippet needs.
+ */
+export const LEAN_NODE_CHARS = 64 * 1024;
 
 /** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
 export const TREE_SUMMARY_CHARS = 2000;
@@ -61,7 +68,23 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
   return node;
 }
 
-export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto {
+/**
+ * The entry a node is made from. A large message's long strings come cut (parseLean): its node
+ * reads only their beginning (the snippet) and short fields (role, tool name, stop reason).
+ * Compactions and branch summaries are parsed whole: their node carries the summary's length.
+ */
+function entryForNode(type: string, json: string, leanFrom: number): SessionEntry {
+  const lean = type === "message" && json.length > leanFrom;
+  return (lean ? parseLean(json) : JSON.parse(json)) as SessionEntry;
+}
+
+/** `leanFromChars`: the JSON length from which a message is read lean (tests lower it). */
+export function loadSessionTree(
+  db: Database,
+  sessionId: string,
+  options: { leanFromChars?: number } = {},
+): SessionTreeDto {
+  const leanFrom = options.leanFromChars ?? LEAN_NODE_CHARS;
   // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
   const row = requireSession(db, sessionId);
   // Links, repairs and labels from the structural columns; each entry is parsed only while its
@@ -75,7 +98,7 @@ export function loadSessionTree(db: Database, sessionId: string): SessionTreeDto
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
     seen.add(id);
-    const entry = JSON.parse(stored.json) as SessionEntry;
+    const entry = entryForNode(stored.type, stored.json, leanFrom);
     const node = nodeOf(entry, stored.seq, stored.tokens, index.parentOf(id), index.labels.get(id));
     if (archived.has(id)) node.archived = true;
     nodes.push(node);
