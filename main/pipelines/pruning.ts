@@ -13,7 +13,7 @@ import {
 import type { MessageEntry, SessionEntry, ToolResultMessage } from "../../core/session/entries.ts";
 import type { AppContext } from "../api/types.ts";
 import { entryTokens } from "../library/entry-rows.ts";
-import { requireSession } from "../library/load.ts";
+import { getViewLeaf, requireSession } from "../library/load.ts";
 import { refreshSessionStats } from "../library/stats.ts";
 import { entryJsonByPk } from "../store/repos/entries.ts";
 import { listPrunedEntryRows, replaceEntryJson, restoreEntryJson } from "../store/repos/entry-json.ts";
@@ -124,7 +124,8 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
     refreshSessionStats(ctx.db, { sid, id: sessionId });
   })();
   const ids = rows.map((row) => row.id);
-  const viewLeafId = loadSessionState(ctx.db, sessionId).viewLeafId;
+  // From the session's row: parsing every entry for it took seconds on a long session.
+  const viewLeafId = getViewLeaf(ctx.db, sessionId);
   ctx.events.emit("session:changed", { sessionId, viewLeafId });
   return { sessionId, prunedCount: ids.length, tokensSaved: 0, prunedEntryIds: ids };
 }

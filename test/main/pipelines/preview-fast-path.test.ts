@@ -8,10 +8,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { planPruning, planPruningOf, toolOutputsNewestFirst } from "../../../core/compaction/pruning.ts";
 import type { MessageEntry, ToolResultMessage } from "../../../core/session/entries.ts";
 import type { AppContext } from "../../../main/api/types.ts";
-import { loadSessionEntries, setViewLeaf } from "../../../main/library/load.ts";
+import { getViewLeaf, loadSessionEntries, requireSession, setViewLeaf } from "../../../main/library/load.ts";
+import { refreshSessionStats } from "../../../main/library/stats.ts";
 import { loadCompactionTail } from "../../../main/pipelines/compaction-tail.ts";
 import { planCompaction, previewCompaction } from "../../../main/pipelines/compaction.ts";
-import { planPrune } from "../../../main/pipelines/pruning.ts";
+import { planPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
 import { loadSessionState } from "../../../main/pipelines/session-state.ts";
 import { loadToolOutputs } from "../../../main/pipelines/tool-outputs.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
@@ -208,5 +209,36 @@ describe("compaction and pruning previews from the path's tail", () => {
     expect(tail?.path.length).toBeLessThan(400);
     expect(forCompaction).toBeLessThanOrEqual((tail?.parsed ?? 0) + 2);
     expect(forPruning).toBe(0);
+  });
+
+  it("restoring pruned outputs parses their originals, not the session, and names the same view leaf", async () => {
+    const generated = generateSession(6000, { seed: 11, compactAtTokens: 40_000, keepRecentTokens: 8_000 });
+    const sessionId = await importGenerated("long.jsonl", generated.text);
+    const applied = await h.call("pruning:apply", { sessionId });
+    expect(applied.prunedCount).toBeGreaterThan(0);
+    const changed: unknown[] = [];
+    ctx.events.subscribe((name, payload) => {
+      if (name === "session:changed") changed.push(payload);
+    });
+    const spy = vi.spyOn(JSON, "parse");
+    const entriesParsed = () => spy.mock.calls.filter(([text]) => String(text).startsWith('{"type"')).length;
+    const restored = restorePruned(ctx, sessionId);
+    const forRestore = entriesParsed();
+    // What refreshing the session's figures reads (its roots' JSON), as the restore does too.
+    spy.mockClear();
+    refreshSessionStats(ctx.db, { sid: requireSession(ctx.db, sessionId).sid, id: sessionId });
+    const forStats = entriesParsed();
+    spy.mockRestore();
+    expect(restored).toEqual({
+      sessionId,
+      prunedCount: applied.prunedCount,
+      tokensSaved: 0,
+      prunedEntryIds: applied.prunedEntryIds,
+    });
+    // The view leaf the whole session's state gives, read from the session's row.
+    expect(changed).toEqual([{ sessionId, viewLeafId: loadSessionState(ctx.db, sessionId).viewLeafId }]);
+    expect(getViewLeaf(ctx.db, sessionId)).not.toBeNull();
+    // Each restored output's original (for its token estimate) and the figures' reads, never the 6000 entries.
+    expect(forRestore).toBeLessThanOrEqual(applied.prunedCount + forStats);
   });
 });
