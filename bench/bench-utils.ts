@@ -70,3 +70,9 @@ export function printTable(header: string[], rows: string[][]): void {
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(line(r));
 }
+
+/** The number after `name` on the command line (`--runs 5`), or undefined when not given. */
+export function numberArg(name: string): number | undefined {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : undefined;
+}

@@ -14,7 +14,7 @@ import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { importPath } from "../main/library/import.ts";
 import { checkpointWal, openDatabase } from "../main/store/open.ts";
-import { fmt, median, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedFolder } from "./generate-session.ts";
 
 const SESSION_ENTRIES = 10_000;
@@ -163,12 +163,8 @@ export async function runSearchIndexBench(options: { runs?: number; entries?: nu
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name: string) => {
-    const at = process.argv.indexOf(name);
-    return at > 0 ? Number(process.argv[at + 1]) : undefined;
-  };
-  const runs = arg("--runs");
-  const entries = arg("--entries");
+  const runs = numberArg("--runs");
+  const entries = numberArg("--entries");
   await runSearchIndexBench({
     ...(runs === undefined ? {} : { runs }),
     ...(entries === undefined ? {} : { entries }),

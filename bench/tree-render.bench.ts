@@ -18,7 +18,7 @@ import type { SessionSummary } from "../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../main/serve.ts";
 import { apiCall, buildRendererInto } from "../test/helpers/browser-mode.ts";
 import { launchChromium } from "../test/helpers/chromium.ts";
-import { fmt, median, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -309,12 +309,8 @@ function report(f: TreeRenderFigures, runs: number): void {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name: string) => {
-    const at = process.argv.indexOf(name);
-    return at > 0 ? Number(process.argv[at + 1]) : undefined;
-  };
-  const runs = arg("--runs");
-  const entries = arg("--entries");
+  const runs = numberArg("--runs");
+  const entries = numberArg("--entries");
   await runTreeRenderBench({
     ...(runs === undefined ? {} : { runs }),
     ...(entries === undefined ? {} : { entries }),
