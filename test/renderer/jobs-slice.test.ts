@@ -10,6 +10,7 @@ import type { JobEndedDto, ListedJobDto, RunningJobDto } from "../../core/api/dt
 
 const calls: { channel: string; input: unknown }[] = [];
 let listAnswer: () => Promise<ListedJobDto[]> = async () => [];
+let abortAnswer = true;
 let runAnswer: () => Promise<unknown> = async () => {
   throw new Error("not scripted");
 };
@@ -32,7 +33,7 @@ vi.mock("../../renderer/src/api.ts", () => {
       if (channel === "job:list") return listAnswer();
       if (channel === "compaction:run") return runAnswer();
       if (channel === "compaction:abort" || channel === "navigation:abort" || channel === "chat:abort")
-        return { aborted: true };
+        return { aborted: abortAnswer };
       if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "c1", nodes: [], problems: [] };
       if (channel === "settings:get")
         return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
@@ -108,6 +109,7 @@ const progress = (jobId: string, text: string) =>
 
 beforeEach(() => {
   calls.length = 0;
+  abortAnswer = true;
   listAnswer = async () => [];
   compaction = { jobId: `j1-${++tests}`, sessionId: "s1", kind: "compaction" };
   useCanopy.setState({
@@ -162,6 +164,42 @@ describe("a job another window started", () => {
       errorMessage: "500 boom",
     });
     expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 500 boom" });
+  });
+
+  it("cancelled when it has already ended unheard: asks which jobs run and clears it", async () => {
+    state().jobStarted(compaction);
+    expect(running()?.jobId).toBe(compaction.jobId);
+    abortAnswer = false;
+    await state().cancelRunning();
+    expect(calls.map((call) => call.channel)).toEqual(["compaction:abort", "job:list"]);
+    expect(running()).toBeNull();
+  });
+
+  it("cancelled, but its end never heard: asks which jobs run a few seconds later and clears it", async () => {
+    vi.useFakeTimers();
+    try {
+      state().jobStarted(compaction);
+      await state().cancelRunning();
+      expect(calls.map((call) => call.channel)).toEqual(["compaction:abort"]);
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(calls.map((call) => call.channel)).toEqual(["compaction:abort", "job:list"]);
+      expect(running()).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("cancelled and heard ending: does not ask again", async () => {
+    vi.useFakeTimers();
+    try {
+      state().jobStarted(compaction);
+      await state().cancelRunning();
+      state().jobEnded({ ...compaction, outcome: "cancelled", entryId: null });
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(calls.map((call) => call.channel).filter((channel) => channel === "job:list")).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("an end for another job of the session leaves the one shown alone", () => {

@@ -81,6 +81,9 @@ function heardJob(job: RunningJobDto, text: string, auto?: ChatAutoCompactionDto
   };
 }
 
+/** How long after a cancel the main side has to say the job ended before the window asks. */
+const CANCEL_SETTLE_MS = 3000;
+
 /** How many ended job ids are remembered, so that a job:list answer sent before the end is not believed. */
 const ENDED_MEMORY = 100;
 
@@ -242,7 +245,16 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       const abort =
         running.kind === "chat" ? "chat:abort" : running.kind === "compaction" ? "compaction:abort" : "navigation:abort";
       try {
-        await call(abort, { sessionId: running.sessionId });
+        const { aborted } = await call(abort, { sessionId: running.sessionId });
+        // Nothing runs there: its end went unheard (the events dropped meanwhile); ask afresh.
+        if (!aborted) await get().loadRunningJobs();
+        // Stopped there, yet no end heard a while later (events lost): ask afresh then.
+        else if (running.jobId !== null && !running.here) {
+          const { sessionId, jobId } = running;
+          setTimeout(() => {
+            if (get().runningJobs[sessionId]?.jobId === jobId) void get().loadRunningJobs();
+          }, CANCEL_SETTLE_MS);
+        }
       } catch (error) {
         const message = { kind: "error" as const, text: `Could not cancel: ${(error as Error).message}` };
         set(running.kind === "chat" ? { chatMessage: message } : { jobMessage: message });
