@@ -5,9 +5,10 @@
  * errors to stderr; Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
-import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
+import type { AssistantMessage, MessageEntry, SessionEntry, ToolCall } from "../../core/session/entries.ts";
 import { textBlocksOf } from "../../core/session/message-text.ts";
 import { toolsNotRunText } from "../../core/session/tools-not-run.ts";
+import { toolNames } from "../llm/tool-calls.ts";
 import { NO_MODEL_MESSAGE } from "../pipelines/chat-turn.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
@@ -18,8 +19,7 @@ const NO_MODEL_CLI =
   `'{"baseUrl":"…/v1","id":"…","contextWindow":…}' (README: Summaries: model setup)`;
 
 function toolCallNames(message: AssistantMessage): string[] {
-  const names = message.content.flatMap((block) => (block.type === "toolCall" ? [block.name] : []));
-  return [...new Set(names)];
+  return toolNames(message.content.filter((block): block is ToolCall => block.type === "toolCall"));
 }
 
 function replyText(message: AssistantMessage): string {
