@@ -83,7 +83,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     imports,
-    connectionTests: new Set(),
+    connectionTests: new Map(),
     searchIndexer,
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),

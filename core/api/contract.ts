@@ -166,12 +166,17 @@ export interface Requests {
   "settings:hooks": { input: Record<string, never>; output: HooksDto };
   /**
    * Checks the configured model endpoint (or reports the offline summarizer) and the remote
-   * summary endpoint when set. Fails with code "cancelled" when settings:cancel-test-connection
-   * stops it (its HTTP requests are aborted).
+   * summary endpoint when set. `testId`: an id the caller makes up (letters, digits, - and _),
+   * which settings:cancel-test-connection names; without one the test cannot be cancelled.
+   * Fails with code "cancelled" when cancelled (its HTTP requests are aborted), "conflict" when
+   * a test with the same id is still running.
    */
-  "settings:test-connection": { input: Record<string, never>; output: ConnectionTestDto };
-  /** Stops every running connection test at once. False when none runs. */
-  "settings:cancel-test-connection": { input: Record<string, never>; output: { cancelled: boolean } };
+  "settings:test-connection": { input: { testId?: string }; output: ConnectionTestDto };
+  /**
+   * Stops the running connection test started with this `testId` at once, and only that one
+   * (another window's test goes on). False when no test with that id runs.
+   */
+  "settings:cancel-test-connection": { input: { testId: string }; output: { cancelled: boolean } };
   /**
    * Continues the session from its view leaf with the configured model (D17, no tools run):
    * the reply streams as chat:progressed; the user message and the reply are appended together

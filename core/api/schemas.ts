@@ -17,6 +17,9 @@ const keepTokens = z.number().int().min(1).max(MAX_KEEP_RECENT_TOKENS);
 /** API-key names are environment-variable names (a model's `apiKeyEnv`). */
 const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "a key name looks like OPENAI_API_KEY");
 
+/** A connection test's id, made by the window that starts it (settings:cancel-test-connection names it). */
+const testId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "a test id is 1 to 100 letters, digits, - or _");
+
 type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
 /** The most hits one `library:search` returns (`--limit` in the CLI). */
@@ -101,8 +104,8 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "settings:set": z.object({ key: nonEmpty.max(100), value: z.unknown() }).strict() as SchemaFor<"settings:set">,
   "settings:prompts": empty as SchemaFor<"settings:prompts">,
   "settings:hooks": empty as SchemaFor<"settings:hooks">,
-  "settings:test-connection": empty as SchemaFor<"settings:test-connection">,
-  "settings:cancel-test-connection": empty as SchemaFor<"settings:cancel-test-connection">,
+  "settings:test-connection": z.object({ testId: testId.optional() }).strict(),
+  "settings:cancel-test-connection": z.object({ testId }).strict(),
   // The message is kept exactly as typed (no trimming); it only has to contain something.
   "chat:send": z
     .object({ sessionId, text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "empty message") })

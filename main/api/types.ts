@@ -28,8 +28,11 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where library imports run: a thread of their own in the app, this thread in the CLI. */
   imports: ImportRunner;
-  /** Running connection tests (Settings → Test connection), so a second request can abort them. */
-  connectionTests: Set<AbortController>;
+  /**
+   * Running connection tests (Settings → Test connection) by the id their window made, so a
+   * second request can abort the one it names (and not another window's).
+   */
+  connectionTests: Map<string, AbortController>;
   /**
    * Indexes imported entries for search in the background (the app and browser mode): a search
    * then answers at once from what is indexed. Null: a search indexes what waits first (CLI).

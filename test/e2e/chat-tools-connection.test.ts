@@ -2,7 +2,8 @@
 // (which refuses unanswered tool calls as OpenAI does): a reply with text and tool calls is
 // kept with its calls, the composer says they were not run, the LLM view shows them, and the
 // next message goes through. Settings → Test connection against an endpoint that never answers
-// is stopped by Cancel and by Escape, and the server sees the request go away.
+// is stopped by Cancel and by Escape, and the server sees the request go away; Cancel in one tab
+// leaves another tab's test running to its result.
 // Screenshots: test-artifacts/chat-tools/.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -152,5 +153,43 @@ describe("Settings → Test connection", () => {
     await page.getByRole("button", { name: "Test connection" }).click();
     await expect.poll(() => panel.getByText(/^OK: /).count()).toBe(1);
     expect(await panel.getByText("Connection test cancelled.").count()).toBe(0);
+  });
+
+  it("Cancel in one tab stops that tab's test only: another tab's test runs on to its result", async () => {
+    const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await other.goto(mode.url);
+      const openSettings = async (tab: Page) => {
+        const settings = tab.locator(".settings-panel");
+        if ((await settings.getAttribute("open")) === null) await settings.locator("summary").click();
+        await tab.getByTestId("settings-panel").waitFor();
+      };
+      await openSettings(page);
+      await openSettings(other);
+      // A slow model list: both tests still wait for it when the first tab cancels.
+      fake.enqueue(
+        { type: "models", ids: ["fake-model"], headersDelayMs: 2500 },
+        { type: "models", ids: ["fake-model"], headersDelayMs: 2500 },
+      );
+      const before = modelRequests().length;
+      await page.getByRole("button", { name: "Test connection" }).click();
+      await other.getByRole("button", { name: "Test connection" }).click();
+      await expect.poll(() => modelRequests().length).toBe(before + 2);
+      await page.getByTestId("connection-test-running").getByRole("button", { name: "Cancel" }).click();
+      const mine = page.getByTestId("settings-panel");
+      const theirs = other.getByTestId("settings-panel");
+      await expect.poll(() => mine.getByText("Connection test cancelled.").count()).toBe(1);
+      // The other tab still tests, and then says OK (not "cancelled").
+      expect(await other.getByTestId("connection-test-running").count()).toBe(1);
+      await expect.poll(() => theirs.getByText(/^OK: /).count(), { timeout: 10_000 }).toBe(1);
+      expect(await theirs.getByText("Connection test cancelled.").count()).toBe(0);
+      const closed = modelRequests()
+        .slice(before)
+        .map((request) => request.clientClosed);
+      expect(closed.sort()).toEqual([false, true]);
+      await other.screenshot({ path: path.join(shots, "05-other-tab-test-goes-on.png") });
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -55,8 +55,8 @@ export type FakeBehaviour = (
   | { type: "malformed"; route?: FakeRoute; body?: string }
   /** Remote endpoint reply: any JSON payload (e.g. `{summary}` or `{}`). */
   | { type: "remote"; route?: "remote"; payload: unknown; headersDelayMs?: number }
-  /** Model list reply. */
-  | { type: "models"; route?: "models"; ids: string[] }
+  /** Model list reply (`headersDelayMs`: a slow server). */
+  | { type: "models"; route?: "models"; ids: string[]; headersDelayMs?: number }
   /** Never answers: the request stays open until the client goes away or the server closes. */
   | { type: "hang"; route: FakeRoute }
 ) & { match?: RequestMatcher };

@@ -1,7 +1,7 @@
 /**
  * Handlers of the `settings:` channels: the settings document, prompt templates in effect,
  * hooks, and a connection test of the configured model and remote summary endpoint, which
- * settings:cancel-test-connection aborts (its HTTP requests with it).
+ * settings:cancel-test-connection aborts by the id its window gave it (its HTTP requests with it).
  */
 import path from "node:path";
 import type { ConnectionTestDto } from "../../../core/api/dto.ts";
@@ -54,21 +54,26 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
       folder: path.join(ctx.dataDir, "hooks"),
     };
   },
-  "settings:test-connection": async (_input, ctx) => {
+  "settings:test-connection": async (input, ctx) => {
+    const { testId } = input;
+    if (testId !== undefined && ctx.connectionTests.has(testId)) {
+      throw new ApiFailure("conflict", `A connection test with id ${testId} is already running`);
+    }
     const controller = new AbortController();
-    ctx.connectionTests.add(controller);
+    if (testId !== undefined) ctx.connectionTests.set(testId, controller);
     try {
       const result = await runConnectionTest(ctx, controller.signal);
       // The requests were aborted: whatever they ended in, the answer is "cancelled".
       if (controller.signal.aborted) throw new ApiFailure("cancelled", CONNECTION_TEST_CANCELLED);
       return result;
     } finally {
-      ctx.connectionTests.delete(controller);
+      if (testId !== undefined) ctx.connectionTests.delete(testId);
     }
   },
-  "settings:cancel-test-connection": (_input, ctx) => {
-    const running = [...ctx.connectionTests];
-    for (const controller of running) controller.abort();
-    return { cancelled: running.length > 0 };
+  "settings:cancel-test-connection": (input, ctx) => {
+    // Only the test this id names: another window's test goes on to its own result.
+    const controller = ctx.connectionTests.get(input.testId);
+    controller?.abort();
+    return { cancelled: controller !== undefined };
   },
 };

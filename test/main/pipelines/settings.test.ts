@@ -176,19 +176,52 @@ describe("settings", () => {
   it("cancel-test-connection aborts the request to a model endpoint that never answers and says cancelled at once", async () => {
     await h.configureFakeModel(server);
     server.enqueue({ type: "hang", route: "models" });
-    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: false });
-    const pending = h.fail("settings:test-connection", {});
+    expect(await h.call("settings:cancel-test-connection", { testId: "t1" })).toEqual({ cancelled: false });
+    const pending = h.fail("settings:test-connection", { testId: "t1" });
     await until(() => server.requests.some((request) => request.path === "/v1/models"), "the model list request");
     const started = performance.now();
-    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: true });
+    expect(await h.call("settings:cancel-test-connection", { testId: "t1" })).toEqual({ cancelled: true });
     expect(await pending).toEqual({ code: "cancelled", message: "Connection test cancelled" });
     expect(performance.now() - started).toBeLessThan(1000);
     // The server saw the client go away: the request was aborted, not left to time out.
     await until(() => server.requests[0]?.clientClosed === true, "the connection to close");
     expect(server.requests.filter((request) => request.path === "/v1/chat/completions")).toHaveLength(0);
-    expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: false });
+    expect(await h.call("settings:cancel-test-connection", { testId: "t1" })).toEqual({ cancelled: false });
     // The next test runs normally.
     expect(await h.call("settings:test-connection", {})).toMatchObject({ ok: true, model: "fake-model" });
+  });
+
+  it("cancel-test-connection stops only the test it names: another test runs on to its result", async () => {
+    await h.configureFakeModel(server);
+    // A slow model list: both tests are still waiting for it when one is cancelled.
+    server.enqueue(
+      { type: "models", ids: ["fake-model"], headersDelayMs: 1500 },
+      { type: "models", ids: ["fake-model"], headersDelayMs: 1500 },
+    );
+    const mine = h.fail("settings:test-connection", { testId: "window-a" });
+    const theirs = h.call("settings:test-connection", { testId: "window-b" });
+    const modelRequests = () => server.requests.filter((request) => request.path === "/v1/models");
+    await until(() => modelRequests().length === 2, "both model list requests");
+    expect(await h.call("settings:cancel-test-connection", { testId: "window-a" })).toEqual({ cancelled: true });
+    expect(await mine).toEqual({ code: "cancelled", message: "Connection test cancelled" });
+    expect(await theirs).toMatchObject({ ok: true, model: "fake-model" });
+    // Only the cancelled test's request went away.
+    expect(modelRequests().map((request) => request.clientClosed).sort()).toEqual([false, true]);
+  });
+
+  it("a test id already running is refused; ids are validated at the edge", async () => {
+    await h.configureFakeModel(server);
+    server.enqueue({ type: "hang", route: "models" });
+    const pending = h.fail("settings:test-connection", { testId: "same" });
+    await until(() => server.requests.some((request) => request.path === "/v1/models"), "the model list request");
+    expect(await h.fail("settings:test-connection", { testId: "same" })).toEqual({
+      code: "conflict",
+      message: "A connection test with id same is already running",
+    });
+    expect(await h.call("settings:cancel-test-connection", { testId: "same" })).toEqual({ cancelled: true });
+    expect((await pending).code).toBe("cancelled");
+    expect((await h.fail("settings:test-connection", { testId: "no spaces" })).code).toBe("invalid_input");
+    expect((await h.fail("settings:cancel-test-connection", {} as { testId: string })).code).toBe("invalid_input");
   });
 
   it("cancel-test-connection also aborts the probe of a remote summary endpoint that never answers", async () => {
@@ -204,11 +237,11 @@ describe("settings", () => {
     try {
       const { port } = silent.address() as AddressInfo;
       await h.call("settings:set", { key: "compaction.remoteEndpoint", value: `http://127.0.0.1:${port}/remote` });
-      const pending = h.fail("settings:test-connection", {});
+      const pending = h.fail("settings:test-connection", { testId: "remote-1" });
       await until(() => seen.length === 1, "the HEAD request");
       expect(seen[0]?.method).toBe("HEAD");
       const started = performance.now();
-      expect(await h.call("settings:cancel-test-connection", {})).toEqual({ cancelled: true });
+      expect(await h.call("settings:cancel-test-connection", { testId: "remote-1" })).toEqual({ cancelled: true });
       expect(await pending).toEqual({ code: "cancelled", message: "Connection test cancelled" });
       // At once, not when the probe's 15 s timeout would have ended it.
       expect(performance.now() - started).toBeLessThan(1000);

@@ -15,6 +15,12 @@ import { FoldersSection } from "./FoldersSection.tsx";
 import { SecretsSection } from "./SecretsSection.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
 
+/** A random id for one connection test (getRandomValues works in every context, unlike randomUUID). */
+function newTestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `test-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
 interface Loaded {
   settings: Settings;
   prompts: PromptTemplateDto[];
@@ -48,10 +54,14 @@ export function SettingsPanel() {
   };
 
   const [cancelError, setCancelError] = useState<string | null>(null);
-  /** Stops the running connection test; its request then ends with "cancelled". */
+  /** The id this window gave its running test: Cancel names it, so another window's test goes on. */
+  const testId = useRef<string | null>(null);
+  /** Stops this window's running connection test; its request then ends with "cancelled". */
   const cancelTest = useCallback(async () => {
+    const id = testId.current;
+    if (id === null) return;
     try {
-      await call("settings:cancel-test-connection", {});
+      await call("settings:cancel-test-connection", { testId: id });
     } catch (caught) {
       setCancelError(`Could not cancel: ${(caught as Error).message}`);
     }
@@ -60,11 +70,15 @@ export function SettingsPanel() {
   const testConnection = async () => {
     setCancelError(null);
     setTest("running");
+    const id = newTestId();
+    testId.current = id;
     try {
-      setTest(await call("settings:test-connection", {}));
+      setTest(await call("settings:test-connection", { testId: id }));
     } catch (caught) {
       const cancelled = caught instanceof ApiCallError && caught.code === "cancelled";
       setTest(cancelled ? "cancelled" : { ok: false, message: (caught as Error).message, summarizer: "" });
+    } finally {
+      if (testId.current === id) testId.current = null;
     }
   };
   const testRunning = test === "running";
