@@ -3,6 +3,7 @@
  * the LLM view and search hits.
  */
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
+import type { RequestChange } from "../../core/session/request-messages.ts";
 import { counted, flatten as truncate } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
 import {
@@ -12,6 +13,13 @@ import {
   requestUnchanged,
 } from "../../core/session/request-notes.ts";
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
+import {
+  groupRequestNotes,
+  messageNumbers,
+  requestGroupText,
+  requestNoteFlag,
+  requestNoteKey,
+} from "../../core/session/request-note-groups.ts";
 
 /** Unchanged files listed one by one up to this many; more are counted on one line. */
 const MAX_UNCHANGED_LINES = 20;
@@ -64,7 +72,8 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
 /**
  * The LLM view as text, with what the request does to it (SPEC §3.6): a message the request drops
  * is marked `[not sent]` with the reason, a tool result only the request has is shown in place as
- * `[+]`, and other changes follow the message's heading as `request:` lines.
+ * `[+]`, and other changes follow the message's heading as `request:` lines. A kind of note on
+ * many messages is said once in the header with their numbers; each keeps a short `[mark]`.
  */
 export function renderContext(view: ContextView): string {
   const { request } = view;
@@ -78,10 +87,16 @@ export function renderContext(view: ContextView): string {
     );
   }
   header.push(`${requestTargetText(request.target)} It carries ${counted(request.messageCount, "message")}.`);
+  const groups = groupRequestNotes(request.changes);
+  const grouped = new Set(groups.map((group) => group.key));
   if (!requestUnchanged(request.changes, request.added)) {
     header.push(
-      "Marks: [+] added by the request · [not sent] left out by the request · request: what else it changes.",
+      "Marks: [+] added by the request · [not sent] left out by the request · request: what else it changes" +
+        (groups.length > 0 ? " (said once here when many messages share it; they carry a short [mark])." : "."),
     );
+  }
+  for (const group of groups) {
+    header.push(`request: ${requestGroupText(group)} Messages ${messageNumbers(group.indexes)}.`);
   }
   const added = (before: number) =>
     request.added
@@ -96,10 +111,18 @@ export function renderContext(view: ContextView): string {
     const tokens = view.messageTokens[index] ?? 0;
     const changes = request.changes[index] ?? [];
     const dropped = changes.some((change) => change.kind === "dropped") ? " [not sent]" : "";
-    const notes = changes.map((change) => `request: ${requestChangeText(change, message)}\n`).join("");
+    const inGroup = (change: RequestChange) => grouped.has(requestNoteKey(change));
+    const marks = changes
+      .filter((change) => inGroup(change) && change.kind !== "dropped")
+      .map((change) => ` [${requestNoteFlag(change)}]`)
+      .join("");
+    const notes = changes
+      .filter((change) => !inGroup(change))
+      .map((change) => `request: ${requestChangeText(change, message)}\n`)
+      .join("");
     return [
       ...added(index),
-      `── [${index + 1}]${dropped} ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
+      `── [${index + 1}]${dropped}${marks} ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
     ];
   });
   return [...header, "", ...blocks, ...added(view.messages.length)].join("\n");

@@ -2,7 +2,7 @@
 // Chromium through browser mode: a tool call without a result shows the synthetic "No result
 // provided" result the request inserts, in place and marked as added; a failed reply of another
 // provider is shown struck, with the reason; the legend names the request, and follows the
-// model set in Settings.
+// model set in Settings; a note every reply of a long session shares is said once, with which.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +67,30 @@ beforeAll(async () => {
     ].join("\n")}\n`,
   );
   await apiCall(app.mode, "library:import", { path: file });
+  writeFileSync(path.join(app.work, "long.jsonl"), longSession());
+  await apiCall(app.mode, "library:import", { path: path.join(app.work, "long.jsonl") });
 });
+
+const LONG_SESSION = "e2e-request-long";
+const LONG_TURNS = 30;
+
+/** 30 turns whose replies all have thinking, then a tool result no call waits for. */
+function longSession(): string {
+  const lines = [JSON.stringify({ type: "session", version: 3, id: LONG_SESSION, timestamp: at(0), cwd: "/tmp/e2e-long" })];
+  let parent: string | null = null;
+  for (let i = 0; i < LONG_TURNS; i++) {
+    lines.push(entry(`lu${i}`, parent, user(`Question ${i}`), 1));
+    const content = [
+      { type: "thinking", thinking: `Thinking about question ${i}.` },
+      { type: "text", text: `Answer ${i}.` },
+    ];
+    lines.push(entry(`la${i}`, `lu${i}`, reply(content, { stopReason: "stop" }), 2));
+    parent = `la${i}`;
+  }
+  const stray = { role: "toolResult", toolCallId: "gone", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 3 };
+  lines.push(entry("stray", parent, stray, 3));
+  return `${lines.join("\n")}\n`;
+}
 
 afterAll(async () => {
   await app?.stop();
@@ -135,5 +158,48 @@ describe("LLM view: what the request changes", () => {
     expect(await view.locator('[data-request="added"]').count()).toBe(1);
     expect(await view.locator('[data-entry-id="a2"]').getAttribute("data-request")).toBe("dropped");
     await page.screenshot({ path: path.join(shots, "02-configured-model.png") });
+  });
+
+  it("a note every reply shares is one line with how many; 'Show which' lists them and goes to one", async () => {
+    const { page, mode } = app;
+    await apiCall(mode, "settings:set", { key: "model", value: { baseUrl: "http://127.0.0.1:9/v1", id: "local-model" } });
+    await openSessionShowingAll(page, mode, LONG_SESSION);
+    const view = page.getByTestId("llm-view");
+    await poll(() => view.locator("[data-role]").count()).toBe(2 * LONG_TURNS + 1);
+    const groups = page.getByTestId("request-note-groups");
+    const line = groups.locator('[data-group="thinking-removed:canopy"]');
+    await poll(() => line.textContent()).toContain(
+      `Thinking of ${LONG_TURNS} replies is not sent: Canopy's OpenAI-compatible request carries none.`,
+    );
+    expect(await groups.locator(".request-group").count()).toBe(1);
+    // Not once per reply: the replies keep a short mark, and no note line of their own.
+    expect(await view.getByText("Thinking not sent: Canopy's OpenAI-compatible request carries none.").count()).toBe(0);
+    expect(await view.locator('[data-role="assistant"] .request-note').count()).toBe(0);
+    expect(await view.locator('[data-role="assistant"] .request-mark').count()).toBe(LONG_TURNS);
+    expect(await view.locator('[data-entry-id="la0"] .request-mark').textContent()).toBe("thinking not sent");
+    // The note that occurs once stays on its message, in full.
+    expect(await view.locator('[data-entry-id="stray"] .request-note').textContent()).toBe(
+      "Sent as a user message: no tool call of the request waits for this result.",
+    );
+    await page.screenshot({ path: path.join(shots, "03-grouped-note.png") });
+
+    await line.getByRole("button", { name: "Show which" }).click();
+    const which = line.getByRole("button", { name: /^Go to message/ });
+    expect(await which.count()).toBe(LONG_TURNS);
+    expect(await which.first().textContent()).toBe("#2");
+    expect(await which.first().getAttribute("aria-label")).toBe("Go to message 2 (entry la0)");
+    const target = view.locator('[data-entry-id="la14"]');
+    const inViewport = () =>
+      target.evaluate((node) => {
+        // Runs in the page; the test's type-check has no DOM library, hence the structural type.
+        const box = (node as unknown as { getBoundingClientRect(): { top: number; bottom: number } }).getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= 800;
+      });
+    expect(await inViewport()).toBe(false);
+    await line.getByRole("button", { name: "Go to message 30 (entry la14)" }).click();
+    await poll(inViewport).toBe(true);
+    await page.screenshot({ path: path.join(shots, "04-grouped-note-which.png") });
+    await line.getByRole("button", { name: "Hide which" }).click();
+    expect(await which.count()).toBe(0);
   });
 });

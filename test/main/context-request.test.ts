@@ -241,6 +241,50 @@ describe("canopy context and the request", () => {
     ]);
   });
 
+  it("a long session with a configured model: 'thinking not sent' is one line naming every reply; the rare note stays on its message", async () => {
+    const turns = 40;
+    const lines: object[] = [
+      { type: "session", version: 3, id: "5e55105e-0000-4000-8000-000000000002", timestamp: at(0), cwd: "/w" },
+    ];
+    let parent: string | null = null;
+    for (let i = 0; i < turns; i++) {
+      lines.push({ type: "message", id: `u${i}`, parentId: parent, timestamp: at(2 * i + 1), message: userMessage(`Question ${i}`) });
+      const content = [
+        { type: "thinking", thinking: `Thinking about ${i}.` },
+        { type: "text", text: `Answer ${i}.` },
+      ];
+      lines.push({ type: "message", id: `a${i}`, parentId: `u${i}`, timestamp: at(2 * i + 2), message: reply(content, "stop") });
+      parent = `a${i}`;
+    }
+    // The note that matters: a tool result no call of the request waits for.
+    lines.push({
+      type: "message",
+      id: "stray",
+      parentId: parent,
+      timestamp: at(100),
+      message: { role: "toolResult", toolCallId: "gone", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 3 },
+    });
+    const file = path.join(dir, "long.jsonl");
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    await configureModel();
+    const text = await runCliCaptured(["context", file, "--db", db]);
+    expect(text.code).toBe(0);
+    const replyNumbers = Array.from({ length: turns }, (_, i) => `${2 * i + 2}`).join(", ");
+    expect(text.out).toContain(
+      `request: Thinking of ${turns} replies is not sent: Canopy's OpenAI-compatible request carries none. Messages ${replyNumbers}.`,
+    );
+    expect(text.out.match(/Thinking not sent/g) ?? []).toHaveLength(0);
+    expect(text.out.match(/Thinking of 40 replies/g) ?? []).toHaveLength(1);
+    // Each reply keeps a short mark; the stray result keeps its own note in place.
+    expect(text.out).toContain("── [2] [thinking not sent] assistant · anthropic/claude-test · entry a0 · ~");
+    expect(text.out).toContain(
+      "── [81] tool result · bash · entry stray · ~1 tokens\nrequest: Sent as a user message: no tool call of the request waits for this result.",
+    );
+    // --json stays the agent's message list: no notes in it.
+    const json = await runCliCaptured(["context", file, "--json", "--db", db]);
+    expect((JSON.parse(json.out) as LlmMessage[]).length).toBe(81);
+  });
+
   it("--request without --json is a usage error", async () => {
     const run = await runCliCaptured(["context", writeSession(), "--request", "--db", db]);
     expect(run.code).toBe(2);

@@ -1,7 +1,8 @@
 /**
  * The LLM view (SPEC D4): exactly the messages the model receives at the selected entry (or the
  * view leaf), in order — role, source entry, token estimate and body — under the context bar, with
- * a diff mode, and what the request to the model adds or leaves out marked in place (SPEC §3.6).
+ * a diff mode, and what the request to the model adds or leaves out marked in place (SPEC §3.6);
+ * a note many messages share is said once above them (RequestNoteGroups).
  * The root carries `data-testid="llm-view"` and `data-message-count`; each message `data-role`
  * and `data-entry-id`; a tool result only the request has `data-request="added"` (no role).
  */
@@ -9,6 +10,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { AddedResult, RequestChange } from "../../../../core/session/request-messages.ts";
+import { groupRequestNotes, type RequestNoteKey } from "../../../../core/session/request-note-groups.ts";
 import { useCanopy } from "../../store/index.ts";
 import { AddedResultItem } from "./AddedResultItem.tsx";
 import { ContextBar } from "./ContextBar.tsx";
@@ -16,6 +18,7 @@ import { LlmDiff } from "./LlmDiff.tsx";
 import { LlmToolbar, useViewLeafId } from "./LlmToolbar.tsx";
 import { MessageItem } from "./MessageItem.tsx";
 import { RequestLegend } from "./RequestLegend.tsx";
+import { RequestNoteGroups } from "./RequestNoteGroups.tsx";
 import "./llm-view.css";
 
 function useEntryKinds(): Map<string, { type: string; kind: string }> {
@@ -58,7 +61,7 @@ function LeafLine({ context }: { context: ContextView }) {
 
 const NO_CHANGES: readonly RequestChange[] = [];
 
-function MessageList({ context }: { context: ContextView }) {
+function MessageList({ context, grouped }: { context: ContextView; grouped: ReadonlySet<RequestNoteKey> }) {
   const kinds = useEntryKinds();
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
   const listRef = useRef<HTMLOListElement>(null);
@@ -106,6 +109,7 @@ function MessageList({ context }: { context: ContextView }) {
             entryKind={info?.kind}
             current={entryId !== null && entryId === selectedEntryId}
             changes={changes[index] ?? NO_CHANGES}
+            grouped={grouped}
           />,
         ];
       })}
@@ -124,6 +128,10 @@ export function LlmView() {
   const loadContext = useCanopy((state) => state.loadContext);
   const diffMode = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
   const section = useRef<HTMLElement>(null);
+  // Notes many messages share are said once above the list (each message keeps a short mark).
+  const request = context?.request;
+  const groups = useMemo(() => (request ? groupRequestNotes(request.changes) : []), [request]);
+  const grouped = useMemo(() => new Set(groups.map((group) => group.key)), [groups]);
   const shownSessionId = context?.sessionId ?? null;
   // Another session's view starts at its top (header and context bar), not at the scroll offset
   // the previous session's list was left at. A layout effect, so that the list's own scroll to a
@@ -178,9 +186,10 @@ export function LlmView() {
         <LeafLine context={context} />
         <ContextBar context={context} />
         <RequestLegend request={context.request} />
+        <RequestNoteGroups groups={groups} entryIds={context.messageEntryIds} />
         <LlmToolbar context={context} />
       </header>
-      {diffMode ? <LlmDiff /> : <MessageList context={context} />}
+      {diffMode ? <LlmDiff /> : <MessageList context={context} grouped={grouped} />}
     </section>
   );
 }

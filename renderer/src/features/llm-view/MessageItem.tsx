@@ -2,12 +2,18 @@
  * One message the model receives: its position, kind, source entry (a button that selects the
  * entry, so the tree highlights it and the view previews there), token estimate, and its body,
  * collapsed when long, and what the request does to it (SPEC §3.6): a message it leaves out is
- * dimmed and struck with the reason, other changes are noted under the heading. Carries
- * `data-role` and `data-entry-id` for tests and tools (`data-request="dropped"` when not sent).
+ * dimmed and struck with the reason, other changes are noted under the heading — or, when many
+ * messages share the note (said once above the list), marked by a short flag. Carries `data-role`,
+ * `data-entry-id` and `data-message-index` for tests and tools (`data-request="dropped"` when not sent).
  */
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import type { RequestChange } from "../../../../core/session/request-messages.ts";
+import {
+  type RequestNoteKey,
+  requestNoteFlag,
+  requestNoteKey,
+} from "../../../../core/session/request-note-groups.ts";
 import { requestChangeText } from "../../../../core/session/request-notes.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
@@ -28,6 +34,8 @@ export interface MessageItemProps {
   current: boolean;
   /** What the request does to this message (empty: sent as it is). */
   changes: readonly RequestChange[];
+  /** Kinds of note said once above the list: this message shows them as a short mark only. */
+  grouped: ReadonlySet<RequestNoteKey>;
 }
 
 export function EntryLink({ entryId }: { entryId: string | null }) {
@@ -68,7 +76,7 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
 }
 
 export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
-  const { message, index, entryId, tokens, entryType, entryKind, current, changes } = props;
+  const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped } = props;
   const expandAll = useCanopy((state) => state.expandAll);
   const parts = useMemo(() => messageParts(message), [message]);
   const long = useMemo(() => isLong(parts), [parts]);
@@ -88,6 +96,10 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
   const summary = label.endsWith("summary");
   const dropped = changes.some((change) => change.kind === "dropped");
   const request = dropped ? "dropped" : changes.length > 0 ? "changed" : undefined;
+  const inGroup = (change: RequestChange) => grouped.has(requestNoteKey(change));
+  const notes = changes.filter((change) => !inGroup(change));
+  const marks = changes.filter((change) => inGroup(change) && change.kind !== "dropped");
+  const dropReason = changes.find((change) => change.kind === "dropped");
 
   return (
     <li
@@ -95,6 +107,7 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
       data-role={message.role}
       data-entry-id={entryId ?? ""}
       data-request={request}
+      data-message-index={index}
       aria-current={current ? "true" : undefined}
       aria-label={`Message ${index + 1}: ${label}${dropped ? " (not sent by the request)" : ""}`}
     >
@@ -102,7 +115,21 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
         <span className="index">#{index + 1}</span>
         <MessageHeading message={message} label={label} />
         <EntryLink entryId={entryId} />
-        {dropped && <span className="flag request-flag">not sent</span>}
+        {dropReason && (
+          <span className="flag request-flag" title={requestChangeText(dropReason, message)}>
+            not sent
+          </span>
+        )}
+        {marks.map((change) => (
+          <span
+            key={change.kind}
+            className="flag request-flag request-mark"
+            data-change={change.kind}
+            title={requestChangeText(change, message)}
+          >
+            {requestNoteFlag(change)}
+          </span>
+        ))}
         <span className="tokens" title="Heuristic estimate (characters / 4)">
           ~{formatTokens(tokens)} tok
         </span>
@@ -119,9 +146,9 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
           </button>
         )}
       </div>
-      {changes.length > 0 && (
+      {notes.length > 0 && (
         <ul className="request-notes">
-          {changes.map((change, i) => (
+          {notes.map((change, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: a message's changes never reorder
             <li key={i} className="request-note" data-change={change.kind}>
               {requestChangeText(change, message)}
