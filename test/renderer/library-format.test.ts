@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../core/api/dto.ts";
 import {
+  filterSessions,
   formatAge,
   formatSize,
   groupByProject,
@@ -49,6 +50,66 @@ describe("library helpers", () => {
     expect(groups[1]?.modified).toBe("2026-01-02T00:00:00.000Z");
     expect(projectName("")).toBe("(no project)");
     expect(projectName("C:\\work\\proj")).toBe("proj");
+  });
+
+  it("filters by every word in the title, first message or folder, case-insensitive", () => {
+    const all = [
+      {
+        ...session("a", "/home/u/work/api-server", "2026-01-01T00:00:00.000Z"),
+        firstMessage: "Fix the flaky login test",
+      },
+      { ...session("b", "/home/u/proj-b", "2026-01-02T00:00:00.000Z"), title: "Login page redesign" },
+      { ...session("c", "/home/u/notes", "2026-01-03T00:00:00.000Z"), firstMessage: "Write docs" },
+    ];
+    const ids = (filter: string) => filterSessions(all, filter).map((s) => s.id);
+    expect(ids("")).toEqual(["a", "b", "c"]);
+    expect(ids("LOGIN")).toEqual(["a", "b"]);
+    expect(ids("login api-server")).toEqual(["a"]);
+    expect(ids("notes")).toEqual(["c"]);
+    expect(ids("nothing-like-it")).toEqual([]);
+  });
+
+  it("sorts inside and across projects by created, name or size", () => {
+    const all = [
+      {
+        ...session("a", "/p/alpha", "2026-01-05T00:00:00.000Z"),
+        created: "2026-01-01T00:00:00.000Z",
+        title: "zeta",
+        fileSize: 5,
+      },
+      {
+        ...session("b", "/p/alpha", "2026-01-01T00:00:00.000Z"),
+        created: "2026-01-04T00:00:00.000Z",
+        title: "Alpha",
+        fileSize: 50,
+      },
+      {
+        ...session("c", "/p/beta", "2026-01-03T00:00:00.000Z"),
+        created: "2026-01-02T00:00:00.000Z",
+        title: "mid",
+        fileSize: 500,
+      },
+    ];
+    const order = (sort: Parameters<typeof groupByProject>[1]) =>
+      groupByProject(all, sort).map((g) => [g.name, g.sessions.map((s) => s.id)]);
+    expect(order("modified")).toEqual([
+      ["alpha", ["a", "b"]],
+      ["beta", ["c"]],
+    ]);
+    expect(order("created")).toEqual([
+      ["alpha", ["b", "a"]],
+      ["beta", ["c"]],
+    ]);
+    expect(order("name")).toEqual([
+      ["alpha", ["b", "a"]],
+      ["beta", ["c"]],
+    ]);
+    expect(order("size")).toEqual([
+      ["beta", ["c"]],
+      ["alpha", ["b", "a"]],
+    ]);
+    // A group's `modified` is its newest session's, whatever the order.
+    expect(groupByProject(all, "size")[1]?.modified).toBe("2026-01-05T00:00:00.000Z");
   });
 
   it("formats sizes and ages", () => {

@@ -125,7 +125,11 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     async selectSession(sessionId) {
       get().switchDraft(sessionId);
       const notice = get().notice;
+      const another = sessionId !== get().selectedSessionId;
       set({
+        // The previous session's LLM view would read as this one's until its own arrives (seconds
+        // for a big session): the panel says it is loading instead.
+        ...(another ? { context: null, contextError: null, contextLoading: sessionId !== null } : {}),
         // A notice about another session (an export) would read as if it were about this one.
         ...(notice?.sessionId !== undefined && notice.sessionId !== sessionId ? { notice: null } : {}),
         selectedSessionId: sessionId,

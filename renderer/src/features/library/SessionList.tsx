@@ -1,15 +1,23 @@
 /**
  * The sessions in the library grouped by project (cwd): title or first message, the first
  * message, file size, last modified, compactions. Groups fold; the open session stays marked.
+ * A filter (title, first message, folder) and a sort order narrow a big library down.
  * Each session can be deleted from the library (asked first; its file is never touched).
  */
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { DeleteConfirm } from "./DeleteConfirm.tsx";
-import { formatAge, formatSize, groupByProject } from "./library-format.ts";
+import {
+  filterSessions,
+  formatAge,
+  formatSize,
+  groupByProject,
+  SESSION_SORTS,
+  type SessionSort,
+} from "./library-format.ts";
 
 /** The name a session goes by in the list, the delete confirmation and the notice. */
 export function displayTitle(session: SessionSummary): string {
@@ -82,6 +90,10 @@ export function SessionList() {
   const loaded = useCanopy((state) => state.libraryLoaded);
   const confirming = useCanopy((state) => state.deleteConfirm?.sessionId ?? null);
   const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
+  const [filter, setFilter] = useState("");
+  const [sort, setSort] = useState<SessionSort>("modified");
+  const groups = useMemo(() => groupByProject(filterSessions(sessions, filter), sort), [sessions, filter, sort]);
+  const shown = groups.reduce((sum, group) => sum + group.sessions.length, 0);
 
   if (!loaded) return <p className="empty">Loading library…</p>;
   if (sessions.length === 0) {
@@ -99,7 +111,42 @@ export function SessionList() {
   };
   return (
     <nav className="session-groups" aria-label="Sessions by project">
-      {groupByProject(sessions).map((group) => {
+      <div className="session-list-controls">
+        <input
+          type="search"
+          className="session-filter"
+          aria-label="Filter the list by title, first message or folder"
+          placeholder="Filter: title, first message, folder"
+          value={filter}
+          spellCheck={false}
+          onChange={(event) => setFilter(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape" && filter !== "") {
+              event.stopPropagation();
+              setFilter("");
+            }
+          }}
+        />
+        <select
+          aria-label="Sort sessions by"
+          value={sort}
+          onChange={(event) => setSort(event.target.value as SessionSort)}
+        >
+          {SESSION_SORTS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {filter.trim() !== "" && (
+        <p className="session-filter-count" role="status">
+          {shown === 0
+            ? `No session's title, first message or folder contains “${filter.trim()}”.`
+            : `${shown} of ${counted(sessions.length, "session")}`}
+        </p>
+      )}
+      {groups.map((group) => {
         const open = !folded.has(group.cwd);
         const listId = `project-${encodeURIComponent(group.cwd)}`;
         return (

@@ -20,22 +20,74 @@ export function projectName(cwd: string): string {
   return last && last.length > 0 ? last : cwd || "(no project)";
 }
 
-/** Groups by cwd; groups and the sessions inside them newest first. */
-export function groupByProject(sessions: readonly SessionSummary[]): ProjectGroup[] {
+/** How the list orders sessions inside a project, and the projects by their first session. */
+export type SessionSort = "modified" | "created" | "name" | "size";
+
+export const SESSION_SORTS: readonly { value: SessionSort; label: string }[] = [
+  { value: "modified", label: "Last modified" },
+  { value: "created", label: "Created" },
+  { value: "name", label: "Name" },
+  { value: "size", label: "Size" },
+];
+
+/** The name a session goes by (its title, else its first message), as the list shows it. */
+function sessionName(session: SessionSummary): string {
+  return session.title ?? session.firstMessage;
+}
+
+const newestFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+
+function compareSessions(sort: SessionSort): (a: SessionSummary, b: SessionSummary) => number {
+  switch (sort) {
+    case "created":
+      return (a, b) => newestFirst(a.created, b.created);
+    case "name":
+      return (a, b) => sessionName(a).localeCompare(sessionName(b), undefined, { sensitivity: "base" });
+    case "size":
+      return (a, b) => b.fileSize - a.fileSize;
+    default:
+      return (a, b) => newestFirst(a.modified, b.modified);
+  }
+}
+
+/**
+ * Groups by cwd; the sessions inside a group in `sort` order (newest modified first by default),
+ * the groups by their first session in that order (by project name when sorted by name).
+ */
+export function groupByProject(sessions: readonly SessionSummary[], sort: SessionSort = "modified"): ProjectGroup[] {
   const groups = new Map<string, SessionSummary[]>();
   for (const session of sessions) {
     const list = groups.get(session.cwd);
     if (list) list.push(session);
     else groups.set(session.cwd, [session]);
   }
-  const byModified = (a: { modified: string }, b: { modified: string }) =>
-    a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0;
+  const compare = compareSessions(sort);
   return [...groups.entries()]
     .map(([cwd, list]) => {
-      const sorted = [...list].sort(byModified);
-      return { cwd, name: projectName(cwd), sessions: sorted, modified: sorted[0]?.modified ?? "" };
+      const sorted = [...list].sort((a, b) => compare(a, b) || newestFirst(a.modified, b.modified));
+      const modified = [...list].sort((a, b) => newestFirst(a.modified, b.modified))[0]?.modified ?? "";
+      return { cwd, name: projectName(cwd), sessions: sorted, modified };
     })
-    .sort((a, b) => byModified(a, b) || a.cwd.localeCompare(b.cwd));
+    .sort((a, b) => {
+      const order =
+        sort === "name"
+          ? a.name.localeCompare(b.name, undefined, { sensitivity: "base" })
+          : compare(a.sessions[0] as SessionSummary, b.sessions[0] as SessionSummary);
+      return order || a.cwd.localeCompare(b.cwd);
+    });
+}
+
+/**
+ * The sessions whose title, first message or project folder (cwd) contain every word of
+ * `filter` (case-insensitive); all of them for an empty filter.
+ */
+export function filterSessions(sessions: readonly SessionSummary[], filter: string): readonly SessionSummary[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return sessions;
+  return sessions.filter((session) => {
+    const text = `${session.title ?? ""}\n${session.firstMessage}\n${session.cwd}`.toLowerCase();
+    return words.every((word) => text.includes(word));
+  });
 }
 
 export function formatSize(bytes: number): string {

@@ -173,6 +173,7 @@ export function LlmView() {
       ref={section}
       className={`llm-view${loading ? " is-loading" : ""}`}
       data-testid="llm-view"
+      data-session-id={context.sessionId}
       data-message-count={context.messages.length}
       data-leaf-id={context.leafId ?? ""}
       data-mode={diffMode ? "diff" : "messages"}
