@@ -8,20 +8,23 @@ import { prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import { calculateContextTokens, shouldCompact } from "../../core/compaction/tokens.ts";
 import type { CompactionResult } from "../../core/compaction/types.ts";
-import type { AssistantMessage, MessageEntry } from "../../core/session/entries.ts";
+import type { AssistantMessage, MessageEntry, SessionEntry, Usage } from "../../core/session/entries.ts";
 import type { ModelSettings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import type { AppContext } from "../api/types.ts";
-import { setViewLeaf } from "../library/load.ts";
+import { notFound } from "../api/errors.ts";
+import { effectiveViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { isContextOverflow } from "../llm/overflow.ts";
 import { orderCandidateModels, runWithCandidates } from "../llm/retry.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
+import { getEntryRowById } from "../store/repos/entries.ts";
+import { loadCompactionTail } from "./compaction-tail.ts";
 import { isAbortError } from "./errors.ts";
 import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { appendCompaction } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
-import { loadSessionState, loadViewState, type SessionState } from "./session-state.ts";
+import { loadSessionState, loadViewState, type RunTarget, type SessionState } from "./session-state.ts";
 import { modelSummarizer, summarizersFor } from "./summarizers.ts";
 
 export const AUTO_CONTINUE_PROMPT = "Continue if you have next steps.";
@@ -96,14 +99,42 @@ export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): P
   return outcome;
 }
 
-/** The failed reply leaves the active state (it stays in the library, on its own branch). */
-function dropFailedReply(ctx: AppContext, state: SessionState): SessionState {
-  const last = state.path.at(-1);
-  const message = last?.type === "message" ? (last as MessageEntry).message : undefined;
-  if (!last || message?.role !== "assistant" || message.stopReason !== "error") return state;
-  setViewLeaf(ctx.db, state.sessionId, last.parentId);
-  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: last.parentId });
-  return loadSessionState(ctx.db, state.sessionId);
+/**
+ * The failed reply leaves the active state (it stays in the library, on its own branch): when
+ * the view leaf is an assistant reply that ended in an error, the view moves to its parent.
+ * Only the view leaf is read.
+ */
+function dropFailedReply(ctx: AppContext, sessionId: string): void {
+  const row = requireSession(ctx.db, sessionId);
+  const leafId = effectiveViewLeaf(row);
+  if (leafId === null) return;
+  const stored = getEntryRowById(ctx.db, row.sid, leafId);
+  if (!stored) throw notFound(`Session ${sessionId} has no entry ${leafId}`);
+  const last = JSON.parse(stored.json) as SessionEntry;
+  const message = last.type === "message" ? (last as MessageEntry).message : undefined;
+  if (message?.role !== "assistant" || message.stopReason !== "error") return;
+  setViewLeaf(ctx.db, sessionId, last.parentId);
+  ctx.events.emit("session:changed", { sessionId, viewLeafId: last.parentId });
+}
+
+/** The view leaf's path a run plans on, and what it appends to. */
+interface RunPath {
+  target: RunTarget;
+  path: SessionEntry[];
+  tokens: ReadonlyMap<SessionEntry, number>;
+  usageBefore?: Usage | undefined;
+  /** The whole session: loaded only for a session_before_compact hook (it gets the full path). */
+  whole?: SessionState;
+}
+
+/** The path's tail from the window start (compaction-tail.ts), or the whole session for a hook. */
+function loadRunPath(ctx: AppContext, sessionId: string): RunPath {
+  if (!ctx.hooks.has("session_before_compact")) {
+    const tail = loadCompactionTail(ctx.db, sessionId);
+    if (tail !== null) return { target: tail, path: tail.path, tokens: tail.tokens, usageBefore: tail.usageBefore };
+  }
+  const state = loadSessionState(ctx.db, sessionId);
+  return { target: state, path: state.path, tokens: state.tokens, whole: state };
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -146,17 +177,19 @@ export async function runAutoCompaction(
   const signal = job.controller.signal;
   try {
     const settings = loadSettings(ctx.db);
-    let state = loadSessionState(ctx.db, sessionId);
-    if (reason === "overflow") state = dropFailedReply(ctx, state);
-    const preparation = prepareCompaction(state.path, compactionSettingsOf(settings), {
-      tokensOf: (entry) => state.tokens.get(entry),
+    if (reason === "overflow") dropFailedReply(ctx, sessionId);
+    const on = loadRunPath(ctx, sessionId);
+    const preparation = prepareCompaction(on.path, compactionSettingsOf(settings), {
+      tokensOf: (entry) => on.tokens.get(entry),
+      ...(on.usageBefore === undefined ? {} : { usageBefore: on.usageBefore }),
     });
-    if (!preparation || state.leafId === null) return end(null, false, false);
+    if (!preparation || on.target.leafId === null) return end(null, false, false);
 
     const before = await ctx.hooks.runBefore("session_before_compact", {
       sessionId,
       preparation,
-      branchEntries: state.path,
+      // Only a registered hook reads this, and then the whole session was loaded.
+      branchEntries: on.whole?.path ?? on.path,
       customInstructions: undefined,
       signal,
     });
@@ -164,7 +197,7 @@ export async function runAutoCompaction(
     let result: CompactionResult;
     let fromExtension = false;
     const hookCompaction = before?.compaction;
-    const checked = hookCompaction ? checkHookCompaction(hookCompaction, state) : undefined;
+    const checked = hookCompaction ? checkHookCompaction(hookCompaction, on.whole ?? { path: on.path, leafId: on.target.leafId }) : undefined;
     if (checked && !checked.ok) {
       // D11: an invalid hook result is reported and the default compaction runs instead.
       ctx.hooks.report({
@@ -206,7 +239,7 @@ export async function runAutoCompaction(
     }
     if (signal.aborted) return end(null, true, false);
 
-    const entry = appendCompaction(ctx, state, result, fromExtension, true);
+    const entry = appendCompaction(ctx, on.target, result, fromExtension, true);
     await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension }, signal);
     const outcome = end(entry.id, false, willRetry);
     ctx.jobs.finish(job);

@@ -21,7 +21,7 @@ import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
-import { loadSessionState, type SessionState } from "./session-state.ts";
+import { loadSessionState, type RunTarget, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
 export interface CompactionInput {
@@ -35,6 +35,12 @@ interface Planned {
   state: SessionState;
   preparation: CompactionPreparation;
   plan: CompactionPlanDto;
+}
+
+interface PlannedRun extends Omit<Planned, "state"> {
+  target: RunTarget;
+  /** The whole session, loaded only when a session_before_compact hook is registered. */
+  whole?: SessionState;
 }
 
 /** The leaf's path (whole, or a tail from at or before the window) and what was read with it. */
@@ -101,10 +107,24 @@ function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Pl
   };
 }
 
-/** The plan on the whole session: what a run works from (its hooks get the full path). */
+/** The plan on the whole session (a session_before_compact hook gets the full path). */
 export function planCompaction(ctx: AppContext, input: CompactionInput): Planned {
   const state = loadSessionState(ctx.db, input.sessionId, input.leafId);
   return { state, ...planOn(ctx, input, state) };
+}
+
+/**
+ * What a run works from. Without a session_before_compact hook (which is given the full path
+ * and the preparation's indices on it) the plan is the preview's: from the path's tail, the
+ * same preparation on a fraction of the entries; `whole` is set only for the hook route.
+ */
+export function planRun(ctx: AppContext, input: CompactionInput): PlannedRun {
+  if (!ctx.hooks.has("session_before_compact")) {
+    const tail = loadCompactionTail(ctx.db, input.sessionId, input.leafId);
+    if (tail !== null) return { target: tail, ...planOn(ctx, input, tail) };
+  }
+  const { state, ...planned } = planCompaction(ctx, input);
+  return { target: state, whole: state, ...planned };
 }
 
 /**
@@ -118,7 +138,7 @@ export function previewCompaction(ctx: AppContext, input: CompactionInput): Comp
 }
 
 /** Validates a hook-supplied compaction before it is saved (D11). */
-function validateHookCompaction(value: unknown, state: SessionState): CompactionResult {
+function validateHookCompaction(value: unknown, state: Pick<SessionState, "path" | "leafId">): CompactionResult {
   const checked = checkHookCompaction(value, state);
   if (!checked.ok) throw invalidInput(`${checked.problem}; nothing was saved`);
   return checked.result;
@@ -126,7 +146,7 @@ function validateHookCompaction(value: unknown, state: SessionState): Compaction
 
 export async function runCompaction(ctx: AppContext, input: CompactionInput, job: Job): Promise<CompactionRunResult> {
   await ctx.hooksReady;
-  const { state, preparation } = planCompaction(ctx, input);
+  const { target, whole, preparation } = planRun(ctx, input);
   const signal = job.controller.signal;
   const settings = loadSettings(ctx.db);
   let result: CompactionResult;
@@ -135,13 +155,14 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
     const before = await ctx.hooks.runBefore("session_before_compact", {
       sessionId: input.sessionId,
       preparation,
-      branchEntries: state.path,
+      // Only a registered hook reads this, and then the whole session was loaded.
+      branchEntries: whole?.path ?? [],
       customInstructions: input.customInstructions,
       signal,
     });
     if (before?.cancel) throw new ApiFailure("cancelled", "Compaction cancelled");
     if (before?.compaction) {
-      result = validateHookCompaction(before.compaction, state);
+      result = validateHookCompaction(before.compaction, whole ?? { path: [], leafId: target.leafId });
       fromExtension = true;
     } else {
       const compacting = await ctx.hooks.runCompacting({
@@ -180,7 +201,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   }
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
-  const entry = appendCompaction(ctx, state, result, fromExtension, input.leafId === undefined);
+  const entry = appendCompaction(ctx, target, result, fromExtension, input.leafId === undefined);
   await ctx.hooks.notify("session_compact", { sessionId: input.sessionId, compactionEntry: entry, fromExtension }, signal);
   return {
     sessionId: input.sessionId,

@@ -13,7 +13,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The hook's result as it may be saved, or why it may not (a sentence without a final period). */
-export function checkHookCompaction(value: unknown, state: SessionState): HookCompactionCheck {
+export function checkHookCompaction(value: unknown, state: Pick<SessionState, "path" | "leafId">): HookCompactionCheck {
   const result = isPlainObject(value) ? value : {};
   if (typeof result.summary !== "string")
     return { ok: false, problem: "A hook's compaction has no summary text" };

@@ -13,11 +13,11 @@ import { getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../
 import { appendSessionEntries } from "../library/write.ts";
 import { entryIdExists, storedEntryIds } from "../store/repos/entries.ts";
 import { writeTransaction } from "../store/transactions.ts";
-import type { SessionState } from "./session-state.ts";
+import type { RunTarget } from "./session-state.ts";
 
 export function appendAndMoveLeaf<E extends SessionEntry>(
   ctx: AppContext,
-  state: SessionState,
+  state: RunTarget,
   build: (id: string, timestamp: string) => E,
   plannedOnViewLeaf: boolean,
 ): E {
@@ -50,7 +50,7 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
  */
 export function appendCompaction(
   ctx: AppContext,
-  state: SessionState,
+  state: RunTarget,
   result: CompactionResult,
   fromExtension: boolean,
   plannedOnViewLeaf: boolean,
@@ -86,7 +86,7 @@ export function appendCompaction(
  */
 export function appendMessageChain(
   ctx: AppContext,
-  state: Pick<SessionState, "sessionId" | "leafId" | "viewLeafId">,
+  state: RunTarget,
   messages: readonly AgentMessage[],
 ): { entries: MessageEntry[]; followed: boolean } {
   const { db } = ctx;

@@ -24,6 +24,9 @@ export interface SessionState {
   path: SessionEntry[];
 }
 
+/** The session and leaf a pipeline appends its result to (persist.ts re-checks them). */
+export type RunTarget = Pick<SessionState, "sessionId" | "leafId" | "viewLeafId">;
+
 export function loadSessionState(db: Database, sessionId: string, leafId?: string | null): SessionState {
   const viewLeafId = getViewLeaf(db, sessionId);
   const stored = loadStoredEntries(db, sessionId);
