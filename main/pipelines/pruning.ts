@@ -21,6 +21,13 @@ import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
 import { loadToolOutputs } from "./tool-outputs.ts";
 
+/**
+ * UNCHANGED_STATS: pruning and restoring rewrite only the message of tool-result entries (same
+ * id, parent, type, role and line). The session's cached figures (stats.ts) come from those
+ * structural columns and from the JSON of the first user message, session_info and compaction
+ * entries and of roots, none of which is a tool result: so they are not recomputed here (that
+ * scanned every row and parsed every compaction on each prune and restore of a long session).
+ */
 interface PlannedPrune {
   viewLeafId: string | null;
   leafId: string | null;
@@ -104,7 +111,7 @@ export function applyPrune(ctx: AppContext, sessionId: string, leafId?: string |
       const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
       replaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
     }
-    refreshSessionStats(ctx.db, { sid, id: sessionId });
+    // No cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
   })();
   ctx.events.emit("session:changed", { sessionId, viewLeafId: planned.viewLeafId });
   return {
@@ -120,8 +127,14 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
   const { sid } = requireSession(ctx.db, sessionId);
   const rows = listPrunedEntryRows(ctx.db, sid);
   writeTransaction(ctx.db, () => {
-    for (const row of rows) restoreEntryJson(ctx.db, row.pk, entryTokens(JSON.parse(row.originalJson) as SessionEntry));
-    refreshSessionStats(ctx.db, { sid, id: sessionId });
+    let toolResultsOnly = true;
+    for (const row of rows) {
+      const original = JSON.parse(row.originalJson) as SessionEntry;
+      if (original.type !== "message" || (original as MessageEntry).message?.role !== "toolResult") toolResultsOnly = false;
+      restoreEntryJson(ctx.db, row.pk, entryTokens(original));
+    }
+    // UNCHANGED_STATS holds for tool results; anything else (a hand-written prunedAt) is recounted.
+    if (!toolResultsOnly) refreshSessionStats(ctx.db, { sid, id: sessionId });
   })();
   const ids = rows.map((row) => row.id);
   // From the session's row: parsing every entry for it took seconds on a long session.
