@@ -70,6 +70,8 @@ export interface PreparedBranchEntries {
   fileOps: FileOperations;
   /** Heuristic tokens of `messages`; may exceed the budget (the summary exception). */
   totalTokens: number;
+  /** Index of the entry at which the budget stopped the walk (null: every entry was visited). */
+  stoppedAt: number | null;
 }
 
 /**
@@ -89,6 +91,7 @@ export function prepareBranchEntries(
   }
   const newestFirst: AgentMessage[] = [];
   let totalTokens = 0;
+  let stoppedAt: number | null = null;
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i];
     const message = entry === undefined ? undefined : branchEntryToMessage(entry);
@@ -101,12 +104,13 @@ export function prepareBranchEntries(
         newestFirst.push(message);
         totalTokens += tokens;
       }
+      stoppedAt = i;
       break;
     }
     newestFirst.push(message);
     totalTokens += tokens;
   }
-  return { messages: newestFirst.reverse(), fileOps, totalTokens };
+  return { messages: newestFirst.reverse(), fileOps, totalTokens, stoppedAt };
 }
 
 export interface NavigationLeaf {

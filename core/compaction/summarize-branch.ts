@@ -36,14 +36,17 @@ export interface BranchSummaryResult {
   error?: string;
 }
 
+/** The token budget of a branch summary's messages (what prepareBranchEntries is given). */
+export function branchTokenBudget(summarizer: Pick<Summarizer, "contextWindow">, reserveTokens?: number): number {
+  return (summarizer.contextWindow || FALLBACK_CONTEXT_WINDOW) - (reserveTokens ?? DEFAULT_BRANCH_RESERVE_TOKENS);
+}
+
 /** Summarizes `entries` (the abandoned path, oldest first). Failures are returned, not thrown. */
 export async function generateBranchSummary(
   entries: readonly SessionEntry[],
   opts: BranchSummaryOptions,
 ): Promise<BranchSummaryResult> {
-  const reserveTokens = opts.reserveTokens ?? DEFAULT_BRANCH_RESERVE_TOKENS;
-  const contextWindow = opts.summarizer.contextWindow || FALLBACK_CONTEXT_WINDOW;
-  const prepared = prepareBranchEntries(entries, contextWindow - reserveTokens);
+  const prepared = prepareBranchEntries(entries, branchTokenBudget(opts.summarizer, opts.reserveTokens));
   if (prepared.messages.length === 0) {
     return { summary: "No content to summarize", readFiles: [], modifiedFiles: [] };
   }

@@ -6,6 +6,7 @@
 import type { NavigationPreviewDto, NavigationResultDto } from "../../core/api/dto.ts";
 import { collectEntriesForBranchSummary, newLeafForNavigation } from "../../core/compaction/branch.ts";
 import { generateBranchSummary } from "../../core/compaction/summarize.ts";
+import { branchTokenBudget } from "../../core/compaction/summarize-branch.ts";
 import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
@@ -14,11 +15,12 @@ import type { AppContext } from "../api/types.ts";
 import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } from "../library/load.ts";
 import { structuralIndex } from "../library/structure-index.ts";
 import { loadSettings } from "../settings/store.ts";
-import { getEntryRowById } from "../store/repos/entries.ts";
+import { type EntryShape, getEntryRowById, listEntryShapes } from "../store/repos/entries.ts";
+import { loadBranchWindow } from "./branch-window.ts";
 import { summaryFailure } from "./errors.ts";
 import type { Job } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
-import { loadSessionState, type SessionState } from "./session-state.ts";
+import { loadSessionState, type RunTarget } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
 export interface NavigationInput {
@@ -31,9 +33,14 @@ export interface NavigationInput {
 }
 
 interface NavigationPlan {
-  state: SessionState;
+  state: RunTarget;
   target: SessionEntry;
-  entriesToSummarize: SessionEntry[];
+  /** How many entries the old leaf's path abandons. */
+  abandonedCount: number;
+  /** The abandoned entries themselves, oldest first (the hook's payload; parsed when asked). */
+  entriesToSummarize(): SessionEntry[];
+  /** What the summary reads of them (branch-window.ts), for this token budget. */
+  summaryInput(tokenBudget: number): SessionEntry[];
   preview: NavigationPreviewDto;
 }
 
@@ -60,13 +67,48 @@ function planOn(
   };
 }
 
-/** What `navigate` works from: the plan on the fully parsed session (it may summarize entries). */
+/**
+ * What `navigate` works from: the plan on the structural index (the preview's), the target
+ * entry parsed, and of the abandoned branch only what is read; a session with tree problems
+ * is parsed whole (core's repairs).
+ */
 function planNavigation(ctx: AppContext, sessionId: string, targetId: string): NavigationPlan {
-  const state = loadSessionState(ctx.db, sessionId);
-  const target = state.index.byId.get(targetId);
-  if (!target) throw notFound(`Entry ${targetId} not found`);
-  const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId);
-  return { state, target, entriesToSummarize: entries, preview };
+  const row = requireSession(ctx.db, sessionId);
+  if (row.problem_count > 0) {
+    const state = loadSessionState(ctx.db, sessionId);
+    const target = state.index.byId.get(targetId);
+    if (!target) throw notFound(`Entry ${targetId} not found`);
+    const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId);
+    return {
+      state,
+      target,
+      abandonedCount: entries.length,
+      entriesToSummarize: () => entries,
+      summaryInput: () => entries,
+      preview,
+    };
+  }
+  const viewLeafId = effectiveViewLeaf(row);
+  const shapes = listEntryShapes(ctx.db, row.sid);
+  const index = structuralIndex(ctx.db, row.sid, shapes);
+  if (viewLeafId !== null && !index.byId.has(viewLeafId))
+    throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
+  const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
+  if (!stored) throw notFound(`Entry ${targetId} not found`);
+  const target = JSON.parse(stored.json) as SessionEntry;
+  const { entries: stubs, preview } = planOn(index, viewLeafId, target, sessionId);
+  const pkOf = new Map<SessionEntry, number>();
+  index.entries.forEach((entry, i) => {
+    pkOf.set(entry, (shapes[i] as EntryShape)[0]);
+  });
+  return {
+    state: { sessionId, viewLeafId, leafId: viewLeafId },
+    target,
+    abandonedCount: stubs.length,
+    entriesToSummarize: () => loadBranchWindow(ctx.db, stubs, pkOf, 0),
+    summaryInput: (tokenBudget) => loadBranchWindow(ctx.db, stubs, pkOf, tokenBudget),
+    preview,
+  };
 }
 
 /**
@@ -113,7 +155,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
         targetId: input.targetId,
         oldLeafId: state.viewLeafId,
         commonAncestorId: preview.commonAncestorId,
-        entriesToSummarize: plan.entriesToSummarize,
+        // Only a registered hook reads the entries: they are parsed for it alone.
+        entriesToSummarize: ctx.hooks.has("session_before_tree") ? plan.entriesToSummarize() : [],
         userWantsSummary: summarize,
       },
       signal,
@@ -123,10 +166,11 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
       summaryText = before.summary.summary;
       details = before.summary.details;
       fromExtension = true;
-    } else if (summarize && plan.entriesToSummarize.length > 0) {
+    } else if (summarize && plan.abandonedCount > 0) {
       const settings = loadSettings(ctx.db);
       const summarizers = summarizersFor(settings, ctx.secrets);
-      const result = await generateBranchSummary(plan.entriesToSummarize, {
+      const budget = branchTokenBudget(summarizers.model, settings.branchSummary.reserveTokens);
+      const result = await generateBranchSummary(plan.summaryInput(budget), {
         summarizer: summarizers.model,
         prompts: summaryPromptsFrom(ctx.prompts),
         templates: contextTemplatesFrom(ctx.prompts),

@@ -41,7 +41,8 @@ function storedShape(h: Harness, sessionId: string): unknown[] {
   const ids = new Map<string, string>();
   return loadSessionEntries(h.api.ctx.db, sessionId).map((entry) => {
     const { id, timestamp, ...rest } = entry as SessionEntry & Record<string, unknown>;
-    if (entry.type === "compaction" && rest.fromExtension === undefined && !ids.has(id)) ids.set(id, `new${ids.size}`);
+    const ours = entry.type === "compaction" || entry.type === "branch_summary";
+    if (ours && rest.fromExtension === undefined && !ids.has(id) && /^[0-9a-f]{8}$/.test(id)) ids.set(id, `new${ids.size}`);
     return { ...rest, id: ids.get(id) ?? id, parentId: ids.get(entry.parentId ?? "") ?? entry.parentId };
   });
 }
@@ -115,6 +116,40 @@ describe("compaction runs on a long session", () => {
   });
 });
 
+describe("a branch summary on a long session", () => {
+  it("parses the newest entries the budget takes, not the abandoned branch", async () => {
+    const sessionId = await importText(h, longSession().text(), "long");
+    // A small window: the budget (window − reserve) takes a few dozen of the 1,180 abandoned entries.
+    await h.call("settings:set", { key: "branchSummary.reserveTokens", value: 125_000 });
+    const parsed = await parsesDuring(() =>
+      h.call("navigation:navigate", { sessionId, targetId: "a10", summarize: true }),
+    );
+    expect(parsed).toBeLessThan(400);
+    const detail = await h.call("session:get", { sessionId });
+    expect(detail.entries.at(-1)?.entry).toMatchObject({ type: "branch_summary", parentId: "a10" });
+  });
+});
+
+/** Summarizes, on every leaf's behalf, the branch abandoned by navigating to the first user message. */
+async function summarizeEveryBranch(lib: Harness, text: string, name: string): Promise<unknown[]> {
+  await lib.call("settings:set", { key: "branchSummary.reserveTokens", value: 120_000 });
+  const sessionId = await importText(lib, text, name);
+  const index = buildTreeIndex(loadSessionEntries(lib.api.ctx.db, sessionId));
+  const leaves = index.tips().map((entry) => entry.id);
+  const targets = [...new Set(index.entries.filter((e) => e.type === "message").map((e) => e.id))].filter(
+    (_id, i, all) => i === 0 || i === Math.floor(all.length / 2),
+  );
+  const outcomes: unknown[] = [];
+  for (const leafId of leaves) {
+    for (const targetId of targets) {
+      await lib.call("session:set-view-leaf", { sessionId, leafId });
+      const result = await lib.api.call("navigation:navigate", { sessionId, targetId, summarize: true });
+      outcomes.push(result.ok ? { ...result.value, summaryEntryId: null, newLeafId: null } : result.error);
+    }
+  }
+  return [outcomes, storedShape(lib, sessionId)];
+}
+
 /** Every leaf of the session, then compaction:run on each in turn (the offline summarizer). */
 async function compactEveryLeaf(lib: Harness, text: string, name: string): Promise<unknown[]> {
   const sessionId = await importText(lib, text, name);
@@ -147,6 +182,20 @@ describe("the window route stores what the whole-session route stores", () => {
       whole.api.ctx.hooks.register("whole-route", "session_before_compact", () => undefined);
       const expected = await compactEveryLeaf(whole, text, name);
       const actual = await compactEveryLeaf(h, text, name);
+      expect(actual).toEqual(expected);
+    } finally {
+      whole.close();
+      removeDir(whole.dir);
+    }
+  });
+
+  it.each(files)("%s: the same branch summaries", async (name, text) => {
+    const whole = createHarness();
+    try {
+      // A hook that answers nothing: the summary is given every abandoned entry, as before.
+      whole.api.ctx.hooks.register("whole-branch", "session_before_tree", () => undefined);
+      const expected = await summarizeEveryBranch(whole, text, name);
+      const actual = await summarizeEveryBranch(h, text, name);
       expect(actual).toEqual(expected);
     } finally {
       whole.close();
