@@ -12,31 +12,17 @@ let chatAnswer: () => Promise<unknown> = async () => {
   throw new Error("not scripted");
 };
 
-vi.mock("../../renderer/src/api.ts", () => {
-  class ApiCallError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
-  return {
-    ApiCallError,
-    transport: "browser",
-    onEvent: () => () => undefined,
-    call: async (channel: string, input: unknown) => {
-      calls.push({ channel, input });
-      if (channel === "chat:send") return chatAnswer();
-      if (channel === "chat:abort") return { aborted: true };
-      if (channel === "session:tree")
-        return { sessionId: "s1", viewLeafId: "a9", nodes: [], problems: [] };
-      if (channel === "settings:get")
-        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
-      if (channel === "context:get") return { sessionId: "s1", leafId: "a9", messages: [] };
-      if (channel === "session:get") return { summary: { id: "s1" }, entries: [] };
-      throw new Error(`unexpected ${channel}`);
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { reloadScript, scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi(
+    {
+      "chat:send": () => chatAnswer(),
+      "chat:abort": () => ({ aborted: true }),
+      ...reloadScript("s1", "a9"),
+      "session:get": () => ({ summary: { id: "s1" }, entries: [] }),
     },
-  };
+    { record: (channel, input) => calls.push({ channel, input }) },
+  );
 });
 
 /** The store's chat fields this test reads (the store itself is typed with the DOM: see below). */

@@ -5,31 +5,26 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 let failChat: ((value: never) => void) | null = null;
 
-vi.mock("../../renderer/src/api.ts", () => {
-  class ApiCallError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
-  return {
-    ApiCallError,
-    transport: "browser",
-    onEvent: () => () => undefined,
-    call: async (channel: string, input: { sessionId?: string }) => {
-      if (channel === "session:tree")
-        return { sessionId: input.sessionId, viewLeafId: null, nodes: [], problems: [] };
-      if (channel === "context:get") return { sessionId: input.sessionId, leafId: null, messages: [] };
-      if (channel === "settings:get")
-        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
-      if (channel === "chat:send")
-        return new Promise((_resolve, reject) => {
-          failChat = () => reject(new ApiCallError("model_error", "503 Service Unavailable"));
-        });
-      throw new Error(`unexpected ${channel}`);
-    },
-  };
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { ApiCallError, noModelSettings, scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi({
+    "session:tree": (input: { sessionId: string }) => ({
+      sessionId: input.sessionId,
+      viewLeafId: null,
+      nodes: [],
+      problems: [],
+    }),
+    "context:get": (input: { sessionId: string }) => ({
+      sessionId: input.sessionId,
+      leafId: null,
+      messages: [],
+    }),
+    "settings:get": noModelSettings,
+    "chat:send": () =>
+      new Promise((_resolve, reject) => {
+        failChat = () => reject(new ApiCallError("model_error", "503 Service Unavailable"));
+      }),
+  });
 });
 
 interface DraftState {

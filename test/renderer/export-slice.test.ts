@@ -5,24 +5,12 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: { channel: string; input: Record<string, unknown> }[] = [];
 
-vi.mock("../../renderer/src/api.ts", () => {
-  class ApiCallError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
-  return {
-    ApiCallError,
-    transport: "browser",
-    onEvent: () => () => undefined,
-    call: async (channel: string, input: Record<string, unknown>) => {
-      calls.push({ channel, input });
-      if (channel === "session:export") return { lines: 3, path: "/tmp/out.jsonl", resumeEntryId: "m1" };
-      throw new Error(`unexpected ${channel}`);
-    },
-  };
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi(
+    { "session:export": () => ({ lines: 3, path: "/tmp/out.jsonl", resumeEntryId: "m1" }) },
+    { record: (channel, input) => calls.push({ channel, input: input as Record<string, unknown> }) },
+  );
 });
 
 interface ExportState {

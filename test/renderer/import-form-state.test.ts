@@ -4,16 +4,10 @@ import { describe, expect, it, vi } from "vitest";
 
 let answer: () => Promise<unknown> = async () => undefined;
 
-vi.mock("../../renderer/src/api.ts", () => ({
-  ApiCallError: class extends Error {},
-  transport: "browser",
-  onEvent: () => () => undefined,
-  call: async (channel: string) => {
-    if (channel === "library:import") return answer();
-    if (channel === "library:list") return [];
-    throw new Error(`unexpected ${channel}`);
-  },
-}));
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi({ "library:import": () => answer(), "library:list": () => [] });
+});
 
 interface ImportState {
   lastImport: { imported: number } | null;

@@ -15,32 +15,20 @@ let runAnswer: () => Promise<unknown> = async () => {
   throw new Error("not scripted");
 };
 
-vi.mock("../../renderer/src/api.ts", () => {
-  class ApiCallError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
-  return {
-    ApiCallError,
-    transport: "browser",
-    onEvent: () => () => undefined,
-    onEventsConnected: () => () => undefined,
-    call: async (channel: string, input: unknown) => {
-      calls.push({ channel, input });
-      if (channel === "job:list") return listAnswer();
-      if (channel === "compaction:run") return runAnswer();
-      if (channel === "compaction:abort" || channel === "navigation:abort" || channel === "chat:abort")
-        return { aborted: abortAnswer };
-      if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "c1", nodes: [], problems: [] };
-      if (channel === "settings:get")
-        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
-      if (channel === "context:get") return { sessionId: "s1", leafId: "c1", messages: [] };
-      throw new Error(`unexpected ${channel}`);
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { reloadScript, scriptedApi } = await import("../helpers/scripted-api.ts");
+  const abort = () => ({ aborted: abortAnswer });
+  return scriptedApi(
+    {
+      "job:list": () => listAnswer(),
+      "compaction:run": () => runAnswer(),
+      "compaction:abort": abort,
+      "navigation:abort": abort,
+      "chat:abort": abort,
+      ...reloadScript("s1", "c1"),
     },
-  };
+    { record: (channel, input) => calls.push({ channel, input }) },
+  );
 });
 
 interface RunningJob {

@@ -6,22 +6,17 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 const calls: { channel: string; input: unknown }[] = [];
 let askToSummarize = false;
 
-vi.mock("../../renderer/src/api.ts", () => ({
-  ApiCallError: class extends Error {},
-  transport: "browser",
-  onEvent: () => () => undefined,
-  call: async (channel: string, input: unknown) => {
-    calls.push({ channel, input });
-    if (channel === "settings:get")
-      return {
-        model: null,
-        compaction: { reserveTokens: 16384, enabled: true },
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { reloadScript, noModelSettings, scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi(
+    {
+      ...reloadScript("s1", "b3"),
+      "settings:get": () => ({
+        ...noModelSettings(),
         branchSummary: { enabled: askToSummarize, reserveTokens: 16384 },
-      };
-    if (channel === "navigation:preview")
-      return { targetId: "b3", entriesToSummarize: ["x1", "x2"], editorText: null };
-    if (channel === "navigation:navigate")
-      return {
+      }),
+      "navigation:preview": () => ({ targetId: "b3", entriesToSummarize: ["x1", "x2"], editorText: null }),
+      "navigation:navigate": () => ({
         cancelled: false,
         aborted: false,
         newLeafId: "b3",
@@ -29,12 +24,11 @@ vi.mock("../../renderer/src/api.ts", () => ({
         editorText: null,
         summaryEntryId: null,
         fromExtension: false,
-      };
-    if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "b3", nodes: [], problems: [] };
-    if (channel === "context:get") return { sessionId: "s1", leafId: "b3", messages: [] };
-    throw new Error(`unexpected ${channel}`);
-  },
-}));
+      }),
+    },
+    { record: (channel, input) => calls.push({ channel, input }) },
+  );
+});
 
 interface TreeState {
   branchDialog: { targetId: string; preview: unknown } | null;

@@ -5,37 +5,23 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: { channel: string; input: unknown }[] = [];
 
-vi.mock("../../renderer/src/api.ts", () => {
-  class ApiCallError extends Error {
-    readonly code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
-  return {
-    ApiCallError,
-    transport: "browser",
-    onEvent: () => () => undefined,
-    call: async (channel: string, input: unknown) => {
-      calls.push({ channel, input });
-      if (channel === "navigation:navigate")
-        return {
-          cancelled: false,
-          aborted: false,
-          newLeafId: "a1",
-          oldLeafId: "t9",
-          editorText: "Original question",
-          summaryEntryId: null,
-          fromExtension: false,
-        };
-      if (channel === "session:tree") return { sessionId: "s1", viewLeafId: "a1", nodes: [], problems: [] };
-      if (channel === "settings:get")
-        return { model: null, compaction: { reserveTokens: 16384, enabled: true } };
-      if (channel === "context:get") return { sessionId: "s1", leafId: "a1", messages: [] };
-      throw new Error(`unexpected ${channel}`);
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { reloadScript, scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi(
+    {
+      "navigation:navigate": () => ({
+        cancelled: false,
+        aborted: false,
+        newLeafId: "a1",
+        oldLeafId: "t9",
+        editorText: "Original question",
+        summaryEntryId: null,
+        fromExtension: false,
+      }),
+      ...reloadScript("s1", "a1"),
     },
-  };
+    { record: (channel, input) => calls.push({ channel, input }) },
+  );
 });
 
 interface NavigationState {

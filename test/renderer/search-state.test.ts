@@ -7,16 +7,13 @@ const channels: string[] = [];
 /** What the next searches answer (then: nothing found, nothing left to index). */
 const answers: unknown[] = [];
 
-vi.mock("../../renderer/src/api.ts", () => ({
-  ApiCallError: class extends Error {},
-  transport: "browser",
-  onEvent: () => () => undefined,
-  call: async (channel: string) => {
-    channels.push(channel);
-    if (channel === "library:search") return answers.shift() ?? { hits: [], indexing: null };
-    throw new Error(`unexpected ${channel}`);
-  },
-}));
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { scriptedApi } = await import("../helpers/scripted-api.ts");
+  return scriptedApi(
+    { "library:search": () => answers.shift() ?? { hits: [], indexing: null } },
+    { record: (channel) => channels.push(channel) },
+  );
+});
 
 interface SearchState {
   searchHits: unknown[] | null;
