@@ -7,20 +7,20 @@
 // so, as page B does. Screenshots: test-artifacts/chat-across-tabs/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ListedJobDto } from "../../core/api/dto-jobs.ts";
-import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import { demoSessionId, type E2eChatApp, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "chat-across-tabs");
 const KEY_ENV = "CANOPY_E2E_CHAT_TABS_KEY";
 
-let app: E2eApp;
+let app: E2eChatApp;
 let pageA: Page;
 let pageB: Page;
 let fake: FakeServer;
@@ -28,11 +28,6 @@ let sessionId: string;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(app.mode, channel, input);
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
-/**
- * A locator's text, null while it is absent, read without waiting: count() then textContent()
- * hung for the page's 10 s default timeout when the element went away in between (a cleared line).
- */
-const textOf = async (locator: Locator) => (await locator.allTextContents())[0] ?? null;
 /** The streaming reply box of the composer (absent when no reply is being written). */
 const stream = (page: Page) => page.getByTestId("chat-stream");
 const replyText = (page: Page) => textOf(page.getByTestId("chat-reply"));
@@ -56,26 +51,15 @@ async function treeIds(): Promise<string[]> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  process.env[KEY_ENV] = "sk-e2e-chat-tabs";
-  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nunused" });
-  app = await startE2eApp("chat-tabs");
-  pageA = app.page;
-  pageB = await app.browser.newPage({ viewport: { width: 1280, height: 800 } });
-  pageB.setDefaultTimeout(10_000);
-  const sessions = await api<SessionSummary[]>("library:list", {});
-  const session = sessions.find((s) => s.title?.startsWith("Refactor the parser"));
-  if (!session) throw new Error("no demo session");
-  sessionId = session.id;
-  await api("settings:set", {
-    key: "model",
-    value: {
-      baseUrl: fake.baseUrl,
-      id: "fake-chat-tabs",
-      contextWindow: 128000,
-      apiKeyEnv: KEY_ENV,
-      stream: true,
-    },
+  app = await startE2eChatApp("chat-tabs", {
+    server: { defaultText: "## Goal\nunused" },
+    key: { env: KEY_ENV, value: "sk-e2e-chat-tabs" },
+    model: { id: "fake-chat-tabs", contextWindow: 128000 },
   });
+  fake = app.fake;
+  pageA = app.page;
+  pageB = await openPage(app);
+  sessionId = await demoSessionId(app.mode, "Refactor the parser");
 });
 
 beforeEach(async () => {
@@ -90,8 +74,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await fake?.close();
-  delete process.env[KEY_ENV];
 });
 
 describe("a chat reply seen from two tabs", () => {

@@ -3,50 +3,37 @@
 // composer says the reply failed and was cut off; the LLM view shows the text that came, marked
 // as a reply that ended with an error — never as a finished reply.
 // Screenshots: test-artifacts/chat-cut-off/.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "chat-cut-off");
 
+let app: E2eChatApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let fake: FakeServer;
-let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-cut-off-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  fake = await startFakeOpenAiServer();
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  await api("settings:set", {
-    key: "model",
-    value: { baseUrl: fake.baseUrl, id: "fake-chat", contextWindow: 1_000_000, stream: true },
-  });
+  app = await startE2eChatApp("cut-off", { model: { id: "fake-chat", contextWindow: 1_000_000 } });
+  ({ mode, page, fake } = app);
   await api("settings:set", { key: "retry.maxRetries", value: 1 });
   await api("settings:set", { key: "retry.baseDelayMs", value: 1 });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(mode.url);
-  await page.getByTestId("llm-view").waitFor();
+  await openLibrary(app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  await fake?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("a reply cut off part-way on every attempt", () => {

@@ -5,17 +5,17 @@
 // the LLM view (starts with the summary) show. Escape during a slow reply leaves the session
 // unchanged and puts the text back. Without a model, the composer's message links to Settings,
 // whose key section shows browser mode's refusal. Screenshots: test-artifacts/chat/.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
-import { type FakeServer, type RequestMatcher, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer, RequestMatcher } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "chat");
 const KEY_ENV = "CANOPY_E2E_CHAT_KEY";
@@ -26,11 +26,10 @@ const RESERVE = 16384;
 /** Chat turns send the LLM view as is; summary calls carry an output cap. */
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
 
+let app: E2eChatApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let fake: FakeServer;
-let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -53,23 +52,16 @@ async function entryIds(sessionId: string): Promise<string[]> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  process.env[KEY_ENV] = "sk-e2e-chat";
-  fake = await startFakeOpenAiServer({ defaultText: SUMMARY_TEXT });
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(mode.url);
-  await page.getByTestId("llm-view").waitFor();
+  app = await startE2eChatApp("chat", {
+    server: { defaultText: SUMMARY_TEXT },
+    key: { env: KEY_ENV, value: "sk-e2e-chat" },
+  });
+  ({ mode, page, fake } = app);
+  await openLibrary(app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  await fake?.close();
-  delete process.env[KEY_ENV];
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("continuing a session from the composer", () => {

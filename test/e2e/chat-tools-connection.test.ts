@@ -5,59 +5,42 @@
 // is stopped by Cancel and by Escape, and the server sees the request go away; Cancel in one tab
 // leaves another tab's test running to its result.
 // Screenshots: test-artifacts/chat-tools/.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/dto.ts";
 import type { MessageEntry } from "../../core/session/entries.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eChatApp, openLibrary, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "chat-tools");
 const KEY_ENV = "CANOPY_E2E_TOOLS_KEY";
 
+let app: E2eChatApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let fake: FakeServer;
-let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tools-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  process.env[KEY_ENV] = "sk-e2e-tools";
-  fake = await startFakeOpenAiServer({ strictToolMessages: true });
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  await api("settings:set", {
-    key: "model",
-    value: {
-      baseUrl: fake.baseUrl,
-      id: "fake-chat",
-      contextWindow: 1_000_000,
-      apiKeyEnv: KEY_ENV,
-      stream: true,
-    },
+  app = await startE2eChatApp("tools", {
+    server: { strictToolMessages: true },
+    key: { env: KEY_ENV, value: "sk-e2e-tools" },
+    model: { id: "fake-chat", contextWindow: 1_000_000 },
   });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(mode.url);
-  await page.getByTestId("llm-view").waitFor();
+  ({ mode, page, fake } = app);
+  await openLibrary(app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  await fake?.close();
-  delete process.env[KEY_ENV];
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("a reply with tool calls", () => {
@@ -156,7 +139,7 @@ describe("Settings → Test connection", () => {
   });
 
   it("Cancel in one tab stops that tab's test only: another tab's test runs on to its result", async () => {
-    const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const other = await openPage(app);
     try {
       await other.goto(mode.url);
       const openSettings = async (tab: Page) => {

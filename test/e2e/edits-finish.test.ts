@@ -3,23 +3,19 @@
 // the export dialog (without archived branches, a download), the live-folder warning with
 // "Export anyway", deleting a session from the sidebar and undoing it (notice and Ctrl+Z), and
 // "Continue from here" after an edit as a new branch. Screenshots: test-artifacts/edits-finish/.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { parseSessionText } from "../../core/session/jsonl.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
-import {
-  type FakeServer,
-  type RequestMatcher,
-  startFakeOpenAiServer,
-} from "../helpers/fake-openai-server.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer, RequestMatcher } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "edits-finish");
 const KEY_ENV = "CANOPY_E2E_FINISH_KEY";
@@ -29,8 +25,8 @@ const EDITED = "E2E-CONTINUE: please answer this edited question.";
 const REPLY = "E2E-CONTINUE-REPLY: a streaming parser it is.";
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
 
+let app: E2eChatApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let fake: FakeServer;
 let work: string;
@@ -74,24 +70,17 @@ async function focusBody(): Promise<void> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-edits-finish-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  process.env[KEY_ENV] = "sk-e2e-finish";
-  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nUnused summary." });
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  // A step that cannot happen fails with the locator it waited for, well inside the test timeout.
-  page.setDefaultTimeout(10_000);
+  app = await startE2eChatApp(
+    "edits-finish",
+    { server: { defaultText: "## Goal\nUnused summary." }, key: { env: KEY_ENV, value: "sk-e2e-finish" } },
+    { page: { acceptDownloads: true } },
+  );
+  ({ mode, page, fake, work } = app);
   // Building the renderer and starting Chromium is slow on a busy machine.
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  await fake?.close();
-  delete process.env[KEY_ENV];
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("finishing issue 6 in the app", () => {

@@ -1,24 +1,23 @@
 // Issue 6 acceptance in Debian's Chromium (browser mode, bundled demo data): edit a user message
 // as a new branch, archive a branch and restore it, undo and redo a compaction, fork to a new
 // session — each checked on the canvas and in the LLM view. Screenshots: test-artifacts/edits/.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
 const shots = path.join(artifactsDir(), "edits");
 const EDITED = "E2E-EDITED: please use a streaming parser instead.";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
-let work: string | undefined;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -81,17 +80,12 @@ async function sessionForEditing(): Promise<{ session: SessionSummary; user: Tre
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-edits-e2e-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
+  app = await startE2eApp("edits", { page: { colorScheme: "dark" } });
+  ({ mode, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("editing sessions safely (issue 6)", () => {

@@ -6,14 +6,14 @@
 // Screenshots: test-artifacts/jobs-across-tabs/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import { demoSessionId, type E2eChatApp, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "jobs-across-tabs");
 const KEY_ENV = "CANOPY_E2E_JOBS_KEY";
@@ -22,7 +22,7 @@ const COMPACTION_PROMPT = "about to be removed from the assistant's working cont
 const TURN_PREFIX_PROMPT = "only the first part of a single turn";
 const SUMMARY_TEXT = "## Goal\nE2E-JOBS-SUMMARY: keep refactoring the parser.";
 
-let app: E2eApp;
+let app: E2eChatApp;
 let pageA: Page;
 let pageB: Page;
 let fake: FakeServer;
@@ -30,11 +30,6 @@ let sessionId: string;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(app.mode, channel, input);
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
-/**
- * A locator's text, null while it is absent, read without waiting: count() then textContent()
- * hung for the page's 10 s default timeout when the element went away in between (a cleared line).
- */
-const textOf = async (locator: Locator) => (await locator.allTextContents())[0] ?? null;
 /** The running compaction's status line in the compaction panel (absent when none runs). */
 const runningLine = (page: Page) => page.locator(".compaction-panel .running");
 const runningText = (page: Page) => textOf(runningLine(page));
@@ -69,26 +64,15 @@ async function treeIds(): Promise<string[]> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  process.env[KEY_ENV] = "sk-e2e-jobs";
-  fake = await startFakeOpenAiServer({ defaultText: SUMMARY_TEXT });
-  app = await startE2eApp("jobs");
-  pageA = app.page;
-  pageB = await app.browser.newPage({ viewport: { width: 1280, height: 800 } });
-  pageB.setDefaultTimeout(10_000);
-  const sessions = await api<SessionSummary[]>("library:list", {});
-  const session = sessions.find((s) => s.title?.startsWith("Refactor the parser"));
-  if (!session) throw new Error("no demo session");
-  sessionId = session.id;
-  await api("settings:set", {
-    key: "model",
-    value: {
-      baseUrl: fake.baseUrl,
-      id: "fake-jobs",
-      contextWindow: 128000,
-      apiKeyEnv: KEY_ENV,
-      stream: true,
-    },
+  app = await startE2eChatApp("jobs", {
+    server: { defaultText: SUMMARY_TEXT },
+    key: { env: KEY_ENV, value: "sk-e2e-jobs" },
+    model: { id: "fake-jobs", contextWindow: 128000 },
   });
+  fake = app.fake;
+  pageA = app.page;
+  pageB = await openPage(app);
+  sessionId = await demoSessionId(app.mode, "Refactor the parser");
 });
 
 beforeEach(async () => {
@@ -103,8 +87,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await fake?.close();
-  delete process.env[KEY_ENV];
 });
 
 describe("a compaction seen from two tabs", () => {

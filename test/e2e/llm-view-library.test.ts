@@ -4,8 +4,7 @@
 // message text into markup, a growing agent file refreshes the open session, and empty states
 // say something. The renderer is built into a private folder so this file never races another
 // browser test over dist/renderer.
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,9 +17,11 @@ import type {
 } from "../../core/api/dto.ts";
 import { diffContextsWithLinks, type EntryLink } from "../../core/session/context-diff.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
@@ -76,20 +77,14 @@ async function openSession(sessionId: string): Promise<ContextView> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-llm-e2e-"));
-  const rendererDir = path.join(work, "renderer");
-  await buildRendererInto(rendererDir);
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
-  await page.goto(mode.url);
-  await page.getByTestId("llm-view").waitFor();
+  // The library watcher on: live session folders re-import as they grow.
+  app = await startE2eApp("llm", { serve: { watch: true }, page: { colorScheme: "dark" } });
+  ({ mode, browser, page, work } = app);
+  await openLibrary(app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("LLM view panel", () => {

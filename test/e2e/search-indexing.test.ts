@@ -1,18 +1,18 @@
 // The search box right after a large import, in Debian's Chromium (browser mode): the new
 // entries are indexed in the background, so a search answers at once from what is indexed, says
 // how far indexing is, and fills in by itself until the note goes away.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let work: string;
 const FILLER = Array.from({ length: 160 }, (_, i) => `word${i % 97} token${(i * 7) % 89}`).join(" ");
@@ -51,25 +51,14 @@ function writeFolder(dir: string, files: number, count: number): void {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-search-e2e-"));
-  const rendererDir = path.join(work, "renderer");
-  await buildRendererInto(rendererDir);
-  mode = await startBrowserMode({
-    dbPath: path.join(work, "library.db"),
-    rendererDir,
-    seedDemo: false,
-    watch: false,
-  });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  app = await startE2eApp("search", { serve: { seedDemo: false } });
+  ({ mode, page, work } = app);
   await page.goto(mode.url);
   await page.locator("#library-search").waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("searching right after a large import", () => {

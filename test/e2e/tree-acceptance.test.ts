@@ -5,18 +5,18 @@
 // dimmed region and context bar; Escape during a slow summary changes nothing; 1280×800 and 4K,
 // dark and light, and keyboard-only use. Screenshots of every step: test-artifacts/tree-acceptance/.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import type { BrowserMode } from "../../main/serve.ts";
 import { repoRoot } from "../../scripts/build.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
-import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const run = promisify(execFile);
 const shots = path.join(artifactsDir(), "tree-acceptance");
@@ -26,11 +26,11 @@ const COMPACTION_PROMPT = "about to be removed from the assistant's working cont
 const BRANCH_TEXT = "## Goal\nE2E-BRANCH-SUMMARY: the abandoned branch tried a different parser.";
 const COMPACTION_TEXT = "## Goal\nE2E-COMPACTION-SUMMARY: keep refactoring the parser.";
 
+let app: E2eChatApp;
 let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
 let fake: FakeServer;
-let work: string | undefined;
 let dbPath: string;
 
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
@@ -159,25 +159,16 @@ function requestText(body: unknown): string {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-e2e-"));
-  dbPath = path.join(work, "library.db");
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-  fake = await startFakeOpenAiServer({ defaultText: "Unexpected default reply." });
-  mode = await startBrowserMode({
-    dbPath,
-    rendererDir,
-    watch: false,
-    env: { ...process.env, [KEY_ENV]: "sk-e2e-tree" },
-  });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
+  app = await startE2eChatApp(
+    "tree",
+    { server: { defaultText: "Unexpected default reply." } },
+    { serve: { env: { ...process.env, [KEY_ENV]: "sk-e2e-tree" } }, page: { colorScheme: "dark" } },
+  );
+  ({ mode, browser, page, fake, dbPath } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  await fake?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("tree acceptance (issue 4)", () => {

@@ -2,7 +2,7 @@
  * What the editing browser tests do on the canvas page: a session's path from the tree DTO, and
  * opening a session at its deep link with every entry shown (filter "all", chains expanded, fit).
  */
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
@@ -37,3 +37,9 @@ export async function openSessionShowingAll(
   await page.getByRole("button", { name: "Fit View" }).click();
   await page.waitForTimeout(300);
 }
+
+/**
+ * A locator's text, null while it is absent, read without waiting: count() then textContent()
+ * hung for the page's 10 s default timeout when the element went away in between (a cleared line).
+ */
+export const textOf = async (locator: Locator) => (await locator.allTextContents())[0] ?? null;

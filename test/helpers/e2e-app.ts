@@ -1,15 +1,18 @@
 /**
  * The app as a browser test meets it: the renderer built into a temp folder of the test file's
- * own, browser mode on a fresh library there (demo sessions, no folder watcher), and Chromium
- * with one 1280×800 page. `stop()` closes all three and removes the folder.
+ * own, browser mode on a fresh library there (demo sessions, no folder watcher unless asked), and
+ * Chromium with one 1280×800 page. `stop()` closes all three and removes the folder. The chat
+ * variant adds a local fake OpenAI-compatible server set as the model, and a second page.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { buildRendererInto } from "./browser-mode.ts";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import type { SessionSummary } from "../../core/api/dto.ts";
+import { type BrowserMode, type BrowserModeOptions, startBrowserMode } from "../../main/serve.ts";
+import { apiCall, buildRendererInto } from "./browser-mode.ts";
 import { launchChromium } from "./chromium.ts";
+import { type FakeServer, type FakeServerOptions, startFakeOpenAiServer } from "./fake-openai-server.ts";
 
 export interface E2eApp {
   mode: BrowserMode;
@@ -17,12 +20,35 @@ export interface E2eApp {
   page: Page;
   /** The test file's temp folder (holds the renderer and library.db). */
   work: string;
+  /** The library's database file, in `work`. */
+  dbPath: string;
   stop(): Promise<void>;
 }
 
+export interface E2eAppOptions {
+  /** Browser mode's options beyond the database and renderer (default `watch: false`). */
+  serve?: Omit<BrowserModeOptions, "dbPath" | "rendererDir">;
+  /** The first page's options beyond its 1280×800 viewport (colour scheme, downloads). */
+  page?: BrowserContextOptions;
+}
+
+const VIEWPORT = { width: 1280, height: 800 };
+
+/** A page of the app's browser: 1280×800 unless `options` say otherwise, 10 s for a step. */
+export async function openPage(
+  app: Pick<E2eApp, "browser">,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const page = await app.browser.newPage({ viewport: VIEWPORT, ...options });
+  // A step that cannot happen fails with the locator it waited for, well inside the test timeout.
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+
 /** `name`: a short word for the temp folder (which test file left it, if one is left). */
-export async function startE2eApp(name: string): Promise<E2eApp> {
+export async function startE2eApp(name: string, options: E2eAppOptions = {}): Promise<E2eApp> {
   const work = mkdtempSync(path.join(os.tmpdir(), `canopy-${name}-e2e-`));
+  const dbPath = path.join(work, "library.db");
   let mode: BrowserMode | undefined;
   let browser: Browser | undefined;
   const stop = async () => {
@@ -32,11 +58,75 @@ export async function startE2eApp(name: string): Promise<E2eApp> {
   };
   try {
     const rendererDir = await buildRendererInto(path.join(work, "renderer"));
-    mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, watch: false });
+    mode = await startBrowserMode({ dbPath, rendererDir, watch: false, ...options.serve });
     browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    return { mode, browser, page, work, stop };
+    const page = await openPage({ browser }, options.page);
+    return { mode, browser, page, work, dbPath, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Opens the library (no session) and waits for the LLM view panel. */
+export async function openLibrary(app: Pick<E2eApp, "mode" | "page">): Promise<void> {
+  await app.page.goto(app.mode.url);
+  await app.page.getByTestId("llm-view").waitFor();
+}
+
+/** The id of the first demo session whose title starts with `titleStart`. */
+export async function demoSessionId(mode: BrowserMode, titleStart: string): Promise<string> {
+  const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+  const session = sessions.find((s) => s.title?.startsWith(titleStart));
+  if (!session) throw new Error("no demo session");
+  return session.id;
+}
+
+export interface FakeModelSetup {
+  /** The fake server's own options (default reply, strict tool messages). */
+  server?: FakeServerOptions;
+  /** An environment variable of this process that holds the key while the app runs (removed by stop). */
+  key?: { env: string; value: string };
+  /** Set as the (streaming) model in the settings, with `key` as its key variable; omitted: none is set. */
+  model?: { id: string; contextWindow: number };
+}
+
+export interface E2eChatApp extends E2eApp {
+  fake: FakeServer;
+}
+
+/**
+ * The app with a local fake OpenAI-compatible server, set as its model when `setup.model` says
+ * so. `stop()` also closes the server and removes the key variable.
+ */
+export async function startE2eChatApp(
+  name: string,
+  setup: FakeModelSetup,
+  options: E2eAppOptions = {},
+): Promise<E2eChatApp> {
+  const { key, model } = setup;
+  if (key) process.env[key.env] = key.value;
+  let fake: FakeServer | undefined;
+  let app: E2eApp | undefined;
+  const stop = async () => {
+    await app?.stop();
+    await fake?.close();
+    if (key) delete process.env[key.env];
+  };
+  try {
+    fake = await startFakeOpenAiServer(setup.server);
+    app = await startE2eApp(name, options);
+    if (model) {
+      const value = {
+        baseUrl: fake.baseUrl,
+        id: model.id,
+        contextWindow: model.contextWindow,
+        ...(key ? { apiKeyEnv: key.env } : {}),
+        stream: true,
+      };
+      await apiCall(app.mode, "settings:set", { key: "model", value });
+    }
+    return { ...app, fake, stop };
   } catch (error) {
     await stop();
     throw error;
