@@ -1,24 +1,18 @@
 // Cancellation (SPEC §9.6, behaviour 55): compaction:abort and navigation:abort during a slow
 // model call close the HTTP request and change nothing; one summary job per session (conflict).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
-import { chatRequests, createHarness, type Harness, removeDir, until } from "./harness.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
+import { chatRequests, closeServedHarness, type Harness, startServedHarness, until } from "./harness.ts";
 import { chainSession, plainSession } from "./sessions.ts";
 
 let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+  ({ server, h } = await startServedHarness({ keepRecentTokens: 1500 }));
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 describe("compaction:abort", () => {
   for (const stream of [false, true]) {

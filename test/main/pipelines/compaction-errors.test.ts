@@ -1,13 +1,8 @@
 // Endpoint failures during manual compaction (400, 413, 429, 500, context overflow, a failing
 // short summary): model_error with the status and text, and nothing appended.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type FakeBehaviour,
-  type FakeServer,
-  OVERFLOW_ERRORS,
-  start,
-} from "../../helpers/fake-openai-server.ts";
-import { chatRequests, createHarness, type Harness, removeDir } from "./harness.ts";
+import { type FakeBehaviour, type FakeServer, OVERFLOW_ERRORS } from "../../helpers/fake-openai-server.ts";
+import { chatRequests, closeServedHarness, type Harness, startServedHarness } from "./harness.ts";
 import { plainSession } from "./sessions.ts";
 
 let server: FakeServer;
@@ -15,18 +10,11 @@ let h: Harness;
 let sessionId: string;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.configureFakeModel(server);
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+  ({ server, h } = await startServedHarness({ model: true, keepRecentTokens: 1500 }));
   sessionId = await h.importSession(plainSession());
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 const cases: { name: string; behaviour: FakeBehaviour; expected: string[] }[] = [
   {

@@ -4,10 +4,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CompactionEntry } from "../../../core/session/entries.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import {
   chatBody,
   chatRequests,
+  closeServedHarness,
   compactionFraming,
   conversationBlock,
   createHarness,
@@ -15,6 +16,7 @@ import {
   type Harness,
   promptText,
   removeDir,
+  startServedHarness,
   systemPrompt,
   until,
   userPrompt,
@@ -41,16 +43,10 @@ let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+  ({ server, h } = await startServedHarness({ keepRecentTokens: 1500 }));
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 async function storedCompaction(sessionId: string, entryId: string): Promise<CompactionEntry> {
   const detail = await h.call("session:get", { sessionId });

@@ -1,18 +1,18 @@
 // Behaviours 39, 40 (with D5 and D8) and 41 through the API: "Already compacted", "Nothing to
 // compact", compacting again over a compaction with nothing new, and a one-message session.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import {
   chatBody,
   chatRequests,
+  closeServedHarness,
   compactionFraming,
   conversationBlock,
-  createHarness,
   type Harness,
   promptText,
-  removeDir,
-  sized,
   SessionFile,
+  sized,
+  startServedHarness,
   userPrompt,
 } from "./harness.ts";
 import { plainSession } from "./sessions.ts";
@@ -21,16 +21,10 @@ let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.configureFakeModel(server);
+  ({ server, h } = await startServedHarness({ model: true }));
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 describe("behaviour 39", () => {
   it("a path ending in a compaction: Already compacted, as invalid_input, for preview and run", async () => {

@@ -8,17 +8,24 @@ import type { CompactionEntry } from "../../../core/session/entries.ts";
 import { parseSessionText } from "../../../core/session/jsonl.ts";
 import { convertToLlm } from "../../../core/session/llm-messages.ts";
 import { contextTemplatesFrom, loadPromptTemplates } from "../../../prompts/index.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import { fixturePath, readExpectedContexts } from "../../helpers/fixtures.ts";
-import { chatBody, chatRequests, createHarness, type Harness, removeDir, userPrompt } from "./harness.ts";
+import {
+  chatBody,
+  chatRequests,
+  createHarness,
+  type Harness,
+  removeDir,
+  startServedHarness,
+  userPrompt,
+} from "./harness.ts";
 
 let server: FakeServer;
 let h: Harness;
 const extra: Harness[] = [];
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
+  ({ server, h } = await startServedHarness());
 });
 
 afterEach(async () => {

@@ -10,7 +10,11 @@ import type { Channel, RequestInput, RequestOutput } from "../../../core/api/con
 import type { ApiError } from "../../../core/api/dto.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
-import type { FakeServer, RecordedRequest } from "../../helpers/fake-openai-server.ts";
+import {
+  type FakeServer,
+  type RecordedRequest,
+  startFakeOpenAiServer,
+} from "../../helpers/fake-openai-server.ts";
 import { repoRoot } from "../../helpers/fixtures.ts";
 
 export const FAKE_KEY_ENV = "FAKE_KEY";
@@ -106,6 +110,37 @@ export function createHarness(options: HarnessOptions = {}): Harness {
 
 export function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A harness with the fake OpenAI-compatible server its tests talk to. */
+export interface ServedHarness {
+  server: FakeServer;
+  h: Harness;
+}
+
+export interface ServedHarnessOptions {
+  /** Point `settings.model` at the server (`configureFakeModel`, not streaming). */
+  model?: boolean;
+  /** Set `compaction.keepRecentTokens`. */
+  keepRecentTokens?: number;
+}
+
+/** A fake server and a fresh harness, set up as `options` say (a pipeline test's beforeEach). */
+export async function startServedHarness(options: ServedHarnessOptions = {}): Promise<ServedHarness> {
+  const server = await startFakeOpenAiServer();
+  const h = createHarness();
+  if (options.model) await h.configureFakeModel(server);
+  if (options.keepRecentTokens !== undefined) {
+    await h.call("settings:set", { key: "compaction.keepRecentTokens", value: options.keepRecentTokens });
+  }
+  return { server, h };
+}
+
+/** Closes the harness's database, removes its folder and closes the server (the afterEach). */
+export async function closeServedHarness({ server, h }: ServedHarness): Promise<void> {
+  h.close();
+  removeDir(h.dir);
+  await server.close();
 }
 
 // ── session files ────────────────────────────────────────────────────────────

@@ -4,15 +4,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HookEvents } from "../../../main/hooks/types.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import {
   chatRequests,
+  closeServedHarness,
   conversationBlock,
   createHarness,
   type Harness,
   promptText,
   removeDir,
   SessionFile,
+  startServedHarness,
   userPrompt,
 } from "./harness.ts";
 import { chainSession, plainHistorySerialized, plainRecentSerialized, plainSession } from "./sessions.ts";
@@ -21,17 +23,10 @@ let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.configureFakeModel(server);
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+  ({ server, h } = await startServedHarness({ model: true, keepRecentTokens: 1500 }));
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 type CompactPayload = HookEvents["session_compact"]["payload"];
 type TreePayload = HookEvents["session_tree"]["payload"];

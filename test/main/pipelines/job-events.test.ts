@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Events } from "../../../core/api/contract.ts";
 import type { ListedJobDto } from "../../../core/api/dto-jobs.ts";
 import { flatten } from "../../../core/session/describe.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
-import { createHarness, type Harness, removeDir, until } from "./harness.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
+import { closeServedHarness, type Harness, startServedHarness, until } from "./harness.ts";
 import { chainSession, plain, plainSession } from "./sessions.ts";
 
 type JobEvent =
@@ -21,8 +21,7 @@ let heard: JobEvent[];
 let streamed: string[];
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
+  ({ server, h } = await startServedHarness({ model: true, keepRecentTokens: 1500 }));
   heard = [];
   streamed = [];
   h.api.ctx.events.subscribe((name, payload) => {
@@ -31,15 +30,9 @@ beforeEach(async () => {
     if (name === "job:started") heard.push({ name, payload: payload as Events["job:started"] });
     if (name === "job:ended") heard.push({ name, payload: payload as Events["job:ended"] });
   });
-  await h.configureFakeModel(server);
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 const ended = () => heard.filter((event) => event.name === "job:ended").map((event) => event.payload);
 

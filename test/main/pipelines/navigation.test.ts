@@ -2,17 +2,18 @@
 // view leaf goes, where a branch summary is attached, what the model is asked and what is stored.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BranchSummaryEntry } from "../../../core/session/entries.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import {
   branchFraming,
   chatBody,
   chatRequests,
+  closeServedHarness,
   conversationBlock,
   createHarness,
   type Harness,
   promptText,
-  removeDir,
   SessionFile,
+  startServedHarness,
   systemPrompt,
   userPrompt,
 } from "./harness.ts";
@@ -22,16 +23,10 @@ let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.configureFakeModel(server);
+  ({ server, h } = await startServedHarness({ model: true }));
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 const FILE_TAGS =
   "\n\n<read-files>\nsrc/read-me.ts\n</read-files>\n\n<modified-files>\nsrc/written.ts\n</modified-files>";

@@ -1,15 +1,15 @@
 // Remote compaction endpoint (behaviour 45, SPEC §6.3): main and short summaries POST
 // {systemPrompt, prompt} to it, the turn prefix still goes to the model, shortSummary is ignored.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import {
   chatBody,
   chatRequests,
+  closeServedHarness,
   conversationBlock,
-  createHarness,
   type Harness,
   promptText,
-  removeDir,
+  startServedHarness,
   userPrompt,
 } from "./harness.ts";
 import {
@@ -29,17 +29,11 @@ let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
-  await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
+  ({ server, h } = await startServedHarness({ keepRecentTokens: 1500 }));
   await h.call("settings:set", { key: "compaction.remoteEndpoint", value: `${server.url}/remote` });
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 function remoteRequests() {
   return server.requests.filter((request) => request.path === "/remote");

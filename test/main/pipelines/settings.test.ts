@@ -6,22 +6,24 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getSetting, setSetting } from "../../../main/store/repos/settings.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
-import { chatBody, chatRequests, createHarness, type Harness, removeDir } from "./harness.ts";
+import {
+  chatBody,
+  chatRequests,
+  closeServedHarness,
+  createHarness,
+  type Harness,
+  startServedHarness,
+} from "./harness.ts";
 import { splitSession } from "./sessions.ts";
 
 let server: FakeServer;
 let h: Harness;
 
 beforeEach(async () => {
-  server = await start();
-  h = createHarness();
+  ({ server, h } = await startServedHarness());
 });
 
-afterEach(async () => {
-  h.close();
-  removeDir(h.dir);
-  await server.close();
-});
+afterEach(() => closeServedHarness({ server, h }));
 
 describe("settings", () => {
   it("defaults of SPEC §10.1 and the offline summarizer", async () => {
