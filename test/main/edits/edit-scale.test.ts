@@ -2,7 +2,14 @@
 // editing a message and undoing a summary parse a handful of entries (labels, the edited
 // message), however many entries the session holds, and still see labels, repairs and subtrees.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
+import {
+  closeHarness,
+  createHarness,
+  type Harness,
+  parsesDuring,
+  type SessionFile,
+  turnsSession,
+} from "../pipelines/harness.ts";
 
 let h: Harness;
 beforeEach(() => {
@@ -10,34 +17,20 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  h.close();
-  removeDir(h.dir);
+  closeHarness(h);
 });
 
 const TURNS = 600;
 
 /** u0/a0 … u599/a599 and a compaction on one path, a side branch off u10, two labels on u5 (the last wins). */
 function longSession(): SessionFile {
-  const file = new SessionFile();
-  for (let i = 0; i < TURNS; i++) {
-    file.user(`u${i}`, `question ${i}`).assistant(`a${i}`, `answer ${i}`);
-    if (i === 20) file.add("l1", "label", { targetId: "u5", label: "first" });
-    if (i === 30) file.add("l2", "label", { targetId: "u5", label: "second" });
-  }
+  const file = turnsSession(TURNS, (turn, i) => {
+    if (i === 20) turn.add("l1", "label", { targetId: "u5", label: "first" });
+    if (i === 30) turn.add("l2", "label", { targetId: "u5", label: "second" });
+  });
   file.user("side-u", "another way", "u10").assistant("side-a", "tried");
   file.from(`a${TURNS - 1}`).compaction("c1", { summary: "so far", firstKeptEntryId: `u${TURNS - 2}` });
   return file;
-}
-
-/** How many JSON texts `run` parses. */
-async function parsesDuring(run: () => Promise<unknown>): Promise<number> {
-  const spy = vi.spyOn(JSON, "parse");
-  try {
-    await run();
-    return spy.mock.calls.length;
-  } finally {
-    spy.mockRestore();
-  }
 }
 
 describe("edits on a long session", () => {

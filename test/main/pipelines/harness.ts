@@ -10,6 +10,7 @@ import type { Channel, RequestInput, RequestOutput } from "../../../core/api/con
 import type { ApiError } from "../../../core/api/dto.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
+import { vi } from "vitest";
 import {
   type FakeServer,
   type RecordedRequest,
@@ -136,10 +137,15 @@ export async function startServedHarness(options: ServedHarnessOptions = {}): Pr
   return { server, h };
 }
 
-/** Closes the harness's database, removes its folder and closes the server (the afterEach). */
-export async function closeServedHarness({ server, h }: ServedHarness): Promise<void> {
+/** Closes the harness's database and removes its folder (a test's afterEach). */
+export function closeHarness(h: Harness): void {
   h.close();
   removeDir(h.dir);
+}
+
+/** Closes the harness (closeHarness) and the server. */
+export async function closeServedHarness({ server, h }: ServedHarness): Promise<void> {
+  closeHarness(h);
   await server.close();
 }
 
@@ -328,5 +334,31 @@ export async function until(check: () => boolean, timeoutMs = 5000, what = "cond
   while (!check()) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+// ── long sessions (the scale tests) ──────────────────────────────────────────
+
+/**
+ * u0/a0 … u{turns-1}/a{turns-1} on one path (`question i` / `answer i`); `afterTurn` may add
+ * entries after turn i (labels, a side branch) before the next turn chains on.
+ */
+export function turnsSession(turns: number, afterTurn?: (file: SessionFile, i: number) => void): SessionFile {
+  const file = new SessionFile();
+  for (let i = 0; i < turns; i++) {
+    file.user(`u${i}`, `question ${i}`).assistant(`a${i}`, `answer ${i}`);
+    afterTurn?.(file, i);
+  }
+  return file;
+}
+
+/** How many JSON texts `run` parses (what a scale test reads to tell "a few entries" from "all"). */
+export async function parsesDuring(run: () => Promise<unknown>): Promise<number> {
+  const spy = vi.spyOn(JSON, "parse");
+  try {
+    await run();
+    return spy.mock.calls.length;
+  } finally {
+    spy.mockRestore();
   }
 }

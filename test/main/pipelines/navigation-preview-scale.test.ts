@@ -2,7 +2,15 @@
 // session's structure and the target entry only: on a long session it parses a handful of entries,
 // and says the same as the navigation it previews (abandoned entries, destination, editor text).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, type Harness, removeDir, SessionFile } from "./harness.ts";
+import type { NavigationPreviewDto } from "../../../core/api/dto.ts";
+import {
+  closeHarness,
+  createHarness,
+  type Harness,
+  parsesDuring,
+  type SessionFile,
+  turnsSession,
+} from "./harness.ts";
 
 let h: Harness;
 beforeEach(() => {
@@ -10,30 +18,28 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  h.close();
-  removeDir(h.dir);
+  closeHarness(h);
 });
 
 const TURNS = 600;
 
 /** A side branch off u10 first, then the main path u0/a0 … u599/a599 (the view leaf). */
 function longSession(): SessionFile {
-  const file = new SessionFile();
-  for (let i = 0; i < TURNS; i++) {
-    file.user(`u${i}`, `question ${i}`).assistant(`a${i}`, `answer ${i}`);
+  return turnsSession(TURNS, (file, i) => {
     if (i === 10) file.user("side-u", "another way").assistant("side-a", "tried").from("a10");
-  }
-  return file;
+  });
 }
 
 describe("navigation preview on a long session", () => {
   it("parses only the target entry and matches what navigating does", async () => {
     const sessionId = await h.importSession(longSession());
-    const spy = vi.spyOn(JSON, "parse");
-    const toUser = await h.call("navigation:preview", { sessionId, targetId: "side-u" });
-    const toReply = await h.call("navigation:preview", { sessionId, targetId: "side-a" });
-    const parsed = spy.mock.calls.length;
-    spy.mockRestore();
+    // Assigned in the measured run below.
+    let toUser!: NavigationPreviewDto;
+    let toReply!: NavigationPreviewDto;
+    const parsed = await parsesDuring(async () => {
+      toUser = await h.call("navigation:preview", { sessionId, targetId: "side-u" });
+      toReply = await h.call("navigation:preview", { sessionId, targetId: "side-a" });
+    });
     expect(parsed).toBeLessThan(20);
 
     const abandoned = [];
