@@ -115,3 +115,31 @@ export function pathBuilder(): PathBuilder {
 export function ids(...indices: number[]): string[] {
   return indices.map((i) => `e${i}`);
 }
+
+/**
+ * A path written as words, one entry each, in order: `u`, `a`, `t`, `bash`, `custom`, `cm`, `bs`
+ * with their size in tokens (`u1000`), `m` and `l` (model and thinking-level changes), `c:<id>`
+ * (a compaction keeping from <id>) and `label:<id>`. The builder is returned to add more.
+ */
+export function pathOf(spec: string): PathBuilder {
+  const p = pathBuilder();
+  for (const word of spec.split(/\s+/).filter(Boolean)) {
+    const [, kind, size, target] = /^([a-z]+)(\d*)(?::(\S+))?$/.exec(word) ?? [];
+    const tokens = Number(size);
+    if (
+      kind === "u" ||
+      kind === "a" ||
+      kind === "t" ||
+      kind === "bash" ||
+      kind === "custom" ||
+      kind === "cm"
+    ) {
+      if (!size) throw new Error(`pathOf: "${word}" needs a size`);
+      p[kind](tokens);
+    } else if (kind === "bs" && size) p.bs(tokens);
+    else if (kind === "m" || kind === "l") p[kind]();
+    else if ((kind === "c" || kind === "label") && target) p[kind](target);
+    else throw new Error(`pathOf: unknown word "${word}"`);
+  }
+  return p;
+}

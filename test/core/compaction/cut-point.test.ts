@@ -6,24 +6,13 @@ import {
   isTurnStart,
   isValidCutPoint,
 } from "../../../core/compaction/cut-point.ts";
-import { pathBuilder } from "./_path.ts";
+import { pathOf } from "./_path.ts";
 
 const ANCHOR = { anchorSplitTurns: true };
 
 describe("valid cut points and turn starts (SPEC §5.2 step 1, D18)", () => {
   it("accepts user/assistant/bash/custom messages, custom_message and branch_summary; never tool results or metadata", () => {
-    const p = pathBuilder();
-    p.u(1);
-    p.a(1);
-    p.t(1);
-    p.bash(1);
-    p.custom(1);
-    p.cm(1);
-    p.bs(1);
-    p.m();
-    p.l();
-    p.label("e0");
-    p.c("e0");
+    const p = pathOf("u1 a1 t1 bash1 custom1 cm1 bs1 m l label:e0 c:e0");
     p.add("message", { message: { role: "pythonExecution", code: "", output: "" } });
     p.add("message", { message: { role: "fileMention", files: [] } });
     p.add("message", { message: "broken" });
@@ -65,158 +54,110 @@ describe("valid cut points and turn starts (SPEC §5.2 step 1, D18)", () => {
   });
 
   it("findTurnStartIndex scans back to the start inclusive and gives -1 when there is none", () => {
-    const p = pathBuilder();
-    p.a(1);
-    p.u(1);
-    p.a(1);
-    p.t(1);
+    const p = pathOf("a1 u1 a1 t1");
     expect(findTurnStartIndex(p.entries, 3, 0)).toBe(1);
     expect(findTurnStartIndex(p.entries, 3, 2)).toBe(-1);
     expect(findTurnStartIndex(p.entries, 0, 0)).toBe(-1);
   });
 });
 
-describe("findCutPoint (SPEC §5.2)", () => {
-  it("B36: a single assistant entry with keep 1000 → firstKeptEntryIndex 0", () => {
-    const p = pathBuilder();
-    p.a(10);
-    expect(findCutPoint(p.entries, 0, 1, 1000)).toEqual({
-      firstKeptEntryIndex: 0,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-  });
+/** One findCutPoint call: its window and budget, and the whole result or just firstKeptEntryIndex. */
+interface Cut {
+  window: [start: number, end: number];
+  keep: number;
+  anchor?: boolean;
+  expected: ReturnType<typeof findCutPoint> | number;
+}
 
-  it("B37: entries that all fit in the budget → the cut is the first entry (index 0)", () => {
-    const p = pathBuilder();
-    p.u(10);
-    p.a(10);
-    p.u(10);
-    p.a(10);
-    expect(findCutPoint(p.entries, 0, 4, 1000).firstKeptEntryIndex).toBe(0);
-  });
+const notSplit = (firstKeptEntryIndex: number) => ({
+  firstKeptEntryIndex,
+  turnStartIndex: -1,
+  isSplitTurn: false,
+});
+const split = (firstKeptEntryIndex: number, turnStartIndex: number) => ({
+  firstKeptEntryIndex,
+  turnStartIndex,
+  isSplitTurn: true,
+});
 
-  it("no valid cut point in the window → the window start, not split", () => {
-    const p = pathBuilder();
-    p.u(10);
-    p.t(10);
-    p.label("e0");
-    expect(findCutPoint(p.entries, 1, 3, 5)).toEqual({
-      firstKeptEntryIndex: 1,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-  });
-
-  it("the pull-back stops at a compaction and at the window start", () => {
-    const p = pathBuilder();
-    p.u(1000); // 0
-    p.c("e0"); // 1
-    p.m(); // 2
-    p.u(1000); // 3
-    expect(findCutPoint(p.entries, 0, 4, 500).firstKeptEntryIndex).toBe(2);
-    expect(findCutPoint(p.entries, 3, 4, 500).firstKeptEntryIndex).toBe(3);
-  });
-
-  it("D6: metadata pulled in front of a user message is not a split turn (anchor: split, E3)", () => {
-    const p = pathBuilder();
-    p.u(1000);
-    p.a(1000);
-    p.m();
-    p.l();
-    p.u(1000);
-    p.a(1000);
-    expect(findCutPoint(p.entries, 0, 6, 1500)).toEqual({
-      firstKeptEntryIndex: 2,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-    expect(findCutPoint(p.entries, 0, 6, 1500, ANCHOR)).toEqual({
-      firstKeptEntryIndex: 2,
-      turnStartIndex: 0,
-      isSplitTurn: true,
-    });
-  });
-
-  it("D6 (E7 spirit): a cut on a bashExecution message starts a turn → not split (anchor: split, empty prefix)", () => {
-    const p = pathBuilder();
-    p.u(100);
-    p.a(100);
-    p.t(5000);
-    p.bash(100);
-    p.a(100);
-    expect(findCutPoint(p.entries, 0, 5, 2000)).toEqual({
-      firstKeptEntryIndex: 3,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-    expect(findCutPoint(p.entries, 0, 5, 2000, ANCHOR)).toEqual({
-      firstKeptEntryIndex: 3,
-      turnStartIndex: 3,
-      isSplitTurn: true,
-    });
-  });
-
-  it("D6: metadata and a custom_message pulled in front of an assistant → not split (the custom_message starts the turn)", () => {
-    const p = pathBuilder();
-    p.u(1000); // 0
-    p.a(1000); // 1
-    p.cm(10); // 2
-    p.m(); // 3
-    p.a(1000); // 4
-    expect(findCutPoint(p.entries, 0, 5, 500)).toEqual({
-      firstKeptEntryIndex: 2,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-  });
-
-  it("a cut on an assistant after pulled-in metadata is still a split of its turn", () => {
-    const p = pathBuilder();
-    p.u(100); // 0
-    p.a(100); // 1
-    p.t(3000); // 2
-    p.l(); // 3
-    p.a(100); // 4
-    expect(findCutPoint(p.entries, 0, 5, 1000)).toEqual({
-      firstKeptEntryIndex: 3,
-      turnStartIndex: 0,
-      isSplitTurn: true,
-    });
-  });
-
-  it("an assistant cut with no turn start in the window is not split", () => {
-    const p = pathBuilder();
-    p.a(1000);
-    p.t(1000);
-    p.a(1000);
-    expect(findCutPoint(p.entries, 0, 3, 500)).toEqual({
-      firstKeptEntryIndex: 2,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-  });
-
-  it("D18: a message entry with role custom is a valid cut point and counts its tokens", () => {
-    const p = pathBuilder();
-    p.u(1000); // 0
-    p.a(1000); // 1
-    p.custom(1000); // 2
-    p.a(100); // 3
+/** Each case: a path (see pathOf; entry i is e<i>) and the cuts asked of it. */
+const CASES: { name: string; path: string; cuts: Cut[] }[] = [
+  {
+    name: "B36: a single assistant entry with keep 1000 → firstKeptEntryIndex 0",
+    path: "a10",
+    cuts: [{ window: [0, 1], keep: 1000, expected: notSplit(0) }],
+  },
+  {
+    name: "B37: entries that all fit in the budget → the cut is the first entry (index 0)",
+    path: "u10 a10 u10 a10",
+    cuts: [{ window: [0, 4], keep: 1000, expected: 0 }],
+  },
+  {
+    name: "no valid cut point in the window → the window start, not split",
+    path: "u10 t10 label:e0",
+    cuts: [{ window: [1, 3], keep: 5, expected: notSplit(1) }],
+  },
+  {
+    name: "the pull-back stops at a compaction and at the window start",
+    path: "u1000 c:e0 m u1000",
+    cuts: [
+      { window: [0, 4], keep: 500, expected: 2 },
+      { window: [3, 4], keep: 500, expected: 3 },
+    ],
+  },
+  {
+    name: "D6: metadata pulled in front of a user message is not a split turn (anchor: split, E3)",
+    path: "u1000 a1000 m l u1000 a1000",
+    cuts: [
+      { window: [0, 6], keep: 1500, expected: notSplit(2) },
+      { window: [0, 6], keep: 1500, anchor: true, expected: split(2, 0) },
+    ],
+  },
+  {
+    name: "D6 (E7 spirit): a cut on a bashExecution message starts a turn → not split (anchor: split, empty prefix)",
+    path: "u100 a100 t5000 bash100 a100",
+    cuts: [
+      { window: [0, 5], keep: 2000, expected: notSplit(3) },
+      { window: [0, 5], keep: 2000, anchor: true, expected: split(3, 3) },
+    ],
+  },
+  {
+    name: "D6: metadata and a custom_message pulled in front of an assistant → not split (the custom_message starts the turn)",
+    path: "u1000 a1000 cm10 m a1000",
+    cuts: [{ window: [0, 5], keep: 500, expected: notSplit(2) }],
+  },
+  {
+    name: "a cut on an assistant after pulled-in metadata is still a split of its turn",
+    path: "u100 a100 t3000 l a100",
+    cuts: [{ window: [0, 5], keep: 1000, expected: split(3, 0) }],
+  },
+  {
+    name: "an assistant cut with no turn start in the window is not split",
+    path: "a1000 t1000 a1000",
+    cuts: [{ window: [0, 3], keep: 500, expected: notSplit(2) }],
+  },
+  {
     // Backwards: A 100, custom 1100 ≥ 1000 at i=2 → the custom message is the cut (the anchor
     // counts it as 0 tokens and skips it, so it would go on to the assistant at 1).
-    expect(findCutPoint(p.entries, 0, 4, 1000)).toEqual({
-      firstKeptEntryIndex: 2,
-      turnStartIndex: -1,
-      isSplitTurn: false,
-    });
-  });
+    name: "D18: a message entry with role custom is a valid cut point and counts its tokens",
+    path: "u1000 a1000 custom1000 a100",
+    cuts: [{ window: [0, 4], keep: 1000, expected: notSplit(2) }],
+  },
+  {
+    name: "a non-positive budget keeps only from the newest cut point",
+    path: "u10 a10 u10",
+    cuts: [{ window: [0, 3], keep: 0, expected: 2 }],
+  },
+];
 
-  it("a non-positive budget keeps only from the newest cut point", () => {
-    const p = pathBuilder();
-    p.u(10);
-    p.a(10);
-    p.u(10);
-    expect(findCutPoint(p.entries, 0, 3, 0).firstKeptEntryIndex).toBe(2);
+describe("findCutPoint (SPEC §5.2)", () => {
+  // "%s" (not "$name", which shortens long names): each test keeps its full name.
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", (_name, { path, cuts }) => {
+    const p = pathOf(path);
+    for (const { window, keep, anchor, expected } of cuts) {
+      const cut = findCutPoint(p.entries, ...window, keep, anchor ? ANCHOR : undefined);
+      if (typeof expected === "number") expect(cut.firstKeptEntryIndex).toBe(expected);
+      else expect(cut).toEqual(expected);
+    }
   });
 });
