@@ -26,6 +26,7 @@ import {
   plainEstimate,
   plainFileTags,
   plainHistorySerialized,
+  plainPlan,
   plainRecentSerialized,
   plainSession,
   secondCompactionSession,
@@ -33,11 +34,10 @@ import {
   split,
   splitHistorySerialized,
   splitPrefixSerialized,
+  SPLIT_SEPARATOR,
   splitRecentSerialized,
   splitSession,
 } from "./sessions.ts";
-
-const SPLIT_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n\n";
 
 let server: FakeServer;
 let h: Harness;
@@ -62,17 +62,7 @@ describe("compaction:preview", () => {
     const plan = await h.call("compaction:preview", { sessionId });
     expect(server.requests).toHaveLength(0);
     expect(plan).toMatchObject({
-      firstKeptEntryId: "u2",
-      isSplitTurn: false,
-      turnStartEntryId: null,
-      tokensBefore: plainEstimate,
-      keepRecentTokens: 1500,
-      summarizeEntryIds: ["u1", "a1", "t1", "a2", "t2", "a3"],
-      turnPrefixEntryIds: [],
-      keptEntryIds: ["u2", "a4"],
-      previousSummary: false,
-      readFiles: ["src/a.ts"],
-      modifiedFiles: ["src/b.ts"],
+      ...plainPlan,
       leafId: "a4",
       maxSummaryTokens: 13107,
     });

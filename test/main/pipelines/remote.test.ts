@@ -18,12 +18,11 @@ import {
   plainRecentSerialized,
   plainSession,
   splitHistorySerialized,
+  SPLIT_SEPARATOR,
   splitPrefixSerialized,
   splitRecentSerialized,
   splitSession,
 } from "./sessions.ts";
-
-const SPLIT_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n\n";
 
 let server: FakeServer;
 let h: Harness;

@@ -64,6 +64,24 @@ export const plainEstimate =
   1000 +
   1000;
 
+/** The compaction plan of the plain session with keep 1500, as the API and the CLI give it. */
+export const plainPlan = {
+  firstKeptEntryId: "u2",
+  isSplitTurn: false,
+  turnStartEntryId: null,
+  tokensBefore: plainEstimate,
+  keepRecentTokens: 1500,
+  summarizeEntryIds: ["u1", "a1", "t1", "a2", "t2", "a3"],
+  turnPrefixEntryIds: [],
+  keptEntryIds: ["u2", "a4"],
+  previousSummary: false,
+  readFiles: ["src/a.ts"],
+  modifiedFiles: ["src/b.ts"],
+};
+
+/** The text a split turn's summary puts between the history summary and the turn prefix's. */
+export const SPLIT_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+
 export const plainFileTags =
   "\n\n<read-files>\nsrc/a.ts\n</read-files>\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
 
