@@ -12,14 +12,21 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ListedJobDto } from "../../core/api/dto-jobs.ts";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eChatApp, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
+import {
+  type E2eChatApp,
+  openInBothTabs,
+  startTwoTabs,
+  type TwoTabs,
+  treeIds as sessionTreeIds,
+} from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "chat-across-tabs");
 const KEY_ENV = "CANOPY_E2E_CHAT_TABS_KEY";
 
+let tabs: TwoTabs;
 let app: E2eChatApp;
 let pageA: Page;
 let pageB: Page;
@@ -44,28 +51,24 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole("button", { name: "Send" }).click();
 }
 
-async function treeIds(): Promise<string[]> {
-  const tree = await api<SessionTreeDto>("session:tree", { sessionId });
-  return tree.nodes.map((node) => node.id);
-}
+const treeIds = () => sessionTreeIds(app.mode, sessionId);
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  app = await startE2eChatApp("chat-tabs", {
-    server: { defaultText: "## Goal\nunused" },
-    key: { env: KEY_ENV, value: "sk-e2e-chat-tabs" },
-    model: { id: "fake-chat-tabs", contextWindow: 128000 },
-  });
+  tabs = await startTwoTabs(
+    "chat-tabs",
+    {
+      server: { defaultText: "## Goal\nunused" },
+      key: { env: KEY_ENV, value: "sk-e2e-chat-tabs" },
+      model: { id: "fake-chat-tabs", contextWindow: 128000 },
+    },
+    "Refactor the parser",
+  );
+  ({ app, pageA, pageB, sessionId } = tabs);
   fake = app.fake;
-  pageA = app.page;
-  pageB = await openPage(app);
-  sessionId = await demoSessionId(app.mode, "Refactor the parser");
 });
 
-beforeEach(async () => {
-  await openSessionShowingAll(pageA, app.mode, sessionId);
-  await openSessionShowingAll(pageB, app.mode, sessionId);
-});
+beforeEach(() => openInBothTabs(tabs));
 
 afterEach(async () => {
   // A test that failed half-way leaves nothing running for the next one.

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { openFromSidebar } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
@@ -40,10 +41,8 @@ describe("a reply cut off part-way on every attempt", () => {
   it("the composer says it was cut off, and the LLM view keeps its text as an error reply", async () => {
     const [session] = await api<SessionSummary[]>("library:list", {});
     if (!session) throw new Error("no demo session");
-    await page.locator(`[data-session-id="${session.id}"]`).first().click();
-    const expected = await api<ContextView>("context:get", { sessionId: session.id });
+    await openFromSidebar(page, mode, session.id);
     const llm = page.getByTestId("llm-view");
-    await expect.poll(() => llm.getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
 
     const cut = {
       type: "reply" as const,

@@ -13,6 +13,7 @@ import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { openFromSidebar } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer, RequestMatcher } from "../helpers/fake-openai-server.ts";
@@ -38,11 +39,8 @@ async function demoSessions(): Promise<SessionSummary[]> {
   return api<SessionSummary[]>("library:list", {});
 }
 
-async function openSession(sessionId: string): Promise<ContextView> {
-  await page.locator(`[data-session-id="${sessionId}"]`).first().click();
-  const expected = await api<ContextView>("context:get", { sessionId });
-  await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
-  return expected;
+function openSession(sessionId: string): Promise<ContextView> {
+  return openFromSidebar(page, mode, sessionId);
 }
 
 async function entryIds(sessionId: string): Promise<string[]> {

@@ -9,10 +9,11 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/dto.ts";
+import type { SessionDetail, SessionSummary } from "../../core/api/dto.ts";
 import type { MessageEntry } from "../../core/session/entries.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { openFromSidebar } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, openLibrary, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
@@ -47,10 +48,8 @@ describe("a reply with tool calls", () => {
   it("is kept with its calls, the composer says they were not run, and the next message goes through", async () => {
     const [session] = await api<SessionSummary[]>("library:list", {});
     if (!session) throw new Error("no demo session");
-    await page.locator(`[data-session-id="${session.id}"]`).first().click();
-    const expected = await api<ContextView>("context:get", { sessionId: session.id });
+    await openFromSidebar(page, mode, session.id);
     const llm = page.getByTestId("llm-view");
-    await expect.poll(() => llm.getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
 
     fake.enqueue({
       type: "reply",

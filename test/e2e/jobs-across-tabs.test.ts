@@ -10,9 +10,15 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eChatApp, openPage, startE2eChatApp } from "../helpers/e2e-app.ts";
+import {
+  type E2eChatApp,
+  openInBothTabs,
+  startTwoTabs,
+  type TwoTabs,
+  treeIds as sessionTreeIds,
+} from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "jobs-across-tabs");
@@ -22,6 +28,7 @@ const COMPACTION_PROMPT = "about to be removed from the assistant's working cont
 const TURN_PREFIX_PROMPT = "only the first part of a single turn";
 const SUMMARY_TEXT = "## Goal\nE2E-JOBS-SUMMARY: keep refactoring the parser.";
 
+let tabs: TwoTabs;
 let app: E2eChatApp;
 let pageA: Page;
 let pageB: Page;
@@ -57,28 +64,24 @@ async function startCompaction(page: Page): Promise<void> {
   await poll(() => runningText(page)).toContain("Compacting…");
 }
 
-async function treeIds(): Promise<string[]> {
-  const tree = await api<SessionTreeDto>("session:tree", { sessionId });
-  return tree.nodes.map((node) => node.id);
-}
+const treeIds = () => sessionTreeIds(app.mode, sessionId);
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  app = await startE2eChatApp("jobs", {
-    server: { defaultText: SUMMARY_TEXT },
-    key: { env: KEY_ENV, value: "sk-e2e-jobs" },
-    model: { id: "fake-jobs", contextWindow: 128000 },
-  });
+  tabs = await startTwoTabs(
+    "jobs",
+    {
+      server: { defaultText: SUMMARY_TEXT },
+      key: { env: KEY_ENV, value: "sk-e2e-jobs" },
+      model: { id: "fake-jobs", contextWindow: 128000 },
+    },
+    "Refactor the parser",
+  );
+  ({ app, pageA, pageB, sessionId } = tabs);
   fake = app.fake;
-  pageA = app.page;
-  pageB = await openPage(app);
-  sessionId = await demoSessionId(app.mode, "Refactor the parser");
 });
 
-beforeEach(async () => {
-  await openSessionShowingAll(pageA, app.mode, sessionId);
-  await openSessionShowingAll(pageB, app.mode, sessionId);
-});
+beforeEach(() => openInBothTabs(tabs));
 
 afterEach(async () => {
   // A test that failed half-way leaves nothing running for the next one.

@@ -1,10 +1,11 @@
 /**
  * What the editing browser tests do on the canvas page: a session's path from the tree DTO, and
- * opening a session at its deep link with every entry shown (filter "all", chains expanded, fit).
+ * opening a session at its deep link with every entry shown (filter "all", chains expanded, fit)
+ * or from the library sidebar.
  */
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
-import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import type { ContextView, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "./browser-mode.ts";
 
@@ -36,6 +37,18 @@ export async function openSessionShowingAll(
   await page.getByLabel("Collapse long chains").uncheck();
   await page.getByRole("button", { name: "Fit View" }).click();
   await page.waitForTimeout(300);
+}
+
+/** Opens a session from the library sidebar and waits for the LLM view to show its view leaf. */
+export async function openFromSidebar(
+  page: Page,
+  mode: BrowserMode,
+  sessionId: string,
+): Promise<ContextView> {
+  await page.locator(`[data-session-id="${sessionId}"]`).first().click();
+  const expected = await apiCall<ContextView>(mode, "context:get", { sessionId });
+  await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
+  return expected;
 }
 
 /**

@@ -2,15 +2,16 @@
  * The app as a browser test meets it: the renderer built into a temp folder of the test file's
  * own, browser mode on a fresh library there (demo sessions, no folder watcher unless asked), and
  * Chromium with one 1280×800 page. `stop()` closes all three and removes the folder. The chat
- * variant adds a local fake OpenAI-compatible server set as the model, and a second page.
+ * variant adds a local fake OpenAI-compatible server (set as the model), the two-tab one a second page.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
-import type { SessionSummary } from "../../core/api/dto.ts";
+import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { type BrowserMode, type BrowserModeOptions, startBrowserMode } from "../../main/serve.ts";
 import { apiCall, buildRendererInto } from "./browser-mode.ts";
+import { openSessionShowingAll } from "./canvas-page.ts";
 import { launchChromium } from "./chromium.ts";
 import { type FakeServer, type FakeServerOptions, startFakeOpenAiServer } from "./fake-openai-server.ts";
 
@@ -131,4 +132,40 @@ export async function startE2eChatApp(
     await stop();
     throw error;
   }
+}
+
+/** Two pages (tabs) of one chat app, on the same demo session. */
+export interface TwoTabs {
+  app: E2eChatApp;
+  pageA: Page;
+  pageB: Page;
+  sessionId: string;
+}
+
+/** The chat app (startE2eChatApp) with a second page, on the demo session whose title starts with `titleStart`. */
+export async function startTwoTabs(
+  name: string,
+  setup: FakeModelSetup,
+  titleStart: string,
+): Promise<TwoTabs> {
+  const app = await startE2eChatApp(name, setup);
+  try {
+    const pageB = await openPage(app);
+    return { app, pageA: app.page, pageB, sessionId: await demoSessionId(app.mode, titleStart) };
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+}
+
+/** Opens the session in both tabs with every entry shown (a two-tab test's beforeEach). */
+export async function openInBothTabs({ app, pageA, pageB, sessionId }: TwoTabs): Promise<void> {
+  await openSessionShowingAll(pageA, app.mode, sessionId);
+  await openSessionShowingAll(pageB, app.mode, sessionId);
+}
+
+/** The ids of a session's tree nodes, as the API has them now. */
+export async function treeIds(mode: BrowserMode, sessionId: string): Promise<string[]> {
+  const tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
+  return tree.nodes.map((node) => node.id);
 }
