@@ -57,6 +57,11 @@ export function observeEntry(facts: ContentFacts, entry: SessionEntry, role: str
 
 const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 
+/** Whether `type` is an entry type the tree knows (an unknown one is a tree problem, D3). */
+export function isKnownEntryType(type: string): boolean {
+  return KNOWN_TYPES.has(type);
+}
+
 /**
  * Watches entries in file order for what makes a tree obviously healthy, so the full tree
  * validation (D3) can be skipped: known types, unique ids, every parentId null or an id seen

@@ -13,7 +13,7 @@ import {
   type SessionRow,
   updateSession,
 } from "../store/repos/sessions.ts";
-import { reasonOf, sha256Hex } from "./files.ts";
+import { decodeUtf8, digestBytes, reasonOf, sha256Hex } from "./files.ts";
 import { mergeSource, newSession } from "./import-full.ts";
 import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
@@ -175,7 +175,13 @@ function importKnownPath(
   const grown = known.find(prefixMatches);
   // v3 files grow by appended lines only; older versions need a full parse to migrate the tail.
   if (grown && grown.original_version >= 3) {
-    const tail = appendTail(db, grown, file);
+    const tail = appendTail(db, grown, {
+      ...file,
+      size: buffer.length,
+      tail: buffer.subarray(grown.imported_bytes),
+      digest: digestBytes(buffer, file.hash),
+      prefixText: () => decodeUtf8(buffer, 0, grown.imported_bytes),
+    });
     if (tail) return tail;
   }
 

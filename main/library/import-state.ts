@@ -46,17 +46,30 @@ export interface FileState {
 }
 
 export function fileState(file: FileBytes, digest: FileDigest): FileState {
-  const { buffer } = file;
-  const end = completeLinesEnd(buffer);
-  const rest = end < buffer.length ? decodeUtf8(buffer, end) : "";
+  return tailState(file, file.buffer.length, 0, file.buffer, digest);
+}
+
+/**
+ * The state of a file of `size` bytes of which only `tail` (its bytes from `base`, a line start)
+ * was read; `digest` is that of the whole file.
+ */
+export function tailState(
+  file: Omit<FileBytes, "buffer">,
+  size: number,
+  base: number,
+  tail: Buffer,
+  digest: FileDigest,
+): FileState {
+  const end = completeLinesEnd(tail);
+  const rest = end < tail.length ? decodeUtf8(tail, end) : "";
   return {
     patch: {
       source_path: file.sourcePath,
-      file_size: buffer.length,
+      file_size: size,
       file_mtime_ms: file.mtimeMs,
       file_hash: digest.hash,
       modified: new Date(file.mtimeMs).toISOString(),
-      imported_bytes: end,
+      imported_bytes: base + end,
       imported_hash: digest.importedHash,
       imported_lines: digest.lines,
     },

@@ -2,7 +2,8 @@
  * Append-only re-import of a v3 file whose imported prefix is byte-identical (the agent only
  * appended lines): parse just the tail. A provisional unterminated last line from the previous
  * import is dropped first and read again, now complete. A tail that brings back entries stored
- * before the file was cut short is left to the merge by id (null).
+ * before the file was cut short is left to the merge by id (null). Works on the tail bytes alone
+ * (a live append reads nothing else), and updates the list figures from the new rows when it can.
  */
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
 import { type MalformedLine, type ParsedEntryLine, visitEntryLines } from "../../core/session/jsonl.ts";
@@ -18,9 +19,22 @@ import {
 import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
-import { decodeUtf8, digestBytes } from "./files.ts";
-import { type FileFacts, fileState, malformedProblems } from "./import-state.ts";
+import { decodeUtf8, type FileDigest } from "./files.ts";
+import { type FileBytes, malformedProblems, tailState } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
+import { appendedStats } from "./stats-append.ts";
+
+/** A grown file as the append-only import needs it: the bytes after the imported prefix. */
+export interface AppendedBytes extends Omit<FileBytes, "buffer"> {
+  /** The file's size. */
+  size: number;
+  /** The file's bytes from `row.imported_bytes` to `size`. */
+  tail: Buffer;
+  /** Digest of the whole file. */
+  digest: FileDigest;
+  /** Text of the imported prefix, or null when it was not read (the merge by id decides then). */
+  prefixText: (() => string) | null;
+}
 
 /**
  * Whether tail entries are stored already although the file's imported prefix does not hold
@@ -30,7 +44,7 @@ import { refreshSessionStats } from "./stats.ts";
 function bringsBackStored(
   db: Database,
   row: SessionRow,
-  file: FileFacts,
+  file: AppendedBytes,
   entries: ParsedEntryLine[],
 ): boolean {
   // The provisional last line of the previous import is stored and read again: not brought back.
@@ -41,8 +55,9 @@ function bringsBackStored(
       : [],
   );
   if (stored.length === 0) return false;
+  if (file.prefixText === null) return true;
   const inPrefix = new Set<string>();
-  visitEntryLines(decodeUtf8(file.buffer, 0, row.imported_bytes), 1, {
+  visitEntryLines(file.prefixText(), 1, {
     entry(entry) {
       if (typeof entry.id === "string") inPrefix.add(entry.id);
     },
@@ -51,9 +66,10 @@ function bringsBackStored(
   return stored.some((id) => !inPrefix.has(id));
 }
 
-export function appendTail(db: Database, row: SessionRow, file: FileFacts): ImportedFileReport | null {
+export function appendTail(db: Database, row: SessionRow, file: AppendedBytes): ImportedFileReport | null {
   const firstLine = row.imported_lines + 1;
-  const tail = decodeUtf8(file.buffer, row.imported_bytes);
+  // A byte-order mark is the file's only at its very start.
+  const tail = row.imported_bytes === 0 ? decodeUtf8(file.tail) : file.tail.toString("utf8");
   const parsed = { entries: [] as ParsedEntryLine[], raws: [] as string[], malformed: [] as MalformedLine[] };
   visitEntryLines(tail, firstLine, {
     entry(entry, line, raw) {
@@ -63,7 +79,7 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
     malformed: (m) => parsed.malformed.push(m),
   });
   if (bringsBackStored(db, row, file, parsed.entries)) return null;
-  const state = fileState(file, digestBytes(file.buffer, file.hash));
+  const state = tailState(file, file.size, row.imported_bytes, file.tail, file.digest);
   let added = 0;
   let problems: SessionProblem[] = [];
   writeTransaction(db, () => {
@@ -79,6 +95,18 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
     const rows = parsed.entries.map((e, i) =>
       toEntryRow(e.entry, e.line + shift, parsed.raws[i] as string, "file"),
     );
+    // Counted from the new rows before they are stored (their ids must be new); a provisional row
+    // taken back changes figures the new rows alone cannot tell.
+    const stats =
+      row.provisional_seq === null
+        ? appendedStats(
+            db,
+            row,
+            parsed.entries.map((e) => e.entry),
+            rows,
+            parsed.malformed.length,
+          )
+        : null;
     insertEntries(db, sid, rows);
     insertMalformed(
       db,
@@ -99,7 +127,8 @@ export function appendTail(db: Database, row: SessionRow, file: FileFacts): Impo
         : {}),
     });
     added = Math.max(0, rows.length - removed);
-    problems = refreshSessionStats(db, row);
+    if (stats === null) problems = refreshSessionStats(db, row);
+    else updateSession(db, row.id, stats);
   })();
   return {
     path: file.path,

@@ -12,7 +12,7 @@ import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { sessionFileHeaderId } from "./export-target.ts";
-import { importFile } from "./import.ts";
+import { importLiveFile } from "./import-live.ts";
 import { getViewLeaf, requireSession } from "./load.ts";
 
 /** A source file modified this recently counts as still being written by its agent. */
@@ -76,7 +76,7 @@ export function refreshLiveSource(ctx: AppContext, sessionId: string, now = Date
   let grew = false;
   let entriesAdded = 0;
   if (stat.size !== row.file_size || stat.mtimeMs !== row.file_mtime_ms) {
-    const { report } = importFile(ctx.db, row.source_path);
+    const { report } = importLiveFile(ctx.db, row.source_path);
     if (report.sessionId === sessionId && (report.status === "updated" || report.status === "imported")) {
       grew = true;
       entriesAdded = report.entriesAdded;

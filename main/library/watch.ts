@@ -14,7 +14,7 @@ import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
-import { importFile } from "./import.ts";
+import { importLiveFile } from "./import-live.ts";
 import { getSessionSummary } from "./load.ts";
 
 export interface WatchOptions {
@@ -76,7 +76,7 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
       void ctx.imports.idle().then(() => schedule(file));
       return;
     }
-    const { report } = importFile(ctx.db, file);
+    const { report } = importLiveFile(ctx.db, file);
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;
     if (report.entriesAdded > 0) setTimeout(() => checkpointWal(ctx.db), 0).unref();

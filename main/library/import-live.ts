@@ -1,0 +1,286 @@
+/**
+ * Re-import of a session file its agent keeps appending to (watch.ts, live-source.ts), at a cost
+ * that follows the appended bytes: the new bytes are read with a positioned read, and the imported
+ * prefix is checked without reading it all against what this process remembers of it (TailMemo).
+ * No memo (the first re-import since start), another file at the path, a file that did not grow,
+ * a check that fails, or a tail the append-only import declines: the full import (import-file.ts).
+ */
+import { createHash, type Hash } from "node:crypto";
+import fs from "node:fs";
+import type { ImportedFileReport } from "../../core/api/dto.ts";
+import type { Database } from "../store/open.ts";
+import { findSessionsByPath, type SessionRow } from "../store/repos/sessions.ts";
+import { completeLinesEnd, countNewlines, sha256Hex } from "./files.ts";
+import { type FileOutcome, importRead, readForImport } from "./import-file.ts";
+import { appendTail } from "./import-tail.ts";
+import { PARALLEL_PARSE_MIN_BYTES } from "./parallel-rows.ts";
+
+/**
+ * Bytes at the start of the file and right before the end of its imported prefix that a live
+ * append compares with what the last import saw there: an edit that changes the length of
+ * anything before the end shifts the end window and is caught at once; so is another file put in
+ * its place (other inode).
+ */
+export const CHECK_WINDOW_BYTES = 64 * 1024;
+
+/**
+ * The prefix is remembered as hashes of blocks of this size, and each live append compares one of
+ * them with the file, in turn: an edit that keeps every length (a byte changed in place) is caught
+ * within one round, as many appends as the prefix has blocks (200 for a 200 MB file).
+ */
+export const CHECK_BLOCK_BYTES = 1024 * 1024;
+
+/** What the last import of a file left for the next live append (one per file, per library). */
+interface TailMemo {
+  sid: number;
+  /** The session row's imported_bytes and imported_hash when this memo was made. */
+  importedBytes: number;
+  importedHash: string;
+  /** sha256 fed the imported prefix: extended with the tail, never fed the prefix again. */
+  prefix: Hash;
+  dev: number;
+  ino: number;
+  /** sha256 of the file's first bytes, and of those right before `importedBytes`. */
+  headHash: string;
+  endHash: string;
+  /** sha256 of each whole block of the prefix; `block` is fed the bytes after the last one. */
+  blocks: string[];
+  block: Hash;
+  /** The block the next live append compares. */
+  nextBlock: number;
+}
+
+/** Reads `length` bytes at `position` of the open file into `target`; returns the bytes read. */
+export type PositionedRead = (fd: number, target: Buffer, position: number) => number;
+
+export interface LiveImportOptions {
+  /** How bytes are read (tests count them); default fs.readSync until `target` is full or EOF. */
+  read?: PositionedRead;
+}
+
+const memosByLibrary = new WeakMap<Database, Map<string, TailMemo>>();
+
+function memosOf(db: Database): Map<string, TailMemo> {
+  let memos = memosByLibrary.get(db);
+  if (memos === undefined) {
+    memos = new Map();
+    memosByLibrary.set(db, memos);
+  }
+  return memos;
+}
+
+const readFully: PositionedRead = (fd, target, position) => {
+  let got = 0;
+  for (let n = 1; got < target.length && n > 0; got += n) {
+    n = fs.readSync(fd, target, got, target.length - got, position + got);
+  }
+  return got;
+};
+
+/** The head and end windows of a prefix of `importedBytes`, from `at(from, to)` (file offsets). */
+function windowHashes(importedBytes: number, at: (from: number, to: number) => Buffer) {
+  return {
+    headHash: sha256Hex(at(0, Math.min(CHECK_WINDOW_BYTES, importedBytes))),
+    endHash: sha256Hex(at(Math.max(0, importedBytes - CHECK_WINDOW_BYTES), importedBytes)),
+  };
+}
+
+/**
+ * Imports `file` as the watcher and the export guard do: only its new bytes when this process
+ * imported it before and it grew by appended lines, else the full import. Never throws for bad
+ * files (a "failed" report).
+ */
+export function importLiveFile(db: Database, file: string, options: LiveImportOptions = {}): FileOutcome {
+  const memos = memosOf(db);
+  let sourcePath: string | null = null;
+  try {
+    sourcePath = fs.realpathSync(file);
+    const fast = appendOnly(db, file, sourcePath, memos, options.read ?? readFully);
+    if (fast !== null) return fast;
+  } catch (error) {
+    // Unreadable now: the full import says why, in the report.
+    void error;
+  }
+  if (sourcePath !== null) memos.delete(sourcePath);
+  const read = readForImport(db, file, { minBytes: PARALLEL_PARSE_MIN_BYTES });
+  const outcome = importRead(db, read, {});
+  if (read.kind === "read") remember(db, memos, read.bytes.sourcePath, read.bytes.buffer, read.bytes.mtimeMs);
+  return outcome;
+}
+
+/** After a full import: what the next live append of this file needs (a hash pass over the prefix). */
+function remember(
+  db: Database,
+  memos: Map<string, TailMemo>,
+  sourcePath: string,
+  buffer: Buffer,
+  mtimeMs: number,
+): void {
+  const rows = findSessionsByPath(db, sourcePath);
+  const row = rows[0];
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(sourcePath);
+  } catch (error) {
+    // Gone since: nothing to remember.
+    void error;
+    return;
+  }
+  // The row must describe exactly these bytes, and the file must still be them.
+  if (
+    rows.length !== 1 ||
+    row === undefined ||
+    row.original_version < 3 ||
+    row.imported_hash === null ||
+    row.file_size !== buffer.length ||
+    stat.size !== buffer.length ||
+    stat.mtimeMs !== mtimeMs
+  ) {
+    return;
+  }
+  const prefix = createHash("sha256");
+  const blocks = feedBlocks([], createHash("sha256"), 0, buffer.subarray(0, row.imported_bytes), prefix);
+  if (prefix.copy().digest("hex") !== row.imported_hash) return;
+  memos.set(sourcePath, {
+    sid: row.sid,
+    importedBytes: row.imported_bytes,
+    importedHash: row.imported_hash,
+    prefix,
+    dev: stat.dev,
+    ino: stat.ino,
+    ...windowHashes(row.imported_bytes, (from, to) => buffer.subarray(from, to)),
+    ...blocks,
+    nextBlock: 0,
+  });
+}
+
+/**
+ * Feeds `data` (the file's bytes from `offset`, the end of what `blocks` and `block` hold) into the
+ * block hashes, and into `prefix`; returns the blocks (`blocks` and `block` are not changed).
+ */
+function feedBlocks(
+  blocks: readonly string[],
+  block: Hash,
+  offset: number,
+  data: Buffer,
+  prefix: Hash,
+): { blocks: string[]; block: Hash } {
+  const whole = [...blocks];
+  let current = block.copy();
+  for (let at = 0; at < data.length; ) {
+    const room = CHECK_BLOCK_BYTES - ((offset + at) % CHECK_BLOCK_BYTES);
+    const part = data.subarray(at, at + room);
+    current.update(part);
+    prefix.update(part);
+    at += part.length;
+    if ((offset + at) % CHECK_BLOCK_BYTES === 0) {
+      whole.push(current.digest("hex"));
+      current = createHash("sha256");
+    }
+  }
+  return { blocks: whole, block: current };
+}
+
+/** Whether block `memo.nextBlock` of the file open at `fd` is as remembered; its bytes read. */
+function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: boolean; bytesRead: number } {
+  if (memo.blocks.length === 0) return { holds: true, bytesRead: 0 };
+  const k = memo.nextBlock % memo.blocks.length;
+  const bytes = Buffer.allocUnsafe(CHECK_BLOCK_BYTES);
+  const bytesRead = read(fd, bytes, k * CHECK_BLOCK_BYTES);
+  return { holds: bytesRead === bytes.length && sha256Hex(bytes) === memo.blocks[k], bytesRead };
+}
+
+function unchanged(file: string, row: SessionRow): ImportedFileReport {
+  return {
+    path: file,
+    sessionId: row.id,
+    status: "unchanged",
+    entriesAdded: 0,
+    malformedLines: 0,
+    problems: [],
+  };
+}
+
+/** The live append of a remembered file, or null for the full import. */
+function appendOnly(
+  db: Database,
+  file: string,
+  sourcePath: string,
+  memos: Map<string, TailMemo>,
+  read: PositionedRead,
+): FileOutcome | null {
+  const memo = memos.get(sourcePath);
+  if (memo === undefined) return null;
+  const rows = findSessionsByPath(db, sourcePath);
+  const row = rows[0];
+  // Another import (another process, the import thread) since the memo: it no longer holds.
+  if (
+    rows.length !== 1 ||
+    row === undefined ||
+    row.sid !== memo.sid ||
+    row.imported_bytes !== memo.importedBytes ||
+    row.imported_hash !== memo.importedHash ||
+    row.original_version < 3
+  ) {
+    return null;
+  }
+  const fd = fs.openSync(sourcePath, "r");
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.size === row.file_size && stat.mtimeMs === row.file_mtime_ms) {
+      return { report: unchanged(file, row), bytesRead: 0 };
+    }
+    // Not grown (touched, rewritten, cut short) or another file put in its place: the full import.
+    if (stat.size <= row.file_size || stat.dev !== memo.dev || stat.ino !== memo.ino) return null;
+    const base = row.imported_bytes;
+    const start = Math.max(0, base - CHECK_WINDOW_BYTES);
+    const bytes = Buffer.allocUnsafe(stat.size - start);
+    let bytesRead = read(fd, bytes, start);
+    if (bytesRead !== bytes.length) return null;
+    const head = start === 0 ? bytes : Buffer.allocUnsafe(Math.min(CHECK_WINDOW_BYTES, base));
+    if (start > 0) {
+      bytesRead += read(fd, head, 0);
+      if (bytesRead !== bytes.length + head.length) return null;
+    }
+    const at = (from: number, to: number): Buffer =>
+      from < start ? head.subarray(from, to) : bytes.subarray(from - start, to - start);
+    const seen = windowHashes(base, at);
+    if (seen.headHash !== memo.headHash || seen.endHash !== memo.endHash) return null;
+    const checked = blockHolds(fd, memo, read);
+    bytesRead += checked.bytesRead;
+    if (!checked.holds) return null;
+
+    const tail = bytes.subarray(base - start);
+    const tailEnd = completeLinesEnd(tail);
+    const prefix = memo.prefix.copy();
+    const blocks = feedBlocks(memo.blocks, memo.block, base, tail.subarray(0, tailEnd), prefix);
+    const importedHash = prefix.copy().digest("hex");
+    const hash =
+      tailEnd === tail.length ? importedHash : prefix.copy().update(tail.subarray(tailEnd)).digest("hex");
+    const report = appendTail(db, row, {
+      path: file,
+      sourcePath,
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      tail,
+      digest: { hash, importedHash, lines: row.imported_lines + countNewlines(tail, tailEnd) },
+      // Entries brought back after the file was cut short: the full import merges them by id.
+      prefixText: null,
+    });
+    if (report === null) return null;
+    const imported = base + tailEnd;
+    memos.set(sourcePath, {
+      ...memo,
+      importedBytes: imported,
+      importedHash,
+      prefix,
+      headHash: start === 0 ? windowHashes(imported, at).headHash : memo.headHash,
+      endHash: windowHashes(imported, at).endHash,
+      ...blocks,
+      nextBlock: memo.nextBlock + 1,
+    });
+    return { report, bytesRead };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

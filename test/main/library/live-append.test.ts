@@ -1,0 +1,297 @@
+// Live re-import of a large session file its agent appends to (import-live.ts, used by the
+// watcher and the export guard): an append reads the new bytes, not the whole file, and keeps the
+// stored hashes and list figures exact; rewrites (shorter or longer lines, another file in its
+// place, a byte changed in place) are still caught and merged; a cut-off last line still works.
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { AppContext } from "../../../main/api/types.ts";
+import { createAppContext } from "../../../main/app-context.ts";
+import { importPath } from "../../../main/library/import.ts";
+import { CHECK_BLOCK_BYTES, importLiveFile } from "../../../main/library/import-live.ts";
+import { refreshLiveSource } from "../../../main/library/live-source.ts";
+import { loadMalformedLines, loadStoredEntries } from "../../../main/library/load.ts";
+import { computeSessionStats } from "../../../main/library/stats.ts";
+import { startLibraryWatcher } from "../../../main/library/watch.ts";
+import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
+import { makeTempDir } from "../store/helpers.ts";
+
+const ENTRIES = 5000;
+
+let tmp: { dir: string; cleanup(): void };
+let ctx: AppContext;
+let file: string;
+let sessionId: string;
+let leaf: string;
+let appended = 0;
+
+/** A v3 session of ENTRIES messages of ~2 kB each (~10 MB), deterministic. */
+function writeBigSession(target: string): string {
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "big-1",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      cwd: "/w",
+    }),
+  ];
+  let parent: string | null = null;
+  for (let i = 0; i < ENTRIES; i++) {
+    const id = `e${i}`;
+    const role = i % 2 === 0 ? "user" : "assistant";
+    const text = `${role} ${i} `.padEnd(2000, "abcdefghij ");
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: "2026-03-01T10:00:01.000Z",
+        message: { role, content: [{ type: "text", text }], timestamp: 1 },
+      }),
+    );
+    parent = id;
+  }
+  fs.writeFileSync(target, `${lines.join("\n")}\n`);
+  return parent as string;
+}
+
+/** One complete line as the agent appends it, child of the last appended entry. */
+function appendLine(): string {
+  const id = `new${++appended}`;
+  const entry = {
+    type: "message",
+    id,
+    parentId: leaf,
+    timestamp: "2026-03-01T11:00:00.000Z",
+    message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 2 },
+  };
+  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  leaf = id;
+  return id;
+}
+
+const sha256 = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
+const row = (): SessionRow => findSessionsByPath(ctx.db, fs.realpathSync(file))[0] as SessionRow;
+
+/**
+ * Bytes read from files (fs.readSync and fs.readFileSync) and rows fetched with Statement.all
+ * from the library while `fn` runs; the calls are passed through, only counted.
+ */
+function readsBy(fn: () => void): { bytes: number; rows: number } {
+  const statement = Object.getPrototypeOf(ctx.db.prepare("SELECT 1")) as {
+    all(...args: unknown[]): unknown[];
+  };
+  const readSync = vi.spyOn(fs, "readSync");
+  const readFileSync = vi.spyOn(fs, "readFileSync");
+  const all = vi.spyOn(statement, "all");
+  try {
+    fn();
+    const fromReads = readSync.mock.results.reduce(
+      (sum, r) => sum + (r.type === "return" ? (r.value as number) : 0),
+      0,
+    );
+    const fromFiles = readFileSync.mock.results.reduce(
+      (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+      0,
+    );
+    const rows = all.mock.results.reduce(
+      (sum, r) => sum + (r.type === "return" ? (r.value as unknown[]).length : 0),
+      0,
+    );
+    return { bytes: fromReads + fromFiles, rows };
+  } finally {
+    readSync.mockRestore();
+    readFileSync.mockRestore();
+    all.mockRestore();
+  }
+}
+
+const bytesReadBy = (fn: () => void): number => readsBy(fn).bytes;
+
+/** The stored state agrees with the file: its hashes, size, and figures a full recount gives. */
+function expectExact(): void {
+  const bytes = fs.readFileSync(file);
+  const r = row();
+  expect(r.file_hash).toBe(sha256(bytes));
+  expect(r.imported_bytes).toBe(bytes.lastIndexOf(0x0a) + 1);
+  expect(r.imported_hash).toBe(sha256(bytes.subarray(0, r.imported_bytes)));
+  const { patch } = computeSessionStats(ctx.db, r.sid);
+  expect(Object.fromEntries(Object.keys(patch).map((k) => [k, r[k as keyof SessionRow]]))).toEqual(patch);
+}
+
+beforeEach(() => {
+  tmp = makeTempDir("canopy-live-append-");
+  file = path.join(tmp.dir, "agent", "big.jsonl");
+  fs.mkdirSync(path.dirname(file));
+  leaf = writeBigSession(file);
+  appended = 0;
+  ctx = createAppContext({ dbPath: path.join(tmp.dir, "library.db"), seedDemo: false, loadUserHooks: false });
+  sessionId = importPath(ctx.db, file).files[0]?.sessionId as string;
+  expect(sessionId).toBe("big-1");
+});
+
+afterEach(() => {
+  ctx.db.close();
+  tmp.cleanup();
+});
+
+/** The first live re-import since start reads the whole file once; later appends need not. */
+function firstLiveAppend(): void {
+  appendLine();
+  expect(importLiveFile(ctx.db, file).report.entriesAdded).toBe(1);
+}
+
+describe("live append to a large session file", () => {
+  it("reads only the new bytes (not the ~10 MB file) and rows (not every stored entry); hashes and figures stay exact", () => {
+    const size = fs.statSync(file).size;
+    appendLine();
+    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const id = appendLine();
+      let live: ReturnType<typeof refreshLiveSource> = null;
+      const reads = readsBy(() => {
+        live = refreshLiveSource(ctx, sessionId);
+      });
+      expect(live).toMatchObject({ grew: true, entriesAdded: 1 });
+      // Two 64 kB windows, one check block, the new line: far less than the file.
+      expect(reads.bytes).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+      expect(reads.bytes).toBeLessThan(size / 5);
+      // The list figures come from the new row, not from a scan of the 5,000 stored ones.
+      expect(reads.rows).toBeLessThan(50);
+      expect(loadStoredEntries(ctx.db, sessionId).at(-1)?.entry).toMatchObject({
+        id,
+        parentId: `new${appended - 1}`,
+      });
+      expectExact();
+    }
+  });
+
+  it("the watcher re-imports an append to a large file without reading all of it", async () => {
+    const seen: string[] = [];
+    ctx.events.subscribe((name) => seen.push(name));
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: () => {},
+    });
+    try {
+      appendLine();
+      await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 1), { timeout: 5000, interval: 20 });
+      const readSync = vi.spyOn(fs, "readSync");
+      const readFileSync = vi.spyOn(fs, "readFileSync");
+      try {
+        appendLine();
+        await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 2), { timeout: 5000, interval: 20 });
+        const bytes =
+          readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
+          readFileSync.mock.results.reduce(
+            (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+            0,
+          );
+        expect(bytes).toBeLessThan(fs.statSync(file).size / 5);
+      } finally {
+        readSync.mockRestore();
+        readFileSync.mockRestore();
+      }
+      expect(seen).toContain("session:changed");
+      expectExact();
+    } finally {
+      watcher.close();
+    }
+  });
+
+  it("a line rewritten in the middle (longer, the file grew) is caught at the next append and merged", () => {
+    firstLiveAppend();
+    const text = fs.readFileSync(file, "utf8");
+    const middle = "assistant 2501 ";
+    expect(text.includes(middle)).toBe(true);
+    fs.writeFileSync(file, text.replace(middle, `${middle}(edited) `));
+    appendLine();
+    const { report } = importLiveFile(ctx.db, file);
+    expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    expect(report.entriesAdded).toBe(1);
+    expect(loadStoredEntries(ctx.db, sessionId)).toHaveLength(ENTRIES + 2);
+    expect(row().file_hash).toBe(sha256(fs.readFileSync(file)));
+  });
+
+  it("a line cut shorter in the middle (an output pruned) is caught at the next append and merged", () => {
+    firstLiveAppend();
+    const text = fs.readFileSync(file, "utf8");
+    const middle = `${"assistant 2503 ".padEnd(2000, "abcdefghij ")}`;
+    expect(text.includes(middle)).toBe(true);
+    fs.writeFileSync(file, text.replace(middle, "[pruned]"));
+    appendLine();
+    const { report } = importLiveFile(ctx.db, file);
+    expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    expect(loadStoredEntries(ctx.db, sessionId)).toHaveLength(ENTRIES + 2);
+    expect(row().file_hash).toBe(sha256(fs.readFileSync(file)));
+  });
+
+  it("another file of the same size put in its place (write and rename) is caught at the next append", () => {
+    firstLiveAppend();
+    const text = fs.readFileSync(file, "utf8").replace("user 1000 ", "user 1001 ");
+    const other = `${file}.tmp`;
+    fs.writeFileSync(other, text);
+    fs.renameSync(other, file);
+    appendLine();
+    const { report } = importLiveFile(ctx.db, file);
+    expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    expect(loadStoredEntries(ctx.db, sessionId)).toHaveLength(ENTRIES + 2);
+  });
+
+  it("a byte changed in place (every length kept) is caught within one round of block checks; no append is lost meanwhile", () => {
+    firstLiveAppend();
+    const text = fs.readFileSync(file, "utf8");
+    const at = Buffer.byteLength(text.slice(0, text.indexOf("user 1200 ")));
+    const fd = fs.openSync(file, "r+");
+    fs.writeSync(fd, "U", at);
+    fs.closeSync(fd);
+    const rounds = Math.ceil(fs.statSync(file).size / CHECK_BLOCK_BYTES) + 1;
+    let caughtAfter = 0;
+    for (let i = 1; i <= rounds && caughtAfter === 0; i++) {
+      appendLine();
+      const { report } = importLiveFile(ctx.db, file);
+      expect(report.entriesAdded).toBe(1);
+      if (report.problems.some((p) => p.kind === "file_rewritten")) caughtAfter = i;
+    }
+    expect(caughtAfter).toBeGreaterThan(0);
+    expect(loadStoredEntries(ctx.db, sessionId)).toHaveLength(ENTRIES + 1 + caughtAfter);
+    expectExact();
+  });
+
+  it("a touch without new bytes changes nothing; a cut-off last line is stored, then replaced once complete", () => {
+    firstLiveAppend();
+    const before = row();
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(file, later, later);
+    expect(importLiveFile(ctx.db, file).report.status).toBe("unchanged");
+    expect(row().entry_count).toBe(before.entry_count);
+
+    const line = JSON.stringify({
+      type: "message",
+      id: "half",
+      parentId: leaf,
+      timestamp: "2026-03-01T12:00:00.000Z",
+      message: { role: "user", content: [{ type: "text", text: "written in two parts" }], timestamp: 3 },
+    });
+    fs.appendFileSync(file, line.slice(0, 40));
+    importLiveFile(ctx.db, file);
+    expect(loadMalformedLines(ctx.db, sessionId)).toHaveLength(1);
+    fs.appendFileSync(file, `${line.slice(40)}\n`);
+    const { report } = importLiveFile(ctx.db, file);
+    expect(report.entriesAdded).toBe(1);
+    expect(loadMalformedLines(ctx.db, sessionId)).toHaveLength(0);
+    expect(loadStoredEntries(ctx.db, sessionId).at(-1)?.entry.id).toBe("half");
+    expectExact();
+    // And the next append after that takes the short path again.
+    leaf = "half";
+    appendLine();
+    expect(bytesReadBy(() => importLiveFile(ctx.db, file)).valueOf()).toBeLessThan(
+      fs.statSync(file).size / 5,
+    );
+    expectExact();
+  });
+});
