@@ -6,12 +6,15 @@ import { runBigTextBench } from "./big-text.bench.ts";
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runImportBench } from "./import.bench.ts";
+import { runLiveAppendBench } from "./live-append.bench.ts";
 import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
 console.log("== import ==");
 runImportBench();
+console.log("\n== live re-import: one line appended to a 20 MB and a 196 MB session ==");
+await runLiveAppendBench();
 console.log("\n== context ==");
 runContextBench();
 console.log("\n== session operations on the 100k session ==");
