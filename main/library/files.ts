@@ -3,7 +3,7 @@
  * walk (symlinks followed once, loops cut by device and inode), and byte-level helpers that the
  * append-only re-import relies on (prefix hashes, line counts).
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -136,6 +136,11 @@ export class FileDigester {
     this.lines += countNewlines(part);
     this.hasher.update(part);
     this.hashed = end;
+  }
+
+  /** A copy of the hash state after the complete lines taken in so far (call before finish). */
+  prefixHash(): Hash {
+    return this.hasher.copy();
   }
 
   /** The digest of the whole file `buffer`. */

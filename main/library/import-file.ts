@@ -3,6 +3,7 @@
  * then stores it as a new session, or as what changed in a known one: unchanged → nothing;
  * grown (prefix hash still matches) → only the new tail; rewritten or moved → merged by entry id.
  */
+import type { Hash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ImportedFileReport, SessionProblem } from "../../core/api/dto.ts";
@@ -13,7 +14,7 @@ import {
   type SessionRow,
   updateSession,
 } from "../store/repos/sessions.ts";
-import { decodeUtf8, digestBytes, reasonOf, sha256Hex } from "./files.ts";
+import { completeLinesEnd, decodeUtf8, FileDigester, reasonOf, sha256Hex } from "./files.ts";
 import { mergeSource, newSession } from "./import-full.ts";
 import { openSource, type SessionSource } from "./import-source.ts";
 import type { FileBytes, FileFacts } from "./import-state.ts";
@@ -27,6 +28,11 @@ export interface ImportOptions {
   isDemo?: boolean;
   /** Asked before each file: true stops the import there (the report says `cancelled`). */
   shouldStop?: () => boolean;
+  /**
+   * Given the sha256 state after the complete lines of a known file read in full (before it is
+   * stored): the live re-import keeps it instead of hashing the file again.
+   */
+  keepPrefixHash?: (hash: Hash, bytes: number) => void;
 }
 
 export interface FileOutcome {
@@ -156,7 +162,12 @@ function importKnownPath(
   options: ImportOptions,
 ): ImportedFileReport {
   const { buffer } = bytes;
-  const file: FileFacts = { ...bytes, hash: sha256Hex(buffer) };
+  // One pass gives the whole file's hash, its complete lines' hash and state, and its line count.
+  const digester = new FileDigester();
+  digester.advance(buffer, buffer.length);
+  options.keepPrefixHash?.(digester.prefixHash(), completeLinesEnd(buffer));
+  const digest = digester.finish(buffer);
+  const file: FileFacts = { ...bytes, hash: digest.hash };
   const same = known.find((r) => r.file_hash === file.hash);
   if (same) {
     // Touched but identical (e.g. copied over itself): remember the new mtime, change nothing else.
@@ -179,7 +190,7 @@ function importKnownPath(
       ...file,
       size: buffer.length,
       tail: buffer.subarray(grown.imported_bytes),
-      digest: digestBytes(buffer, file.hash),
+      digest,
       prefixText: () => decodeUtf8(buffer, 0, grown.imported_bytes),
     });
     if (tail) return tail;

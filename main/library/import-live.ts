@@ -7,11 +7,13 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import fs from "node:fs";
+import { crc32 } from "node:zlib";
 import type { ImportedFileReport } from "../../core/api/dto.ts";
 import type { Database } from "../store/open.ts";
 import { findSessionsByPath, type SessionRow } from "../store/repos/sessions.ts";
 import { completeLinesEnd, countNewlines, sha256Hex } from "./files.ts";
 import { type FileOutcome, importRead, readForImport } from "./import-file.ts";
+import type { FileBytes } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
 import { PARALLEL_PARSE_MIN_BYTES } from "./parallel-rows.ts";
 
@@ -24,9 +26,10 @@ import { PARALLEL_PARSE_MIN_BYTES } from "./parallel-rows.ts";
 export const CHECK_WINDOW_BYTES = 64 * 1024;
 
 /**
- * The prefix is remembered as hashes of blocks of this size, and each live append compares one of
- * them with the file, in turn: an edit that keeps every length (a byte changed in place) is caught
- * within one round, as many appends as the prefix has blocks (200 for a 200 MB file).
+ * The prefix is remembered as checksums of blocks of this size, and each live append compares one
+ * of them with the file, in turn: an edit that keeps every length (a byte changed in place) is
+ * caught within one round, as many appends as the prefix has blocks (200 for a 200 MB file).
+ * CRC-32 (four times sha256's speed here) suffices: it looks for edits, not for an adversary.
  */
 export const CHECK_BLOCK_BYTES = 1024 * 1024;
 
@@ -43,9 +46,9 @@ interface TailMemo {
   /** sha256 of the file's first bytes, and of those right before `importedBytes`. */
   headHash: string;
   endHash: string;
-  /** sha256 of each whole block of the prefix; `block` is fed the bytes after the last one. */
-  blocks: string[];
-  block: Hash;
+  /** CRC-32 of each whole block of the prefix; `block`: that of the bytes after the last one. */
+  blocks: number[];
+  block: number;
   /** The block the next live append compares. */
   nextBlock: number;
 }
@@ -103,19 +106,23 @@ export function importLiveFile(db: Database, file: string, options: LiveImportOp
   }
   if (sourcePath !== null) memos.delete(sourcePath);
   const read = readForImport(db, file, { minBytes: PARALLEL_PARSE_MIN_BYTES });
-  const outcome = importRead(db, read, {});
-  if (read.kind === "read") remember(db, memos, read.bytes.sourcePath, read.bytes.buffer, read.bytes.mtimeMs);
+  let kept: { hash: Hash; bytes: number } | null = null;
+  const outcome = importRead(db, read, { keepPrefixHash: (hash, bytes) => (kept = { hash, bytes }) });
+  if (read.kind === "read") remember(db, memos, read.bytes, kept);
   return outcome;
 }
 
-/** After a full import: what the next live append of this file needs (a hash pass over the prefix). */
+/**
+ * After a full import: what the next live append of this file needs. `kept`: the prefix hash state
+ * the import computed (else the prefix is hashed here).
+ */
 function remember(
   db: Database,
   memos: Map<string, TailMemo>,
-  sourcePath: string,
-  buffer: Buffer,
-  mtimeMs: number,
+  bytes: FileBytes,
+  kept: { hash: Hash; bytes: number } | null,
 ): void {
+  const { sourcePath, buffer, mtimeMs } = bytes;
   const rows = findSessionsByPath(db, sourcePath);
   const row = rows[0];
   let stat: fs.Stats;
@@ -138,9 +145,11 @@ function remember(
   ) {
     return;
   }
-  const prefix = createHash("sha256");
-  const blocks = feedBlocks([], createHash("sha256"), 0, buffer.subarray(0, row.imported_bytes), prefix);
+  const imported = buffer.subarray(0, row.imported_bytes);
+  const prefix =
+    kept !== null && kept.bytes === row.imported_bytes ? kept.hash : createHash("sha256").update(imported);
   if (prefix.copy().digest("hex") !== row.imported_hash) return;
+  const blocks = feedBlocks([], 0, 0, imported);
   memos.set(sourcePath, {
     sid: row.sid,
     importedBytes: row.imported_bytes,
@@ -155,27 +164,25 @@ function remember(
 }
 
 /**
- * Feeds `data` (the file's bytes from `offset`, the end of what `blocks` and `block` hold) into the
- * block hashes, and into `prefix`; returns the blocks (`blocks` and `block` are not changed).
+ * Feeds `data` (the file's bytes from `offset`, the end of what `blocks` and `block` cover) into
+ * the block checksums; returns them (`blocks` is not changed).
  */
 function feedBlocks(
-  blocks: readonly string[],
-  block: Hash,
+  blocks: readonly number[],
+  block: number,
   offset: number,
   data: Buffer,
-  prefix: Hash,
-): { blocks: string[]; block: Hash } {
+): { blocks: number[]; block: number } {
   const whole = [...blocks];
-  let current = block.copy();
+  let current = block;
   for (let at = 0; at < data.length; ) {
     const room = CHECK_BLOCK_BYTES - ((offset + at) % CHECK_BLOCK_BYTES);
     const part = data.subarray(at, at + room);
-    current.update(part);
-    prefix.update(part);
+    current = crc32(part, current);
     at += part.length;
     if ((offset + at) % CHECK_BLOCK_BYTES === 0) {
-      whole.push(current.digest("hex"));
-      current = createHash("sha256");
+      whole.push(current);
+      current = 0;
     }
   }
   return { blocks: whole, block: current };
@@ -187,7 +194,7 @@ function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: 
   const k = memo.nextBlock % memo.blocks.length;
   const bytes = Buffer.allocUnsafe(CHECK_BLOCK_BYTES);
   const bytesRead = read(fd, bytes, k * CHECK_BLOCK_BYTES);
-  return { holds: bytesRead === bytes.length && sha256Hex(bytes) === memo.blocks[k], bytesRead };
+  return { holds: bytesRead === bytes.length && crc32(bytes) === memo.blocks[k], bytesRead };
 }
 
 function unchanged(file: string, row: SessionRow): ImportedFileReport {
@@ -252,8 +259,8 @@ function appendOnly(
 
     const tail = bytes.subarray(base - start);
     const tailEnd = completeLinesEnd(tail);
-    const prefix = memo.prefix.copy();
-    const blocks = feedBlocks(memo.blocks, memo.block, base, tail.subarray(0, tailEnd), prefix);
+    const prefix = memo.prefix.copy().update(tail.subarray(0, tailEnd));
+    const blocks = feedBlocks(memo.blocks, memo.block, base, tail.subarray(0, tailEnd));
     const importedHash = prefix.copy().digest("hex");
     const hash =
       tailEnd === tail.length ? importedHash : prefix.copy().update(tail.subarray(tailEnd)).digest("hex");
