@@ -101,7 +101,8 @@ export function importLiveFile(db: Database, file: string, options: LiveImportOp
     const fast = appendOnly(db, file, sourcePath, memos, options.read ?? readFully);
     if (fast !== null) return fast;
   } catch (error) {
-    // Unreadable now: the full import says why, in the report.
+    // Unreadable now, or the short path failed (e.g. SQLite): the full import retries it and its
+    // report says what went wrong, as for any import.
     void error;
   }
   if (sourcePath !== null) memos.delete(sourcePath);

@@ -2,8 +2,9 @@
  * Live refresh: watches the folders that hold the library's session files (node:fs watch on the
  * folder, which survives the rename-on-save some editors do and sees appended lines) and the
  * agent session folders the library already imports from (recursively, so a new session the
- * agent starts appears too). A change is re-imported after a short debounce — the import is
- * append-only and costs a stat when nothing changed — and announced as `library:changed` plus
+ * agent starts appears too). A change is re-imported after a short debounce — importLiveFile:
+ * a stat when nothing changed, a read of the appended bytes when lines were appended — and
+ * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
  * are not re-imported (nor re-added as new ones).
  */
