@@ -5,6 +5,7 @@
 import os from "node:os";
 import path from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
+import { signChanges } from "./change-writer.ts";
 import {
   assertCanopyLibrary,
   markCanopyLibrary,
@@ -52,6 +53,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
       runMigrations(db);
       markCanopyLibrary(db);
     }
+    signChanges(db);
     return db;
   } catch (error) {
     db.close();

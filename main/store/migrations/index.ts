@@ -9,12 +9,19 @@ import { initial } from "./001-initial.ts";
 import { edits } from "./002-edits.ts";
 import { deletedSessions } from "./003-deleted-sessions.ts";
 import { entryBlocks } from "./004-entry-blocks.ts";
+import { sessionChanges } from "./005-session-changes.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
 
 /** Every migration, oldest first. Append only; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initial, edits, deletedSessions, entryBlocks];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  edits,
+  deletedSessions,
+  entryBlocks,
+  sessionChanges,
+];
 
 export const LATEST_VERSION = MIGRATIONS.length;
 
