@@ -20,6 +20,7 @@ import type { AppCommand } from "../core/api/dto-app.ts";
 import { createApi } from "./api/dispatch.ts";
 import { createAppContext } from "./app-context.ts";
 import { bindIpc } from "./ipc.ts";
+import { watchOutsideChanges } from "./library/outside-changes.ts";
 import { startLibraryWatcher } from "./library/watch.ts";
 import { buildMenuTemplate, type MenuActions } from "./menu.ts";
 import { createFileOpener, type FileOpener, sessionFilesFromArgv } from "./open-files.ts";
@@ -123,6 +124,8 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
     });
     // Agent files that grow while Canopy is open are re-imported and the window refreshes.
     const watcher = options.env.CANOPY_NO_WATCH === "1" ? null : startLibraryWatcher(ctx);
+    // What the CLI or another Canopy writes to this library reaches the window too.
+    const outside = watchOutsideChanges(ctx);
     const isDev = !app.isPackaged;
     const stateFile = path.join(dataDir, WINDOW_STATE_FILE);
     const workAreas = () => electron.screen.getAllDisplays().map((display) => display.workArea);
@@ -198,6 +201,7 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       event.preventDefault();
       if (quitting === "closing") return;
       quitting = "closing";
+      outside.close();
       watcher?.close();
       unbind();
       ctx.searchIndexer?.close();

@@ -4,6 +4,7 @@
  */
 import { createAppContext, defaultAppDir } from "./app-context.ts";
 import { createApi } from "./api/dispatch.ts";
+import { watchOutsideChanges } from "./library/outside-changes.ts";
 import { startLibraryWatcher } from "./library/watch.ts";
 import { type BrowserServer, startBrowserServer } from "./server/index.ts";
 
@@ -49,9 +50,12 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     throw error;
   }
   const watcher = (options.watch ?? process.env.CANOPY_NO_WATCH !== "1") ? startLibraryWatcher(ctx) : null;
+  // What the CLI or another Canopy writes to this library reaches the page too.
+  const outside = watchOutsideChanges(ctx);
   return {
     ...server,
     stop: async () => {
+      outside.close();
       watcher?.close();
       await server.close();
       ctx.searchIndexer?.close();

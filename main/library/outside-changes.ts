@@ -1,0 +1,70 @@
+/**
+ * Follows writes other programs make to the library — the CLI (`canopy import`, `label`,
+ * `compact`, …) or a second Canopy — and announces them as this process's own writes are
+ * (`session:changed` + `library:changed`), so open windows refresh. A timer asks SQLite's
+ * `data_version`, which moves only when another connection commits; then the change log
+ * (migration 5) says which sessions, leaving out those this process wrote and announced itself.
+ */
+import type { AppContext } from "../api/types.ts";
+import { OWN_WRITER } from "../store/change-writer.ts";
+import { changesSince, dataVersion, latestChangeSeq } from "../store/repos/session-changes.ts";
+import { announce } from "./edit-ops.ts";
+
+/** How often the library is asked (a window follows a CLI command within about this). */
+export const OUTSIDE_POLL_MS = 500;
+
+export interface OutsideChangesOptions {
+  intervalMs?: number;
+  /** Where a failed check is reported (default console.error), once until one succeeds. */
+  log?: (message: string) => void;
+}
+
+export interface OutsideChanges {
+  /** Looks now (the timer calls it); true when it announced something. */
+  check(): boolean;
+  close(): void;
+}
+
+export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOptions = {}): OutsideChanges {
+  const log = options.log ?? ((message: string) => console.error(`canopy: ${message}`));
+  const { db } = ctx;
+  let version = dataVersion(db);
+  // Only what is written from now on: the window has just loaded everything before.
+  let seen = latestChangeSeq(db);
+  let failing = false;
+
+  const check = (): boolean => {
+    // A transaction of this connection is never open across a turn of the event loop, but
+    // if one were, reading inside it would see no one else's commits.
+    if (!db.open || db.inTransaction) return false;
+    try {
+      const current = dataVersion(db);
+      if (current === version) return false;
+      const changes = changesSince(db, seen);
+      // Only once read: a failed read is tried again on the next tick.
+      version = current;
+      failing = false;
+      const last = changes[changes.length - 1];
+      if (last === undefined) return false; // E.g. the import thread indexing for search.
+      seen = last.seq;
+      // This process's writes (this connection, the import thread's) were announced by it.
+      const outside = changes.filter((change) => change.writer !== OWN_WRITER);
+      if (outside.length === 0) return false;
+      // A session removed for good has no id left: the list reloads all the same.
+      announce(
+        ctx,
+        outside.flatMap((change) => (change.id === null ? [] : [change.id])),
+      );
+      return true;
+    } catch (error) {
+      if (!failing) log(`could not look for changes other programs made to the library: ${String(error)}`);
+      failing = true;
+      return false;
+    }
+  };
+
+  const timer = setInterval(check, options.intervalMs ?? OUTSIDE_POLL_MS);
+  // Never what keeps the process alive.
+  timer.unref();
+  return { check, close: () => clearInterval(timer) };
+}
