@@ -60,7 +60,7 @@ async function openSession(target: SessionSummary): Promise<number> {
   const small = session("demo");
   await page.goto(`${mode.url}#/session/${encodeURIComponent(small.id)}`);
   await page.locator(`[data-testid="llm-view"][data-leaf-id="${small.viewLeafId ?? ""}"]`).waitFor();
-  const row = page.locator(`[data-session-id="${target.id}"]`);
+  const row = page.locator(`.session-groups [data-session-id="${target.id}"]`);
   await row.waitFor();
   const limit = { timeout: OPEN_LIMIT_MS };
   const started = Date.now();

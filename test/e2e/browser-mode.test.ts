@@ -57,11 +57,11 @@ describe("browser mode", () => {
     const sessions = await api<{ id: string; isDemo: boolean }[]>("library:list", {});
     expect(sessions.length).toBeGreaterThanOrEqual(3);
     expect(sessions.every((session) => session.isDemo)).toBe(true);
-    await expect.poll(() => page.locator("[data-session-id]").count()).toBe(sessions.length);
+    await expect.poll(() => page.locator(".session-groups [data-session-id]").count()).toBe(sessions.length);
     await page.screenshot({ path: path.join(shots, "01-first-screen.png") });
 
     for (const session of sessions) {
-      await page.locator(`[data-session-id="${session.id}"]`).click();
+      await page.locator(`.session-groups [data-session-id="${session.id}"]`).click();
       const expected = await api<{ messages: { role: string }[]; messageEntryIds: (string | null)[] }>(
         "context:get",
         { sessionId: session.id },
@@ -87,7 +87,7 @@ describe("browser mode", () => {
     const sessions = await api<{ id: string; title: string | null }[]>("library:list", {});
     const target = sessions.find((session) => session.title === "Session store tree") ?? sessions[0];
     if (!target) throw new Error("no demo session");
-    await page.locator(`[data-session-id="${target.id}"]`).click();
+    await page.locator(`.session-groups [data-session-id="${target.id}"]`).click();
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
     await page.screenshot({ path: path.join(shots, "04-compaction-plan.png") });

@@ -98,7 +98,7 @@ describe("finishing issue 6 in the app", () => {
     await poll(async () => (await listed()).find((s) => s.id === session.id)?.title).toBe(
       "E2E renamed session",
     );
-    await poll(() => page.locator(`[data-session-id="${session.id}"] .session-title`).textContent()).toBe(
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"] .session-title`).textContent()).toBe(
       "E2E renamed session",
     );
     await poll(() => page.getByTestId("session-header").locator("h2").textContent()).toBe(
@@ -124,7 +124,7 @@ describe("finishing issue 6 in the app", () => {
     await poll(async () => (await listed()).find((s) => s.id === session.id)?.title).toBe(
       "E2E renamed session",
     );
-    await poll(() => page.locator(`[data-session-id="${session.id}"] .session-title`).textContent()).toBe(
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"] .session-title`).textContent()).toBe(
       "E2E renamed session",
     );
     // The first undo has finished (an edit in flight ignores the keys) and the next one is named.
@@ -270,7 +270,7 @@ describe("finishing issue 6 in the app", () => {
     await deleteButton.click();
     await confirm.getByRole("button", { name: "Delete" }).click();
     await poll(async () => (await listed()).map((s) => s.id)).not.toContain(session.id);
-    await poll(() => page.locator(`[data-session-id="${session.id}"]`).count()).toBe(0);
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).count()).toBe(0);
     await poll(() => page.getByTestId("notice").textContent()).toContain(
       `Deleted “${STORE_TITLE}” from the library`,
     );
@@ -281,7 +281,7 @@ describe("finishing issue 6 in the app", () => {
 
     await page.getByRole("button", { name: "Undo the delete" }).click();
     await poll(async () => (await listed()).map((s) => s.id)).toContain(session.id);
-    await poll(() => page.locator(`[data-session-id="${session.id}"]`).getAttribute("aria-current")).toBe(
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).getAttribute("aria-current")).toBe(
       "true",
     );
     await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
@@ -291,10 +291,10 @@ describe("finishing issue 6 in the app", () => {
     // Again, undone with Ctrl+Z this time.
     await deleteButton.click();
     await confirm.getByRole("button", { name: "Delete" }).click();
-    await poll(() => page.locator(`[data-session-id="${session.id}"]`).count()).toBe(0);
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).count()).toBe(0);
     await focusBody();
     await page.keyboard.press("Control+z");
-    await poll(() => page.locator(`[data-session-id="${session.id}"]`).count()).toBe(1);
+    await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).count()).toBe(1);
     expect(await treeShape(session.id)).toEqual(before);
     await poll(() => llmView().getAttribute("data-leaf-id")).toBe(before.viewLeafId ?? "");
   });

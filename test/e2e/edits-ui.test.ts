@@ -250,7 +250,7 @@ describe("editing sessions safely (issue 6)", () => {
     const fork = (await sessions()).find((s) => !before.some((old) => old.id === s.id));
     if (!fork) throw new Error("no forked session");
     await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(fork.id);
-    await poll(() => page.locator(`[data-session-id="${fork.id}"]`).getAttribute("aria-current")).toBe(
+    await poll(() => page.locator(`.session-groups [data-session-id="${fork.id}"]`).getAttribute("aria-current")).toBe(
       "true",
     );
     const forked = await tree(fork.id);

@@ -36,7 +36,7 @@ describe("the LLM view panel across sessions", () => {
       .evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
     expect(await panelScrollTop()).toBeGreaterThan(0);
 
-    await page.locator(`[data-session-id="${second.id}"]`).click();
+    await page.locator(`.session-groups [data-session-id="${second.id}"]`).click();
     await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(second.id);
     await poll(panelScrollTop).toBe(0);
     expect(await page.getByTestId("llm-view").locator(".llm-view-header").isVisible()).toBe(true);

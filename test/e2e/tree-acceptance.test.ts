@@ -75,14 +75,14 @@ async function openSession(target: Page, sessionId: string, leafId?: string): Pr
 
 /** "all" filter, no chain collapsing, everything in view (so React Flow mounts every node). */
 async function showEverything(target: Page): Promise<void> {
-  await target.getByLabel("Filter").selectOption("all");
+  await target.getByRole("combobox", { name: /^Filter/ }).selectOption("all");
   await target.getByLabel("Collapse long chains").uncheck();
   await target.getByRole("button", { name: "Fit View" }).click();
   await target.waitForTimeout(300);
 }
 
 async function showDefault(target: Page): Promise<void> {
-  await target.getByLabel("Filter").selectOption("default");
+  await target.getByRole("combobox", { name: /^Filter/ }).selectOption("default");
   await target.getByLabel("Collapse long chains").check();
 }
 
@@ -188,7 +188,7 @@ describe("tree acceptance (issue 4)", () => {
       // that ended normally (unless it is the view leaf); everything else is on the canvas.
       const silent = new Set(tree.nodes.filter((node) => isSilentAssistant(node, tree.viewLeafId)).map((n) => n.id));
       const shown = tree.nodes.filter((node) => !silent.has(node.id)).map((node) => node.id);
-      await page.getByLabel("Filter").selectOption("all");
+      await page.getByRole("combobox", { name: /^Filter/ }).selectOption("all");
       await expect.poll(() => canvas.getAttribute("data-total-count")).toBe(String(fromCli.length));
       expect(await canvas.getAttribute("data-shown-count")).toBe(String(shown.length));
 

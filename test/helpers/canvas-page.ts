@@ -33,7 +33,7 @@ export async function openSessionShowingAll(
   await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
   const tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
   await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(leafId ?? tree.viewLeafId ?? "");
-  await page.getByLabel("Filter").selectOption("all");
+  await page.getByRole("combobox", { name: /^Filter/ }).selectOption("all");
   await page.getByLabel("Collapse long chains").uncheck();
   await page.getByRole("button", { name: "Fit View" }).click();
   await page.waitForTimeout(300);
@@ -45,7 +45,7 @@ export async function openFromSidebar(
   mode: BrowserMode,
   sessionId: string,
 ): Promise<ContextView> {
-  await page.locator(`[data-session-id="${sessionId}"]`).first().click();
+  await page.locator(`.session-groups [data-session-id="${sessionId}"]`).first().click();
   const expected = await apiCall<ContextView>(mode, "context:get", { sessionId });
   await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(expected.leafId ?? "");
   return expected;
