@@ -49,6 +49,12 @@ export interface LibrarySlice {
   refreshOpenSession(sessionId: string): void;
 }
 
+/** Resolves once the browser has painted what was rendered so far. */
+function afterPaint(): Promise<void> {
+  if (typeof requestAnimationFrame !== "function") return Promise.resolve();
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
 /** While the index catches up, the shown search is asked again this often, so its hits fill in. */
 export const SEARCH_REFRESH_MS = 2000;
 
@@ -117,7 +123,13 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         set({ sessions, libraryLoading: false, libraryLoaded: true, libraryError: null });
         // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
         const linked = window.location.hash.startsWith("#/session/");
-        if (!get().selectedSessionId && !linked && sessions[0]) await get().selectSession(sessions[0].id);
+        if (!get().selectedSessionId && !linked && sessions[0]) {
+          // The list is painted first: the session's tree and LLM view take seconds to arrive
+          // and render for a big one, and the list should not wait for them.
+          await afterPaint();
+          if (!get().selectedSessionId && !window.location.hash.startsWith("#/session/"))
+            await get().selectSession(sessions[0].id);
+        }
       } catch (error) {
         set({ libraryLoading: false, libraryError: (error as Error).message });
       }

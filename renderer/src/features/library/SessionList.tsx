@@ -3,13 +3,17 @@
  * message, file size, last modified, compactions. Groups fold; the open session stays marked.
  * A filter (title, first message, folder) and a sort order narrow a big library down.
  * Each session can be deleted from the library (asked first; its file is never touched).
+ * Only the rows near the visible part of the sidebar are rendered (use-visible-chunks.ts), so a
+ * library of thousands of sessions opens and scrolls as fast as a small one; each row still says
+ * its place in its group (aria-posinset/setsize), and the arrow keys move between rows.
  */
-import { useMemo, useState } from "react";
+import { type KeyboardEvent, useMemo, useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { DeleteConfirm } from "./DeleteConfirm.tsx";
+import { loadFoldedProjects, saveFoldedProjects } from "./folded-projects.ts";
 import {
   filterSessions,
   formatAge,
@@ -18,6 +22,25 @@ import {
   SESSION_SORTS,
   type SessionSort,
 } from "./library-format.ts";
+import { CHUNK_ROWS, useVisibleChunks } from "./use-visible-chunks.ts";
+
+/** Height of a project heading and the gap below it, for placing chunks before they are measured. */
+const HEADING_PX = 30;
+
+/** ArrowUp/ArrowDown (Home/End) move the focus between the rows and headings of the list. */
+function moveFocus(event: KeyboardEvent<HTMLElement>): void {
+  const keys: Record<string, number> = { ArrowDown: 1, ArrowUp: -1 };
+  const step = keys[event.key];
+  if (step === undefined || !(event.target instanceof HTMLElement)) return;
+  const stops = [...event.currentTarget.querySelectorAll<HTMLElement>(".project-heading button, button.session")];
+  const at = stops.indexOf(event.target);
+  if (at < 0) return;
+  const next = stops[at + step];
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
+  next.scrollIntoView({ block: "nearest" });
+}
 
 /** The name a session goes by in the list, the delete confirmation and the notice. */
 export function displayTitle(session: SessionSummary): string {
@@ -84,16 +107,34 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
   );
 }
 
+function SessionRow({ session, selected, confirming, position, size }: {
+  session: SessionSummary;
+  selected: boolean;
+  confirming: boolean;
+  position: number;
+  size: number;
+}) {
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: an item of the chunked list (see SessionList)
+    <div role="listitem" className="session-item" aria-posinset={position} aria-setsize={size}>
+      <SessionButton session={session} selected={selected} />
+      <DeleteButton session={session} />
+      {confirming && <DeleteConfirm />}
+    </div>
+  );
+}
+
 export function SessionList() {
   const sessions = useCanopy((state) => state.sessions);
   const selected = useCanopy((state) => state.selectedSessionId);
   const loaded = useCanopy((state) => state.libraryLoaded);
   const confirming = useCanopy((state) => state.deleteConfirm?.sessionId ?? null);
-  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
+  const [folded, setFolded] = useState<ReadonlySet<string>>(loadFoldedProjects);
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<SessionSort>("modified");
   const groups = useMemo(() => groupByProject(filterSessions(sessions, filter), sort), [sessions, filter, sort]);
   const shown = groups.reduce((sum, group) => sum + group.sessions.length, 0);
+  const chunks = useVisibleChunks();
 
   if (!loaded) return <p className="empty">Loading library…</p>;
   if (sessions.length === 0) {
@@ -108,9 +149,12 @@ export function SessionList() {
     if (next.has(cwd)) next.delete(cwd);
     else next.add(cwd);
     setFolded(next);
+    saveFoldedProjects(next);
   };
+  // Where each chunk would start if nothing were measured yet: decides the first screen's rows.
+  let top = 0;
   return (
-    <nav className="session-groups" aria-label="Sessions by project">
+    <nav className="session-groups" aria-label="Sessions by project" ref={chunks.rootRef} onKeyDown={moveFocus}>
       <div className="session-list-controls">
         <input
           type="search"
@@ -149,6 +193,10 @@ export function SessionList() {
       {groups.map((group) => {
         const open = !folded.has(group.cwd);
         const listId = `project-${encodeURIComponent(group.cwd)}`;
+        top += HEADING_PX;
+        const size = group.sessions.length;
+        const parts: SessionSummary[][] = [];
+        if (open) for (let at = 0; at < size; at += CHUNK_ROWS) parts.push(group.sessions.slice(at, at + CHUNK_ROWS));
         return (
           <section key={group.cwd} className="project-group" data-project={group.cwd}>
             <h2 className="project-heading">
@@ -163,19 +211,50 @@ export function SessionList() {
                   {open ? "▾" : "▸"}
                 </span>
                 <span className="project-name">{showBidiControls(group.name)}</span>
-                <span className="count">{group.sessions.length}</span>
+                <span className="count">{size}</span>
               </button>
             </h2>
             {open && (
-              <ul id={listId} className="session-list" aria-label={`Sessions in ${group.cwd}`}>
-                {group.sessions.map((session) => (
-                  <li key={session.id} className="session-item">
-                    <SessionButton session={session} selected={session.id === selected} />
-                    <DeleteButton session={session} />
-                    {confirming === session.id && <DeleteConfirm />}
-                  </li>
-                ))}
-              </ul>
+              // A <ul> may hold only <li>: the chunks (rendered rows or a placeholder) sit between
+              // the list and its items, which generic <div>s may.
+              // biome-ignore lint/a11y/useSemanticElements: see above
+              <div role="list" id={listId} className="session-list" aria-label={`Sessions in ${group.cwd}`}>
+                {parts.map((rows, index) => {
+                  const key = `${group.cwd}\u0000${index}`;
+                  const first = index * CHUNK_ROWS;
+                  const holdsOpen = rows.some((s) => s.id === confirming);
+                  const render = holdsOpen || chunks.shown(key, top);
+                  const height = chunks.height(key, rows.length);
+                  top += height;
+                  if (!render) {
+                    return (
+                      <div
+                        key={key}
+                        ref={chunks.refFor(key)}
+                        className="session-chunk-placeholder"
+                        data-placeholder=""
+                        data-rows={rows.length}
+                        aria-hidden="true"
+                        style={{ height }}
+                      />
+                    );
+                  }
+                  return (
+                    <div key={key} ref={chunks.refFor(key)} className="session-chunk" data-rows={rows.length}>
+                      {rows.map((session, at) => (
+                        <SessionRow
+                          key={session.id}
+                          session={session}
+                          selected={session.id === selected}
+                          confirming={confirming === session.id}
+                          position={first + at + 1}
+                          size={size}
+                        />
+                      ))}
+                    </div>
+                  );
+                })}
+              </div>
             )}
           </section>
         );

@@ -1,0 +1,111 @@
+/**
+ * Which chunks of the session list are near the visible part of the sidebar. The list renders a
+ * chunk's rows only while it is within a screen or so of the view, and a placeholder of its
+ * last measured height otherwise, so 2,000 sessions cost what the ~60 around the view do.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+
+/** Rows per chunk: a chunk is rendered or left out as a whole. */
+export const CHUNK_ROWS = 20;
+/** A row's height before any was measured (title, meta line, gap). */
+const ROW_PX = 68;
+/** How far past the visible part of the sidebar chunks are rendered already. */
+const MARGIN_PX = 900;
+/** Before the observer has answered, chunks starting this far down are rendered at once. */
+const FIRST_SCREEN_PX = 1600;
+
+function scrollParent(element: HTMLElement): HTMLElement | null {
+  for (let parent = element.parentElement; parent; parent = parent.parentElement) {
+    const overflow = getComputedStyle(parent).overflowY;
+    if (overflow === "auto" || overflow === "scroll") return parent;
+  }
+  return null;
+}
+
+export interface VisibleChunks {
+  /** The list's own element (its scrolling ancestor is the observer's root). */
+  rootRef: (element: HTMLElement | null) => void;
+  /** The ref of a chunk's element (rendered rows or placeholder), the same function for a key. */
+  refFor: (key: string) => (element: HTMLElement | null) => void;
+  /** Whether the chunk's rows are rendered; `estimatedTop` counts until the observer answers. */
+  shown: (key: string, estimatedTop: number) => boolean;
+  /** The placeholder height of a chunk of `rows` rows (measured when it was last rendered). */
+  height: (key: string, rows: number) => number;
+  rowEstimate: number;
+}
+
+export function useVisibleChunks(): VisibleChunks {
+  const [near, setNear] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const heights = useRef(new Map<string, number>());
+  const rowPx = useRef(ROW_PX);
+  const elements = useRef(new Map<string, HTMLElement>());
+  const keys = useRef(new WeakMap<Element, string>());
+  const observer = useRef<IntersectionObserver | null>(null);
+  const [root, setRoot] = useState<HTMLElement | null>(null);
+
+  useEffect(() => {
+    if (!root) return;
+    const seen = new IntersectionObserver(
+      (entries) => {
+        const changes: [string, boolean][] = [];
+        for (const entry of entries) {
+          const key = keys.current.get(entry.target);
+          if (key === undefined) continue;
+          const rows = Number((entry.target as HTMLElement).dataset.rows ?? 0);
+          if ((entry.target as HTMLElement).dataset.placeholder === undefined && rows > 0) {
+            heights.current.set(key, entry.boundingClientRect.height);
+            rowPx.current = entry.boundingClientRect.height / rows;
+          }
+          // The chunk holding the focused row (or an open delete confirmation) stays rendered.
+          const keep =
+            entry.target.contains(document.activeElement) || entry.target.querySelector(".delete-confirm") !== null;
+          changes.push([key, entry.isIntersecting || keep]);
+        }
+        if (changes.length === 0) return;
+        setNear((previous) => {
+          if (changes.every(([key, value]) => previous.get(key) === value)) return previous;
+          const next = new Map(previous);
+          for (const [key, value] of changes) next.set(key, value);
+          return next;
+        });
+      },
+      { root: scrollParent(root), rootMargin: `${MARGIN_PX}px 0px` },
+    );
+    observer.current = seen;
+    for (const element of elements.current.values()) seen.observe(element);
+    return () => {
+      seen.disconnect();
+      observer.current = null;
+    };
+  }, [root]);
+
+  const observe = useCallback((key: string, element: HTMLElement | null) => {
+    const previous = elements.current.get(key);
+    if (previous === element) return;
+    if (previous) observer.current?.unobserve(previous);
+    if (element) {
+      elements.current.set(key, element);
+      keys.current.set(element, key);
+      observer.current?.observe(element);
+    } else elements.current.delete(key);
+  }, []);
+
+  const shown = useCallback(
+    (key: string, estimatedTop: number) => near.get(key) ?? estimatedTop < FIRST_SCREEN_PX,
+    [near],
+  );
+  const refs = useRef(new Map<string, (element: HTMLElement | null) => void>());
+  const refFor = useCallback(
+    (key: string) => {
+      let ref = refs.current.get(key);
+      if (!ref) {
+        ref = (element: HTMLElement | null) => observe(key, element);
+        refs.current.set(key, ref);
+      }
+      return ref;
+    },
+    [observe],
+  );
+  const height = useCallback((key: string, rows: number) => heights.current.get(key) ?? rows * rowPx.current, []);
+  return { rootRef: setRoot, refFor, shown, height, rowEstimate: rowPx.current };
+}
