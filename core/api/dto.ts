@@ -95,6 +95,8 @@ export interface ImportReport {
   durationMs: number;
   /** The import was cancelled: `files` are those it handled; files after them were not read. */
   cancelled: boolean;
+  /** The file or folders imported (the app's reports; its file list is shown relative to them). */
+  roots?: string[];
 }
 
 export interface StoredEntry {

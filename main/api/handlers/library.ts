@@ -13,6 +13,7 @@ import {
   configuredFolders as foldersOf,
   setConfiguredFolders,
 } from "../../library/folders.ts";
+import { listSessionFiles } from "../../library/files.ts";
 import { mergeImportReports } from "../../library/import-runner.ts";
 import { listSessions } from "../../library/load.ts";
 import { searchLibrary } from "../../library/search-request.ts";
@@ -40,21 +41,42 @@ function foldersInEffect(ctx: AppContext): ConfiguredFolders {
   };
 }
 
-async function runImport(ctx: AppContext, target: string, jobId: string): Promise<ImportReport> {
-  let done = 0;
-  let total: number | null = null;
+/** Where a scan of several folders is: files before this folder's, and the files of all. */
+interface ScanPlace {
+  before: number;
+  total: number;
+  /** The last folder of the scan: its end is the scan's end. */
+  last: boolean;
+}
+
+async function runImport(ctx: AppContext, target: string, jobId: string, scan?: ScanPlace): Promise<ImportReport> {
+  const before = scan?.before ?? 0;
+  let done = before;
+  let total: number | null = scan?.total ?? null;
   let imported: ImportReport;
+  const say = (label: string) => ctx.events.emit("job:progressed", { jobId, label, done, total });
   // Said at once: the first file may take a while, and the import can be cancelled from now on.
-  ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(target)}`, done, total });
+  say(`Importing ${path.basename(target)}`);
+  let ended = false;
   try {
     imported = await ctx.imports.run(target, (filesDone, files, file) => {
-      done = filesDone;
-      total = files;
-      ctx.events.emit("job:progressed", { jobId, label: `Importing ${path.basename(file)}`, done, total });
+      done = before + filesDone;
+      total = scan?.total ?? files;
+      // After a folder's last file its batch is committed (seconds for a big one): said so.
+      say(filesDone === files ? "Storing the last files" : `Importing ${path.basename(file)}`);
     });
+    if (scan && !scan.last && !imported.cancelled) say("Going on with the next folder");
+    else {
+      say("Finishing the import");
+      ended = true;
+    }
+  } catch (error) {
+    ended = true;
+    throw error;
   } finally {
-    // Whoever started it (the form, the menu, a file opened from the OS), the window hears it end.
-    ctx.events.emit("job:progressed", { jobId, label: "Import ended", done, total, ended: true });
+    // Whoever started it (the form, the menu, a file opened from the OS), the window hears it end;
+    // a scan's folders are one job, which ends after the last.
+    if (ended) ctx.events.emit("job:progressed", { jobId, label: "Import ended", done, total, ended: true });
   }
   // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
   const report = settleDeletedImports(ctx, imported, statSync(target).isFile());
@@ -71,7 +93,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
   "library:import": (input, ctx) => {
     const target = expandPath(input.path);
     if (!existsSync(target)) throw new ApiFailure("not_found", `No such file or folder: ${target}`);
-    return runImport(ctx, target, `${IMPORT_JOB_PREFIX}${target}`);
+    return runImport(ctx, target, `${IMPORT_JOB_PREFIX}${target}`).then((report) => ({ ...report, roots: [target] }));
   },
   "library:import-default-folders": async (_input, ctx) => {
     const existing = configuredFolders(ctx).filter((folder) => existsSync(folder));
@@ -81,13 +103,20 @@ export const libraryHandlers: AreaHandlers<"library"> = {
         `None of the agent session folders exist: ${configuredFolders(ctx).join(", ")}`,
       );
     }
+    // One job and one count for all the folders: the files are counted first (a walk, ms).
+    const counts = existing.map((folder) => listSessionFiles(folder).files.length);
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    const jobId = `${IMPORT_JOB_PREFIX}agent-folders`;
     const reports: ImportReport[] = [];
-    for (const folder of existing) {
-      const report = await runImport(ctx, folder, `${IMPORT_JOB_PREFIX}${folder}`);
+    let before = 0;
+    for (const [i, folder] of existing.entries()) {
+      const last = i === existing.length - 1;
+      const report = await runImport(ctx, folder, jobId, { before, total, last });
+      before += counts[i] ?? 0;
       reports.push(report);
       if (report.cancelled) break;
     }
-    return mergeImportReports(reports);
+    return { ...mergeImportReports(reports), roots: existing };
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
   "library:get-folders": (_input, ctx) => foldersInEffect(ctx),

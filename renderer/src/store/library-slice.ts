@@ -85,9 +85,10 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
   const afterImport = async (report: ImportReport) => {
     set({ lastImport: report, importing: false, importProgress: null });
     await get().loadLibrary();
-    const first = report.files.find((file) => file.sessionId);
-    if (first?.sessionId && first.sessionId !== get().selectedSessionId)
-      await get().selectSession(first.sessionId);
+    // One file imported is asked for: it opens. After a folder, the open session stays (the
+    // report's first file is no more wanted than any other).
+    const only = report.files.length === 1 ? report.files[0] : undefined;
+    if (only?.sessionId && only.sessionId !== get().selectedSessionId) await get().selectSession(only.sessionId);
   };
 
   /** The form's imports: shown as running, then the report, or the error in one line. */
@@ -175,6 +176,12 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       if (!job.jobId.startsWith(IMPORT_JOB_PREFIX)) return;
       // Imports the form did not start (the menu, files opened from the OS) show here too.
       const text = importProgressText(job);
+      // The form's own import ended but its report is still on its way (the library is updated
+      // and the report sent, seconds after a big scan): the line says so instead of going blank.
+      if (text === null && get().importing) {
+        set({ importProgress: { text: "Finishing the import…", done: job.done, total: job.total } });
+        return;
+      }
       set({ importProgress: text === null ? null : { text, done: job.done, total: job.total } });
     },
     async search(query) {

@@ -302,7 +302,7 @@ describe("search indexing after a thread import", () => {
 });
 
 describe("the contract's import events", () => {
-  it("start with one event, then one per file, and end with one saying the import ended", async () => {
+  it("start with one event, then one per file, one saying it finishes, and one saying the import ended", async () => {
     const { ctx, api } = appOnLibrary();
     const events: { done: number; total: number | null; ended?: boolean }[] = [];
     ctx.events.subscribe((name, payload) => {
@@ -313,6 +313,8 @@ describe("the contract's import events", () => {
       expect(events.map((e) => [e.done, e.total, e.ended ?? false])).toEqual([
         [0, null, false],
         ...[1, 2, 3, 4, 5, 6, 7, 8].map((done) => [done, 8, false]),
+        // Its last batch is stored, then the library updated: the line says so until the end.
+        [8, 8, false],
         [8, 8, true],
       ]);
     } finally {

@@ -6,6 +6,7 @@ import { type FormEvent, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
+import { reportPath } from "./library-format.ts";
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -80,8 +81,12 @@ export function ImportForm() {
             .slice(0, 5)
             .map((file) => (
               <span key={file.path} className="import-problem">
-                {file.path}:{" "}
-                {file.reason ?? `${counted(file.problems.length, "problem")} (listed under the session's title)`}
+                <span className="import-problem-path" title={file.path}>
+                  {reportPath(file.path, report.roots)}
+                </span>
+                <span className="import-problem-reason">
+                  {file.reason ?? `${counted(file.problems.length, "problem")} (listed under the session's title)`}
+                </span>
               </span>
             ))}
         </p>

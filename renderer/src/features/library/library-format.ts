@@ -149,3 +149,21 @@ export function snippetPieces(snippet: string): SnippetPiece[] {
     .filter((piece) => piece.text.length > 0)
     .map((piece) => ({ ...piece, text: showBidiControls(piece.text) }));
 }
+
+/** Longest path shown in an import report's list of problem files (the full one is its tooltip). */
+const SHOWN_PATH_CHARS = 48;
+
+/**
+ * A file of an import report as the list shows it: relative to the imported folder it is in
+ * (the file's name when the file itself was imported), cut in the middle when still long.
+ */
+export function reportPath(file: string, roots: readonly string[] | undefined): string {
+  const root = (roots ?? [])
+    .filter((folder) => file === folder || file.startsWith(`${folder}/`) || file.startsWith(`${folder}\\`))
+    .sort((a, b) => b.length - a.length)[0];
+  const relative =
+    root === undefined ? file : file === root ? (file.split(/[\\/]/).pop() ?? file) : file.slice(root.length + 1);
+  if (relative.length <= SHOWN_PATH_CHARS) return relative;
+  const tail = Math.ceil(SHOWN_PATH_CHARS * 0.65);
+  return `${relative.slice(0, SHOWN_PATH_CHARS - tail - 1)}…${relative.slice(-tail)}`;
+}
