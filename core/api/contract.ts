@@ -240,6 +240,14 @@ export interface Events {
   };
 }
 
+/**
+ * Browser mode: a `session:export` request whose Accept header names this type is answered with
+ * the JSONL file itself (the download), its ExportResult without `text` URI-encoded as JSON in
+ * the EXPORT_RESULT_HEADER; errors come as the contract's JSON answer, as for any request.
+ */
+export const EXPORT_FILE_TYPE = "application/jsonl";
+export const EXPORT_RESULT_HEADER = "x-canopy-export";
+
 /** An import's progress events have a job id starting with this (then the path imported). */
 export const IMPORT_JOB_PREFIX = "import:";
 

@@ -13,7 +13,7 @@ import {
   type RequestOutput,
 } from "../../core/api/contract.ts";
 import type { ApiErrorCode, ApiResult } from "../../core/api/dto.ts";
-import { browserRequest } from "./browser-request.ts";
+import { browserExportFile, browserRequest } from "./browser-request.ts";
 
 declare global {
   interface Window {
@@ -120,3 +120,19 @@ export function onEventsConnected(listener: () => void): () => void {
 }
 
 export const transport = bridge.transport;
+
+/**
+ * An export to download: in browser mode the file itself arrives (a Blob, see browserExportFile);
+ * in the desktop app the contract's text, made a Blob here.
+ */
+export async function exportForDownload(
+  input: RequestInput<"session:export">,
+): Promise<{ file: Blob; result: RequestOutput<"session:export"> }> {
+  if (bridge.transport === "browser") {
+    const answer = await browserExportFile(input, browserToken());
+    if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
+    return answer.value;
+  }
+  const result = await call("session:export", input);
+  return { file: new Blob([result.text ?? ""], { type: "application/jsonl" }), result };
+}

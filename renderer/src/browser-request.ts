@@ -3,7 +3,8 @@
  * server stopped) says so and what to do: each `npm run serve` prints a new token, so the page
  * only recovers from the URL it prints.
  */
-import type { ApiResult } from "../../core/api/dto.ts";
+import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../core/api/contract.ts";
+import type { ApiResult, ExportResult } from "../../core/api/dto.ts";
 
 export const UNREACHABLE_MESSAGE =
   "Canopy is not reachable: its server (npm run serve) stopped. Start it again and open the URL it prints";
@@ -25,4 +26,28 @@ export async function browserRequest(
     return { ok: false, error: { code: "io_error", message: UNREACHABLE_MESSAGE } };
   }
   return (await response.json()) as ApiResult<unknown>;
+}
+
+/**
+ * A browser-mode export as the file itself: the body goes into a Blob as it arrives, never
+ * decoded into a string (see EXPORT_FILE_TYPE). Errors are the contract's answer.
+ */
+export async function browserExportFile(
+  input: unknown,
+  token: string,
+): Promise<ApiResult<{ file: Blob; result: ExportResult }>> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/${encodeURIComponent("session:export")}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: EXPORT_FILE_TYPE, "x-canopy-token": token },
+      body: JSON.stringify(input ?? {}),
+    });
+  } catch {
+    return { ok: false, error: { code: "io_error", message: UNREACHABLE_MESSAGE } };
+  }
+  if (!(response.headers.get("content-type") ?? "").startsWith(EXPORT_FILE_TYPE))
+    return (await response.json()) as ApiResult<never>;
+  const result = JSON.parse(decodeURIComponent(response.headers.get(EXPORT_RESULT_HEADER) ?? "%7B%7D")) as ExportResult;
+  return { ok: true, value: { file: await response.blob(), result } };
 }

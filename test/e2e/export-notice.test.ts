@@ -1,10 +1,11 @@
 // The notice an export leaves ("Exported N lines … as <path>") belongs to the session exported,
 // in Debian's Chromium (browser mode, bundled demo sessions): opening another session drops it,
 // so it never reads as if it were about the session now open, and coming back does not revive it.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionSummary } from "../../core/api/dto.ts";
+import type { ExportResult, SessionSummary } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
@@ -50,5 +51,29 @@ describe("the export notice", () => {
 
     await openFromSidebar(exported.id);
     expect(await notice.count()).toBe(0);
+  });
+
+  it("downloads the file itself, not the JSONL inside a JSON answer, and says how many lines", async () => {
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const session = sessions[0] as SessionSummary;
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(session.id)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
+    const types: string[] = [];
+    page.on("response", (response) => {
+      if (response.url().includes("session%3Aexport")) types.push(response.headers()["content-type"] ?? "");
+    });
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await dialog.getByLabel(/Resume at/).uncheck();
+    await dialog.getByLabel(/Save to path/).fill("");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      dialog.getByRole("button", { name: "Download" }).click(),
+    ]);
+    const text = readFileSync(await download.path(), "utf8");
+    const expected = await apiCall<ExportResult>(mode, "session:export", { sessionId: session.id });
+    expect(text).toBe(expected.text);
+    expect(types).toEqual(["application/jsonl"]);
+    await poll(() => page.getByTestId("notice").textContent()).toContain(`Exported ${expected.lines} lines`);
   });
 });

@@ -7,7 +7,7 @@
 import type { StateCreator } from "zustand";
 import type { ExportResult } from "../../../core/api/dto.ts";
 import { counted } from "../../../core/session/describe.ts";
-import { ApiCallError, call } from "../api.ts";
+import { ApiCallError, call, exportForDownload } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 
 export interface ExportOptions {
@@ -34,8 +34,8 @@ export interface ExportSlice {
   runExport(confirmLiveFolder?: boolean): Promise<void>;
 }
 
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/jsonl" }));
+function download(name: string, file: Blob): void {
+  const url = URL.createObjectURL(file);
   const link = document.createElement("a");
   link.href = url;
   link.download = name;
@@ -81,7 +81,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
     const path = outPath.trim();
     set({ exportBusy: true, exportError: null });
     try {
-      const result = await call("session:export", {
+      const input = {
         sessionId,
         // A view leaf of null (moved before the first entry) resumes there too: an empty context.
         ...(leafId !== undefined ? { leafId } : {}),
@@ -89,9 +89,15 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
         ...(originals ? { originals: true } : {}),
         ...(path === "" ? {} : { outPath: path }),
         ...(confirmLiveFolder ? { confirmLiveFolder: true } : {}),
-      });
+      };
       const name = `${sessionId}.jsonl`;
-      if (result.text !== undefined) download(name, result.text);
+      let result: ExportResult;
+      if (path === "") {
+        // A download: in browser mode the file streams in as itself, not as JSON (see api.ts).
+        const exported = await exportForDownload(input);
+        result = exported.result;
+        download(name, exported.file);
+      } else result = await call("session:export", input);
       set({
         exportOpen: false,
         exportWarning: null,
