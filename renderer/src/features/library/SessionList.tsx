@@ -7,7 +7,7 @@
  * library of thousands of sessions opens and scrolls as fast as a small one; each row still says
  * its place in its group (aria-posinset/setsize), and the arrow keys move between rows.
  */
-import { type KeyboardEvent, useMemo, useState } from "react";
+import { type KeyboardEvent, memo, useMemo, useState } from "react";
 import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -107,7 +107,8 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
   );
 }
 
-function SessionRow({ session, selected, confirming, position, size }: {
+/** Memoized: a chunk coming into view re-renders the list, not the rows already there. */
+const SessionRow = memo(function SessionRow({ session, selected, confirming, position, size }: {
   session: SessionSummary;
   selected: boolean;
   confirming: boolean;
@@ -122,7 +123,7 @@ function SessionRow({ session, selected, confirming, position, size }: {
       {confirming && <DeleteConfirm />}
     </div>
   );
-}
+});
 
 export function SessionList() {
   const sessions = useCanopy((state) => state.sessions);

@@ -3,10 +3,10 @@
  * chunk's rows only while it is within a screen or so of the view, and a placeholder of its
  * last measured height otherwise, so 2,000 sessions cost what the ~60 around the view do.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { startTransition, useCallback, useEffect, useRef, useState } from "react";
 
 /** Rows per chunk: a chunk is rendered or left out as a whole. */
-export const CHUNK_ROWS = 20;
+export const CHUNK_ROWS = 10;
 /** A row's height before any was measured (title, meta line, gap). */
 const ROW_PX = 68;
 /** How far past the visible part of the sidebar chunks are rendered already. */
@@ -62,12 +62,13 @@ export function useVisibleChunks(): VisibleChunks {
           changes.push([key, entry.isIntersecting || keep]);
         }
         if (changes.length === 0) return;
-        setNear((previous) => {
+        // A transition: rows mounted for a chunk coming near yield to the frames of the scroll.
+        startTransition(() => setNear((previous) => {
           if (changes.every(([key, value]) => previous.get(key) === value)) return previous;
           const next = new Map(previous);
           for (const [key, value] of changes) next.set(key, value);
           return next;
-        });
+        }));
       },
       { root: scrollParent(root), rootMargin: `${MARGIN_PX}px 0px` },
     );
