@@ -155,7 +155,7 @@ describe("plan and branch-move highlights", () => {
       dropTargetId: "other",
     });
     expect(layoutNodeMarks(marks, layout, chainNodeId("c0")) & MARK.willSummarize).toBe(MARK.willSummarize);
-    expect(marks.chainSummarized.get(chainNodeId("c0"))).toBe(20);
+    expect(marks.chain(chainNodeId("c0")).summarized).toBe(20);
     expect(entryMarks(marks, layout, "other") & MARK.dropTarget).toBe(MARK.dropTarget);
     expect(entryMarks(marks, layout, "r") & MARK.willSummarize).toBe(0);
   });

@@ -47,8 +47,12 @@ export interface TreeSlice {
   branchPreview: NavigationPreviewDto | null;
   branchDialog: BranchDialog | null;
   loadTree(sessionId: string): Promise<void>;
-  /** Selects an entry and previews the LLM view at it (null: back to the view leaf). */
-  selectEntry(entryId: string | null): Promise<void>;
+  /**
+   * Selects an entry and previews the LLM view at it (null: back to the view leaf). With `reveal`,
+   * the entry is also shown as its own node, in the same store update: the keyboard, landing on
+   * a chain, lays the tree out once instead of twice.
+   */
+  selectEntry(entryId: string | null, options?: { reveal?: boolean }): Promise<void>;
   setFilter(filter: TreeFilter): void;
   setCollapseChains(collapse: boolean): void;
   /** Expands the chain that starts at this entry. */
@@ -134,9 +138,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
         set({ tree: null, treeError: (error as Error).message });
       }
     },
-    async selectEntry(entryId) {
+    async selectEntry(entryId, options) {
       const sessionId = get().selectedSessionId;
-      set({ selectedEntryId: entryId });
+      set(options?.reveal ? { selectedEntryId: entryId, revealedEntryId: entryId } : { selectedEntryId: entryId });
       if (sessionId) await get().loadContext(sessionId, entryId ?? undefined);
     },
     setFilter(filter) {

@@ -10,6 +10,7 @@ import type { KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
+import { treeNode } from "../tree/tree-lookup.ts";
 
 export function Composer() {
   const sessionId = useCanopy((state) => state.selectedSessionId);
@@ -24,7 +25,7 @@ export function Composer() {
   const continueChat = useCanopy((state) => state.continueChat);
   const leafNode = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId
-      ? state.tree?.nodes.find((node) => node.id === state.tree?.viewLeafId)
+      ? treeNode(state.tree?.nodes, state.tree?.viewLeafId)
       : undefined,
   );
   const cancelRunning = useCanopy((state) => state.cancelRunning);

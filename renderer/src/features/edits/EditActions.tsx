@@ -12,6 +12,7 @@ import { selectRunning } from "../../store/jobs-slice.ts";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
 import { isTyping } from "./typing.ts";
+import { treeLookup, treeNode } from "../tree/tree-lookup.ts";
 
 /** The message types "Edit as new branch" applies to. */
 function isEditable(node: TreeNodeDto): boolean {
@@ -36,7 +37,7 @@ function fullText(node: TreeNodeDto, context: ContextView | null): string {
 
 /** The top of the archived branch an archived entry is in (what "Restore" unarchives). */
 function archivedRoot(nodes: readonly TreeNodeDto[], node: TreeNodeDto): string {
-  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const byId = treeLookup(nodes).byId;
   let root = node;
   for (
     let parent = byId.get(root.parentId ?? "");
@@ -64,7 +65,7 @@ export function EditActions() {
   const editButton = useRef<HTMLButtonElement>(null);
   const refocusEditButton = useRef(false);
 
-  const node = entryId ? nodes?.find((n) => n.id === entryId) : undefined;
+  const node = treeNode(nodes, entryId);
   const nodeLabel = node?.label ?? "";
 
   useEffect(() => setLabel(nodeLabel), [nodeLabel]);

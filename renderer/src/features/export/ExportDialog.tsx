@@ -10,6 +10,7 @@ import "./export.css";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
+import { treeLookup } from "../tree/tree-lookup.ts";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -20,8 +21,8 @@ export function ExportDialog() {
   const viewLeafId = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? (state.tree?.viewLeafId ?? null) : null,
   );
-  const hasArchived = useCanopy((state) => state.tree?.nodes.some((node) => node.archived) ?? false);
-  const hasPruned = useCanopy((state) => state.tree?.nodes.some((node) => node.pruned) ?? false);
+  const hasArchived = useCanopy((state) => (state.tree ? treeLookup(state.tree.nodes).hasArchived : false));
+  const hasPruned = useCanopy((state) => (state.tree ? treeLookup(state.tree.nodes).hasPruned : false));
   const setOptions = useCanopy((state) => state.setExportOptions);
   const runExport = useCanopy((state) => state.runExport);
   const close = useCanopy((state) => state.closeExport);

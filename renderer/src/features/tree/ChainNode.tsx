@@ -8,13 +8,14 @@ import { useCanopy } from "../../store/index.ts";
 import { formatTokens } from "./filter.ts";
 import type { ChainFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
+import { sameData } from "./same-data.ts";
 import { selectMarks, selectNodeMarks } from "./selectors.ts";
 
 const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "false");
 
 function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
   const marks = useCanopy((state) => selectNodeMarks(state, data.chainId));
-  const summarized = useCanopy((state) => selectMarks(state)?.chainSummarized.get(data.chainId) ?? 0);
+  const summarized = useCanopy((state) => selectMarks(state)?.chain(data.chainId).summarized ?? 0);
   const expand = () => useCanopy.getState().expandChain(data.firstId);
   // Space expands like a click; Enter is handled by the tree (TreeCanvas), which also moves the selection in.
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -56,4 +57,4 @@ function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
   );
 }
 
-export const ChainNode = memo(ChainNodeView);
+export const ChainNode = memo(ChainNodeView, sameData);

@@ -11,6 +11,7 @@ import { beginPointerDrag } from "./branch-drag.ts";
 import { formatTokens } from "./filter.ts";
 import type { EntryFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
+import { sameData } from "./same-data.ts";
 import { selectLayout, selectNodeMarks } from "./selectors.ts";
 
 const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "false");
@@ -140,4 +141,4 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   );
 }
 
-export const EntryNode = memo(EntryNodeView);
+export const EntryNode = memo(EntryNodeView, sameData);

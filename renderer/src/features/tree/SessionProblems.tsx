@@ -10,6 +10,7 @@ import { problemText } from "../../../../core/session/problems.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import "./tree.css";
+import { treeNode } from "./tree-lookup.ts";
 
 const NONE: SessionProblem[] = [];
 
@@ -22,7 +23,7 @@ export function SessionProblems() {
   const selectEntry = useCanopy((state) => state.selectEntry);
   if (problems.length === 0) return null;
   const isNode = (id: string | undefined): id is string =>
-    id !== undefined && (nodes?.some((node) => node.id === id) ?? false);
+    treeNode(nodes, id) !== undefined;
 
   return (
     <details className="session-problems" data-testid="session-problems">

@@ -18,7 +18,7 @@ import { BranchProgress, DragGhost } from "./CanvasOverlays.tsx";
 import { ChainNode } from "./ChainNode.tsx";
 import { CompactionBracket } from "./CompactionBracket.tsx";
 import { EntryNode } from "./EntryNode.tsx";
-import { type TreeFlowNode, toFlowEdges, toFlowNodes } from "./flow.ts";
+import { createFlowCache, type FlowCache, type TreeFlowNode, toFlowEdges, toFlowNodes } from "./flow.ts";
 import { isArrowKey, stepFrom } from "./keyboard.ts";
 import type { TreeLayout } from "./layout.ts";
 import { selectLayout, selectLeafId } from "./selectors.ts";
@@ -58,8 +58,10 @@ export function TreeCanvas() {
   const previousLayout = useRef<TreeLayout | null>(null);
   const pendingFocus = useRef<string | null>(null);
 
-  const nodes = useMemo(() => (layout ? toFlowNodes(layout) : []), [layout]);
-  const edges = useMemo(() => (layout ? toFlowEdges(layout) : []), [layout]);
+  // One cache per canvas: a new layout keeps the node, data and edge objects that did not change.
+  const flowCache = useRef<FlowCache>(createFlowCache());
+  const nodes = useMemo(() => (layout ? toFlowNodes(layout, flowCache.current) : []), [layout]);
+  const edges = useMemo(() => (layout ? toFlowEdges(layout, flowCache.current) : []), [layout]);
 
   // An entry selected elsewhere (LLM view, deep link, keyboard) but hidden in a chain or by the
   // filter becomes its own node.
@@ -148,7 +150,8 @@ export function TreeCanvas() {
       const next = stepFrom(current, fromLayoutId, event.key);
       if (next) {
         pendingFocus.current = next;
-        void state.selectEntry(next);
+        // An entry inside a chain (or hidden by the filter) becomes its own node with the selection.
+        void state.selectEntry(next, { reveal: current.byId.get(next)?.kind !== "entry" });
       }
     } else if (event.key === "Enter" && from) {
       event.preventDefault();

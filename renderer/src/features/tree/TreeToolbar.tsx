@@ -4,6 +4,7 @@
 import { useCanopy } from "../../store/index.ts";
 import { TREE_FILTERS, type TreeFilter } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
+import { treeLookup } from "./tree-lookup.ts";
 
 export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
   const filter = useCanopy((state) => state.filter);
@@ -13,7 +14,7 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
   const collapseAll = useCanopy((state) => state.collapseAll);
   const showArchived = useCanopy((state) => state.showArchived);
   const setShowArchived = useCanopy((state) => state.setShowArchived);
-  const hasArchived = useCanopy((state) => state.tree?.nodes.some((node) => node.archived) ?? false);
+  const hasArchived = useCanopy((state) => (state.tree ? treeLookup(state.tree.nodes).hasArchived : false));
   const expandedCount = useCanopy((state) => state.expandedIds.size);
   const hasLeaf = useCanopy((state) => Boolean(state.tree?.viewLeafId));
   const totalCount = useCanopy((state) => selectLayout(state)?.totalCount ?? 0);

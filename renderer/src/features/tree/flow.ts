@@ -6,6 +6,7 @@
 import { type Edge, type Node, type NodeHandle, Position } from "@xyflow/react";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { type KindCategory, kindCategory, kindLabel } from "./filter.ts";
+import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import { NODE_HEIGHT, NODE_WIDTH, type TreeLayout } from "./layout.ts";
 
 export interface EntryNodeData extends Record<string, unknown> {
@@ -55,67 +56,132 @@ const HANDLES: NodeHandle[] = [
 
 const MEASURED = { width: NODE_WIDTH, height: NODE_HEIGHT };
 
-export function toFlowNodes(layout: TreeLayout): TreeFlowNode[] {
-  return layout.nodes.map((node): TreeFlowNode => {
-    const common = {
-      id: node.id,
-      position: { x: node.x, y: node.y },
-      width: NODE_WIDTH,
-      height: NODE_HEIGHT,
-      // Declared as measured so that React Flow counts culled (never mounted) nodes as
-      // initialized: fitView and edges work without rendering every node once.
-      measured: MEASURED,
-      handles: HANDLES,
-      draggable: false,
-      selectable: false,
-      connectable: false,
-      focusable: false,
-    };
-    if (node.kind === "chain") {
-      return {
-        ...common,
-        type: "chain",
-        data: {
-          chainId: node.id,
-          firstId: node.firstId,
-          lastId: node.lastId,
-          count: node.count,
-          entryCount: node.entryIds.length,
-          userCount: node.userCount,
-          tokens: node.tokens,
-        },
-      };
-    }
-    const entry = node.entry;
-    const data: EntryNodeData = {
-      entryId: entry.id,
-      kind: entry.kind,
-      category: kindCategory(entry),
-      title: showBidiControls(kindLabel(entry)),
-      text: showBidiControls(entry.text),
-      tokens: entry.tokens,
-    };
-    if (entry.label) data.label = showBidiControls(entry.label);
-    if (entry.tokensBefore !== undefined) data.tokensBefore = entry.tokensBefore;
-    if (entry.summary !== undefined) data.summary = showBidiControls(entry.summary);
-    if (entry.summaryChars !== undefined) data.summaryChars = entry.summaryChars;
-    if (entry.stopReason !== undefined) data.stopReason = entry.stopReason;
-    if (entry.pruned) data.pruned = true;
-    if (entry.archived) data.archived = true;
-    return { ...common, type: "entry", data };
-  });
+/**
+ * What the previous conversion made, so that a new layout (a revealed entry, an expanded chain)
+ * hands React Flow the same node, data and edge objects where nothing changed: React Flow then
+ * skips them, and a node whose `data` is the same object does not re-render (EntryNode, ChainNode).
+ */
+export interface FlowCache {
+  entryData: WeakMap<TreeNodeDto, EntryNodeData>;
+  nodes: Map<string, TreeFlowNode>;
+  edges: Map<string, Edge>;
 }
 
-export function toFlowEdges(layout: TreeLayout): Edge[] {
-  return layout.edges.map((edge) => ({
-    id: edge.id,
-    source: edge.source,
-    target: edge.target,
-    type: "smoothstep",
-    className: edge.active ? "tree-edge active" : "tree-edge",
-    zIndex: edge.active ? 1 : 0,
-    focusable: false,
+export function createFlowCache(): FlowCache {
+  return { entryData: new WeakMap(), nodes: new Map(), edges: new Map() };
+}
+
+function entryData(entry: TreeNodeDto): EntryNodeData {
+  const data: EntryNodeData = {
+    entryId: entry.id,
+    kind: entry.kind,
+    category: kindCategory(entry),
+    title: showBidiControls(kindLabel(entry)),
+    text: showBidiControls(entry.text),
+    tokens: entry.tokens,
+  };
+  if (entry.label) data.label = showBidiControls(entry.label);
+  if (entry.tokensBefore !== undefined) data.tokensBefore = entry.tokensBefore;
+  if (entry.summary !== undefined) data.summary = showBidiControls(entry.summary);
+  if (entry.summaryChars !== undefined) data.summaryChars = entry.summaryChars;
+  if (entry.stopReason !== undefined) data.stopReason = entry.stopReason;
+  if (entry.pruned) data.pruned = true;
+  if (entry.archived) data.archived = true;
+  return data;
+}
+
+function sameChainData(a: ChainNodeData, b: ChainNodeData): boolean {
+  return (
+    a.firstId === b.firstId &&
+    a.lastId === b.lastId &&
+    a.count === b.count &&
+    a.entryCount === b.entryCount &&
+    a.userCount === b.userCount &&
+    a.tokens === b.tokens
+  );
+}
+
+export function toFlowNodes(layout: TreeLayout, cache: FlowCache = createFlowCache()): TreeFlowNode[] {
+  const made = new Map<string, TreeFlowNode>();
+  const nodes = layout.nodes.map((node): TreeFlowNode => {
+    const previous = cache.nodes.get(node.id);
+    let flowNode: TreeFlowNode;
+    if (node.kind === "chain") {
+      const fresh: ChainNodeData = {
+        chainId: node.id,
+        firstId: node.firstId,
+        lastId: node.lastId,
+        count: node.count,
+        entryCount: node.entryIds.length,
+        userCount: node.userCount,
+        tokens: node.tokens,
+      };
+      const data = previous?.type === "chain" && sameChainData(previous.data, fresh) ? previous.data : fresh;
+      flowNode =
+        previous?.type === "chain" && previous.data === data && samePosition(previous, node.x, node.y)
+          ? previous
+          : { ...common(node.id, node.x, node.y), type: "chain", data };
+    } else {
+      let data = cache.entryData.get(node.entry);
+      if (!data) {
+        data = entryData(node.entry);
+        cache.entryData.set(node.entry, data);
+      }
+      flowNode =
+        previous?.type === "entry" && previous.data === data && samePosition(previous, node.x, node.y)
+          ? previous
+          : { ...common(node.id, node.x, node.y), type: "entry", data };
+    }
+    made.set(node.id, flowNode);
+    return flowNode;
+  });
+  cache.nodes = made;
+  return nodes;
+}
+
+function samePosition(node: TreeFlowNode, x: number, y: number): boolean {
+  return node.position.x === x && node.position.y === y;
+}
+
+function common(id: string, x: number, y: number) {
+  return {
+    id,
+    position: { x, y },
+    width: NODE_WIDTH,
+    height: NODE_HEIGHT,
+    // Declared as measured so that React Flow counts culled (never mounted) nodes as
+    // initialized: fitView and edges work without rendering every node once.
+    measured: MEASURED,
+    handles: HANDLES,
+    draggable: false,
     selectable: false,
-    interactionWidth: 0,
-  }));
+    connectable: false,
+    focusable: false,
+  };
+}
+
+export function toFlowEdges(layout: TreeLayout, cache: FlowCache = createFlowCache()): Edge[] {
+  const made = new Map<string, Edge>();
+  const edges = layout.edges.map((edge): Edge => {
+    const className = edge.active ? "tree-edge active" : "tree-edge";
+    const previous = cache.edges.get(edge.id);
+    const flowEdge =
+      previous && previous.className === className
+        ? previous
+        : {
+            id: edge.id,
+            source: edge.source,
+            target: edge.target,
+            type: "smoothstep",
+            className,
+            zIndex: edge.active ? 1 : 0,
+            focusable: false,
+            selectable: false,
+            interactionWidth: 0,
+          };
+    made.set(edge.id, flowEdge);
+    return flowEdge;
+  });
+  cache.edges = made;
+  return edges;
 }

@@ -12,6 +12,7 @@
 import { type HierarchyNode, hierarchy, tree as tidyTree } from "d3-hierarchy";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import { passesFilter, type TreeFilter } from "./filter.ts";
+import { treeStructure } from "./layout-structure.ts";
 
 export const NODE_WIDTH = 236;
 export const NODE_HEIGHT = 66;
@@ -106,91 +107,15 @@ export function entryOfLayoutNode(node: LayoutNode, end: "first" | "last" = "fir
   return end === "first" ? node.firstId : node.lastId;
 }
 
-/**
- * Parent links and children lists over entry indices: roots in file order, children by time
- * (SPEC §2.3), the view leaf's branch first in both.
- */
-function indexTree(nodes: readonly TreeNodeDto[], viewLeafId: string | null) {
-  const n = nodes.length;
-  const indexOf = new Map<string, number>();
-  for (let i = 0; i < n; i++) indexOf.set((nodes[i] as TreeNodeDto).id, i);
-  const parent = new Int32Array(n).fill(-1);
-  const childCount = new Int32Array(n);
-  const roots: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const parentId = (nodes[i] as TreeNodeDto).parentId;
-    const p = parentId === null ? undefined : indexOf.get(parentId);
-    if (p === undefined || p === i) roots.push(i);
-    else {
-      parent[i] = p;
-      childCount[p] = (childCount[p] as number) + 1;
-    }
-  }
-  // The path to the view leaf, guarded against loops even though the server repairs parents.
-  const active = new Uint8Array(n);
-  for (
-    let i = viewLeafId === null ? -1 : (indexOf.get(viewLeafId) ?? -1);
-    i >= 0 && active[i] === 0;
-    i = parent[i] as number
-  ) {
-    active[i] = 1;
-  }
-  const childStart = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) childStart[i + 1] = (childStart[i] as number) + (childCount[i] as number);
-  const fill = childStart.slice(0, n);
-  const childList = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = parent[i] as number;
-    if (p >= 0) {
-      childList[fill[p] as number] = i;
-      fill[p] = (fill[p] as number) + 1;
-    }
-  }
-  const byLine = (a: number, b: number) => (nodes[a] as TreeNodeDto).line - (nodes[b] as TreeNodeDto).line;
-  const order = (a: number, b: number) => {
-    if (active[a] !== active[b]) return active[a] ? -1 : 1;
-    const left = nodes[a] as TreeNodeDto;
-    const right = nodes[b] as TreeNodeDto;
-    if (left.timestamp !== right.timestamp) return left.timestamp < right.timestamp ? -1 : 1;
-    return byLine(a, b);
-  };
-  // Roots keep file order (SPEC §2.3): the file, not the clock that stamped it, says what came first.
-  roots.sort((a, b) => (active[a] !== active[b] ? (active[a] ? -1 : 1) : byLine(a, b)));
-  for (let i = 0; i < n; i++)
-    if ((childCount[i] as number) > 1) childList.subarray(childStart[i], childStart[i + 1]).sort(order);
-  return { indexOf, parent, active, roots, childStart, childList };
-}
-
 export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
   const n = nodes.length;
-  const { indexOf, parent, active, roots, childStart, childList } = indexTree(nodes, options.viewLeafId);
+  // What depends only on the tree and the view leaf is computed once per tree revision: a
+  // selection that reveals an entry lays out again without walking and sorting 25,000 entries.
+  const { indexOf, parent, active, preorder, visited, activePath, keptPairs } = treeStructure(
+    nodes,
+    options.viewLeafId,
+  );
   const entryAt = (i: number) => nodes[i] as TreeNodeDto;
-
-  // Every entry in preorder (explicit stack), then subtree sizes: k is above c when c's position
-  // falls inside k's subtree.
-  const preorder = new Int32Array(n);
-  let visited = 0;
-  const stack = new Int32Array(n);
-  let top = 0;
-  for (let r = roots.length - 1; r >= 0; r--) stack[top++] = roots[r] as number;
-  while (top > 0) {
-    const i = stack[--top] as number;
-    preorder[visited++] = i;
-    for (let c = (childStart[i + 1] as number) - 1; c >= (childStart[i] as number); c--)
-      stack[top++] = childList[c] as number;
-  }
-  const position = new Int32Array(n);
-  const subtreeSize = new Int32Array(n).fill(1);
-  for (let v = visited - 1; v >= 0; v--) {
-    const i = preorder[v] as number;
-    position[i] = v;
-    const p = parent[i] as number;
-    if (p >= 0) subtreeSize[p] = (subtreeSize[p] as number) + (subtreeSize[i] as number);
-  }
-  const isAbove = (k: number, c: number) =>
-    k !== c &&
-    (position[k] as number) < (position[c] as number) &&
-    (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
 
   const pinned = new Uint8Array(n);
   for (const id of [...(options.pinnedIds ?? []), options.viewLeafId]) {
@@ -209,14 +134,14 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   // its marker is never hidden with it (a model_change under the default filter).
   const firstKeptBy = new Map<string, string[]>();
   const firstKept = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
+  for (let k = 0; k < keptPairs.length; k += 2) {
+    const i = keptPairs[k] as number;
+    const kept = keptPairs[k + 1] as number;
     const node = entryAt(i);
-    if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
-    const kept = indexOf.get(node.firstKeptEntryId);
-    if (kept === undefined || !isAbove(kept, i)) continue;
-    const list = firstKeptBy.get(node.firstKeptEntryId);
+    const keptId = node.firstKeptEntryId as string;
+    const list = firstKeptBy.get(keptId);
     if (list) list.push(node.id);
-    else firstKeptBy.set(node.firstKeptEntryId, [node.id]);
+    else firstKeptBy.set(keptId, [node.id]);
     firstKept[kept] = 1;
     if (passes(i)) pinned[kept] = 1;
   }
@@ -256,6 +181,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const chains: { first: number; last: number; count: number }[] = [];
   if (options.collapseChains ?? true) {
     const maxChain = options.maxChainLength ?? DEFAULT_MAX_CHAIN;
+    const anyExpanded = (options.expandedIds?.size ?? 0) > 0;
     const isInteresting = new Uint8Array(n);
     for (const i of shownPreorder) isInteresting[i] = interesting(i) ? 1 : 0;
     for (const i of shownPreorder) {
@@ -263,7 +189,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
       if (isInteresting[i] === 1 || (parent >= 0 && isInteresting[parent] === 0)) continue; // not a run start
       let last = i;
       let count = 1;
-      let expanded = options.expandedIds?.has(entryAt(i).id) ?? false;
+      let expanded = anyExpanded && (options.expandedIds?.has(entryAt(i).id) ?? false);
       for (
         let child = firstShownChild[i] as number;
         child >= 0 && isInteresting[child] === 0;
@@ -271,7 +197,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
       ) {
         last = child;
         count++;
-        if (!expanded && options.expandedIds?.has(entryAt(child).id)) expanded = true;
+        if (anyExpanded && !expanded && options.expandedIds?.has(entryAt(child).id)) expanded = true;
       }
       if (count <= maxChain || expanded) continue;
       const chain = chains.length;
@@ -382,8 +308,6 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     bounds.maxY = Math.max(bounds.maxY, y + NODE_HEIGHT);
   }
 
-  const activePath = new Set<string>();
-  for (let i = 0; i < n; i++) if (active[i] === 1) activePath.add(entryAt(i).id);
   return {
     nodes: layoutNodes,
     edges,

@@ -5,7 +5,7 @@
  * would summarize. Nodes read their marks by id as a bit set, so only changed nodes re-render.
  */
 import type { CompactionPlanDto, NavigationPreviewDto, TreeNodeDto } from "../../../../core/api/dto.ts";
-import type { TreeLayout } from "./layout.ts";
+import type { ChainLayoutNode, TreeLayout } from "./layout.ts";
 
 export const MARK = {
   /** The model does not see this entry at the selected leaf. */
@@ -100,6 +100,14 @@ export function modelViewAt(
   };
 }
 
+/** What the model sees at a leaf; with no leaf, nothing (every entry dimmed). */
+export function modelViewOfLeaf(
+  entry: (id: string) => TreeNodeDto | undefined,
+  leafId: string | null,
+): ModelView | null {
+  return leafId ? modelViewAt(entry, leafId) : { leafId: null, seen: new Set<string>(), compaction: null };
+}
+
 export interface MarkInputs {
   layout: TreeLayout;
   /** The leaf whose LLM view is shown: the selected entry, else the view leaf (null: none, all dimmed). */
@@ -108,6 +116,8 @@ export interface MarkInputs {
   /** The branch move being dragged or confirmed, and its drop target. */
   branchPreview: NavigationPreviewDto | null;
   dropTargetId: string | null;
+  /** modelViewOfLeaf(layout.entry, leafId), when the caller has it already. */
+  view?: ModelView | null;
 }
 
 export interface CanvasMarks {
@@ -117,21 +127,28 @@ export interface CanvasMarks {
   replaced: Set<string>;
   plannedCut: string | null;
   dropTargetId: string | null;
-  /** Chain node id → combined marks of the entries it stands for. */
-  chainFlags: Map<string, number>;
-  /** Chain node id → how many of its entries would be summarized. */
-  chainSummarized: Map<string, number>;
+  /**
+   * A chain node's combined marks and how many of its entries would be summarized, computed when
+   * a chain node asks (only mounted ones do): a selection no longer walks every collapsed entry.
+   */
+  chain(chainId: string): ChainMarks;
 }
+
+export interface ChainMarks {
+  flags: number;
+  summarized: number;
+}
+
+const NO_CHAIN: ChainMarks = { flags: 0, summarized: 0 };
 
 export function computeMarks(input: MarkInputs): CanvasMarks {
   const { layout } = input;
-  const view = input.leafId
-    ? modelViewAt(layout.entry, input.leafId)
-    : { leafId: null, seen: new Set<string>(), compaction: null };
+  const view = input.view !== undefined ? input.view : modelViewOfLeaf(layout.entry, input.leafId);
   const willSummarize = new Set<string>(input.branchPreview?.entriesToSummarize ?? []);
   for (const id of input.plan?.summarizeEntryIds ?? []) willSummarize.add(id);
   const turnPrefix = new Set<string>(input.plan?.turnPrefixEntryIds ?? []);
   for (const id of turnPrefix) willSummarize.add(id);
+  const chains = new Map<string, ChainMarks>();
   const marks: CanvasMarks = {
     view,
     willSummarize,
@@ -139,28 +156,31 @@ export function computeMarks(input: MarkInputs): CanvasMarks {
     replaced: new Set(view?.compaction?.regionIds ?? []),
     plannedCut: input.plan?.firstKeptEntryId ?? null,
     dropTargetId: input.dropTargetId,
-    chainFlags: new Map(),
-    chainSummarized: new Map(),
+    chain(chainId) {
+      let known = chains.get(chainId);
+      if (!known) {
+        const node = layout.byId.get(chainId);
+        known = node?.kind === "chain" ? chainMarks(marks, layout, node) : NO_CHAIN;
+        chains.set(chainId, known);
+      }
+      return known;
+    },
   };
-  for (const node of layout.nodes) {
-    if (node.kind !== "chain") continue;
-    let all = MARK.dimmed;
-    let any = 0;
-    let summarized = 0;
-    for (const id of node.entryIds) {
-      const flags = entryMarks(marks, layout, id);
-      all &= flags;
-      any |= flags;
-      if (flags & MARK.willSummarize) summarized++;
-    }
-    const active = node.active ? MARK.active : 0;
-    marks.chainFlags.set(
-      node.id,
-      all | active | (any & (MARK.willSummarize | MARK.turnPrefix | MARK.replaced)),
-    );
-    if (summarized > 0) marks.chainSummarized.set(node.id, summarized);
-  }
   return marks;
+}
+
+function chainMarks(marks: CanvasMarks, layout: TreeLayout, node: ChainLayoutNode): ChainMarks {
+  let all = MARK.dimmed;
+  let any = 0;
+  let summarized = 0;
+  for (const id of node.entryIds) {
+    const flags = entryMarks(marks, layout, id);
+    all &= flags;
+    any |= flags;
+    if (flags & MARK.willSummarize) summarized++;
+  }
+  const active = node.active ? MARK.active : 0;
+  return { flags: all | active | (any & (MARK.willSummarize | MARK.turnPrefix | MARK.replaced)), summarized };
 }
 
 /** The marks of one entry as a bit set of MARK values. */
@@ -180,5 +200,5 @@ export function entryMarks(marks: CanvasMarks, layout: TreeLayout, id: string): 
 export function layoutNodeMarks(marks: CanvasMarks, layout: TreeLayout, layoutId: string): number {
   const node = layout.byId.get(layoutId);
   if (!node) return 0;
-  return node.kind === "chain" ? (marks.chainFlags.get(layoutId) ?? 0) : entryMarks(marks, layout, layoutId);
+  return node.kind === "chain" ? marks.chain(layoutId).flags : entryMarks(marks, layout, layoutId);
 }

@@ -6,7 +6,8 @@
 import type { CanopyState } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { layoutTree, type TreeLayout } from "./layout.ts";
-import { type CanvasMarks, computeMarks, layoutNodeMarks } from "./marks.ts";
+import { treeLookup } from "./tree-lookup.ts";
+import { type CanvasMarks, computeMarks, layoutNodeMarks, modelViewOfLeaf } from "./marks.ts";
 
 function memoize<Args extends readonly unknown[], Result>(compute: (...args: Args) => Result) {
   let last: { args: Args; result: Result } | null = null;
@@ -62,6 +63,13 @@ export function selectLayout(state: CanopyState): TreeLayout | null {
   );
 }
 
+// What the model sees depends on the tree and the leaf only: a layout change (a revealed entry)
+// recomputes the chains' marks, not the walk along a 25,000-entry path.
+const viewMemo = memoize((entries: TreeLayout["entries"], leafId: string | null) => {
+  const byId = treeLookup(entries).byId;
+  return modelViewOfLeaf((id) => byId.get(id), leafId);
+});
+
 const marksMemo = memoize(
   (
     layout: TreeLayout | null,
@@ -69,8 +77,11 @@ const marksMemo = memoize(
     plan: CanopyState["plan"],
     branchPreview: CanopyState["branchPreview"],
     dropTargetId: string | null,
-  ): CanvasMarks | null =>
-    layout ? computeMarks({ layout, leafId, plan, branchPreview, dropTargetId }) : null,
+  ): CanvasMarks | null => {
+    if (!layout) return null;
+    const view = viewMemo(layout.entries, leafId);
+    return computeMarks({ layout, leafId, plan, branchPreview, dropTargetId, view });
+  },
 );
 
 /** The leaf whose LLM view is on screen: the selected entry, else the view leaf. */

@@ -1,0 +1,84 @@
+// A big session's canvas (Debian's Chromium, browser mode, a generated 4,000-entry
+// session): a move that lands inside a collapsed chain reveals that entry as its own node, and
+// must re-render only the node components whose look changed — not every node on screen. Renders
+// are counted through React's devtools hook (in the production build: a function component fiber
+// that did work in a commit), so the test needs no hook in the app.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeGeneratedSession } from "../../bench/generate-session.ts";
+import type { ImportReport, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { launchChromium } from "../helpers/chromium.ts";
+import { COUNT_TREE_RENDERS, type TreeRenders } from "../helpers/react-render-count.ts";
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+let work: string;
+let sessionId: string;
+let tree: SessionTreeDto;
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-keys-"));
+  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  const generated = writeGeneratedSession(path.join(work, "sessions", "generated.jsonl"), 4000);
+  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, seedDemo: false, watch: false });
+  const report = await apiCall<ImportReport>(mode, "library:import", { path: generated.file });
+  expect(report.imported).toBe(1);
+  const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+  sessionId = (sessions[0] as SessionSummary).id;
+  tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.addInitScript(COUNT_TREE_RENDERS);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const renders = () => page.evaluate("window.__treeRenders") as Promise<TreeRenders>;
+const selected = () =>
+  page.evaluate(`document.querySelector(".tree-node.is-selected")?.getAttribute("data-entry-id") ?? null`) as Promise<
+    string | null
+  >;
+const nodeCount = async () => Number(await page.getByTestId("tree-canvas").getAttribute("data-node-count"));
+
+describe("a big session's canvas", () => {
+  it("re-render only the nodes a move changes, also when it reveals an entry of a chain", async () => {
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(sessionId)}`);
+    const leaf = page.locator(`.tree-node[data-entry-id="${tree.viewLeafId}"]`);
+    await leaf.waitFor({ timeout: 60_000 });
+    await leaf.click();
+    await expect.poll(selected).toBe(tree.viewLeafId);
+    // The whole tree in view: React Flow mounts every node, as on a big screen zoomed out.
+    await page.getByRole("button", { name: "Fit View" }).click();
+    await leaf.focus();
+    await page.waitForTimeout(500);
+    const onScreen = await page.locator(".react-flow__node").count();
+
+    const moves: { renders: number; revealed: boolean }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const before = await selected();
+      const nodesBefore = await nodeCount();
+      await page.evaluate("window.__treeRenders = { entry: 0, chain: 0 }");
+      await page.keyboard.press("ArrowUp");
+      await expect.poll(selected).not.toBe(before);
+      await page.waitForTimeout(400); // the LLM view's answer and any pan settle
+      const counted = await renders();
+      moves.push({ renders: counted.entry + counted.chain, revealed: (await nodeCount()) !== nodesBefore });
+    }
+    // The chains above the leaf are long: going up lands inside one, which splits around the entry.
+    expect(moves.some((move) => move.revealed)).toBe(true);
+    expect(onScreen).toBeGreaterThan(12);
+    // The old and the new selection, the chain that split, a node scrolled into view: a handful,
+    // whatever the number of nodes on screen (every one of them re-rendered before).
+    expect(Math.max(...moves.map((move) => move.renders)), JSON.stringify({ moves, onScreen })).toBeLessThanOrEqual(6);
+  }, 180_000);
+});
