@@ -2,7 +2,8 @@
 // session): a move that lands inside a collapsed chain reveals that entry as its own node, and
 // must re-render only the node components whose look changed — not every node on screen. Renders
 // are counted through React's devtools hook (in the production build: a function component fiber
-// that did work in a commit), so the test needs no hook in the app.
+// that did work in a commit), so the test needs no hook in the app. Opening it says what it is
+// doing (fetching, laying out) with the entry count, instead of one unchanging line.
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -81,4 +82,26 @@ describe("a big session's canvas", () => {
     // whatever the number of nodes on screen (every one of them re-rendered before).
     expect(Math.max(...moves.map((move) => move.renders)), JSON.stringify({ moves, onScreen })).toBeLessThanOrEqual(6);
   }, 180_000);
+
+  it("says what opening the tree is doing: fetching, then laying out, with the entry count", async () => {
+    await page.goto(mode.url);
+    await page.locator(`.session-groups [data-session-id="${sessionId}"]`).waitFor();
+    await page.evaluate(`(() => {
+      const seen = [];
+      window.__stages = seen;
+      new MutationObserver(() => {
+        const line = document.querySelector('[data-testid="tree-loading"]');
+        const state = line ? line.getAttribute("data-stage") + " " + line.textContent : null;
+        if (state && seen[seen.length - 1] !== state) seen.push(state);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    })()`);
+    await page.locator(`.session-groups [data-session-id="${sessionId}"]`).click();
+    await page.locator(".react-flow .tree-node").first().waitFor({ timeout: 60_000 });
+    const stages = (await page.evaluate("window.__stages")) as string[];
+    const entries = tree.nodes.length.toLocaleString("en-US");
+    expect(stages.some((s) => s.startsWith("fetching Loading the session tree of"))).toBe(true);
+    expect(stages.some((s) => s.startsWith("laying-out Laying out the session tree of"))).toBe(true);
+    expect(stages.every((s) => s.includes(" entries…")), JSON.stringify({ stages, entries })).toBe(true);
+    await expect.poll(() => page.getByTestId("tree-loading").count()).toBe(0);
+  }, 120_000);
 });

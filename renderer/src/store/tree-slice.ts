@@ -31,6 +31,11 @@ export interface BranchDialog {
 export interface TreeSlice {
   tree: SessionTreeDto | null;
   treeError: string | null;
+  /**
+   * What opening a session's tree is doing (null: nothing): fetching it, then laying it out — a
+   * big session takes seconds for each, and the panel says which, with the time so far.
+   */
+  treeLoad: { sessionId: string; stage: "fetching" | "laying-out"; startedAt: number } | null;
   /** The entry selected on the canvas; null = the view leaf is shown. */
   selectedEntryId: string | null;
   filter: TreeFilter;
@@ -75,6 +80,12 @@ export interface TreeSlice {
   confirmBranch(summarize: boolean, customInstructions?: string): Promise<void>;
 }
 
+/** Resolves once the page has painted what is on screen now (at once where nothing paints). */
+function nextPaint(): Promise<void> {
+  if (typeof requestAnimationFrame !== "function") return Promise.resolve();
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
 export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (set, get) => {
   const previews = new Map<string, NavigationPreviewDto>();
   const previewKey = (targetId: string) =>
@@ -107,6 +118,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
   return {
     tree: null,
     treeError: null,
+    treeLoad: null,
     selectedEntryId: null,
     filter: "default",
     collapseChains: !benchBaseline,
@@ -117,17 +129,27 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     branchPreview: null,
     branchDialog: null,
     async loadTree(sessionId) {
+      const opening = get().tree?.sessionId !== sessionId;
+      if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
       try {
         const tree = await call("session:tree", { sessionId });
         if (get().selectedSessionId !== sessionId) return;
         const sameSession = get().tree?.sessionId === sessionId;
+        if (!sameSession) {
+          // Laying out and drawing a big tree blocks the page for a while: say so first.
+          const load = get().treeLoad;
+          set({ treeLoad: { sessionId, stage: "laying-out", startedAt: load?.startedAt ?? Date.now() } });
+          await nextPaint();
+          if (get().selectedSessionId !== sessionId) return;
+        }
         previews.clear();
         set(
           sameSession
-            ? { tree, treeError: null }
+            ? { tree, treeError: null, treeLoad: null }
             : {
                 tree,
                 treeError: null,
+                treeLoad: null,
                 expandedIds: new Set(),
                 revealedEntryId: null,
                 branchDialog: null,
@@ -135,7 +157,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
               },
         );
       } catch (error) {
-        set({ tree: null, treeError: (error as Error).message });
+        set({ tree: null, treeError: (error as Error).message, treeLoad: null });
       }
     },
     async selectEntry(entryId, options) {

@@ -4,6 +4,7 @@
 import { ReactFlowProvider } from "@xyflow/react";
 import { useCanopy } from "../../store/index.ts";
 import { TreeCanvas } from "./TreeCanvas.tsx";
+import { TreeLoading } from "./TreeLoading.tsx";
 
 export function TreePanel() {
   const sessionId = useCanopy((state) => state.selectedSessionId);
@@ -18,7 +19,7 @@ export function TreePanel() {
       ) : !sessionId ? (
         <p className="empty">Select a session to see its tree.</p>
       ) : !loaded ? (
-        <p className="empty">Loading the session tree…</p>
+        <TreeLoading />
       ) : (
         <ReactFlowProvider>
           <TreeCanvas />
