@@ -19,7 +19,7 @@ import {
   setArchived,
   setOpState,
 } from "../store/repos/edits.ts";
-import { storedEntryIds } from "../store/repos/entries.ts";
+import { entryIdExists } from "../store/repos/entries.ts";
 import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { catchUpWithFile, setDeleted } from "./delete.ts";
@@ -111,8 +111,7 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
     case "label": {
       const { entries, before, after } = data as AppendOp;
       if (redo) {
-        const used = storedEntryIds(db, row.sid);
-        if (entries.some((entry) => used.has(entry.id))) {
+        if (entries.some((entry) => entryIdExists(db, row.sid, entry.id))) {
           throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
         }
         appendSessionEntries(db, row.id, entries);

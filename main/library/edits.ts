@@ -8,13 +8,19 @@
 import { randomUUID } from "node:crypto";
 import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
-import { randomEntryId } from "../../core/session/ids.ts";
+import { randomEntryId, type UsedIds } from "../../core/session/ids.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { ApiFailure, invalidInput, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Database } from "../store/open.ts";
 import { archivedRoots, recordOp, setArchived } from "../store/repos/edits.ts";
-import { type EntryRow, entryIdExists, getEntryRowById, lastEntryId, storedEntryIds } from "../store/repos/entries.ts";
+import {
+  type EntryRow,
+  entryIdExists,
+  getEntryRowById,
+  lastEntryId,
+  StoredEntryIds,
+} from "../store/repos/entries.ts";
 import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import {
@@ -120,12 +126,12 @@ function appendOp(
   ctx: AppContext,
   sessionId: string,
   kind: EditOperation,
-  build: (used: Set<string>) => { entries: SessionEntry[]; leafTo: string | null | undefined },
+  build: (used: UsedIds) => { entries: SessionEntry[]; leafTo: string | null | undefined },
 ): EditResultDto {
   const { db } = ctx;
   const entryId = writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
-    const { entries, leafTo } = build(storedEntryIds(db, row.sid));
+    const { entries, leafTo } = build(new StoredEntryIds(db, row.sid));
     // Nothing to append nor to move: no change, and no undo step.
     if (entries.length === 0 && leafTo === undefined) return null;
     const before = leafState(row);

@@ -11,7 +11,7 @@ import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
-import { entryIdExists, storedEntryIds } from "../store/repos/entries.ts";
+import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import type { RunTarget } from "./session-state.ts";
 
@@ -33,7 +33,7 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
         "The view leaf moved while the summary was being written; nothing was saved. Run it again.",
       );
     }
-    const built = build(randomEntryId(storedEntryIds(db, sid)), new Date().toISOString());
+    const built = build(randomEntryId(new StoredEntryIds(db, sid)), new Date().toISOString());
     appendSessionEntries(db, state.sessionId, [built]);
     const viewLeafUnchanged = getViewLeaf(db, state.sessionId) === state.viewLeafId;
     if (viewLeafUnchanged) setViewLeaf(db, state.sessionId, built.id);
@@ -95,7 +95,7 @@ export function appendMessageChain(
     if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
       throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
     }
-    const used = storedEntryIds(db, sid);
+    const used = new StoredEntryIds(db, sid);
     const timestamp = new Date().toISOString();
     let parentId = state.leafId;
     const entries = messages.map((message): MessageEntry => {

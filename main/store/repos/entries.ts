@@ -241,11 +241,43 @@ export function entryIdExists(db: Database, sid: number, id: string): boolean {
   return stmt(db, "SELECT 1 FROM entries WHERE sid = ? AND id = ? LIMIT 1").get(sid, id) !== undefined;
 }
 
+/**
+ * The ids a session already has, asked one at a time of the (sid, id) index, plus the ids
+ * `add`ed since: what a new entry's id must avoid, without reading every id of the session.
+ */
+export class StoredEntryIds {
+  private readonly added = new Set<string>();
+  private readonly db: Database;
+  private readonly sid: number;
+
+  constructor(db: Database, sid: number) {
+    this.db = db;
+    this.sid = sid;
+  }
+
+  has(id: string): boolean {
+    return this.added.has(id) || entryIdExists(this.db, this.sid, id);
+  }
+
+  add(id: string): this {
+    this.added.add(id);
+    return this;
+  }
+}
+
+/** Every id of a session at once: for callers that go through the whole session anyway. */
 export function storedEntryIds(db: Database, sid: number): Set<string> {
   const ids = stmt(db, "SELECT id FROM entries WHERE sid = ? AND id IS NOT NULL")
     .pluck(true)
     .all(sid) as string[];
   return new Set(ids);
+}
+
+/** pk of the session's first user message by seq, if it has one. */
+export function firstUserMessagePk(db: Database, sid: number): number | undefined {
+  return stmt(db, "SELECT pk FROM entries WHERE sid = ? AND type = 'message' AND role = 'user' ORDER BY seq LIMIT 1")
+    .pluck(true)
+    .get(sid) as number | undefined;
 }
 
 /** JSON of stored entries that have no id (they can only be matched by their text). */

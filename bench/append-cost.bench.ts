@@ -1,0 +1,120 @@
+/**
+ * What one APPEND by Canopy costs on the generated 100k-entry session: a chat turn's two
+ * messages, a compaction entry, a label, against the old path measured in the same process and
+ * run (every id of the session read to draw a new one, then a full recount of the cached figures).
+ * Run: node bench/append-cost.bench.ts [--runs N]
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { MessageEntry } from "../core/session/entries.ts";
+import { randomEntryId } from "../core/session/ids.ts";
+import { createApi } from "../main/api/dispatch.ts";
+import { createAppContext } from "../main/app-context.ts";
+import { toEntryRow } from "../main/library/entry-rows.ts";
+import { getViewLeaf, requireSession } from "../main/library/load.ts";
+import { refreshSessionStats } from "../main/library/stats.ts";
+import { appendCompaction, appendMessageChain } from "../main/pipelines/persist.ts";
+import { insertEntries, maxSeq, storedEntryIds } from "../main/store/repos/entries.ts";
+import { writeTransaction } from "../main/store/transactions.ts";
+import { fmt, importIntoNewLibrary, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
+
+type AppContext = ReturnType<typeof createAppContext>;
+
+const user = { role: "user", content: "Next step?", timestamp: 1 } as const;
+const reply = { role: "assistant", content: [{ type: "text", text: "Done." }], timestamp: 2 } as never;
+
+/** The append as it was: every id read for the new ones, every row recounted afterwards. */
+function oldChatAppend(ctx: AppContext, sessionId: string): void {
+  const { db } = ctx;
+  writeTransaction(db, () => {
+    const row = requireSession(db, sessionId);
+    const used = storedEntryIds(db, row.sid);
+    let parentId = row.last_leaf_id;
+    let seq = Math.max(maxSeq(db, row.sid), row.header_line);
+    const timestamp = new Date().toISOString();
+    const rows = [user, reply].map((message) => {
+      const id = randomEntryId(used);
+      used.add(id);
+      const entry: MessageEntry = { type: "message", id, parentId, timestamp, message };
+      parentId = id;
+      return toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy");
+    });
+    insertEntries(db, row.sid, rows);
+    refreshSessionStats(db, row);
+  })();
+}
+
+function target(ctx: AppContext, sessionId: string) {
+  const leafId = requireSession(ctx.db, sessionId).last_leaf_id;
+  return { sessionId, leafId, viewLeafId: getViewLeaf(ctx.db, sessionId) };
+}
+
+const OPS = {
+  old: "old: chat turn append (all ids read + full recount)",
+  recount: "old part: full recount alone (refreshSessionStats)",
+  ids: "old part: every id read (storedEntryIds)",
+  chat: "chat turn append (appendMessageChain, user + reply)",
+  compaction: "compaction entry (appendCompaction)",
+  label: "label (edits:label through the API)",
+} as const;
+type Op = keyof typeof OPS;
+
+export async function runAppendCostBench(options: { runs?: number } = {}): Promise<void> {
+  const runs = options.runs ?? 5;
+  const generated = writeGeneratedSession(defaultGeneratedPath());
+  const tmp = tempDir("canopy-append-bench-");
+  try {
+    const library = path.join(tmp.dir, "library.db");
+    const sessionId = importIntoNewLibrary(library, generated.file);
+    const ctx = createAppContext({ dbPath: library, seedDemo: false, loadUserHooks: false, env: {} });
+    const api = createApi(ctx);
+    const { sid } = requireSession(ctx.db, sessionId);
+    const run: Record<Op, () => unknown> = {
+      old: () => oldChatAppend(ctx, sessionId),
+      recount: () => refreshSessionStats(ctx.db, { sid, id: sessionId }),
+      ids: () => storedEntryIds(ctx.db, sid),
+      chat: () => appendMessageChain(ctx, target(ctx, sessionId), [user, reply]),
+      compaction: () => {
+        const state = target(ctx, sessionId);
+        const result = { summary: "s", firstKeptEntryId: state.leafId as string, tokensBefore: 1 };
+        return appendCompaction(ctx, state, result, false, false);
+      },
+      label: async () => {
+        const result = await api.call("edits:label", {
+          sessionId,
+          targetId: requireSession(ctx.db, sessionId).last_leaf_id as string,
+          label: `l${Math.random()}`,
+        });
+        if (!result.ok) throw new Error(result.error.message);
+      },
+    };
+    const times = new Map<Op, number[]>();
+    // Interleaved, so that every op sees the same load on a shared machine.
+    for (let r = 0; r < runs + 1; r++) {
+      for (const op of Object.keys(OPS) as Op[]) {
+        const started = performance.now();
+        await run[op]();
+        // The first round warms the statement cache and the page cache.
+        if (r > 0) times.set(op, [...(times.get(op) ?? []), performance.now() - started]);
+      }
+    }
+    ctx.db.close();
+    const old = median(times.get("old") ?? []);
+    const rows = (Object.keys(OPS) as Op[]).map((op) => {
+      const ms = median(times.get(op) ?? []);
+      return [OPS[op], fmt(ms, 1), `${fmt(old / ms, 1)}x`];
+    });
+    console.log(
+      `\n${generated.entries} entries (${fmt(generated.bytes / 1e6)} MB), median of ${runs} runs in one process;` +
+        "\nratio = old chat turn append ms / op ms (above 1: cheaper than the old append)\n",
+    );
+    printTable(["append", "ms", "vs old"], rows);
+  } finally {
+    tmp.cleanup();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runAppendCostBench({ runs: numberArg("--runs") ?? 5 });
+}

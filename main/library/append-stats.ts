@@ -1,0 +1,99 @@
+/**
+ * The cached figures of a session after Canopy appends entries behind its last line, worked out
+ * from the stored figures and the new entries alone, where that is exactly what a full recount
+ * (stats.ts) would give; null where exactness is not obvious, and the caller recounts.
+ */
+import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
+import type { Database } from "../store/open.ts";
+import { entryIdExists, firstUserMessagePk, type NewEntryRow } from "../store/repos/entries.ts";
+import type { SessionRow } from "../store/repos/sessions.ts";
+import { firstMessageTextOf, trimmedString } from "./entry-facts.ts";
+import { firstMessageText, type StatsPatch } from "./stats.ts";
+
+type Loose = { [key: string]: unknown };
+
+const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
+/** What first_message holds while the session has no user message. */
+const NO_FIRST_MESSAGE = firstMessageTextOf(null);
+
+/**
+ * True when the new entries cannot give a tree problem (D3) to a session that has none: each has
+ * a known type, an id that is new (to the session and to the batch) and a parentId that is null or
+ * an entry already there. Then nothing can become a cycle or an orphan: no stored entry names a
+ * missing parent, so none names a new id.
+ */
+function appendKeepsTreeHealthy(db: Database, sid: number, entries: readonly SessionEntry[]): boolean {
+  const batch = new Set<string>();
+  for (const entry of entries) {
+    const { id, parentId } = entry as Loose;
+    if (!KNOWN_TYPES.has(entry.type) || typeof id !== "string") return false;
+    if (batch.has(id) || entryIdExists(db, sid, id)) return false;
+    if (
+      parentId !== null &&
+      (typeof parentId !== "string" || !(batch.has(parentId) || entryIdExists(db, sid, parentId)))
+    ) {
+      return false;
+    }
+    batch.add(id);
+  }
+  return true;
+}
+
+/** The first user message's text as a recount finds it, when the stored one says there is none. */
+function firstUserMessage(db: Database, sid: number, rows: readonly NewEntryRow[]): string {
+  const stored = firstUserMessagePk(db, sid);
+  // A user message whose text is the same as the marker: the stored figure is its text already.
+  if (stored !== undefined) return NO_FIRST_MESSAGE;
+  const first = rows.find((r) => r.type === "message" && r.role === "user") as NewEntryRow;
+  return firstMessageText(typeof first.json === "string" ? first.json : new TextDecoder().decode(first.json));
+}
+
+/**
+ * The figures after `rows` (made from `entries`, in order, all after the session's last line and
+ * of origin 'canopy') are inserted; call before inserting them. Null: recount instead.
+ */
+export function statsAfterAppend(
+  db: Database,
+  session: SessionRow,
+  entries: readonly SessionEntry[],
+  rows: readonly NewEntryRow[],
+): StatsPatch | null {
+  if (session.problem_count !== 0 || session.first_message === null) return null;
+  if (rows.some((r) => r.origin !== "canopy")) return null;
+  if (!appendKeepsTreeHealthy(db, session.sid, entries)) return null;
+  let messageCount = session.message_count;
+  let compactionCount = session.compaction_count;
+  let branchSummaryCount = session.branch_summary_count;
+  let displayName = session.display_name;
+  let compactionTitle = session.compaction_title;
+  let newUserMessage = false;
+  entries.forEach((entry, i) => {
+    const row = rows[i] as NewEntryRow;
+    if (row.type === "message") {
+      messageCount++;
+      if (row.role === "user") newUserMessage = true;
+    } else if (row.type === "compaction") {
+      compactionCount++;
+      compactionTitle = trimmedString(entry as Loose, "shortSummary") ?? compactionTitle;
+    } else if (row.type === "branch_summary") branchSummaryCount++;
+    else if (row.type === "session_info") displayName = trimmedString(entry as Loose, "name") ?? displayName;
+  });
+  const firstMessage =
+    newUserMessage && session.first_message === NO_FIRST_MESSAGE
+      ? firstUserMessage(db, session.sid, rows)
+      : session.first_message;
+  return {
+    entry_count: session.entry_count + rows.length,
+    message_count: messageCount,
+    compaction_count: compactionCount,
+    branch_summary_count: branchSummaryCount,
+    malformed_count: session.malformed_count,
+    problem_count: session.problem_count,
+    problems_json: session.problems_json,
+    first_message: firstMessage,
+    display_name: displayName,
+    compaction_title: compactionTitle,
+    file_leaf_id: session.file_leaf_id,
+    last_leaf_id: rows.length === 0 ? session.last_leaf_id : (rows.at(-1) as NewEntryRow).id,
+  };
+}
