@@ -1,14 +1,15 @@
 /**
  * The part of a leaf's path a compaction plan reads (SPEC §5.1 with D5), without parsing a
  * 100k-entry session: from the window start (the last compaction's first kept entry on the
- * path, else that compaction) to the leaf, found on the structural columns, parsed with the
+ * path, else that compaction) to the leaf, found walking up from the leaf through the id index
+ * (path-upwards.ts) rather than listing the whole session's links, parsed with the
  * token estimates the library stores; and the last measured usage above it when it has none.
  */
 import { getLastAssistantUsage } from "../../core/compaction/tokens.ts";
 import type { SessionEntry, Usage } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
 import { type EntryLink, entryJson, entryJsonAndTokensByPk, entryJsonByPk } from "../store/repos/entries.ts";
-import { loadPathLinks } from "./session-state.ts";
+import { openPathUpwards } from "./path-upwards.ts";
 
 export interface CompactionTail {
   sessionId: string;
@@ -36,25 +37,29 @@ export function loadCompactionTail(
   sessionId: string,
   leafId?: string | null,
 ): CompactionTail | null {
-  const walked = loadPathLinks(db, sessionId, leafId);
+  const walked = openPathUpwards(db, sessionId, leafId);
   if (walked === null) return null;
-  const { links, up } = walked;
-  const link = (u: number): EntryLink => links[up[u] as number] as EntryLink;
+  const { up } = walked;
 
-  // up[] runs leaf → root: the tail is up[0..start], start being the window start or the compaction.
-  let start = up.length - 1;
-  const compactionAt = up.findIndex((position) => (links[position] as EntryLink)[3] === "compaction");
-  // A path ending in a compaction plans nothing ("Already compacted"): its last entry says so.
-  if (compactionAt === 0) start = 0;
-  else if (compactionAt > 0) {
-    start = compactionAt;
-    const json = entryJson(db, link(compactionAt)[0]);
+  // The path runs leaf (0) → root: the tail is 0..start, start being the window start or the compaction.
+  let compactionAt = -1;
+  for (let u = 0, link = up.at(0); link !== undefined; link = up.at(++u)) {
+    if (link[3] === "compaction") {
+      compactionAt = u;
+      break;
+    }
+  }
+  // No compaction on the path: the tail is all of it. A path ending in a compaction plans nothing
+  // ("Already compacted"): its last entry (start 0) says so.
+  let start = compactionAt < 0 ? up.length - 1 : compactionAt;
+  if (compactionAt > 0) {
+    const json = entryJson(db, (up.at(compactionAt) as EntryLink)[0]);
     const firstKept =
       json === null ? undefined : (JSON.parse(json) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
     if (typeof firstKept === "string") {
       // Ids are unique in a session without tree problems: the entry, if on the path, is the one.
-      for (let u = compactionAt + 1; u < up.length; u++) {
-        if (link(u)[1] === firstKept) {
+      for (let u = compactionAt + 1, link = up.at(u); link !== undefined; link = up.at(++u)) {
+        if (link[1] === firstKept) {
           start = u;
           break;
         }
@@ -63,7 +68,7 @@ export function loadCompactionTail(
   }
 
   const pks: number[] = [];
-  for (let u = Math.min(start, up.length - 1); u >= 0; u--) pks.push(link(u)[0]);
+  for (let u = start; u >= 0; u--) pks.push((up.at(u) as EntryLink)[0]);
   const tokens = new Map<SessionEntry, number>();
   const path = entryJsonAndTokensByPk(db, pks).map(({ json, tokens: estimate }) => {
     const entry = JSON.parse(json) as SessionEntry;
@@ -74,14 +79,16 @@ export function loadCompactionTail(
   let usageBefore: Usage | undefined;
   let parsed = path.length;
   if (compactionAt !== 0 && getLastAssistantUsage(path) === undefined) {
-    // Above the tail, newest first, only assistant replies can carry a usage (SPEC §4.2).
-    const replies: number[] = [];
-    for (let u = start + 1; u < up.length; u++) {
-      const [pk, , , type, role] = link(u);
-      if (type === "message" && role === "assistant") replies.push(pk);
-    }
-    for (let from = 0; from < replies.length && usageBefore === undefined; from += USAGE_BATCH) {
-      const batch = entryJsonByPk(db, replies.slice(from, from + USAGE_BATCH));
+    // Above the tail, newest first, only assistant replies can carry a usage (SPEC §4.2): read
+    // USAGE_BATCH of them at a time, walking up only as far as the batch needs.
+    let u = start + 1;
+    while (usageBefore === undefined && up.at(u) !== undefined) {
+      const replies: number[] = [];
+      for (let link = up.at(u); link !== undefined && replies.length < USAGE_BATCH; link = up.at(++u)) {
+        const [pk, , , type, role] = link;
+        if (type === "message" && role === "assistant") replies.push(pk);
+      }
+      const batch = entryJsonByPk(db, replies);
       parsed += batch.length;
       // getLastAssistantUsage scans backwards: give it the batch oldest first.
       usageBefore = getLastAssistantUsage(batch.map((json) => JSON.parse(json) as SessionEntry).reverse());

@@ -184,6 +184,16 @@ export function listEntryLinks(db: Database, sid: number): EntryLink[] {
     .all(sid) as EntryLink[];
 }
 
+/** The EntryLink of the LAST entry with this id (as the agents' byId resolves it), through the id index. */
+export function entryLinkById(db: Database, sid: number, id: string): EntryLink | undefined {
+  return stmt(
+    db,
+    "SELECT pk, id, parent_id, type, role FROM entries WHERE sid = ? AND id = ? ORDER BY seq DESC LIMIT 1",
+  )
+    .raw(true)
+    .get(sid, id) as EntryLink | undefined;
+}
+
 /** The JSON of the given entries (by pk), in the order of `pks`. */
 export function entryJsonByPk(db: Database, pks: readonly number[]): string[] {
   const rows = stmt(
@@ -275,7 +285,10 @@ export function storedEntryIds(db: Database, sid: number): Set<string> {
 
 /** pk of the session's first user message by seq, if it has one. */
 export function firstUserMessagePk(db: Database, sid: number): number | undefined {
-  return stmt(db, "SELECT pk FROM entries WHERE sid = ? AND type = 'message' AND role = 'user' ORDER BY seq LIMIT 1")
+  return stmt(
+    db,
+    "SELECT pk FROM entries WHERE sid = ? AND type = 'message' AND role = 'user' ORDER BY seq LIMIT 1",
+  )
     .pluck(true)
     .get(sid) as number | undefined;
 }
