@@ -2,6 +2,7 @@
  * Runs every benchmark in sequence (`npm run bench`). Prints figures only; nothing here can
  * fail the build. Generated inputs are cached in bench/out/.
  */
+import { runAppendCostBench } from "./append-cost.bench.ts";
 import { runBigTextBench } from "./big-text.bench.ts";
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
@@ -20,6 +21,8 @@ console.log("\n== context ==");
 runContextBench();
 console.log("\n== session operations on the 100k session ==");
 await runSessionOpsBench();
+console.log("\n== one append by Canopy on the 100k session, against the old path ==");
+await runAppendCostBench();
 console.log("\n== the first search after a large import ==");
 await runSearchIndexBench({ runs: 1 });
 console.log("\n== following other programs' writes (idle 100k-entry library) ==");
