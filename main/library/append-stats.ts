@@ -1,18 +1,18 @@
 /**
- * The cached figures of a session after Canopy appends entries behind its last line, worked out
- * from the stored figures and the new entries alone, where that is exactly what a full recount
- * (stats.ts) would give; null where exactness is not obvious, and the caller recounts.
+ * The cached figures of a session after entries are appended behind its last row — by Canopy
+ * (write.ts) or by the agent growing its file (import-tail.ts) — worked out from the stored
+ * figures and the new entries alone, where that is exactly what a full recount (stats.ts) would
+ * give; null where exactness is not obvious, and the caller recounts.
  */
-import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
 import { entryIdExists, firstUserMessagePk, type NewEntryRow } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
-import { firstMessageTextOf, trimmedString } from "./entry-facts.ts";
+import { firstMessageTextOf, isKnownEntryType, trimmedString } from "./entry-facts.ts";
 import { firstMessageText, type StatsPatch } from "./stats.ts";
 
 type Loose = { [key: string]: unknown };
 
-const KNOWN_TYPES = new Set<string>(KNOWN_ENTRY_TYPES);
 /** What first_message holds while the session has no user message. */
 const NO_FIRST_MESSAGE = firstMessageTextOf(null);
 
@@ -26,7 +26,7 @@ function appendKeepsTreeHealthy(db: Database, sid: number, entries: readonly Ses
   const batch = new Set<string>();
   for (const entry of entries) {
     const { id, parentId } = entry as Loose;
-    if (!KNOWN_TYPES.has(entry.type) || typeof id !== "string") return false;
+    if (!isKnownEntryType(entry.type) || typeof id !== "string") return false;
     if (batch.has(id) || entryIdExists(db, sid, id)) return false;
     if (
       parentId !== null &&
@@ -48,18 +48,22 @@ function firstUserMessage(db: Database, sid: number, rows: readonly NewEntryRow[
   return firstMessageText(typeof first.json === "string" ? first.json : new TextDecoder().decode(first.json));
 }
 
+/** Who appends: Canopy, or the agent's file (its new lines, and how many of them were malformed). */
+export type AppendSource = { origin: "canopy" } | { origin: "file"; malformedLines: number };
+
 /**
- * The figures after `rows` (made from `entries`, in order, all after the session's last line and
- * of origin 'canopy') are inserted; call before inserting them. Null: recount instead.
+ * The figures after `rows` (made from `entries`, in order, all after the session's last row and
+ * of `source`'s origin) are inserted; call before inserting them. Null: recount instead.
  */
 export function statsAfterAppend(
   db: Database,
   session: SessionRow,
   entries: readonly SessionEntry[],
   rows: readonly NewEntryRow[],
+  source: AppendSource = { origin: "canopy" },
 ): StatsPatch | null {
   if (session.problem_count !== 0 || session.first_message === null) return null;
-  if (rows.some((r) => r.origin !== "canopy")) return null;
+  if (rows.some((r) => r.origin !== source.origin)) return null;
   if (!appendKeepsTreeHealthy(db, session.sid, entries)) return null;
   let messageCount = session.message_count;
   let compactionCount = session.compaction_count;
@@ -87,13 +91,14 @@ export function statsAfterAppend(
     message_count: messageCount,
     compaction_count: compactionCount,
     branch_summary_count: branchSummaryCount,
-    malformed_count: session.malformed_count,
+    malformed_count: session.malformed_count + (source.origin === "file" ? source.malformedLines : 0),
     problem_count: session.problem_count,
     problems_json: session.problems_json,
     first_message: firstMessage,
     display_name: displayName,
     compaction_title: compactionTitle,
-    file_leaf_id: session.file_leaf_id,
-    last_leaf_id: rows.length === 0 ? session.last_leaf_id : (rows.at(-1) as NewEntryRow).id,
+    // The file's last entry moves only with the file's own lines.
+    file_leaf_id: source.origin === "file" ? (rows.at(-1)?.id ?? session.file_leaf_id) : session.file_leaf_id,
+    last_leaf_id: rows.at(-1)?.id ?? session.last_leaf_id,
   };
 }

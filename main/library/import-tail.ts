@@ -22,7 +22,7 @@ import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
 import { decodeUtf8, type FileDigest } from "./files.ts";
 import { type FileBytes, malformedProblems, tailState } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
-import { appendedStats } from "./stats-append.ts";
+import { statsAfterAppend } from "./append-stats.ts";
 
 /** A grown file as the append-only import needs it: the bytes after the imported prefix. */
 export interface AppendedBytes extends Omit<FileBytes, "buffer"> {
@@ -99,12 +99,12 @@ export function appendTail(db: Database, row: SessionRow, file: AppendedBytes): 
     // taken back changes figures the new rows alone cannot tell.
     const stats =
       row.provisional_seq === null
-        ? appendedStats(
+        ? statsAfterAppend(
             db,
             row,
             parsed.entries.map((e) => e.entry),
             rows,
-            parsed.malformed.length,
+            { origin: "file", malformedLines: parsed.malformed.length },
           )
         : null;
     insertEntries(db, sid, rows);
