@@ -122,7 +122,8 @@ export function importRead(
   }
 }
 
-function unchanged(file: string, row: SessionRow): ImportedFileReport {
+/** The report of a known file that changed nothing. */
+export function unchanged(file: string, row: SessionRow): ImportedFileReport {
   return {
     path: file,
     sessionId: row.id,

@@ -8,11 +8,10 @@
 import { createHash, type Hash } from "node:crypto";
 import fs from "node:fs";
 import { crc32 } from "node:zlib";
-import type { ImportedFileReport } from "../../core/api/dto.ts";
 import type { Database } from "../store/open.ts";
-import { findSessionsByPath, type SessionRow } from "../store/repos/sessions.ts";
+import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { completeLinesEnd, countNewlines, sha256Hex } from "./files.ts";
-import { type FileOutcome, importRead, readForImport } from "./import-file.ts";
+import { type FileOutcome, importRead, readForImport, unchanged } from "./import-file.ts";
 import type { FileBytes } from "./import-state.ts";
 import { appendTail } from "./import-tail.ts";
 import { PARALLEL_PARSE_MIN_BYTES } from "./parallel-rows.ts";
@@ -196,17 +195,6 @@ function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: 
   const bytes = Buffer.allocUnsafe(CHECK_BLOCK_BYTES);
   const bytesRead = read(fd, bytes, k * CHECK_BLOCK_BYTES);
   return { holds: bytesRead === bytes.length && crc32(bytes) === memo.blocks[k], bytesRead };
-}
-
-function unchanged(file: string, row: SessionRow): ImportedFileReport {
-  return {
-    path: file,
-    sessionId: row.id,
-    status: "unchanged",
-    entriesAdded: 0,
-    malformedLines: 0,
-    problems: [],
-  };
 }
 
 /** The live append of a remembered file, or null for the full import. */
