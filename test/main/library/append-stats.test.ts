@@ -4,7 +4,6 @@
 // full recount gives, on the fixtures, a generated session and the edge cases that recount.
 import fs from "node:fs";
 import path from "node:path";
-import type { Database, Statement } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import type { SessionEntry } from "../../../core/session/entries.ts";
@@ -14,7 +13,7 @@ import { appendSessionEntries } from "../../../main/library/write.ts";
 import { appendCompaction, appendMessageChain } from "../../../main/pipelines/persist.ts";
 import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
+import { createHarness, type Harness, importText, readsDuring, removeDir, SessionFile } from "../pipelines/harness.ts";
 
 let h: Harness;
 let server: FakeServer;
@@ -29,50 +28,11 @@ afterEach(async () => {
   removeDir(h.dir);
 });
 
-async function importText(text: string, name: string): Promise<string> {
-  const file = path.join(h.dir, `${name}.jsonl`);
-  fs.writeFileSync(file, text);
-  const report = await h.call("library:import", { path: file });
-  const sessionId = report.files[0]?.sessionId;
-  if (!sessionId) throw new Error(`${name} did not import`);
-  return sessionId;
-}
-
 /** The stored figures equal a full recount. */
 function expectRecounted(sessionId: string, step: string): void {
   const { db } = h.api.ctx;
   const row = requireSession(db, sessionId);
   expect({ step, ...row }).toMatchObject({ step, ...computeSessionStats(db, row.sid).patch });
-}
-
-/** Rows the statements hand to JS and JSON.parse calls while `run` runs. */
-async function readsDuring(db: Database, run: () => unknown): Promise<{ rows: number; parsed: number }> {
-  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
-  const { all, get, iterate } = proto;
-  let rows = 0;
-  vi.spyOn(proto, "all").mockImplementation(function (this: Statement, ...args: unknown[]) {
-    const result = all.apply(this, args);
-    rows += result.length;
-    return result;
-  });
-  vi.spyOn(proto, "get").mockImplementation(function (this: Statement, ...args: unknown[]) {
-    const result = get.apply(this, args);
-    if (result !== undefined) rows++;
-    return result;
-  });
-  vi.spyOn(proto, "iterate").mockImplementation(function* (this: Statement, ...args: unknown[]) {
-    for (const row of iterate.apply(this, args)) {
-      rows++;
-      yield row;
-    }
-  });
-  const parse = vi.spyOn(JSON, "parse");
-  try {
-    await run();
-    return { rows, parsed: parse.mock.calls.length };
-  } finally {
-    vi.restoreAllMocks();
-  }
 }
 
 const fixtures = fs
@@ -85,7 +45,7 @@ const sessions = [...fixtures, ["generated-3000", generateSession(3000).text] as
 describe("every kind of append keeps the cached figures of a full recount", () => {
   it.each(sessions)("%s", async (name, text) => {
     await h.configureFakeModel(server);
-    const sessionId = await importText(text, name);
+    const sessionId = await importText(h, text, name);
     const { db } = h.api.ctx;
     expectRecounted(sessionId, "import");
     const entries = loadSessionEntries(db, sessionId);
@@ -212,7 +172,7 @@ describe("appending to a long session", () => {
 
   it("reads the new ids' index entries, not every row or id of the session", async () => {
     await h.configureFakeModel(server);
-    const sessionId = await importText(generateSession(ENTRIES).text, "long");
+    const sessionId = await importText(h, generateSession(ENTRIES).text, "long");
     const { ctx } = h.api;
     const leaf = () => requireSession(ctx.db, sessionId).last_leaf_id;
     const target = () => ({ sessionId, leafId: leaf(), viewLeafId: getViewLeaf(ctx.db, sessionId) });

@@ -10,6 +10,7 @@ import type { Channel, RequestInput, RequestOutput } from "../../../core/api/con
 import type { ApiError } from "../../../core/api/dto.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
+import type { Database, Statement } from "better-sqlite3";
 import { vi } from "vitest";
 import {
   type FakeServer,
@@ -360,5 +361,45 @@ export async function parsesDuring(run: () => Promise<unknown>): Promise<number>
     return spy.mock.calls.length;
   } finally {
     spy.mockRestore();
+  }
+}
+
+/** Writes `text` as `<name>.jsonl` in the harness folder, imports it and gives its session id. */
+export async function importText(h: Harness, text: string, name: string): Promise<string> {
+  const file = path.join(h.dir, `${name}.jsonl`);
+  fs.writeFileSync(file, text);
+  const report = await h.call("library:import", { path: file });
+  const sessionId = report.files[0]?.sessionId;
+  if (!sessionId) throw new Error(`${name} did not import`);
+  return sessionId;
+}
+
+/** Rows `db`'s statements hand to JS (all, get, iterate) and JSON.parse calls while `run` runs. */
+export async function readsDuring(db: Database, run: () => unknown): Promise<{ rows: number; parsed: number }> {
+  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
+  const { all, get, iterate } = proto;
+  let rows = 0;
+  vi.spyOn(proto, "all").mockImplementation(function (this: Statement, ...args: unknown[]) {
+    const result = all.apply(this, args);
+    rows += result.length;
+    return result;
+  });
+  vi.spyOn(proto, "get").mockImplementation(function (this: Statement, ...args: unknown[]) {
+    const result = get.apply(this, args);
+    if (result !== undefined) rows++;
+    return result;
+  });
+  vi.spyOn(proto, "iterate").mockImplementation(function* (this: Statement, ...args: unknown[]) {
+    for (const row of iterate.apply(this, args)) {
+      rows++;
+      yield row;
+    }
+  });
+  const parse = vi.spyOn(JSON, "parse");
+  try {
+    await run();
+    return { rows, parsed: parse.mock.calls.length };
+  } finally {
+    vi.restoreAllMocks();
   }
 }

@@ -2,16 +2,13 @@
 // window needs (path-upwards.ts), not on every link of the session: on a long session it reads a
 // few rows per entry of the window, and the path it walks is the one loadPathLinks gives, also
 // where a walk goes on long enough to list the session's links instead.
-import fs from "node:fs";
-import path from "node:path";
-import type { Database, Statement } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { buildTreeIndex } from "../../../core/session/tree.ts";
 import { loadSessionEntries } from "../../../main/library/load.ts";
 import { openPathUpwards } from "../../../main/pipelines/path-upwards.ts";
 import { loadPathLinks } from "../../../main/pipelines/session-state.ts";
-import { createHarness, type Harness, removeDir, SessionFile } from "./harness.ts";
+import { createHarness, type Harness, importText, readsDuring, removeDir, SessionFile } from "./harness.ts";
 
 let h: Harness;
 beforeEach(() => {
@@ -22,38 +19,6 @@ afterEach(() => {
   h.close();
   removeDir(h.dir);
 });
-
-async function importText(text: string, name: string): Promise<string> {
-  const file = path.join(h.dir, `${name}.jsonl`);
-  fs.writeFileSync(file, text);
-  const report = await h.call("library:import", { path: file });
-  const sessionId = report.files[0]?.sessionId;
-  if (!sessionId) throw new Error(`${name} did not import`);
-  return sessionId;
-}
-
-/** Rows the statements hand to JS while `run` runs. */
-async function rowsDuring(db: Database, run: () => Promise<unknown>): Promise<number> {
-  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
-  const { all, get } = proto;
-  let rows = 0;
-  vi.spyOn(proto, "all").mockImplementation(function (this: Statement, ...args: unknown[]) {
-    const result = all.apply(this, args);
-    rows += result.length;
-    return result;
-  });
-  vi.spyOn(proto, "get").mockImplementation(function (this: Statement, ...args: unknown[]) {
-    const result = get.apply(this, args);
-    if (result !== undefined) rows++;
-    return result;
-  });
-  try {
-    await run();
-    return rows;
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 describe("a compaction run on a long session", () => {
   it("reads the rows of its window, not every link of the session", async () => {
@@ -68,10 +33,10 @@ describe("a compaction run on a long session", () => {
           tokensBefore: 9000,
         });
     }
-    const sessionId = await importText(file.text(), "long");
+    const sessionId = await importText(h, file.text(), "long");
     const { db } = h.api.ctx;
-    const preview = await rowsDuring(db, () => h.call("compaction:preview", { sessionId }));
-    const run = await rowsDuring(db, () => h.call("compaction:run", { sessionId }));
+    const preview = (await readsDuring(db, () => h.call("compaction:preview", { sessionId }))).rows;
+    const run = (await readsDuring(db, () => h.call("compaction:run", { sessionId }))).rows;
     // The window is ~30 entries; listing the links read all 3,001 rows.
     expect(preview).toBeLessThan(300);
     expect(run).toBeLessThan(300);
@@ -93,7 +58,7 @@ describe("the path walked upwards is the path of the links", () => {
   ] as const;
 
   it.each(sessions)("%s: every leaf", async (name, text) => {
-    const sessionId = await importText(text, "generated");
+    const sessionId = await importText(h, text, "generated");
     const { db } = h.api.ctx;
     const tips = buildTreeIndex(loadSessionEntries(db, sessionId)).tips();
     let longest = 0;

@@ -11,7 +11,7 @@ import { generateSession } from "../../../bench/generate-session.ts";
 import { loadSessionEntries } from "../../../main/library/load.ts";
 import { type FakeServer, OVERFLOW_ERRORS, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, removeDir, SessionFile } from "./harness.ts";
+import { createHarness, type Harness, importText, parsesDuring, removeDir, SessionFile } from "./harness.ts";
 
 const TURNS = 600;
 
@@ -25,17 +25,6 @@ function longSession(): SessionFile {
   return file;
 }
 
-/** JSON.parse calls while `run` runs. */
-async function parsesDuring(run: () => Promise<unknown>): Promise<number> {
-  const spy = vi.spyOn(JSON, "parse");
-  try {
-    await run();
-    return spy.mock.calls.length;
-  } finally {
-    spy.mockRestore();
-  }
-}
-
 /** The stored entries, without the two fields a new entry draws afresh (id, timestamp). */
 function storedShape(h: Harness, sessionId: string): unknown[] {
   const ids = new Map<string, string>();
@@ -45,15 +34,6 @@ function storedShape(h: Harness, sessionId: string): unknown[] {
     if (ours && rest.fromExtension === undefined && !ids.has(id) && /^[0-9a-f]{8}$/.test(id)) ids.set(id, `new${ids.size}`);
     return { ...rest, id: ids.get(id) ?? id, parentId: ids.get(entry.parentId ?? "") ?? entry.parentId };
   });
-}
-
-async function importText(h: Harness, text: string, name: string): Promise<string> {
-  const file = path.join(h.dir, `${name}.jsonl`);
-  fs.writeFileSync(file, text);
-  const report = await h.call("library:import", { path: file });
-  const sessionId = report.files[0]?.sessionId;
-  if (!sessionId) throw new Error(`${name} did not import`);
-  return sessionId;
 }
 
 let h: Harness;
