@@ -158,8 +158,12 @@ export interface Requests {
   "edits:redo": { input: { sessionId: string }; output: EditResultDto };
   /** All settings with their current values. */
   "settings:get": { input: Record<string, never>; output: Settings };
-  /** Sets one dotted key (e.g. compaction.reserveTokens); validated. */
-  "settings:set": { input: { key: string; value: unknown }; output: Settings };
+  /**
+   * Sets one dotted key (e.g. compaction.reserveTokens); validated. With `expected` (the value
+   * the window showed), refused as a conflict when the key holds something else by now (another
+   * window or the CLI changed it), so a stale form never overwrites that change.
+   */
+  "settings:set": { input: { key: string; value: unknown; expected?: unknown }; output: Settings };
   /** The prompt templates and which file is in effect for each. */
   "settings:prompts": { input: Record<string, never>; output: PromptTemplateDto[] };
   /** Registered hook handlers and hook errors. */
@@ -216,6 +220,8 @@ export interface Events {
   "library:changed": { sessionIds: string[] };
   /** A session's entries or view leaf changed. */
   "session:changed": { sessionId: string; viewLeafId: string | null };
+  /** The settings changed: through this process's settings:set, or by another program (the CLI, a second Canopy). */
+  "settings:changed": { settings: Settings };
   /** The reply of a running chat turn (the job `jobId`), streamed so far. */
   "chat:progressed": { jobId: string; sessionId: string; text: string };
   /** A chat request failed with a transient error and is sent again after `delayMs` (§9.7 auto_retry_start/end). */
@@ -338,6 +344,7 @@ export const CHANNELS = [
 export const EVENT_NAMES = [
   "library:changed",
   "session:changed",
+  "settings:changed",
   "job:progressed",
   "job:started",
   "job:ended",

@@ -101,7 +101,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "edits:undo": z.object({ sessionId }).strict(),
   "edits:redo": z.object({ sessionId }).strict(),
   "settings:get": empty as SchemaFor<"settings:get">,
-  "settings:set": z.object({ key: nonEmpty.max(100), value: z.unknown() }).strict() as SchemaFor<"settings:set">,
+  "settings:set": z.object({ key: nonEmpty.max(100), value: z.unknown(), expected: z.unknown().optional() }).strict() as SchemaFor<"settings:set">,
   "settings:prompts": empty as SchemaFor<"settings:prompts">,
   "settings:hooks": empty as SchemaFor<"settings:hooks">,
   "settings:test-connection": z.object({ testId: testId.optional() }).strict(),

@@ -3,11 +3,14 @@
  * `compact`, …) or a second Canopy — and announces them as this process's own writes are
  * (`session:changed` + `library:changed`), so open windows refresh. A timer asks SQLite's
  * `data_version`, which moves only when another connection commits; then the change log
- * (migration 5) says which sessions, leaving out those this process wrote and announced itself.
+ * (migration 5) says which sessions, leaving out those this process wrote and announced itself,
+ * and the settings log (migration 6) whether the settings changed (`settings:changed`).
  */
 import type { AppContext } from "../api/types.ts";
 import { OWN_WRITER } from "../store/change-writer.ts";
 import { changesSince, dataVersion, latestChangeSeq } from "../store/repos/session-changes.ts";
+import { type SettingsMark, settingsMark } from "../store/repos/settings-changes.ts";
+import { loadSettings } from "../settings/store.ts";
 import { announce } from "./edit-ops.ts";
 
 /** How often the library is asked (a window follows a CLI command within about this). */
@@ -31,7 +34,19 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
   let version = dataVersion(db);
   // Only what is written from now on: the window has just loaded everything before.
   let seen = latestChangeSeq(db);
+  let settingsSeen = settingsMark(db).seq;
   let failing = false;
+
+  /** True when another program wrote the settings since the last look (announced here). */
+  const settingsChanged = (mark: SettingsMark): boolean => {
+    if (mark.seq === settingsSeen) return false;
+    settingsSeen = mark.seq;
+    // The last write was this process's: its handler announced the settings as they are now
+    // (an outside write before it is in them, as each write changes the stored document).
+    if (mark.writer === OWN_WRITER) return false;
+    ctx.events.emit("settings:changed", { settings: loadSettings(db) });
+    return true;
+  };
 
   const check = (): boolean => {
     // A transaction of this connection is never open across a turn of the event loop, but
@@ -41,15 +56,17 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
       const current = dataVersion(db);
       if (current === version) return false;
       const changes = changesSince(db, seen);
+      const mark = settingsMark(db);
       // Only once read: a failed read is tried again on the next tick.
       version = current;
       failing = false;
+      const settings = settingsChanged(mark);
       const last = changes[changes.length - 1];
-      if (last === undefined) return false; // E.g. the import thread indexing for search.
+      if (last === undefined) return settings; // E.g. the import thread indexing for search.
       seen = last.seq;
       // This process's writes (this connection, the import thread's) were announced by it.
       const outside = changes.filter((change) => change.writer !== OWN_WRITER);
-      if (outside.length === 0) return false;
+      if (outside.length === 0) return settings;
       // A session removed for good has no id left: the list reloads all the same.
       announce(
         ctx,

@@ -1,12 +1,19 @@
 /**
  * Settings persisted in the library database (one validated JSON document), read with defaults
- * for anything missing, written only after validation.
+ * for anything missing, written only after validation, one key at a time in a write transaction.
  */
 import type { CompactionSettings } from "../../core/compaction/types.ts";
-import { DEFAULT_SETTINGS, type Settings, setSettingAt, settingsSchema } from "../../core/settings/schema.ts";
+import {
+  DEFAULT_SETTINGS,
+  getSettingAt,
+  type Settings,
+  setSettingAt,
+  settingsSchema,
+} from "../../core/settings/schema.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { Database } from "../store/open.ts";
 import { getSetting, setSetting } from "../store/repos/settings.ts";
+import { writeTransaction } from "../store/transactions.ts";
 
 const KEY = "canopy.settings";
 
@@ -32,11 +39,43 @@ export function loadSettings(db: Database): Settings {
   return settings;
 }
 
-export function updateSetting(db: Database, key: string, value: unknown): Settings {
-  const result = setSettingAt(loadSettings(db), key, value);
-  if (!result.ok) throw new ApiFailure("invalid_input", result.message);
-  setSetting(db, KEY, result.settings);
-  return result.settings;
+/** The value JSON gives (key order aside, values compared as stored). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+export interface SettingUpdate {
+  settings: Settings;
+  /** False when the key already held the value: nothing was written. */
+  changed: boolean;
+}
+
+/**
+ * Sets `key` in one write transaction (the read and the write: a CLI's `settings set` between
+ * them would be lost). With `expected`, refused as a conflict when the key holds something else
+ * now — a window that showed an older value must not overwrite what was set since.
+ */
+export function updateSetting(
+  db: Database,
+  key: string,
+  value: unknown,
+  expected?: { value: unknown },
+): SettingUpdate {
+  return writeTransaction(db, (): SettingUpdate => {
+    const current = loadSettings(db);
+    const now = getSettingAt(current, key);
+    if (expected !== undefined && !sameJson(now, expected.value)) {
+      throw new ApiFailure(
+        "conflict",
+        `${key} was changed elsewhere (it is now ${JSON.stringify(now ?? null)}): yours was not saved, so as not to overwrite that change`,
+      );
+    }
+    const result = setSettingAt(current, key, value);
+    if (!result.ok) throw new ApiFailure("invalid_input", result.message);
+    if (sameJson(result.settings, current)) return { settings: current, changed: false };
+    setSetting(db, KEY, result.settings);
+    return { settings: result.settings, changed: true };
+  })();
 }
 
 /** The compaction settings in core's shape (no remote endpoint = undefined). */

@@ -1,5 +1,6 @@
 /**
- * Handlers of the `settings:` channels: the settings document, prompt templates in effect,
+ * Handlers of the `settings:` channels: the settings document (a change is announced as
+ * `settings:changed`), prompt templates in effect,
  * hooks, and a connection test of the configured model and remote summary endpoint, which
  * settings:cancel-test-connection aborts by the id its window gave it (its HTTP requests with it).
  */
@@ -38,7 +39,15 @@ async function runConnectionTest(ctx: AppContext, signal: AbortSignal): Promise<
 
 export const settingsHandlers: AreaHandlers<"settings"> = {
   "settings:get": (_input, ctx) => loadSettings(ctx.db),
-  "settings:set": (input, ctx) => updateSetting(ctx.db, input.key, input.value),
+  "settings:set": (input, ctx) => {
+    // JSON has no undefined: an absent `expected` means "no check", null is a value.
+    const expected = input.expected === undefined ? undefined : { value: input.expected };
+    const { settings, changed } = updateSetting(ctx.db, input.key, input.value, expected);
+    // Every window of this process (other tabs too) shows the new settings; the outside-changes
+    // poll knows this process's writes and does not announce them again.
+    if (changed) ctx.events.emit("settings:changed", { settings });
+    return settings;
+  },
   "settings:prompts": (_input, ctx) =>
     Object.values(ctx.prompts.templates).map((template) => ({
       name: template.name,

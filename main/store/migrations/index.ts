@@ -10,6 +10,7 @@ import { edits } from "./002-edits.ts";
 import { deletedSessions } from "./003-deleted-sessions.ts";
 import { entryBlocks } from "./004-entry-blocks.ts";
 import { sessionChanges } from "./005-session-changes.ts";
+import { settingsChanges } from "./006-settings-changes.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   deletedSessions,
   entryBlocks,
   sessionChanges,
+  settingsChanges,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

@@ -41,6 +41,7 @@ describe("openDatabase + migrations", () => {
       "session_changes",
       "sessions",
       "settings",
+      "settings_changes",
       "store_meta",
     ]);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
@@ -151,6 +152,31 @@ describe("migration 3 (deleted sessions)", () => {
       { id: "s1", canopy_title: "Renamed", deleted_at: null },
     ]);
     expect(db.prepare("SELECT count(*) FROM edit_ops").pluck().get()).toBe(1);
+    db.close();
+  });
+});
+
+describe("migration 6 (settings change log)", () => {
+  it("keeps a version-5 library's settings and counts only writes of the settings document", () => {
+    const db = new BetterSqlite3(path.join(tmp.dir, "v5.db"));
+    expect(runMigrations(db, MIGRATIONS, 5).to).toBe(5);
+    const write = db.prepare(
+      "INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, '2026-01-01') ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json",
+    );
+    write.run("canopy.settings", '{"retry":{"maxRetries":5}}');
+    expect(runMigrations(db, MIGRATIONS, 6)).toEqual({ from: 5, to: 6, applied: ["settings change log"] });
+    const mark = () => db.prepare("SELECT seq, writer FROM settings_changes").all();
+    expect(mark()).toEqual([{ seq: 0, writer: null }]);
+    expect(db.prepare("SELECT value_json FROM settings WHERE key = 'canopy.settings'").pluck().get()).toBe(
+      '{"retry":{"maxRetries":5}}',
+    );
+    // The agent folders live in the same table: not the settings form's, not counted.
+    write.run("library.folders", '["/x"]');
+    expect(mark()).toEqual([{ seq: 0, writer: null }]);
+    write.run("canopy.settings", '{"retry":{"maxRetries":6}}');
+    db.prepare("DELETE FROM settings WHERE key = 'canopy.settings'").run();
+    write.run("canopy.settings", "{}");
+    expect(mark()).toEqual([{ seq: 3, writer: null }]);
     db.close();
   });
 });
