@@ -1,19 +1,27 @@
 /**
  * Editable settings (SPEC §10.1 and the model connection): each field is saved through
- * `settings:set` when it is committed (Enter, leaving the field, or a checkbox change); the main
- * side validates and its one-line reason is shown next to the field when a value is refused.
+ * `settings:set` when it is committed (Enter, leaving the field, or a checkbox change) and only
+ * when the user changed it, naming the value it showed (`expected`): one another window or the
+ * CLI changed since is refused, not overwritten. Settings changed elsewhere show at once in the
+ * fields the user is not editing; a field being edited keeps what is typed and says what the
+ * value became (Escape takes it). The main side's one-line reason shows next to a refused value.
  */
 import { type ReactNode, useState } from "react";
-import type { ModelSettings, Settings } from "../../../../core/settings/schema.ts";
-import { call } from "../../api.ts";
+import { getSettingAt, type ModelSettings, type Settings } from "../../../../core/settings/schema.ts";
+import { ApiCallError, call } from "../../api.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 
-interface FieldProps {
+interface Saving {
+  onSaved(settings: Settings): void;
+  /** A save was refused because the settings changed elsewhere: read them again. */
+  onStale(): void;
+}
+
+interface FieldProps extends Saving {
   label: string;
   settingKey: string;
   value: unknown;
   kind: "number" | "text" | "checkbox";
-  onSaved(settings: Settings): void;
   hint?: string;
 }
 
@@ -21,22 +29,63 @@ function fieldId(key: string): string {
   return `setting-${key.replace(/\./g, "-")}`;
 }
 
-function SettingField({ label, settingKey, value, kind, onSaved, hint }: FieldProps) {
-  const [draft, setDraft] = useState(value === null || value === undefined ? "" : String(value));
+function textOf(value: unknown): string {
+  return value === null || value === undefined ? "" : String(value);
+}
+
+/** The value a committed draft saves. */
+function parsed(draft: string, kind: FieldProps["kind"]): unknown {
+  if (draft.trim() === "") return null;
+  return kind === "number" ? Number(draft) : draft.trim();
+}
+
+/** The message of a failed save; a conflict (changed elsewhere) also has the settings read again. */
+function failed(caught: unknown, onStale: () => void): string {
+  if (caught instanceof ApiCallError && caught.code === "conflict") onStale();
+  return (caught as Error).message;
+}
+
+function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }: FieldProps) {
+  /** The stored value the field last showed: what a save names as `expected`. */
+  const [base, setBase] = useState<unknown>(value);
+  const [draft, setDraft] = useState(textOf(value));
   const [checked, setChecked] = useState(value === true);
   const [error, setError] = useState<string | null>(null);
+  /** The value set elsewhere while the user was editing this field (null: none). */
+  const [elsewhere, setElsewhere] = useState<string | null>(null);
+  if (!Object.is(value, base)) {
+    // A new stored value (saved here, in another window or by the CLI): shown unless the user is
+    // typing something else here, which is kept — and told what the value became.
+    const editing = !Object.is(parsed(draft, kind), base) && !Object.is(parsed(draft, kind), value);
+    if (editing) setElsewhere(textOf(value) || "none");
+    else {
+      setDraft(textOf(value));
+      setElsewhere(null);
+    }
+    setChecked(value === true);
+    setBase(value);
+  }
   const save = async (raw: unknown) => {
     try {
-      onSaved(await call("settings:set", { key: settingKey, value: raw }));
+      const settings = await call("settings:set", { key: settingKey, value: raw, expected: base ?? null });
+      setDraft(textOf(getSettingAt(settings, settingKey)));
+      setElsewhere(null);
       setError(null);
+      onSaved(settings);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(failed(caught, onStale));
       if (kind === "checkbox") setChecked(value === true);
     }
   };
   const commit = () => {
-    if (kind === "number") void save(draft.trim() === "" ? null : Number(draft));
-    else void save(draft.trim() === "" ? null : draft.trim());
+    // Only what the user changed: leaving an untouched field saves nothing (it might be stale).
+    const raw = parsed(draft, kind);
+    if (Object.is(raw, base)) {
+      setDraft(textOf(base));
+      setError(null);
+      return;
+    }
+    void save(raw);
   };
   const id = fieldId(settingKey);
   return (
@@ -66,9 +115,21 @@ function SettingField({ label, settingKey, value, kind, onSaved, hint }: FieldPr
             onBlur={commit}
             onKeyDown={(event) => {
               if (event.key === "Enter") commit();
+              if (event.key === "Escape" && !Object.is(parsed(draft, kind), base)) {
+                // Back to the stored value; the Escape goes no further (it would cancel work).
+                event.stopPropagation();
+                setDraft(textOf(base));
+                setElsewhere(null);
+                setError(null);
+              }
             }}
           />
         </>
+      )}
+      {elsewhere !== null && (
+        <p className="note" role="status" data-testid="changed-elsewhere">
+          Changed elsewhere to {elsewhere} while you were editing: Enter saves yours, Escape takes {elsewhere}.
+        </p>
       )}
       <ErrorLine message={error} />
     </div>
@@ -84,16 +145,52 @@ const NEW_MODEL: ModelSettings = {
   reasoning: false,
 };
 
+type ModelKey = keyof ModelSettings;
+
+/**
+ * The draft after the stored model moved from `from` to `to` elsewhere: the fields the user has
+ * not touched take the new values, the ones typed here stay; `clashes` are those changed on both sides.
+ */
+function rebaseModel(
+  draft: ModelSettings,
+  from: ModelSettings,
+  to: ModelSettings,
+): { draft: ModelSettings; clashes: ModelKey[] } {
+  const next = { ...to };
+  const clashes: ModelKey[] = [];
+  for (const key of Object.keys(to) as ModelKey[]) {
+    if (Object.is(draft[key], from[key])) continue;
+    Object.assign(next, { [key]: draft[key] });
+    if (!Object.is(to[key], from[key]) && !Object.is(to[key], draft[key])) clashes.push(key);
+  }
+  return { draft: next, clashes };
+}
+
 /** The model connection: off (offline summarizer) or an OpenAI-compatible endpoint. */
-function ModelForm({ settings, onSaved }: { settings: Settings; onSaved(settings: Settings): void }) {
-  const [draft, setDraft] = useState<ModelSettings>(settings.model ?? NEW_MODEL);
+function ModelForm({ settings, onSaved, onStale }: { settings: Settings } & Saving) {
+  const stored = settings.model;
+  /** The stored model the form last showed (null: none), named as `expected` by a save. */
+  const [base, setBase] = useState<ModelSettings | null>(stored);
+  const [draft, setDraft] = useState<ModelSettings>(stored ?? NEW_MODEL);
   const [error, setError] = useState<string | null>(null);
+  const [clashes, setClashes] = useState<ModelKey[]>([]);
+  if (JSON.stringify(stored) !== JSON.stringify(base)) {
+    // Removed elsewhere: the fields stay, so Save model sets them again.
+    if (stored !== null) {
+      const rebased = rebaseModel(draft, base ?? NEW_MODEL, stored);
+      setDraft(rebased.draft);
+      setClashes(rebased.clashes);
+    }
+    setBase(stored);
+  }
   const save = async (model: ModelSettings | null) => {
     try {
-      onSaved(await call("settings:set", { key: "model", value: model }));
+      const saved = await call("settings:set", { key: "model", value: model, expected: base });
+      setClashes([]);
       setError(null);
+      onSaved(saved);
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(failed(caught, onStale));
     }
   };
   const text = (key: "baseUrl" | "id" | "apiKeyEnv", label: string) => (
@@ -143,12 +240,18 @@ function ModelForm({ settings, onSaved }: { settings: Settings; onSaved(settings
           </button>
         )}
       </div>
+      {clashes.length > 0 && (
+        <p className="note" role="status" data-testid="model-changed-elsewhere">
+          Changed elsewhere while you were editing:{" "}
+          {clashes.map((key) => `${key} = ${String(stored?.[key])}`).join(", ")}. Save model saves yours.
+        </p>
+      )}
       <ErrorLine message={error} />
     </fieldset>
   );
 }
 
-export function SettingsForm({ settings, onSaved }: { settings: Settings; onSaved(settings: Settings): void }) {
+export function SettingsForm({ settings, onSaved, onStale }: { settings: Settings } & Saving) {
   const field = (label: string, key: string, kind: FieldProps["kind"], value: unknown, hint?: string): ReactNode => (
     <SettingField
       key={key}
@@ -157,13 +260,14 @@ export function SettingsForm({ settings, onSaved }: { settings: Settings; onSave
       value={value}
       kind={kind}
       onSaved={onSaved}
+      onStale={onStale}
       {...(hint === undefined ? {} : { hint })}
     />
   );
   const { compaction, branchSummary, retry, images } = settings;
   return (
     <div className="settings-form" data-testid="settings-form">
-      <ModelForm settings={settings} onSaved={onSaved} />
+      <ModelForm settings={settings} onSaved={onSaved} onStale={onStale} />
       <fieldset>
         <legend>Compaction</legend>
         {field("Automatic compaction", "compaction.enabled", "checkbox", compaction.enabled)}

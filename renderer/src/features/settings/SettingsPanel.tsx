@@ -2,13 +2,14 @@
  * Settings at a glance: which summarizer runs, the compaction settings, which prompt template
  * file is in effect (default or the user's override), the loaded hooks, a connection test (Cancel
  * or Escape stops it, aborting its requests), the API keys of the configured models (set or not; never their values) and the agent folders.
- * The chat composer's "No model configured" message opens it (store: settingsOpen).
+ * The chat composer's "No model configured" message opens it (store: settingsOpen). It follows
+ * `settings:changed` — a change in another window or tab, or the CLI's `settings set` — in place.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
-import { ApiCallError, call } from "../../api.ts";
+import { ApiCallError, call, onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { FoldersSection } from "./FoldersSection.tsx";
@@ -39,6 +40,32 @@ export function SettingsPanel() {
     if (open) element.current?.scrollIntoView({ block: "nearest" });
   }, [open]);
 
+  /** The settings shown (JSON), so that a save here and its settings:changed apply once. */
+  const shown = useRef<string | null>(null);
+  /** Shows new settings, whoever changed them (this window, another one, the CLI). */
+  const applySettings = useCallback(
+    (settings: Settings) => {
+      const json = JSON.stringify(settings);
+      if (json === shown.current) return;
+      shown.current = json;
+      setLoaded((current) => current && { ...current, settings });
+      setTest(null); // a connection result describes the settings it was run with
+      // The LLM view's request marks and context bar depend on the model and images.blockImages.
+      const { selectedSessionId, selectedEntryId } = useCanopy.getState();
+      if (selectedSessionId) void loadContext(selectedSessionId, selectedEntryId ?? undefined);
+    },
+    [loadContext],
+  );
+  useEffect(() => onEvent("settings:changed", (payload) => applySettings(payload.settings)), [applySettings]);
+  /** A save refused as stale: the settings as they are now (the event may still be on its way). */
+  const reloadSettings = useCallback(async () => {
+    try {
+      applySettings(await call("settings:get", {}));
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  }, [applySettings]);
+
   const load = async () => {
     try {
       const [settings, prompts, hooks] = await Promise.all([
@@ -46,6 +73,7 @@ export function SettingsPanel() {
         call("settings:prompts", {}),
         call("settings:hooks", {}),
       ]);
+      shown.current = JSON.stringify(settings);
       setLoaded({ settings, prompts, hooks });
       setError(null);
     } catch (caught) {
@@ -140,13 +168,8 @@ export function SettingsPanel() {
           )}
           <SettingsForm
             settings={loaded.settings}
-            onSaved={(settings) => {
-              setLoaded({ ...loaded, settings });
-              setTest(null); // a connection result describes the settings it was run with
-              // The LLM view's request marks and context bar depend on the model and images.blockImages.
-              const { selectedSessionId, selectedEntryId } = useCanopy.getState();
-              if (selectedSessionId) void loadContext(selectedSessionId, selectedEntryId ?? undefined);
-            }}
+            onSaved={applySettings}
+            onStale={() => void reloadSettings()}
           />
           <SecretsSection
             names={[loaded.settings.model, ...loaded.settings.fallbackModels]
