@@ -5,6 +5,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPromptTemplates } from "../prompts/index.ts";
+import { ConnectionTests } from "./api/connection-tests.ts";
 import { EventBus } from "./api/events.ts";
 import type { AppContext } from "./api/types.ts";
 import { loadHookModules } from "./hooks/loader.ts";
@@ -83,7 +84,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     imports,
-    connectionTests: new Map(),
+    connectionTests: new ConnectionTests(),
     searchIndexer,
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),

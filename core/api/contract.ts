@@ -178,7 +178,8 @@ export interface Requests {
   "settings:test-connection": { input: { testId?: string }; output: ConnectionTestDto };
   /**
    * Stops the running connection test started with this `testId` at once, and only that one
-   * (another window's test goes on). False when no test with that id runs.
+   * (another window's test goes on). False when no test with that id runs; the id is then
+   * remembered for 10 s, so a test it overtook on the way (started with that id) ends as cancelled.
    */
   "settings:cancel-test-connection": { input: { testId: string }; output: { cancelled: boolean } };
   /**

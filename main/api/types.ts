@@ -11,6 +11,7 @@ import type { SearchIndexer } from "../library/search-indexer.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { SecretStore } from "../secrets.ts";
 import type { LibraryIdentity } from "../store/library-identity.ts";
+import type { ConnectionTests } from "./connection-tests.ts";
 import type { EventBus } from "./events.ts";
 
 export interface AppContext {
@@ -30,9 +31,9 @@ export interface AppContext {
   imports: ImportRunner;
   /**
    * Running connection tests (Settings → Test connection) by the id their window made, so a
-   * second request can abort the one it names (and not another window's).
+   * second request can abort the one it names (and not another window's), even one it overtook.
    */
-  connectionTests: Map<string, AbortController>;
+  connectionTests: ConnectionTests;
   /**
    * Indexes imported entries for search in the background (the app and browser mode): a search
    * then answers at once from what is indexed. Null: a search indexes what waits first (CLI).

@@ -68,21 +68,20 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
     if (testId !== undefined && ctx.connectionTests.has(testId)) {
       throw new ApiFailure("conflict", `A connection test with id ${testId} is already running`);
     }
-    const controller = new AbortController();
-    if (testId !== undefined) ctx.connectionTests.set(testId, controller);
+    // Registered before the first await; a cancel that overtook this request has aborted it already.
+    const controller = testId === undefined ? new AbortController() : ctx.connectionTests.start(testId);
     try {
+      if (controller.signal.aborted) throw new ApiFailure("cancelled", CONNECTION_TEST_CANCELLED);
       const result = await runConnectionTest(ctx, controller.signal);
       // The requests were aborted: whatever they ended in, the answer is "cancelled".
       if (controller.signal.aborted) throw new ApiFailure("cancelled", CONNECTION_TEST_CANCELLED);
       return result;
     } finally {
-      if (testId !== undefined) ctx.connectionTests.delete(testId);
+      if (testId !== undefined) ctx.connectionTests.end(testId);
     }
   },
   "settings:cancel-test-connection": (input, ctx) => {
     // Only the test this id names: another window's test goes on to its own result.
-    const controller = ctx.connectionTests.get(input.testId);
-    controller?.abort();
-    return { cancelled: controller !== undefined };
+    return { cancelled: ctx.connectionTests.cancel(input.testId) };
   },
 };

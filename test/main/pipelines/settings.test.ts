@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConnectionTests, EARLY_CANCEL_MS } from "../../../main/api/connection-tests.ts";
 import { getSetting, setSetting } from "../../../main/store/repos/settings.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
 import {
@@ -178,7 +179,6 @@ describe("settings", () => {
   it("cancel-test-connection aborts the request to a model endpoint that never answers and says cancelled at once", async () => {
     await h.configureFakeModel(server);
     server.enqueue({ type: "hang", route: "models" });
-    expect(await h.call("settings:cancel-test-connection", { testId: "t1" })).toEqual({ cancelled: false });
     const pending = h.fail("settings:test-connection", { testId: "t1" });
     await until(() => server.requests.some((request) => request.path === "/v1/models"), "the model list request");
     const started = performance.now();
@@ -191,6 +191,34 @@ describe("settings", () => {
     expect(await h.call("settings:cancel-test-connection", { testId: "t1" })).toEqual({ cancelled: false });
     // The next test runs normally.
     expect(await h.call("settings:test-connection", {})).toMatchObject({ ok: true, model: "fake-model" });
+  });
+
+  it("a cancel that overtakes its test wins: the test ends cancelled without asking the model; other ids run on", async () => {
+    await h.configureFakeModel(server);
+    // Sent in this order on the same tick, as when the cancel's request gets there first.
+    const [cancel, test] = await Promise.all([
+      h.call("settings:cancel-test-connection", { testId: "overtaken" }),
+      h.fail("settings:test-connection", { testId: "overtaken" }),
+    ]);
+    expect(cancel).toEqual({ cancelled: false });
+    expect(test).toEqual({ code: "cancelled", message: "Connection test cancelled" });
+    expect(server.requests).toHaveLength(0);
+    // The remembered cancel was used up: the same id (and any other) tests normally afterwards.
+    expect(await h.call("settings:test-connection", { testId: "overtaken" })).toMatchObject({ ok: true });
+    expect(await h.call("settings:test-connection", { testId: "other" })).toMatchObject({ ok: true });
+  });
+
+  it("an early cancel is remembered for 10 s only, and at most 100 of them", () => {
+    let now = 0;
+    const tests = new ConnectionTests(() => now);
+    expect(tests.cancel("late")).toBe(false);
+    now += EARLY_CANCEL_MS + 1;
+    expect(tests.start("late").signal.aborted).toBe(false);
+    tests.end("late");
+    for (let i = 0; i <= 100; i++) tests.cancel(`id-${i}`);
+    expect(tests.start("id-0").signal.aborted).toBe(false);
+    expect(tests.start("id-1").signal.aborted).toBe(true);
+    expect(tests.start("id-100").signal.aborted).toBe(true);
   });
 
   it("cancel-test-connection stops only the test it names: another test runs on to its result", async () => {
