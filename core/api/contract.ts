@@ -281,8 +281,8 @@ export function searchIndexingNote(indexing: SearchIndexingDto): string {
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
 /**
- * "Importing x.jsonl (3/7)" for an import's progress event ("Importing sessions…" as it starts,
- * before its files are counted); null for other jobs and an import's end.
+ * "Imported x.jsonl (3/7)" for an import's progress event ("Importing ~/.pi/agent/sessions…" as
+ * it starts, before its files are counted); null for other jobs and an import's end.
  */
 export function importProgressText(job: Events["job:progressed"]): string | null {
   if (!job.jobId.startsWith(IMPORT_JOB_PREFIX) || job.ended === true) return null;

@@ -41,6 +41,16 @@ function foldersInEffect(ctx: AppContext): ConfiguredFolders {
   };
 }
 
+/**
+ * A target as the progress line names it: a file by its name; a folder by its path with the home
+ * folder as `~`, since the agents' folders all end in "sessions" (~/.pi/agent/sessions, ~/.omp/…).
+ */
+export function progressName(target: string, isFile: boolean, home = os.homedir()): string {
+  if (isFile) return path.basename(target);
+  if (target === home) return "~";
+  return target.startsWith(`${home}${path.sep}`) ? `~${target.slice(home.length)}` : target;
+}
+
 /** Where a scan of several folders is: files before this folder's, and the files of all. */
 interface ScanPlace {
   before: number;
@@ -56,14 +66,16 @@ async function runImport(ctx: AppContext, target: string, jobId: string, scan?: 
   let imported: ImportReport;
   const say = (label: string) => ctx.events.emit("job:progressed", { jobId, label, done, total });
   // Said at once: the first file may take a while, and the import can be cancelled from now on.
-  say(`Importing ${path.basename(target)}`);
+  const isFile = statSync(target).isFile();
+  say(`Importing ${progressName(target, isFile)}`);
   let ended = false;
   try {
     imported = await ctx.imports.run(target, (filesDone, files, file) => {
       done = before + filesDone;
       total = scan?.total ?? files;
-      // After a folder's last file its batch is committed (seconds for a big one): said so.
-      say(filesDone === files ? "Storing the last files" : `Importing ${path.basename(file)}`);
+      // `file` is the one just finished (the next is not known here): said as done. After a
+      // folder's last file its batch is committed (seconds for a big one): said so.
+      say(filesDone === files ? "Storing the last files" : `Imported ${path.basename(file)}`);
     });
     if (scan && !scan.last && !imported.cancelled) say("Going on with the next folder");
     else {
@@ -79,7 +91,7 @@ async function runImport(ctx: AppContext, target: string, jobId: string, scan?: 
     if (ended) ctx.events.emit("job:progressed", { jobId, label: "Import ended", done, total, ended: true });
   }
   // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
-  const report = settleDeletedImports(ctx, imported, statSync(target).isFile());
+  const report = settleDeletedImports(ctx, imported, isFile);
   const changed = report.files
     .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
     .map((file) => file.sessionId as string);
