@@ -24,6 +24,12 @@ import {
 } from "./library-format.ts";
 import { CHUNK_ROWS, useVisibleChunks } from "./use-visible-chunks.ts";
 
+/**
+ * What the filter looks in: the box's name and tooltip. Its placeholder ("Filter list") is
+ * short enough to show whole in the narrow window's 230 px sidebar.
+ */
+const FILTER_HINT = "Filter the list by title, first message or folder";
+
 /** Height of a project heading and the gap below it, for placing chunks before they are measured. */
 const HEADING_PX = 30;
 
@@ -160,8 +166,9 @@ export function SessionList() {
         <input
           type="search"
           className="session-filter"
-          aria-label="Filter the list by title, first message or folder"
-          placeholder="Filter: title, first message, folder"
+          aria-label={FILTER_HINT}
+          placeholder="Filter list"
+          title={FILTER_HINT}
           value={filter}
           spellCheck={false}
           onChange={(event) => setFilter(event.target.value)}
