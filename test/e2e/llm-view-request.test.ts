@@ -184,7 +184,9 @@ describe("LLM view: what the request changes", () => {
     await page.screenshot({ path: path.join(shots, "03-grouped-note.png") });
 
     await line.getByRole("button", { name: "Show which" }).click();
-    const which = line.getByRole("button", { name: /^Go to message/ });
+    // The opened list is pinned to the top of the pane, outside the line (request-note-which.test.ts).
+    const list = page.getByRole("list", { name: /^Messages: Thinking of \d+ replies is not sent/ });
+    const which = list.getByRole("button", { name: /^Go to message/ });
     expect(await which.count()).toBe(LONG_TURNS);
     expect(await which.first().textContent()).toBe("#2");
     expect(await which.first().getAttribute("aria-label")).toBe("Go to message 2 (entry la0)");
@@ -196,7 +198,7 @@ describe("LLM view: what the request changes", () => {
         return box.top >= 0 && box.bottom <= 800;
       });
     expect(await inViewport()).toBe(false);
-    await line.getByRole("button", { name: "Go to message 30 (entry la14)" }).click();
+    await list.getByRole("button", { name: "Go to message 30 (entry la14)" }).click();
     await poll(inViewport).toBe(true);
     await page.screenshot({ path: path.join(shots, "04-grouped-note-which.png") });
     await line.getByRole("button", { name: "Hide which" }).click();

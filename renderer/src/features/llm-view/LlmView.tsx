@@ -6,7 +6,7 @@
  * The root carries `data-testid="llm-view"` and `data-message-count`; each message `data-role`
  * and `data-entry-id`; a tool result only the request has `data-request="added"` (no role).
  */
-import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { AddedResult, RequestChange } from "../../../../core/session/request-messages.ts";
@@ -128,6 +128,8 @@ export function LlmView() {
   const loadContext = useCanopy((state) => state.loadContext);
   const diffMode = useCanopy((state) => state.diff !== null || state.diffLoading || state.diffError !== null);
   const section = useRef<HTMLElement>(null);
+  // Where an opened "Show which" list is pinned: the top of the pane, over the messages.
+  const [whichSlot, setWhichSlot] = useState<HTMLDivElement | null>(null);
   // Notes many messages share are said once above the list (each message keeps a short mark).
   const request = context?.request;
   const groups = useMemo(() => (request ? groupRequestNotes(request.changes) : []), [request]);
@@ -187,9 +189,10 @@ export function LlmView() {
         <LeafLine context={context} />
         <ContextBar context={context} />
         <RequestLegend request={context.request} />
-        <RequestNoteGroups groups={groups} entryIds={context.messageEntryIds} />
+        <RequestNoteGroups groups={groups} entryIds={context.messageEntryIds} slot={whichSlot} />
         <LlmToolbar context={context} />
       </header>
+      <div className="request-which-slot" ref={setWhichSlot} />
       {diffMode ? <LlmDiff /> : <MessageList context={context} grouped={grouped} />}
     </section>
   );
