@@ -1,12 +1,14 @@
 // "Scan agent folders" over two folders, in Debian's Chromium (browser mode): one count for all
 // the files, a progress line that stays until the report, problem files named relative to their
-// folder (the full path in the tooltip), and the open session stays open afterwards.
+// folder (the full path in the tooltip), each folder named apart on the progress line as its
+// import starts, and the open session stays open afterwards.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
+import { progressName } from "../../main/api/handlers/library.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
 import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
 import { launchChromium } from "../helpers/chromium.ts";
@@ -93,6 +95,10 @@ describe("Scan agent folders", () => {
     // One count over both folders' five files, never one per folder.
     for (const state of progress.filter((text) => /\(\d+\/\d+\)$/.test(text))) expect(state).toMatch(/\/5\)$/);
     expect(progress.some((state) => state.endsWith("(5/5)"))).toBe(true);
+    // Each folder is named as it starts, the two apart (both end in "sessions").
+    expect(progress).toContain(`progress Importing ${progressName(pi, false)} (0/5)`);
+    expect(progress).toContain(`progress Importing ${progressName(omp, false)} (3/5)`);
+    expect(progressName(pi, false)).not.toBe(progressName(omp, false));
     // From its first progress text to the report, the line is never empty.
     const from = seen.findIndex((state) => state.startsWith("progress "));
     expect(seen.slice(from, seen.indexOf("report"))).not.toContain("none");

@@ -41,14 +41,21 @@ function foldersInEffect(ctx: AppContext): ConfiguredFolders {
   };
 }
 
+/** Longest folder name on the progress line; a longer one is cut in the middle. */
+const PROGRESS_NAME_CHARS = 44;
+
 /**
  * A target as the progress line names it: a file by its name; a folder by its path with the home
  * folder as `~`, since the agents' folders all end in "sessions" (~/.pi/agent/sessions, ~/.omp/…).
+ * A long path keeps its start and its end (where the folders differ), cut in the middle.
  */
 export function progressName(target: string, isFile: boolean, home = os.homedir()): string {
   if (isFile) return path.basename(target);
-  if (target === home) return "~";
-  return target.startsWith(`${home}${path.sep}`) ? `~${target.slice(home.length)}` : target;
+  const shown =
+    target === home ? "~" : target.startsWith(`${home}${path.sep}`) ? `~${target.slice(home.length)}` : target;
+  if (shown.length <= PROGRESS_NAME_CHARS) return shown;
+  const tail = Math.ceil(PROGRESS_NAME_CHARS * 0.7);
+  return `${shown.slice(0, PROGRESS_NAME_CHARS - tail - 1)}…${shown.slice(-tail)}`;
 }
 
 /** Where a scan of several folders is: files before this folder's, and the files of all. */

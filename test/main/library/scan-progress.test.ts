@@ -73,5 +73,9 @@ describe("a scan's progress line", () => {
     expect(progressName("/home/ann/x/a.jsonl", true, "/home/ann")).toBe("a.jsonl");
     expect(progressName("/home/annex/sessions", false, "/home/ann")).toBe("/home/annex/sessions");
     expect(progressName("/srv/sessions", false, "/home/ann")).toBe("/srv/sessions");
+    // A long one keeps its start and the end where the agents' folders differ, 44 characters in all.
+    const long = progressName("/mnt/backups/2026/laptop-home/ann/.omp/agent/sessions", false, "/home/ann");
+    expect(long).toBe("/mnt/backups…op-home/ann/.omp/agent/sessions");
+    expect(long).toHaveLength(44);
   });
 });

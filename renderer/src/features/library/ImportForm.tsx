@@ -50,7 +50,9 @@ export function ImportForm() {
       {progress && (
         <div className="import-progress" role="status">
           <progress value={progress.done} max={progress.total ?? undefined} />
-          <span className="import-progress-text">{progress.text}</span>
+          <span className="import-progress-text" title={progress.text}>
+            {progress.text}
+          </span>
           <button
             type="button"
             className="link-button"
