@@ -95,7 +95,9 @@ describe("a shared request note's 'Show which' list", () => {
     await openSessionShowingAll(page, mode, SESSION);
     const view = page.getByTestId("llm-view");
     await poll(() => view.locator("[data-role]").count()).toBe(2 * TURNS);
-    const line = page.getByTestId("request-note-groups").locator('.request-group[data-group="thinking-removed:canopy"]');
+    const line = page
+      .getByTestId("request-note-groups")
+      .locator('.request-group[data-group="thinking-removed:canopy"]');
     const show = line.getByRole("button", { name: "Show which" });
     await show.focus();
     await page.keyboard.press("Enter");
