@@ -3,7 +3,8 @@
 // kept with its calls, the composer says they were not run, the LLM view shows them, and the
 // next message goes through. Settings → Test connection against an endpoint that never answers
 // is stopped by Cancel and by Escape, and the server sees the request go away; Cancel in one tab
-// leaves another tab's test running to its result.
+// leaves another tab's test running to its result; a Cancel whose request gets there before its
+// test's still stops that test.
 // Screenshots: test-artifacts/chat-tools/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -172,6 +173,44 @@ describe("Settings → Test connection", () => {
       await other.screenshot({ path: path.join(shots, "05-other-tab-test-goes-on.png") });
     } finally {
       await other.close();
+    }
+  });
+
+  it("a Cancel whose request overtakes its test's request still stops that test before it asks the model", async () => {
+    const settings = page.locator(".settings-panel");
+    if ((await settings.getAttribute("open")) === null) await settings.locator("summary").click();
+    const panel = page.getByTestId("settings-panel");
+    await panel.waitFor();
+    // The test's request is held on its way until the Cancel's has been answered.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let heldRequests = 0;
+    const isTest = (url: URL) => decodeURIComponent(url.pathname) === "/api/settings:test-connection";
+    await page.route(isTest, async (route) => {
+      heldRequests += 1;
+      await held;
+      await route.continue();
+    });
+    try {
+      const before = modelRequests().length;
+      const cancelAnswered = page.waitForResponse(
+        (response) => decodeURIComponent(new URL(response.url()).pathname) === "/api/settings:cancel-test-connection",
+      );
+      await page.getByRole("button", { name: "Test connection" }).click();
+      await expect.poll(() => heldRequests).toBe(1);
+      await page.getByTestId("connection-test-running").getByRole("button", { name: "Cancel" }).click();
+      await cancelAnswered;
+      release();
+      await expect.poll(() => panel.getByText("Connection test cancelled.").count()).toBe(1);
+      expect(await panel.getByText(/^OK: /).count()).toBe(0);
+      // The model was never asked.
+      expect(modelRequests().length).toBe(before);
+      expect(await page.getByRole("button", { name: "Test connection" }).isDisabled()).toBe(false);
+    } finally {
+      release();
+      await page.unroute(isTest);
     }
   });
 });
