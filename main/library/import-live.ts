@@ -4,12 +4,14 @@
  * prefix is checked without reading it all against what this process remembers of it (TailMemo).
  * No memo (the first re-import since start), another file at the path, a file that did not grow,
  * a check that fails, or a tail the append-only import declines: the full import (import-file.ts).
+ * The watcher first makes the memo in the background (seedLiveMemo: the prefix read
+ * asynchronously, hashed in slices), so that a first append does not hold the serving thread up.
  */
 import { createHash, type Hash } from "node:crypto";
 import fs from "node:fs";
 import { crc32 } from "node:zlib";
 import type { Database } from "../store/open.ts";
-import { findSessionsByPath } from "../store/repos/sessions.ts";
+import { findSessionsByPath, type SessionRow } from "../store/repos/sessions.ts";
 import { completeLinesEnd, countNewlines, sha256Hex } from "./files.ts";
 import { type FileOutcome, importRead, readForImport, unchanged } from "./import-file.ts";
 import type { FileBytes } from "./import-state.ts";
@@ -195,6 +197,117 @@ function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: 
   const bytes = Buffer.allocUnsafe(CHECK_BLOCK_BYTES);
   const bytesRead = read(fd, bytes, k * CHECK_BLOCK_BYTES);
   return { holds: bytesRead === bytes.length && crc32(bytes) === memo.blocks[k], bytesRead };
+}
+
+/** Bytes the background seed hashes per slice: about 4 ms of the serving thread each. */
+export const SEED_SLICE_BYTES = 4 * 1024 * 1024;
+
+export interface SeedOptions {
+  /** Bytes read and hashed per slice (default SEED_SLICE_BYTES). */
+  sliceBytes?: number;
+  /** Asked before each slice: true gives up (e.g. the watcher was closed). */
+  shouldStop?: () => boolean;
+}
+
+/** The one stored session a live append could extend: a v3 file imported with its prefix hash. */
+function appendableRow(db: Database, sourcePath: string): SessionRow | null {
+  const rows = findSessionsByPath(db, sourcePath);
+  const row = rows[0];
+  if (rows.length !== 1 || row === undefined || row.original_version < 3 || row.imported_hash === null) {
+    return null;
+  }
+  return row;
+}
+
+/**
+ * True when `file` grew since its import but this process has no memo of it: its live re-import
+ * would read and hash the whole file on this thread. seedLiveMemo makes the memo first.
+ */
+export function needsLiveSeed(db: Database, file: string): boolean {
+  try {
+    const sourcePath = fs.realpathSync(file);
+    if (memosOf(db).has(sourcePath)) return false;
+    const row = appendableRow(db, sourcePath);
+    return row !== null && fs.statSync(sourcePath).size > row.file_size;
+  } catch (error) {
+    // Gone or unreadable: the import says why.
+    void error;
+    return false;
+  }
+}
+
+/**
+ * Makes the memo of a stored file the way the full import would (remember), without holding this
+ * thread up: the imported prefix is read asynchronously and hashed a slice at a time, and kept
+ * only if it still hashes to the stored imported_hash (else, as before, the next live re-import
+ * takes the full import, which finds the change). True when a memo is there afterwards. Never
+ * rejects.
+ */
+export async function seedLiveMemo(db: Database, file: string, options: SeedOptions = {}): Promise<boolean> {
+  const sliceBytes = options.sliceBytes ?? SEED_SLICE_BYTES;
+  const stop = () => options.shouldStop?.() === true || !db.open;
+  let handle: fs.promises.FileHandle | null = null;
+  try {
+    const sourcePath = fs.realpathSync(file);
+    const memos = memosOf(db);
+    const row = appendableRow(db, sourcePath);
+    if (row === null) return false;
+    handle = await fs.promises.open(sourcePath, "r");
+    const stat = await handle.stat();
+    const base = row.imported_bytes;
+    if (stat.size < base) return false;
+    const prefix = createHash("sha256");
+    let blocks: { blocks: number[]; block: number } = { blocks: [], block: 0 };
+    // The head and end windows are copied out of the slices that hold them.
+    const head = Buffer.alloc(Math.min(CHECK_WINDOW_BYTES, base));
+    const endStart = Math.max(0, base - CHECK_WINDOW_BYTES);
+    const end = Buffer.alloc(base - endStart);
+    const slice = Buffer.allocUnsafe(Math.max(1, Math.min(sliceBytes, base)));
+    for (let at = 0; at < base; ) {
+      if (stop()) return false;
+      const want = Math.min(slice.length, base - at);
+      const { bytesRead } = await handle.read(slice, 0, want, at);
+      if (bytesRead === 0) return false;
+      const data = slice.subarray(0, bytesRead);
+      prefix.update(data);
+      blocks = feedBlocks(blocks.blocks, blocks.block, at, data);
+      if (at < head.length) data.copy(head, at, 0, Math.min(bytesRead, head.length - at));
+      if (at + bytesRead > endStart) data.copy(end, Math.max(0, at - endStart), Math.max(0, endStart - at));
+      at += bytesRead;
+    }
+    if (stop() || prefix.copy().digest("hex") !== row.imported_hash) return false;
+    // Imported again meanwhile (the export guard, the import thread): that import's memo, if any, holds.
+    const now = appendableRow(db, sourcePath);
+    if (
+      now === null ||
+      now.sid !== row.sid ||
+      now.imported_bytes !== base ||
+      now.imported_hash !== row.imported_hash
+    ) {
+      return memos.has(sourcePath);
+    }
+    if (!memos.has(sourcePath)) {
+      memos.set(sourcePath, {
+        sid: row.sid,
+        importedBytes: base,
+        importedHash: row.imported_hash,
+        prefix,
+        dev: stat.dev,
+        ino: stat.ino,
+        headHash: sha256Hex(head),
+        endHash: sha256Hex(end),
+        ...blocks,
+        nextBlock: 0,
+      });
+    }
+    return true;
+  } catch (error) {
+    // Unreadable now, or the library closed: no memo; the live re-import does what it did before.
+    void error;
+    return false;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
 }
 
 /** The live append of a remembered file, or null for the full import. */

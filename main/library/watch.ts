@@ -3,7 +3,8 @@
  * folder, which survives the rename-on-save some editors do and sees appended lines) and the
  * agent session folders the library already imports from (recursively, so a new session the
  * agent starts appears too). A change is re-imported after a short debounce — importLiveFile:
- * a stat when nothing changed, a read of the appended bytes when lines were appended — and
+ * a stat when nothing changed, a read of the appended bytes when lines were appended (the first
+ * time since start, after the file's prefix was hashed in the background: seedLiveMemo) — and
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
  * are not re-imported (nor re-added as new ones).
@@ -15,7 +16,7 @@ import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
-import { importLiveFile } from "./import-live.ts";
+import { importLiveFile, needsLiveSeed, seedLiveMemo } from "./import-live.ts";
 import { getSessionSummary } from "./load.ts";
 
 export interface WatchOptions {
@@ -57,6 +58,8 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   const watchers = new Map<string, { watcher: fs.FSWatcher; recursive: boolean }>();
   const pending = new Map<string, Pending>();
   const reported = new Set<string>();
+  /** Files whose memo seedLiveMemo is making (see reimport). */
+  const seeding = new Set<string>();
   let knownFiles = new Set<string>();
   let recursiveFolders: string[] = [];
   let closed = false;
@@ -67,7 +70,8 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     return rows.length > 0 && rows.every((row) => row.deleted_at !== null);
   };
 
-  const reimport = (file: string) => {
+  /** `seeded`: the memo of the file was just made (or could not be): import now. */
+  const reimport = (file: string, seeded = false) => {
     pending.delete(file);
     // A library file deleted or replaced meanwhile takes no more imports (requests say why).
     if (ctx.libraryFile !== null && !libraryInPlace(ctx.libraryFile)) return;
@@ -75,6 +79,18 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     // An import on the import thread may be storing this very file: read it once that is over.
     if (ctx.imports.busy) {
       void ctx.imports.idle().then(() => schedule(file));
+      return;
+    }
+    // Being seeded: the seed's end re-imports the file, with whatever was appended meanwhile.
+    if (!seeded && seeding.has(file)) return;
+    if (!seeded && needsLiveSeed(ctx.db, file)) {
+      // The first append since start: the prefix is hashed in the background, then only the
+      // appended bytes are read (a prefix that changed is found and merged, as before).
+      seeding.add(file);
+      void seedLiveMemo(ctx.db, file, { shouldStop: () => closed }).then(() => {
+        seeding.delete(file);
+        reimport(file, true);
+      });
       return;
     }
     const { report } = importLiveFile(ctx.db, file);

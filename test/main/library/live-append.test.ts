@@ -2,6 +2,9 @@
 // watcher and the export guard): an append reads the new bytes, not the whole file, and keeps the
 // stored hashes and list figures exact; rewrites (shorter or longer lines, another file in its
 // place, a byte changed in place) are still caught and merged; a cut-off last line still works.
+// The first live re-import after start (no memo yet) hashes the prefix in the background
+// (seedLiveMemo) instead of reading the whole file on the serving thread, and stores what the
+// full import stored.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,9 +12,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppContext } from "../../../main/api/types.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { importPath } from "../../../main/library/import.ts";
-import { CHECK_BLOCK_BYTES, importLiveFile } from "../../../main/library/import-live.ts";
+import {
+  CHECK_BLOCK_BYTES,
+  importLiveFile,
+  needsLiveSeed,
+  SEED_SLICE_BYTES,
+  seedLiveMemo,
+} from "../../../main/library/import-live.ts";
 import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { loadMalformedLines, loadStoredEntries } from "../../../main/library/load.ts";
+import { checkpointWal, type Database } from "../../../main/store/open.ts";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
@@ -291,5 +301,211 @@ describe("live append to a large session file", () => {
     appendLine();
     expect(bytesReadBy(() => importLiveFile(ctx.db, file))).toBeLessThan(fs.statSync(file).size / 5);
     expectExact();
+  });
+});
+
+/** The session as stored in `db`: its row (but the keys and times of the library), entries, malformed lines. */
+function stored(db: Database) {
+  const { sid, imported_at, updated_at, ...rest } = findSessionsByPath(
+    db,
+    fs.realpathSync(file),
+  )[0] as SessionRow;
+  void [sid, imported_at, updated_at];
+  return {
+    row: rest,
+    entries: loadStoredEntries(db, sessionId),
+    malformed: loadMalformedLines(db, sessionId),
+  };
+}
+
+/** What watch.ts does with a changed file: seed the memo in the background when it lacks one, then import. */
+async function asWatcher(db: Database): Promise<ReturnType<typeof importLiveFile>["report"]> {
+  if (needsLiveSeed(db, file)) await seedLiveMemo(db, file);
+  return importLiveFile(db, file).report;
+}
+
+describe("the first live re-import after start", () => {
+  it("the watcher reads the file's prefix off the serving thread (no synchronous read of it); hashes and figures stay exact", async () => {
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: () => {},
+    });
+    const readSync = vi.spyOn(fs, "readSync");
+    const readFileSync = vi.spyOn(fs, "readFileSync");
+    try {
+      appendLine();
+      await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 1), { timeout: 10_000, interval: 20 });
+      const bytes =
+        readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
+        readFileSync.mock.results.reduce(
+          (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+          0,
+        );
+      // Two 64 kB windows, one check block, the new line; the ~10 MB prefix was read asynchronously.
+      expect(bytes).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+    } finally {
+      readSync.mockRestore();
+      readFileSync.mockRestore();
+      watcher.close();
+    }
+    expectExact();
+    // The memo it made serves the next append too.
+    appendLine();
+    expect(bytesReadBy(() => importLiveFile(ctx.db, file))).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+    expectExact();
+  });
+
+  it("the serving thread keeps taking other work while the watcher makes its first re-import", async () => {
+    // The WAL of the import above copied, as the import thread does after an import.
+    checkpointWal(ctx.db);
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: () => {},
+    });
+    // The re-import starts with the watcher's look at the file (fs.existsSync), and ends when the
+    // row counts the new entry; turns of the event loop (other requests) in between are counted.
+    const existsSync = vi.spyOn(fs, "existsSync");
+    let turns = 0;
+    try {
+      appendLine();
+      await new Promise<void>((resolve, reject) => {
+        const giveUp = Date.now() + 10_000;
+        const turn = () => {
+          const started = existsSync.mock.calls.some(([p]) => p === file);
+          const done = row().entry_count === ENTRIES + 1;
+          if (done) return resolve();
+          if (Date.now() > giveUp) return reject(new Error("the append was not re-imported"));
+          if (started) turns++;
+          setImmediate(turn);
+        };
+        setImmediate(turn);
+      });
+    } finally {
+      existsSync.mockRestore();
+      watcher.close();
+    }
+    // A read and a hashed slice of the ~10 MB prefix per turn at most (as before: one turn for all).
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(fs.statSync(file).size / SEED_SLICE_BYTES));
+    expectExact();
+  });
+
+  it("the seed hashes a slice at a time: other callbacks run between slices, and appends made meanwhile are imported", async () => {
+    const size = fs.statSync(file).size;
+    appendLine();
+    let ticks = 0;
+    let seeded = false;
+    const seed = seedLiveMemo(ctx.db, file, { sliceBytes: 1024 * 1024 }).then((ok) => {
+      seeded = ok;
+    });
+    let appendedMeanwhile = false;
+    // setImmediate runs once per turn of the event loop: a turn between two slices counts one.
+    await new Promise<void>((resolve) => {
+      const tick = () => {
+        if (seeded) return resolve();
+        ticks++;
+        if (ticks === 3) {
+          appendLine();
+          appendedMeanwhile = true;
+        }
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+    });
+    await seed;
+    expect(seeded).toBe(true);
+    expect(appendedMeanwhile).toBe(true);
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(size / (1024 * 1024)));
+    let report: ReturnType<typeof importLiveFile>["report"] | null = null;
+    expect(
+      bytesReadBy(() => {
+        report = importLiveFile(ctx.db, file).report;
+      }),
+    ).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+    expect(report).toMatchObject({ status: "updated", entriesAdded: 2 });
+    expectExact();
+  });
+
+  it("an import during the seed (the export guard) wins: the seed keeps its memo, the next append is still exact", async () => {
+    appendLine();
+    const seed = seedLiveMemo(ctx.db, file, { sliceBytes: 1024 * 1024 });
+    expect(importLiveFile(ctx.db, file).report.entriesAdded).toBe(1);
+    expect(await seed).toBe(true);
+    appendLine();
+    expect(bytesReadBy(() => importLiveFile(ctx.db, file))).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+    expectExact();
+  });
+
+  describe("stores what the full import (no memo, as before) stores", () => {
+    let other: AppContext;
+    beforeEach(() => {
+      other = createAppContext({
+        dbPath: path.join(tmp.dir, "other.db"),
+        seedDemo: false,
+        loadUserHooks: false,
+      });
+      expect(importPath(other.db, file).files[0]?.sessionId).toBe(sessionId);
+    });
+    afterEach(() => other.db.close());
+
+    /** Changes the file with `change`, then imports it both ways; the reports and the stored sessions agree. */
+    async function sameAsFullImport(
+      change: () => void,
+    ): Promise<ReturnType<typeof importLiveFile>["report"]> {
+      change();
+      const seeded = await asWatcher(ctx.db);
+      const full = importLiveFile(other.db, file).report;
+      expect(seeded).toEqual(full);
+      expect(stored(ctx.db)).toEqual(stored(other.db));
+      expect(row().file_hash).toBe(sha256(fs.readFileSync(file)));
+      return seeded;
+    }
+
+    it("a pure append", async () => {
+      const report = await sameAsFullImport(() => appendLine());
+      expect(report).toMatchObject({ status: "updated", entriesAdded: 1, problems: [] });
+      expectExact();
+    });
+
+    it("a byte changed in place before the old end, then an append (every length kept)", async () => {
+      const report = await sameAsFullImport(() => {
+        const text = fs.readFileSync(file, "utf8");
+        const at = Buffer.byteLength(text.slice(0, text.indexOf("user 1200 ")));
+        const fd = fs.openSync(file, "r+");
+        fs.writeSync(fd, "U", at);
+        fs.closeSync(fd);
+        appendLine();
+      });
+      expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    });
+
+    it("a line made longer in the middle, then an append", async () => {
+      const report = await sameAsFullImport(() => {
+        const text = fs.readFileSync(file, "utf8");
+        fs.writeFileSync(file, text.replace("assistant 2501 ", "assistant 2501 (edited) "));
+        appendLine();
+      });
+      expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    });
+
+    it("the file cut short (truncated at a line end)", async () => {
+      const text = fs.readFileSync(file, "utf8");
+      const cut = text.indexOf('{"type":"message","id":"e4000"');
+      expect(needsLiveSeed(ctx.db, file)).toBe(false);
+      await sameAsFullImport(() => fs.writeFileSync(file, text.slice(0, cut)));
+    });
+
+    it("the file cut short and written again past its old end (the seed finds the changed prefix)", async () => {
+      const text = fs.readFileSync(file, "utf8");
+      const cut = text.indexOf('{"type":"message","id":"e4000"');
+      const report = await sameAsFullImport(() => {
+        fs.writeFileSync(file, text.slice(0, cut) + text.slice(cut).replaceAll("abcdefghij", "ABCDEFGHIJ!"));
+        expect(needsLiveSeed(ctx.db, file)).toBe(true);
+      });
+      expect(report.problems.map((p) => p.kind)).toContain("file_rewritten");
+    });
   });
 });
