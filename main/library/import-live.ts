@@ -199,8 +199,8 @@ function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: 
   return { holds: bytesRead === bytes.length && crc32(bytes) === memo.blocks[k], bytesRead };
 }
 
-/** Bytes the background seed hashes per slice: about 4 ms of the serving thread each. */
-export const SEED_SLICE_BYTES = 4 * 1024 * 1024;
+/** Bytes the background seed hashes per slice: about 2 ms of the serving thread each. */
+export const SEED_SLICE_BYTES = 2 * 1024 * 1024;
 
 export interface SeedOptions {
   /** Bytes read and hashed per slice (default SEED_SLICE_BYTES). */
