@@ -219,16 +219,27 @@ function appendableRow(db: Database, sourcePath: string): SessionRow | null {
   return row;
 }
 
+/** Whether `memo` still describes the stored row (no other import since it was made). */
+function holds(memo: TailMemo | undefined, row: SessionRow): boolean {
+  return (
+    memo !== undefined &&
+    memo.sid === row.sid &&
+    memo.importedBytes === row.imported_bytes &&
+    memo.importedHash === row.imported_hash
+  );
+}
+
 /**
- * True when `file` grew since its import but this process has no memo of it: its live re-import
- * would read and hash the whole file on this thread. seedLiveMemo makes the memo first.
+ * True when `file` grew since its import but this process has no memo of it that holds (none
+ * since start, or another import since, e.g. a folder scan on the import thread): its live
+ * re-import would read and hash the whole file on this thread. seedLiveMemo makes the memo first.
  */
 export function needsLiveSeed(db: Database, file: string): boolean {
   try {
     const sourcePath = fs.realpathSync(file);
-    if (memosOf(db).has(sourcePath)) return false;
     const row = appendableRow(db, sourcePath);
-    return row !== null && fs.statSync(sourcePath).size > row.file_size;
+    if (row === null || holds(memosOf(db).get(sourcePath), row)) return false;
+    return fs.statSync(sourcePath).size > row.file_size;
   } catch (error) {
     // Gone or unreadable: the import says why.
     void error;
@@ -276,30 +287,30 @@ export async function seedLiveMemo(db: Database, file: string, options: SeedOpti
       at += bytesRead;
     }
     if (stop() || prefix.copy().digest("hex") !== row.imported_hash) return false;
-    // Imported again meanwhile (the export guard, the import thread): that import's memo, if any, holds.
     const now = appendableRow(db, sourcePath);
+    // Imported again meanwhile by the export guard: the memo it left holds; the one made here may not.
+    if (now !== null && holds(memos.get(sourcePath), now)) return true;
+    // By the import thread (or another process): what was hashed here is no longer the stored prefix.
     if (
       now === null ||
       now.sid !== row.sid ||
       now.imported_bytes !== base ||
       now.imported_hash !== row.imported_hash
     ) {
-      return memos.has(sourcePath);
+      return false;
     }
-    if (!memos.has(sourcePath)) {
-      memos.set(sourcePath, {
-        sid: row.sid,
-        importedBytes: base,
-        importedHash: row.imported_hash,
-        prefix,
-        dev: stat.dev,
-        ino: stat.ino,
-        headHash: sha256Hex(head),
-        endHash: sha256Hex(end),
-        ...blocks,
-        nextBlock: 0,
-      });
-    }
+    memos.set(sourcePath, {
+      sid: row.sid,
+      importedBytes: base,
+      importedHash: row.imported_hash,
+      prefix,
+      dev: stat.dev,
+      ino: stat.ino,
+      headHash: sha256Hex(head),
+      endHash: sha256Hex(end),
+      ...blocks,
+      nextBlock: 0,
+    });
     return true;
   } catch (error) {
     // Unreadable now, or the library closed: no memo; the live re-import does what it did before.
@@ -320,19 +331,9 @@ function appendOnly(
 ): FileOutcome | null {
   const memo = memos.get(sourcePath);
   if (memo === undefined) return null;
-  const rows = findSessionsByPath(db, sourcePath);
-  const row = rows[0];
+  const row = appendableRow(db, sourcePath);
   // Another import (another process, the import thread) since the memo: it no longer holds.
-  if (
-    rows.length !== 1 ||
-    row === undefined ||
-    row.sid !== memo.sid ||
-    row.imported_bytes !== memo.importedBytes ||
-    row.imported_hash !== memo.importedHash ||
-    row.original_version < 3
-  ) {
-    return null;
-  }
+  if (row === null || !holds(memo, row)) return null;
   const fd = fs.openSync(sourcePath, "r");
   try {
     const stat = fs.fstatSync(fd);

@@ -21,7 +21,7 @@ import {
 } from "../../../main/library/import-live.ts";
 import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { loadMalformedLines, loadStoredEntries } from "../../../main/library/load.ts";
-import { checkpointWal, type Database } from "../../../main/store/open.ts";
+import { checkpointWal, type Database, openDatabase } from "../../../main/store/open.ts";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
@@ -390,6 +390,46 @@ describe("the first live re-import after start", () => {
     }
     // A read and a hashed slice of the ~10 MB prefix per turn at most (as before: one turn for all).
     expect(turns).toBeGreaterThanOrEqual(Math.floor(fs.statSync(file).size / SEED_SLICE_BYTES));
+    expectExact();
+  });
+
+  it("after the import thread imported the grown file (a folder scan), the watcher seeds again instead of reading it all", async () => {
+    firstLiveAppend();
+    // The import thread: its own connection, the file imported with importPath; this process's memo no longer holds.
+    appendLine();
+    const thread = openDatabase(path.join(tmp.dir, "library.db"));
+    try {
+      expect(importPath(thread, file).files[0]).toMatchObject({ status: "updated", entriesAdded: 1 });
+    } finally {
+      thread.close();
+    }
+    expect(needsLiveSeed(ctx.db, file)).toBe(false);
+    appendLine();
+    expect(needsLiveSeed(ctx.db, file)).toBe(true);
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: () => {},
+    });
+    const readSync = vi.spyOn(fs, "readSync");
+    const readFileSync = vi.spyOn(fs, "readFileSync");
+    try {
+      // The append before the watcher started is re-imported with the next one.
+      appendLine();
+      await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 4), { timeout: 10_000, interval: 20 });
+      const bytes =
+        readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
+        readFileSync.mock.results.reduce(
+          (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+          0,
+        );
+      expect(bytes).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
+    } finally {
+      readSync.mockRestore();
+      readFileSync.mockRestore();
+      watcher.close();
+    }
     expectExact();
   });
 
