@@ -4,8 +4,8 @@
  * prefix is checked without reading it all against what this process remembers of it (TailMemo).
  * No memo (the first re-import since start), another file at the path, a file that did not grow,
  * a check that fails, or a tail the append-only import declines: the full import (import-file.ts).
- * The watcher first makes the memo in the background (seedLiveMemo: the prefix read
- * asynchronously, hashed in slices), so that a first append does not hold the serving thread up.
+ * The watcher first makes the memo in the background (live-seed.ts), so that a first append does
+ * not hold the serving thread up.
  */
 import { createHash, type Hash } from "node:crypto";
 import fs from "node:fs";
@@ -35,7 +35,7 @@ export const CHECK_WINDOW_BYTES = 64 * 1024;
 export const CHECK_BLOCK_BYTES = 1024 * 1024;
 
 /** What the last import of a file left for the next live append (one per file, per library). */
-interface TailMemo {
+export interface TailMemo {
   sid: number;
   /** The session row's imported_bytes and imported_hash when this memo was made. */
   importedBytes: number;
@@ -64,7 +64,8 @@ export interface LiveImportOptions {
 
 const memosByLibrary = new WeakMap<Database, Map<string, TailMemo>>();
 
-function memosOf(db: Database): Map<string, TailMemo> {
+/** This process's memos of `db`'s files, by real path. */
+export function memosOf(db: Database): Map<string, TailMemo> {
   let memos = memosByLibrary.get(db);
   if (memos === undefined) {
     memos = new Map();
@@ -169,7 +170,7 @@ function remember(
  * Feeds `data` (the file's bytes from `offset`, the end of what `blocks` and `block` cover) into
  * the block checksums; returns them (`blocks` is not changed).
  */
-function feedBlocks(
+export function feedBlocks(
   blocks: readonly number[],
   block: number,
   offset: number,
@@ -199,18 +200,8 @@ function blockHolds(fd: number, memo: TailMemo, read: PositionedRead): { holds: 
   return { holds: bytesRead === bytes.length && crc32(bytes) === memo.blocks[k], bytesRead };
 }
 
-/** Bytes the background seed hashes per slice: about 2 ms of the serving thread each. */
-export const SEED_SLICE_BYTES = 2 * 1024 * 1024;
-
-export interface SeedOptions {
-  /** Bytes read and hashed per slice (default SEED_SLICE_BYTES). */
-  sliceBytes?: number;
-  /** Asked before each slice: true gives up (e.g. the watcher was closed). */
-  shouldStop?: () => boolean;
-}
-
 /** The one stored session a live append could extend: a v3 file imported with its prefix hash. */
-function appendableRow(db: Database, sourcePath: string): SessionRow | null {
+export function appendableRow(db: Database, sourcePath: string): SessionRow | null {
   const rows = findSessionsByPath(db, sourcePath);
   const row = rows[0];
   if (rows.length !== 1 || row === undefined || row.original_version < 3 || row.imported_hash === null) {
@@ -220,105 +211,13 @@ function appendableRow(db: Database, sourcePath: string): SessionRow | null {
 }
 
 /** Whether `memo` still describes the stored row (no other import since it was made). */
-function holds(memo: TailMemo | undefined, row: SessionRow): boolean {
+export function holds(memo: TailMemo | undefined, row: SessionRow): boolean {
   return (
     memo !== undefined &&
     memo.sid === row.sid &&
     memo.importedBytes === row.imported_bytes &&
     memo.importedHash === row.imported_hash
   );
-}
-
-/**
- * True when `file` grew since its import but this process has no memo of it that holds (none
- * since start, or another import since, e.g. a folder scan on the import thread): its live
- * re-import would read and hash the whole file on this thread. seedLiveMemo makes the memo first.
- */
-export function needsLiveSeed(db: Database, file: string): boolean {
-  try {
-    const sourcePath = fs.realpathSync(file);
-    const row = appendableRow(db, sourcePath);
-    if (row === null || holds(memosOf(db).get(sourcePath), row)) return false;
-    return fs.statSync(sourcePath).size > row.file_size;
-  } catch (error) {
-    // Gone or unreadable: the import says why.
-    void error;
-    return false;
-  }
-}
-
-/**
- * Makes the memo of a stored file the way the full import would (remember), without holding this
- * thread up: the imported prefix is read asynchronously and hashed a slice at a time, and kept
- * only if it still hashes to the stored imported_hash (else, as before, the next live re-import
- * takes the full import, which finds the change). True when a memo is there afterwards. Never
- * rejects.
- */
-export async function seedLiveMemo(db: Database, file: string, options: SeedOptions = {}): Promise<boolean> {
-  const sliceBytes = options.sliceBytes ?? SEED_SLICE_BYTES;
-  const stop = () => options.shouldStop?.() === true || !db.open;
-  let handle: fs.promises.FileHandle | null = null;
-  try {
-    const sourcePath = fs.realpathSync(file);
-    const memos = memosOf(db);
-    const row = appendableRow(db, sourcePath);
-    if (row === null) return false;
-    handle = await fs.promises.open(sourcePath, "r");
-    const stat = await handle.stat();
-    const base = row.imported_bytes;
-    if (stat.size < base) return false;
-    const prefix = createHash("sha256");
-    let blocks: { blocks: number[]; block: number } = { blocks: [], block: 0 };
-    // The head and end windows are copied out of the slices that hold them.
-    const head = Buffer.alloc(Math.min(CHECK_WINDOW_BYTES, base));
-    const endStart = Math.max(0, base - CHECK_WINDOW_BYTES);
-    const end = Buffer.alloc(base - endStart);
-    const slice = Buffer.allocUnsafe(Math.max(1, Math.min(sliceBytes, base)));
-    for (let at = 0; at < base; ) {
-      if (stop()) return false;
-      const want = Math.min(slice.length, base - at);
-      const { bytesRead } = await handle.read(slice, 0, want, at);
-      if (bytesRead === 0) return false;
-      const data = slice.subarray(0, bytesRead);
-      prefix.update(data);
-      blocks = feedBlocks(blocks.blocks, blocks.block, at, data);
-      if (at < head.length) data.copy(head, at, 0, Math.min(bytesRead, head.length - at));
-      if (at + bytesRead > endStart) data.copy(end, Math.max(0, at - endStart), Math.max(0, endStart - at));
-      at += bytesRead;
-    }
-    if (stop() || prefix.copy().digest("hex") !== row.imported_hash) return false;
-    const now = appendableRow(db, sourcePath);
-    // Imported again meanwhile by the export guard: the memo it left holds; the one made here may not.
-    if (now !== null && holds(memos.get(sourcePath), now)) return true;
-    // By the import thread (or another process): what was hashed here is no longer the stored prefix.
-    if (
-      now === null ||
-      now.sid !== row.sid ||
-      now.imported_bytes !== base ||
-      now.imported_hash !== row.imported_hash
-    ) {
-      return false;
-    }
-    memos.set(sourcePath, {
-      sid: row.sid,
-      importedBytes: base,
-      importedHash: row.imported_hash,
-      prefix,
-      dev: stat.dev,
-      ino: stat.ino,
-      headHash: sha256Hex(head),
-      endHash: sha256Hex(end),
-      ...blocks,
-      nextBlock: 0,
-    });
-    return true;
-  } catch (error) {
-    // Unreadable now, or the library closed: no memo; the live re-import does what it did before.
-    void error;
-    return false;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
 
 /** The live append of a remembered file, or null for the full import. */

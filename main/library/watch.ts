@@ -4,7 +4,7 @@
  * agent session folders the library already imports from (recursively, so a new session the
  * agent starts appears too). A change is re-imported after a short debounce — importLiveFile:
  * a stat when nothing changed, a read of the appended bytes when lines were appended (the first
- * time since start, after the file's prefix was hashed in the background: seedLiveMemo) — and
+ * time since start, after the file's prefix was hashed in the background: live-seed.ts) — and
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
  * are not re-imported (nor re-added as new ones).
@@ -16,7 +16,8 @@ import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
-import { importLiveFile, needsLiveSeed, seedLiveMemo } from "./import-live.ts";
+import { importLiveFile } from "./import-live.ts";
+import { needsLiveSeed, seedLiveMemo } from "./live-seed.ts";
 import { getSessionSummary } from "./load.ts";
 
 export interface WatchOptions {

@@ -12,13 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppContext } from "../../../main/api/types.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { importPath } from "../../../main/library/import.ts";
-import {
-  CHECK_BLOCK_BYTES,
-  importLiveFile,
-  needsLiveSeed,
-  SEED_SLICE_BYTES,
-  seedLiveMemo,
-} from "../../../main/library/import-live.ts";
+import { CHECK_BLOCK_BYTES, importLiveFile } from "../../../main/library/import-live.ts";
+import { needsLiveSeed, SEED_SLICE_BYTES, seedLiveMemo } from "../../../main/library/live-seed.ts";
 import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { loadMalformedLines, loadStoredEntries } from "../../../main/library/load.ts";
 import { checkpointWal, type Database, openDatabase } from "../../../main/store/open.ts";
