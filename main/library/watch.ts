@@ -88,10 +88,12 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
       // The first append since start: the prefix is hashed in the background, then only the
       // appended bytes are read (a prefix that changed is found and merged, as before).
       seeding.add(file);
-      void seedLiveMemo(ctx.db, file, { shouldStop: () => closed }).then(() => {
-        seeding.delete(file);
-        reimport(file, true);
-      });
+      void seedLiveMemo(ctx.db, file, { shouldStop: () => closed })
+        .then(() => {
+          seeding.delete(file);
+          reimport(file, true);
+        })
+        .catch((error: unknown) => log(`watch: ${file} could not be re-imported: ${String(error)}`));
       return;
     }
     const { report } = importLiveFile(ctx.db, file);

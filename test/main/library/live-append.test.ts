@@ -428,6 +428,30 @@ describe("the first live re-import after start", () => {
     expectExact();
   });
 
+  it("the library closed while the watcher seeds: one logged line, no unhandled rejection", async () => {
+    const logged: string[] = [];
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: (message) => logged.push(message),
+    });
+    const open = vi.spyOn(fs.promises, "open");
+    try {
+      appendLine();
+      await vi.waitFor(() => expect(open).toHaveBeenCalled(), { timeout: 10_000, interval: 1 });
+      ctx.db.close();
+      await vi.waitFor(() => expect(logged.join("\n")).toContain("could not be re-imported"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(logged).toHaveLength(1);
+    } finally {
+      open.mockRestore();
+      watcher.close();
+    }
+  });
+
   it("the seed hashes a slice at a time: other callbacks run between slices, and appends made meanwhile are imported", async () => {
     const size = fs.statSync(file).size;
     appendLine();
