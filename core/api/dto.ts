@@ -401,6 +401,11 @@ export interface EditResultDto {
   entryId?: string;
   /** The new session (fork). */
   forkSessionId?: string;
+  /**
+   * One line to show next to the result when undo or redo did more than its name says (an edit
+   * with a reply below it is hidden as an archived branch instead of removed, and shown again).
+   */
+  note?: string;
   /** The session's undo/redo state afterwards. */
   history: EditHistoryDto;
 }

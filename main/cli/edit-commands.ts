@@ -90,7 +90,8 @@ export async function runEditCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const sessionId = await cli.resolveSession(sessionArg, "any");
       const result = await cli.request(parsed.command === "undo" ? "edits:undo" : "edits:redo", { sessionId });
       const done = parsed.command === "undo" ? "undid" : "redid";
-      print(cli, parsed, result, result.operation === null ? `nothing to ${parsed.command}` : `${done} ${result.operation}`);
+      const text = result.operation === null ? `nothing to ${parsed.command}` : `${done} ${result.operation}`;
+      print(cli, parsed, result, result.note === undefined ? text : `${text}: ${result.note}`);
       return true;
     }
     case "delete": {

@@ -1,7 +1,8 @@
 /**
  * Undo and redo of Canopy's own edits (issue 6): the session's newest done operation is reverted,
  * or its oldest undone one re-applied, exactly and in one transaction. Only entries Canopy
- * appended (origin 'canopy') are ever removed; a deleted session can only be restored.
+ * appended (origin 'canopy') are ever removed, never what hangs below them: an edited message
+ * that has been answered since is hidden (archived) instead; a deleted session can only be restored.
  */
 import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
@@ -9,6 +10,7 @@ import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Database } from "../store/open.ts";
 import {
+  archivedRoots,
   childIdsOf,
   countNonCanopyEntries,
   deleteCanopyEntries,
@@ -17,6 +19,7 @@ import {
   lastDoneOp,
   originsOf,
   setArchived,
+  setOpData,
   setOpState,
 } from "../store/repos/edits.ts";
 import { entryIdExists } from "../store/repos/entries.ts";
@@ -37,30 +40,89 @@ import {
   restoreLeaf,
   result,
 } from "./edit-ops.ts";
-import { requireAnySession } from "./load.ts";
+import { subtreeIds } from "./edits.ts";
+import { effectiveViewLeaf, requireAnySession } from "./load.ts";
 import { refreshSessionStats } from "./stats.ts";
+import { structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
 
-/** Removes entries Canopy appended, refusing when any is not Canopy's or has other children. */
-function removeAppended(db: Database, sid: number, entries: readonly SessionEntry[]): void {
+/** Entries below the appended ones that are not among them (what removing them would orphan). */
+function childrenBelow(db: Database, sid: number, entries: readonly SessionEntry[]): string[] {
+  const ids = entries.map((entry) => entry.id);
+  const own = new Set(ids);
+  return childIdsOf(db, sid, ids).filter((id) => !own.has(id));
+}
+
+/** What hangs below an edit, as the messages name it. */
+function describeChild(db: Database, sid: number, child: string): string {
+  const what =
+    originsOf(db, sid, [child])[0] === "canopy" ? "a reply or summary" : "an entry of the agent's file";
+  return `${child} (${what})`;
+}
+
+/**
+ * Removes entries Canopy appended, refusing when any is not Canopy's or has other children
+ * (`children`: childrenBelow, worked out by the caller).
+ */
+function removeAppended(
+  db: Database,
+  sid: number,
+  entries: readonly SessionEntry[],
+  children: readonly string[],
+): void {
   const ids = entries.map((entry) => entry.id);
   if (originsOf(db, sid, ids).some((origin) => origin !== "canopy")) {
     throw new ApiFailure("conflict", "An entry of this edit is no longer Canopy's own; nothing was undone");
   }
-  const own = new Set(ids);
-  const children = childIdsOf(db, sid, ids).filter((id) => !own.has(id));
   if (children.length > 0) {
     // Later edits were undone before this one, so what hangs below it is no edit of the stack: a
     // chat reply, a compaction or summary, or the agent's own entry, none of which undo removes.
-    const child = children[0] as string;
-    const what =
-      originsOf(db, sid, [child])[0] === "canopy" ? "a reply or summary" : "an entry of the agent's file";
+    // (An edited message is hidden instead: hideEdit. A label has children only in odd cases.)
     throw new ApiFailure(
       "conflict",
-      `Entry ${child} (${what}) hangs below this edit, and undo does not remove it; nothing was undone (archive the branch to hide it)`,
+      `Entry ${describeChild(db, sid, children[0] as string)} hangs below this label, and undo does not remove it; nothing was undone (archive the branch to hide it)`,
     );
   }
   deleteCanopyEntries(db, sid, ids);
+}
+
+/**
+ * Undo of an edited message that has grown a reply (or a summary, or the agent's entries) below
+ * it: removing the copy would orphan or lose them, so the copy's branch is archived instead —
+ * what Archive branch does, hidden unless "Show archived" — and the view leaf goes back as when
+ * the copy is removed. Nothing is lost: redo (showEdit) or Restore branch shows it again.
+ */
+function hideEdit(db: Database, row: SessionRow, op: EditOpRow, data: AppendOp, child: string): string {
+  const ids = new Set(data.entries.map((entry) => entry.id));
+  const roots = data.entries.filter((entry) => entry.parentId === null || !ids.has(entry.parentId));
+  const already = archivedRoots(db, row.sid);
+  const archived = roots.map((entry) => entry.id).filter((id) => !already.has(id));
+  for (const id of archived) setArchived(db, row.sid, id, true);
+  const leaf = leafState(row);
+  const viewLeaf = effectiveViewLeaf(row);
+  const inside =
+    viewLeaf !== null &&
+    subtreeIds(
+      structuralIndex(db, row.sid),
+      roots.map((entry) => entry.id),
+    ).has(viewLeaf);
+  if (inside || sameLeaf(leaf, data.after)) restoreLeaf(db, row.id, data.before);
+  setOpData(db, op.op_id, { ...data, hidden: { leaf, archived } } satisfies AppendOp);
+  return `The edited message has entry ${describeChild(db, row.sid, child)} below it, which undo never removes: its branch is archived instead (Redo, or Restore branch under Show archived, brings it back)`;
+}
+
+/** Redo of a hidden edit: the branch is shown again and the view leaf goes back where it was. */
+function showEdit(db: Database, row: SessionRow, op: EditOpRow, data: AppendOp): string {
+  const { hidden, ...rest } = data;
+  if (!hidden) throw new ApiFailure("internal", "showEdit needs a hidden edit");
+  for (const id of hidden.archived) setArchived(db, row.sid, id, false);
+  if (sameLeaf(leafState(row), data.before)) {
+    const back =
+      hidden.leaf.id === null || entryIdExists(db, row.sid, hidden.leaf.id) ? hidden.leaf : data.after;
+    restoreLeaf(db, row.id, back);
+  }
+  setOpData(db, op.op_id, rest satisfies AppendOp);
+  return "The edited message's branch is shown again, with what was added below it";
 }
 
 function sameLeaf(a: LeafState, b: LeafState): boolean {
@@ -102,58 +164,71 @@ function redoFork(ctx: AppContext, fork: ForkOp | ForkCopy): void {
   setDeleted(ctx, fork.forkSessionId, false);
 }
 
-/** Applies (`redo` true) or reverts one operation; returns the sessions it touched. */
-function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean): string[] {
+/** What applying or reverting an operation did: the sessions it touched, and a note to show. */
+interface Applied {
+  touched: string[];
+  note?: string;
+}
+
+/** Applies (`redo` true) or reverts one operation. */
+function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean): Applied {
   const { db } = ctx;
   const data: unknown = JSON.parse(op.data_json);
   switch (op.kind as EditOperation) {
     case "edit-message":
     case "label": {
-      const { entries, before, after } = data as AppendOp;
+      const append = data as AppendOp;
+      const { entries, before, after } = append;
       if (redo) {
+        if (append.hidden) return { touched: [row.id], note: showEdit(db, row, op, append) };
         if (entries.some((entry) => entryIdExists(db, row.sid, entry.id))) {
           throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
         }
         appendSessionEntries(db, row.id, entries);
         if (sameLeaf(leafState(row), before)) restoreLeaf(db, row.id, after);
       } else {
+        const children = childrenBelow(db, row.sid, entries);
+        const child = children[0];
+        if (op.kind === "edit-message" && child !== undefined) {
+          return { touched: [row.id], note: hideEdit(db, row, op, append, child) };
+        }
         // The view leaf goes back only if it is still where this edit left it (a label never
         // moved it), or if it is one of the entries removed now.
         const leaf = leafState(row);
         const removed = entries.some((entry) => entry.id === leaf.id);
-        removeAppended(db, row.sid, entries);
+        removeAppended(db, row.sid, entries, children);
         refreshSessionStats(db, row);
         if (removed || sameLeaf(leaf, after)) restoreLeaf(db, row.id, before);
       }
-      return [row.id];
+      return { touched: [row.id] };
     }
     case "undo-summary": {
       const { before, after } = data as LeafOp;
       restoreLeaf(db, row.id, redo ? after : before);
-      return [row.id];
+      return { touched: [row.id] };
     }
     case "fork": {
       const { forkSessionId } = data as ForkOp;
       if (redo) redoFork(ctx, data as ForkOp | ForkCopy);
       else undoFork(ctx, forkSessionId);
-      return [row.id, forkSessionId];
+      return { touched: [row.id, forkSessionId] };
     }
     case "rename": {
       const { before, after } = data as RenameOp;
       updateSession(db, row.id, { canopy_title: redo ? after : before });
-      return [row.id];
+      return { touched: [row.id] };
     }
     case "archive":
     case "unarchive": {
       const { entryId, archived } = data as ArchiveOp;
       setArchived(db, row.sid, entryId, redo ? archived : !archived);
-      return [row.id];
+      return { touched: [row.id] };
     }
     case "delete":
     case "restore": {
       const deletes = op.kind === "delete";
       setDeleted(ctx, row.id, redo ? deletes : !deletes);
-      return [row.id];
+      return { touched: [row.id] };
     }
     default:
       throw new ApiFailure("internal", `Unknown edit operation ${op.kind}`);
@@ -169,13 +244,13 @@ export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): E
     if (row.deleted_at !== null && (redo || op.kind !== "delete")) {
       throw new ApiFailure("conflict", `Session ${sessionId} is deleted; restore it first`);
     }
-    const touched = applyOp(ctx, row, op, redo);
+    const applied = applyOp(ctx, row, op, redo);
     setOpState(db, op.op_id, redo ? "done" : "undone");
-    return { kind: op.kind as EditOperation, touched };
+    return { kind: op.kind as EditOperation, ...applied };
   })();
   if (!done) return result(db, sessionId, null);
   const restored = redo ? done.kind === "restore" : done.kind === "delete";
   if (restored) catchUpWithFile(ctx, sessionId);
   announce(ctx, done.touched);
-  return result(db, sessionId, done.kind);
+  return result(db, sessionId, done.kind, done.note === undefined ? {} : { note: done.note });
 }

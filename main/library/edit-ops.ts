@@ -24,6 +24,12 @@ export interface AppendOp {
   entries: SessionEntry[];
   before: LeafState;
   after: LeafState;
+  /**
+   * Set while an edit-message is undone by hiding its copy (a reply or other entry hung below
+   * it, which undo never removes): the view leaf at the undo, and the entries the undo archived
+   * (none when the copy was an archived root already). Redo shows the branch again and clears it.
+   */
+  hidden?: { leaf: LeafState; archived: string[] };
 }
 /** undo-summary: only the view leaf moved. */
 export interface LeafOp {

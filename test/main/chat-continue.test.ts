@@ -12,6 +12,7 @@ import {
   type RequestMatcher,
   startFakeOpenAiServer,
 } from "../helpers/fake-openai-server.ts";
+import { cliRecorder } from "../helpers/cli.ts";
 import { createHarness, type Harness, removeDir, SessionFile, sized, until } from "./pipelines/harness.ts";
 
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
@@ -162,18 +163,53 @@ describe("chat:continue", () => {
 });
 
 describe("undo after continuing an edited message", () => {
-  it("says that the reply below the edit cannot be undone, instead of asking to undo it first", async () => {
+  const archivedIds = async (sessionId: string) =>
+    (await h.call("session:tree", { sessionId })).nodes.filter((n) => n.archived).map((n) => n.id);
+
+  it("hides the edited branch with its reply (archived, nothing removed); redo shows it again", async () => {
     const sessionId = await conversation();
     const edit = await h.call("edits:edit-message", { sessionId, entryId: "u2", text: EDITED });
+    const copy = edit.entryId as string;
     const turn = await h.call("chat:continue", { sessionId });
-    const refused = await h.fail("edits:undo", { sessionId });
-    expect(refused.code).toBe("conflict");
-    expect(refused.message).toContain(`Entry ${turn.assistantEntryId} (a reply or summary)`);
-    expect(refused.message).toContain("undo does not remove it");
-    expect(refused.message).not.toContain("undo that first");
-    // Nothing changed: the edited copy and its reply are still there.
-    const ids = entries(sessionId).map((e) => e.id);
-    expect(ids).toContain(edit.entryId);
-    expect(ids).toContain(turn.assistantEntryId);
+    const reply = turn.assistantEntryId as string;
+    const stored = entries(sessionId);
+    expect(edit.history.undo).toBe("edit-message");
+
+    const undone = await h.call("edits:undo", { sessionId });
+    expect(undone).toMatchObject({ operation: "edit-message", viewLeafId: "a2", history: { redo: "edit-message" } });
+    expect(undone.note).toContain(`entry ${reply} (a reply or summary)`);
+    expect(undone.note).toContain("archived instead");
+    // Nothing is lost: the copy and its reply are stored, hidden as an archived branch.
+    expect(entries(sessionId)).toEqual(stored);
+    expect(await archivedIds(sessionId)).toEqual(expect.arrayContaining([copy, reply]));
+    expect(await archivedIds(sessionId)).toHaveLength(2);
+
+    const redone = await h.call("edits:redo", { sessionId });
+    expect(redone).toMatchObject({ operation: "edit-message", viewLeafId: reply, history: { undo: "edit-message" } });
+    expect(redone.note).toContain("shown again");
+    expect(await archivedIds(sessionId)).toEqual([]);
+    expect(entries(sessionId)).toEqual(stored);
+
+    // Again, then past it: the undo stack goes on below the edit.
+    await h.call("edits:label", { sessionId, targetId: "u1", label: "start" });
+    expect((await h.call("edits:undo", { sessionId })).operation).toBe("label");
+    expect((await h.call("edits:undo", { sessionId })).operation).toBe("edit-message");
+    expect(await archivedIds(sessionId)).toHaveLength(2);
+    expect((await h.call("edits:redo", { sessionId })).viewLeafId).toBe(reply);
+    expect(entries(sessionId)).toEqual(stored);
+  });
+
+  it("the CLI prints what undo and redo did on the one line", async () => {
+    const sessionId = await conversation();
+    await h.call("edits:edit-message", { sessionId, entryId: "u2", text: EDITED });
+    const reply = (await h.call("chat:continue", { sessionId })).assistantEntryId as string;
+    h.close();
+    const { out, run } = cliRecorder(h.dbPath);
+    expect(await run("undo", sessionId)).toBe(0);
+    expect(out.pop()).toMatch(
+      new RegExp(`^undid edit-message: The edited message has entry ${reply} \\(a reply or summary\\) below it, which undo never removes: its branch is archived instead`),
+    );
+    expect(await run("redo", sessionId)).toBe(0);
+    expect(out.pop()).toBe("redid edit-message: The edited message's branch is shown again, with what was added below it");
   });
 });

@@ -55,6 +55,11 @@ export function nextOpKinds(db: Database, sid: number): { undo: string | null; r
   return { undo: undo ?? null, redo: redo ?? null };
 }
 
+/** Rewrites what an operation recorded (undo of an edit notes how it was undone, for its redo). */
+export function setOpData(db: Database, opId: number, data: unknown): void {
+  stmt(db, "UPDATE edit_ops SET data_json = ? WHERE op_id = ?").run(JSON.stringify(data), opId);
+}
+
 export function setOpState(db: Database, opId: number, state: OpState): void {
   stmt(db, "UPDATE edit_ops SET state = ? WHERE op_id = ?").run(state, opId);
 }

@@ -113,7 +113,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         await refresh(sessionId, null);
         void get().loadLibrary();
         if (result.operation === null) return direction === "undo" ? "Nothing to undo." : "Nothing to redo.";
-        return `${direction === "undo" ? "Undid" : "Redid"} ${operationName(result.operation)}.`;
+        const done = `${direction === "undo" ? "Undid" : "Redid"} ${operationName(result.operation)}.`;
+        return result.note === undefined ? done : `${done} ${result.note}.`;
       },
     );
 
