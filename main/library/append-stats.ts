@@ -1,12 +1,14 @@
 /**
  * The cached figures of a session after entries are appended behind its last row — by Canopy
  * (write.ts) or by the agent growing its file (import-tail.ts) — worked out from the stored
- * figures and the new entries alone, where that is exactly what a full recount (stats.ts) would
- * give; null where exactness is not obvious, and the caller recounts.
+ * figures and the new entries alone (a session with tree problems keeps its stored ones), where
+ * that is exactly what a full recount (stats.ts) would give; null where exactness is not
+ * obvious, and the caller recounts.
  */
+import type { SessionProblem } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
-import { entryIdExists, firstUserMessagePk, type NewEntryRow } from "../store/repos/entries.ts";
+import { entryIdExists, entryLinkById, firstUserMessagePk, type NewEntryRow } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { firstMessageTextOf, isKnownEntryType, trimmedString } from "./entry-facts.ts";
 import { firstMessageText, type StatsPatch } from "./stats.ts";
@@ -17,17 +19,24 @@ type Loose = { [key: string]: unknown };
 const NO_FIRST_MESSAGE = firstMessageTextOf(null);
 
 /**
- * True when the new entries cannot give a tree problem (D3) to a session that has none: each has
- * a known type, an id that is new (to the session and to the batch) and a parentId that is null or
- * an entry already there. Then nothing can become a cycle or an orphan: no stored entry names a
- * missing parent, so none names a new id.
+ * True when the new entries add no tree problem (D3) and leave the session's own ones as they
+ * are: each has a known type, an id that is new (to the session and to the batch), a parentId
+ * that is null or an entry already there, and no stored entry names a new id as its missing
+ * parent (`missingParents`). Then buildTreeIndex meets every stored entry as before (same ids,
+ * same links in the same order: no cycle closes or opens, no orphan finds its parent) and links
+ * each new one as a plain child or root, so a recount would find exactly the stored problems.
  */
-function appendKeepsTreeHealthy(db: Database, sid: number, entries: readonly SessionEntry[]): boolean {
+function appendKeepsProblems(
+  db: Database,
+  sid: number,
+  entries: readonly SessionEntry[],
+  missingParents: ReadonlySet<string>,
+): boolean {
   const batch = new Set<string>();
   for (const entry of entries) {
     const { id, parentId } = entry as Loose;
     if (!isKnownEntryType(entry.type) || typeof id !== "string") return false;
-    if (batch.has(id) || entryIdExists(db, sid, id)) return false;
+    if (batch.has(id) || missingParents.has(id) || entryIdExists(db, sid, id)) return false;
     if (
       parentId !== null &&
       (typeof parentId !== "string" || !(batch.has(parentId) || entryIdExists(db, sid, parentId)))
@@ -37,6 +46,28 @@ function appendKeepsTreeHealthy(db: Database, sid: number, entries: readonly Ses
     batch.add(id);
   }
   return true;
+}
+
+/**
+ * The ids the session's entries name as a parent that is not there, from its stored problems: a
+ * tree entry whose string parentId names no entry is an orphan (one problem each, naming it), and
+ * no other entry takes part in the links. Null when the stored problems cannot say (an orphan
+ * without its id): recount. A session without problems has none.
+ */
+function missingParentIds(db: Database, session: SessionRow): Set<string> | null {
+  if (session.problem_count === 0) return new Set();
+  const problems = JSON.parse(session.problems_json) as SessionProblem[];
+  if (problems.length !== session.problem_count) return null;
+  const missing = new Set<string>();
+  for (const problem of problems) {
+    if (problem.kind !== "orphan") continue;
+    if (typeof problem.entryId !== "string") return null;
+    // The tree keeps the last entry of a duplicated id: that is the one reported.
+    const parentId = entryLinkById(db, session.sid, problem.entryId)?.[2];
+    if (typeof parentId !== "string") return null;
+    missing.add(parentId);
+  }
+  return missing;
 }
 
 /** The first user message's text as a recount finds it, when the stored one says there is none. */
@@ -62,9 +93,10 @@ export function statsAfterAppend(
   rows: readonly NewEntryRow[],
   source: AppendSource = { origin: "canopy" },
 ): StatsPatch | null {
-  if (session.problem_count !== 0 || session.first_message === null) return null;
+  if (session.first_message === null) return null;
   if (rows.some((r) => r.origin !== source.origin)) return null;
-  if (!appendKeepsTreeHealthy(db, session.sid, entries)) return null;
+  const missingParents = missingParentIds(db, session);
+  if (missingParents === null || !appendKeepsProblems(db, session.sid, entries, missingParents)) return null;
   let messageCount = session.message_count;
   let compactionCount = session.compaction_count;
   let branchSummaryCount = session.branch_summary_count;

@@ -11,6 +11,7 @@ import type { AppContext } from "../api/types.ts";
 import type { Database } from "../store/open.ts";
 import {
   archivedRoots,
+  canopyEntryShapes,
   childIdsOf,
   countNonCanopyEntries,
   deleteCanopyEntries,
@@ -42,6 +43,7 @@ import {
 } from "./edit-ops.ts";
 import { subtreeIds } from "./edits.ts";
 import { effectiveViewLeaf, requireAnySession } from "./load.ts";
+import { statsAfterRemove } from "./remove-stats.ts";
 import { refreshSessionStats } from "./stats.ts";
 import { structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
@@ -61,15 +63,16 @@ function describeChild(db: Database, sid: number, child: string): string {
 }
 
 /**
- * Removes entries Canopy appended, refusing when any is not Canopy's or has other children
- * (`children`: childrenBelow, worked out by the caller).
+ * Removes entries Canopy appended and updates the session's figures, refusing when any is not
+ * Canopy's or has other children (`children`: childrenBelow, worked out by the caller).
  */
 function removeAppended(
   db: Database,
-  sid: number,
+  row: SessionRow,
   entries: readonly SessionEntry[],
   children: readonly string[],
 ): void {
+  const { sid } = row;
   const ids = entries.map((entry) => entry.id);
   if (originsOf(db, sid, ids).some((origin) => origin !== "canopy")) {
     throw new ApiFailure("conflict", "An entry of this edit is no longer Canopy's own; nothing was undone");
@@ -83,7 +86,12 @@ function removeAppended(
       `Entry ${describeChild(db, sid, children[0] as string)} hangs below this label, and undo does not remove it; nothing was undone (archive the branch to hide it)`,
     );
   }
+  const removed = canopyEntryShapes(db, sid, ids);
   deleteCanopyEntries(db, sid, ids);
+  // From the removed rows where that is exact, instead of a recount of every row.
+  const patch = statsAfterRemove(db, row, removed);
+  if (patch === null) refreshSessionStats(db, row);
+  else updateSession(db, row.id, patch);
 }
 
 /**
@@ -196,8 +204,7 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
         // moved it), or if it is one of the entries removed now.
         const leaf = leafState(row);
         const removed = entries.some((entry) => entry.id === leaf.id);
-        removeAppended(db, row.sid, entries, children);
-        refreshSessionStats(db, row);
+        removeAppended(db, row, entries, children);
         if (removed || sameLeaf(leaf, after)) restoreLeaf(db, row.id, before);
       }
       return { touched: [row.id] };

@@ -5,6 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { nowIso, stmt } from "../statements.ts";
+import type { EntryShape } from "./entries.ts";
 
 export type OpState = "done" | "undone";
 
@@ -83,6 +84,15 @@ export function deleteCanopyEntries(db: Database, sid: number, ids: readonly str
   let removed = 0;
   for (const id of ids) removed += remove.run(sid, id).changes;
   return removed;
+}
+
+/** The structural columns of the rows deleteCanopyEntries removes for these ids (EntryShape). */
+export function canopyEntryShapes(db: Database, sid: number, ids: readonly string[]): EntryShape[] {
+  const query = stmt(
+    db,
+    "SELECT pk, seq, id, parent_id, type, role, model, origin FROM entries WHERE sid = ? AND id = ? AND origin = 'canopy'",
+  ).raw(true);
+  return ids.flatMap((id) => query.all(sid, id) as EntryShape[]);
 }
 
 /** Origins of the rows holding these ids (to refuse removing anything not Canopy's). */
