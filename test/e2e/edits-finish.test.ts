@@ -2,7 +2,8 @@
 // fake OpenAI-compatible server): rename in place with Undo/Redo titles and disabled states,
 // the export dialog (without archived branches, a download), the live-folder warning with
 // "Export anyway", deleting a session from the sidebar and undoing it (notice and Ctrl+Z), and
-// "Continue from here" after an edit as a new branch. Screenshots: test-artifacts/edits-finish/.
+// "Continue from here" after an edit as a new branch, and undoing that answered edit. Screenshots:
+// test-artifacts/edits-finish/.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -356,5 +357,26 @@ describe("finishing issue 6 in the app", () => {
     expect(await last.getAttribute("data-entry-id")).toBe(reply?.id);
     expect(await last.textContent()).toContain(REPLY);
     await shot("05-continued-from-here");
+
+    // Undo now: the edit is the newest undo step. The reply below it is kept, so the edited
+    // branch is hidden (archived) rather than removed, and the notice says so; Redo shows it again.
+    await poll(() => undoButton().getAttribute("title")).toBe("Undo edit as new branch (Ctrl+Z)");
+    await undoButton().click();
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid edit as new branch.");
+    const notice = await page.getByTestId("job-message").textContent();
+    expect(notice).toContain(`has entry ${reply?.id} (a reply or summary) below it`);
+    expect(notice).toContain("its branch is archived instead");
+    const undone = await tree(session.id);
+    expect(undone.viewLeafId).toBe(current.viewLeafId);
+    expect(undone.nodes.filter((node) => node.archived).map((node) => node.id)).toEqual(
+      expect.arrayContaining([edited, reply?.id]),
+    );
+    expect(undone.nodes).toHaveLength(after.nodes.length);
+    await poll(renderedEntryIds).not.toContain(reply?.id);
+    await shot("06-undo-hides-the-answered-edit");
+    await redoButton().click();
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Redid edit as new branch.");
+    await poll(async () => (await tree(session.id)).viewLeafId).toBe(reply?.id);
+    await poll(renderedEntryIds).toContain(reply?.id);
   });
 });
