@@ -23,7 +23,7 @@ import {
   setOpData,
   setOpState,
 } from "../store/repos/edits.ts";
-import { entryIdExists } from "../store/repos/entries.ts";
+import { entryIdExists, entryLinkById } from "../store/repos/entries.ts";
 import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { catchUpWithFile, setDeleted } from "./delete.ts";
@@ -41,11 +41,9 @@ import {
   restoreLeaf,
   result,
 } from "./edit-ops.ts";
-import { subtreeIds } from "./edits.ts";
 import { effectiveViewLeaf, requireAnySession } from "./load.ts";
 import { statsAfterRemove } from "./remove-stats.ts";
 import { refreshSessionStats } from "./stats.ts";
-import { structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
 
 /** Entries below the appended ones that are not among them (what removing them would orphan). */
@@ -95,6 +93,30 @@ function removeAppended(
 }
 
 /**
+ * True when `leafId` is one of `rootIds` or below one, walking up its parents through the id
+ * index. An entry is stored after its parent (pk grows with every insert), so the walk stops at
+ * the first entry older than the roots — a few steps from a reply below the edit — instead of
+ * reading the session's whole structure (seconds on a 100k-entry session). Only an entry that
+ * named an id before the id existed (an orphan then) could hang below a root from further up.
+ */
+function isBelow(db: Database, sid: number, leafId: string, rootIds: readonly string[]): boolean {
+  const roots = new Set(rootIds);
+  const pks = rootIds.map((id) => entryLinkById(db, sid, id)?.[0]).filter((pk) => pk !== undefined);
+  if (pks.length === 0) return false;
+  const oldest = Math.min(...pks);
+  const seen = new Set<string>();
+  let cursor: string | null = leafId;
+  while (cursor !== null && !seen.has(cursor)) {
+    if (roots.has(cursor)) return true;
+    seen.add(cursor);
+    const link = entryLinkById(db, sid, cursor);
+    if (link === undefined || link[0] < oldest) return false;
+    cursor = link[2];
+  }
+  return false;
+}
+
+/**
  * Undo of an edited message that has grown a reply (or a summary, or the agent's entries) below
  * it: removing the copy would orphan or lose them, so the copy's branch is archived instead —
  * what Archive branch does, hidden unless "Show archived" — and the view leaf goes back as when
@@ -107,15 +129,19 @@ function hideEdit(db: Database, row: SessionRow, op: EditOpRow, data: AppendOp, 
   const archived = roots.map((entry) => entry.id).filter((id) => !already.has(id));
   for (const id of archived) setArchived(db, row.sid, id, true);
   const leaf = leafState(row);
-  const viewLeaf = effectiveViewLeaf(row);
-  const inside =
-    viewLeaf !== null &&
-    subtreeIds(
-      structuralIndex(db, row.sid),
-      roots.map((entry) => entry.id),
-    ).has(viewLeaf);
-  if (inside || sameLeaf(leaf, data.after)) restoreLeaf(db, row.id, data.before);
-  setOpData(db, op.op_id, { ...data, hidden: { leaf, archived } } satisfies AppendOp);
+  const rootIds = roots.map((entry) => entry.id);
+  const below = (id: string | null) => id !== null && isBelow(db, row.sid, id, rootIds);
+  if (below(effectiveViewLeaf(row)) || sameLeaf(leaf, data.after)) {
+    restoreLeaf(db, row.id, data.before);
+    // A view leaf that follows the session's last entry (no file leaf: a fork, or a file whose
+    // last line has no id) would still be in the hidden branch: it stays where the edit branched.
+    const branchedAt = roots[0]?.parentId ?? null;
+    if (below(effectiveViewLeaf(requireAnySession(db, row.id))) && branchedAt !== null) {
+      restoreLeaf(db, row.id, { id: branchedAt, set: 1 });
+    }
+  }
+  const left = leafState(requireAnySession(db, row.id));
+  setOpData(db, op.op_id, { ...data, hidden: { leaf, left, archived } } satisfies AppendOp);
   return `The edited message has entry ${describeChild(db, row.sid, child)} below it, which undo never removes: its branch is archived instead (Redo, or Restore branch under Show archived, brings it back)`;
 }
 
@@ -124,7 +150,7 @@ function showEdit(db: Database, row: SessionRow, op: EditOpRow, data: AppendOp):
   const { hidden, ...rest } = data;
   if (!hidden) throw new ApiFailure("internal", "showEdit needs a hidden edit");
   for (const id of hidden.archived) setArchived(db, row.sid, id, false);
-  if (sameLeaf(leafState(row), data.before)) {
+  if (sameLeaf(leafState(row), hidden.left)) {
     const back =
       hidden.leaf.id === null || entryIdExists(db, row.sid, hidden.leaf.id) ? hidden.leaf : data.after;
     restoreLeaf(db, row.id, back);

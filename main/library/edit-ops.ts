@@ -26,10 +26,11 @@ export interface AppendOp {
   after: LeafState;
   /**
    * Set while an edit-message is undone by hiding its copy (a reply or other entry hung below
-   * it, which undo never removes): the view leaf at the undo, and the entries the undo archived
-   * (none when the copy was an archived root already). Redo shows the branch again and clears it.
+   * it, which undo never removes): the view leaf at the undo and where the undo left it, and the
+   * entries the undo archived (none when the copy was an archived root already). Redo shows the
+   * branch again, moves the view leaf back if it is still where the undo left it, and clears this.
    */
-  hidden?: { leaf: LeafState; archived: string[] };
+  hidden?: { leaf: LeafState; left: LeafState; archived: string[] };
 }
 /** undo-summary: only the view leaf moved. */
 export interface LeafOp {

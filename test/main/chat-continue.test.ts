@@ -199,6 +199,22 @@ describe("undo after continuing an edited message", () => {
     expect(entries(sessionId)).toEqual(stored);
   });
 
+  it("moves the view leaf back from deep below the edit, and leaves one the user moved elsewhere", async () => {
+    const sessionId = await conversation();
+    await h.call("edits:edit-message", { sessionId, entryId: "u2", text: EDITED });
+    await h.call("chat:continue", { sessionId });
+    fake.enqueue({ type: "reply", text: "Second answer.", match: isChat });
+    const deeper = await h.call("chat:send", { sessionId, text: "And then?" });
+    expect((await h.call("edits:undo", { sessionId })).viewLeafId).toBe("a2");
+    const redone = await h.call("edits:redo", { sessionId });
+    expect(redone.viewLeafId).toBe(deeper.assistantEntryId);
+
+    await h.call("navigation:navigate", { sessionId, targetId: "a1", summarize: false });
+    const undone = await h.call("edits:undo", { sessionId });
+    expect(undone).toMatchObject({ operation: "edit-message", viewLeafId: "a1" });
+    expect(undone.note).toContain("archived instead");
+  });
+
   it("the CLI prints what undo and redo did on the one line", async () => {
     const sessionId = await conversation();
     await h.call("edits:edit-message", { sessionId, entryId: "u2", text: EDITED });

@@ -163,6 +163,18 @@ describe("the cost of an append or an undo on a long session", () => {
     ) as SessionEntry;
     await h.call("edits:edit-message", { sessionId, entryId: firstUser.id, text: "Edited" });
     out["undo edit"] = await readsDuring(ctx.db, () => h.call("edits:undo", { sessionId }));
+    // An edit answered since: its undo hides the branch (and finds the view leaf below it).
+    const leafBefore = getViewLeaf(ctx.db, sessionId);
+    const copy = await h.call("edits:edit-message", { sessionId, entryId: firstUser.id, text: "Again" });
+    appendMessageChain(ctx, target(), [{ role: "user", content: "More", timestamp: 1 }]);
+    expect(getViewLeaf(ctx.db, sessionId)).not.toBe(copy.entryId);
+    out["undo answered edit"] = await readsDuring(ctx.db, async () => {
+      expect((await h.call("edits:undo", { sessionId })).viewLeafId).toBe(
+        // Without a file leaf the view leaf follows the last entry, which is in the hidden branch:
+        // it stays where the edit branched off instead.
+        requireSession(ctx.db, sessionId).file_leaf_id === null ? firstUser.parentId : leafBefore,
+      );
+    });
     return out;
   }
 
