@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import type { MessageEntry, SessionEntry } from "../../../core/session/entries.ts";
+import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { getViewLeaf, loadSessionEntries, requireSession } from "../../../main/library/load.ts";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
@@ -139,6 +140,31 @@ describe("figures equal a full recount after every action", () => {
     appendSessionEntries(db, sessionId, [user(missingParent, "child001", "the orphan's parent")]);
     expectRecounted(sessionId, "the orphan's parent arrives");
     expect(requireSession(db, sessionId).problem_count).toBe(problems - 1);
+  });
+});
+
+describe("the agent appending to a file with tree problems (live re-import)", () => {
+  it("keeps the figures from the new lines, and settles an orphan's parent like a recount", async () => {
+    const { text, missingParent } = addProblems(generateSession(3000).text);
+    const sessionId = await importText(h, text, "live-problems");
+    const { ctx } = h.api;
+    const file = path.join(h.dir, "live-problems.jsonl");
+    const problems = requireSession(ctx.db, sessionId).problem_count;
+    const append = (entry: SessionEntry) => fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    append(user("live0001", "cyc00001", "first"));
+    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    expectRecounted(sessionId, "first live append");
+    append(user("live0002", "live0001", "second"));
+    const cost = await readsDuring(ctx.db, () =>
+      expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1),
+    );
+    expect(cost.rows).toBeLessThan(200);
+    expectRecounted(sessionId, "second live append");
+    expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems);
+    append(user(missingParent, "live0002", "the orphan's parent"));
+    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    expectRecounted(sessionId, "the orphan's parent");
+    expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems - 1);
   });
 });
 
