@@ -15,6 +15,7 @@ import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/a
 import { runChatCommand } from "./cli/chat-command.ts";
 import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
+import { exportToOutput } from "./cli/export-stdout.ts";
 import { runFolderCommand } from "./cli/folder-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
@@ -100,19 +101,22 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     case "export": {
       cli.requireNoExtra(1);
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
-      const result = await cli.request("session:export", {
+      const input = {
         sessionId,
         ...(options.leaf === undefined ? {} : { leafId: options.leaf }),
-        ...(options.out === undefined ? {} : { outPath: path.resolve(options.out) }),
         ...(options.withoutArchived ? { withoutArchived: true } : {}),
         ...(options.originals ? { originals: true } : {}),
         ...(options.force ? { confirmLiveFolder: true } : {}),
-      });
+      };
+      // stdout: written as the rows are read (export-stdout.ts).
+      const result =
+        options.out === undefined
+          ? await exportToOutput(cli, input)
+          : await cli.request("session:export", { ...input, outPath: path.resolve(options.out) });
       if (result.reimportedEntries) {
         cli.io.err(`re-imported ${result.reimportedEntries} new entries from the session file first`);
       }
       if (result.path) cli.io.err(`wrote ${result.lines} lines to ${result.path}`);
-      else cli.io.out((result.text ?? "").replace(/\n$/, ""));
       return true;
     }
     case "search": {
@@ -195,6 +199,12 @@ if (invokedDirectly) {
   });
   const code = await runCli(process.argv.slice(2), {
     out: lineWriter(process.stdout),
+    // Waits for a full pipe to drain; a reader gone (EPIPE) ends the process above.
+    write: (chunk) => {
+      const shown = process.stdout.isTTY === true ? terminalText(chunk) : chunk;
+      if (process.stdout.write(shown)) return;
+      return new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+    },
     err: lineWriter(process.stderr),
     // Only on a terminal: the summary or reply written so far, made safe.
     progress: (text) => process.stderr.write(`\r\x1b[2K${terminalText(text)}`),

@@ -10,6 +10,11 @@ import { type ParsedCommand, UsageError } from "./args.ts";
 
 export interface CliIo {
   out(text: string): void;
+  /**
+   * Output written as it is, no newline added (a terminal gets control characters made
+   * visible); resolves when the stream takes more (backpressure). Without it: `out`.
+   */
+  write?(chunk: string): Promise<void> | void;
   err(text: string): void;
   /** A transient status line (terminals only). */
   progress(text: string): void;

@@ -9,108 +9,54 @@
  */
 import path from "node:path";
 import type { ExportResult } from "../../core/api/dto.ts";
-import type { CustomEntry, SessionInfoEntry } from "../../core/session/entries.ts";
-import { type IdGenerator, randomEntryId } from "../../core/session/ids.ts";
-import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
-import { entryIdExists, listEntryRows, listMalformed, storedEntryIds } from "../store/repos/entries.ts";
-import { archivedEntryIds } from "./edits.ts";
-import { archivedCut } from "./export-archived.ts";
+import { type ExportOptions, exportChunks, writeChunks, writeChunksAsync } from "./export-lines.ts";
 import { requireSession } from "./load.ts";
 import { writeOutputFile } from "./output-file.ts";
 
-/** `customType` of the resume marker; agents ignore custom entries when building context. */
-export const RESUME_CUSTOM_TYPE = "canopy.resume";
+export { type ExportOptions, RESUME_CUSTOM_TYPE } from "./export-lines.ts";
 
-export interface ExportOptions {
-  /** Resume on this entry: appends the marker entry (D14); null: on none (the marker is a root). */
-  leafId?: string | null;
-  /** Write entries as first imported, before Canopy changed them (e.g. pruned outputs, D9). */
-  originals?: boolean;
-  /** Leave archived subtrees (and labels of their entries) out. */
-  withoutArchived?: boolean;
-  now?: () => Date;
-  generateId?: IdGenerator;
-}
-
-/** Builds the JSONL text; reads only, the database is not modified. */
+/** The whole JSONL text as one string (the contract's answer without an output path); reads only. */
 export function exportSession(db: Database, sessionId: string, options: ExportOptions = {}): ExportResult {
-  const row = requireSession(db, sessionId);
-  const archived = options.withoutArchived ? archivedEntryIds(db, sessionId) : new Set<string>();
-  const headerText =
-    row.canopy_title !== null && row.dialect === "omp"
-      ? JSON.stringify({ ...(JSON.parse(row.header_json) as Record<string, unknown>), title: row.canopy_title })
-      : row.header_json;
-  const lines: { at: number; text: string }[] = [{ at: row.header_line, text: headerText }];
-  let lastEntry: { at: number; id: string } | null = null;
-  const rows = listEntryRows(db, row.sid);
-  const { omit, moved } = archivedCut(rows, archived);
-  for (const e of rows) {
-    if (e.id !== null && omit.has(e.id)) continue;
-    let text = options.originals && e.original_json !== null ? e.original_json : e.json;
-    if (e.id !== null && moved.has(e.id)) {
-      text = JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), parentId: moved.get(e.id) });
-    }
-    lines.push({ at: e.seq, text });
-    if (e.id !== null && (lastEntry === null || e.seq > lastEntry.at)) lastEntry = { at: e.seq, id: e.id };
-  }
-  for (const m of listMalformed(db, row.sid)) lines.push({ at: m.seq, text: m.raw });
-  // Stable sort: equal positions cannot happen, but if they did the header stays first.
-  lines.sort((a, b) => a.at - b.at);
-
-  const out = lines.map((l) => l.text);
-  const used = storedEntryIds(db, row.sid);
-  const newId = () => {
-    const id = (options.generateId ?? randomEntryId)(used);
-    used.add(id);
-    return id;
-  };
-  const now = (options.now?.() ?? new Date()).toISOString();
-  if (row.canopy_title !== null && row.dialect === "pi") {
-    // pi keeps the display name in a session_info entry; below the last entry, the agent's
-    // resume path is unchanged (session_info never reaches the model).
-    const info: SessionInfoEntry = {
-      type: "session_info",
-      id: newId(),
-      parentId: lastEntry?.id ?? null,
-      timestamp: now,
-      name: row.canopy_title,
-    };
-    out.push(JSON.stringify(info));
-  }
-  let resumeEntryId: string | undefined;
-  if (options.leafId !== undefined) {
-    if (options.leafId !== null && !entryIdExists(db, row.sid, options.leafId)) {
-      throw new StoreError("not_found", `Session ${sessionId} has no entry ${options.leafId}`);
-    }
-    if (options.leafId !== null && archived.has(options.leafId)) {
-      throw new StoreError("invalid_input", `Entry ${options.leafId} is archived; it is not in this export`);
-    }
-    resumeEntryId = newId();
-    const marker: CustomEntry = {
-      type: "custom",
-      id: resumeEntryId,
-      parentId: options.leafId,
-      timestamp: now,
-      customType: RESUME_CUSTOM_TYPE,
-      data: { leafId: options.leafId },
-    };
-    out.push(JSON.stringify(marker));
-  }
-  const result: ExportResult = { text: `${out.join("\n")}\n`, lines: out.length };
-  if (resumeEntryId !== undefined) result.resumeEntryId = resumeEntryId;
-  return result;
+  const parts: string[] = [];
+  const result = writeChunks(exportChunks(db, sessionId, options), (chunk) => parts.push(chunk));
+  return { text: parts.join(""), ...result };
 }
 
-/** Exports to `outPath` (written as output-file.ts says: a regular file is replaced atomically). */
+/**
+ * Exports to `outPath` (written as output-file.ts says: a regular file is replaced atomically),
+ * chunk by chunk as the rows are read: the text is never in memory as a whole.
+ */
 export function exportSessionToFile(
   db: Database,
   sessionId: string,
   outPath: string,
   options: ExportOptions = {},
 ): ExportResult {
-  const { text, ...rest } = exportSession(db, sessionId, options);
+  const chunks = exportChunks(db, sessionId, options);
   const source = requireSession(db, sessionId).source_path;
   const suggested = source === null ? `${sessionId}.jsonl` : path.basename(source);
-  return { ...rest, path: writeOutputFile(outPath, text ?? "", suggested) };
+  let result: ExportResult = { lines: 0 };
+  const written = writeOutputFile(
+    outPath,
+    (write) => {
+      result = writeChunks(chunks, write);
+    },
+    suggested,
+  );
+  return { ...result, path: written };
+}
+
+/**
+ * Exports to a stream, waiting for each `write` before reading on (backpressure). The rows are
+ * read from one snapshot held open across those waits, during which the connection cannot write:
+ * only where nothing else uses it meanwhile (the CLI's stdout).
+ */
+export async function exportSessionToStream(
+  db: Database,
+  sessionId: string,
+  write: (chunk: string) => Promise<void> | void,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
+  return writeChunksAsync(exportChunks(db, sessionId, options), write);
 }

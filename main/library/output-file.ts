@@ -4,6 +4,7 @@
  * file it points to is replaced and the link kept; a device or pipe (/dev/stdout, a FIFO) is
  * written to as it is, never replaced; a folder is refused. Failures name the path. The temp
  * files an export killed before its rename left for the same target are removed (output-temp.ts).
+ * The content is a string or a writer that hands it over in chunks (an export as it reads rows).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -22,14 +23,45 @@ function renameTarget(given: string): string {
   }
 }
 
-function replaceAtomically(target: string, text: string): void {
+/** What to write: the text, or a function that writes it by calling `write` chunk by chunk. */
+export type OutputContent = string | ((write: (chunk: string) => void) => void);
+
+/** Writes all of `chunk` to `fd` (a write may take only part of it, e.g. on a pipe). */
+function writeAll(fd: number, chunk: string): void {
+  const bytes = Buffer.from(chunk, "utf8");
+  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** Writes `content` to the file open as `fd`. */
+function writeContent(fd: number, content: OutputContent): void {
+  if (typeof content === "string") writeAll(fd, content);
+  else content((chunk) => writeAll(fd, chunk));
+}
+
+/** Writes `content` to a device or pipe as it is (opened for writing, never replaced). */
+function writeInPlace(file: string, content: OutputContent): void {
+  const fd = fs.openSync(file, "w");
+  try {
+    writeContent(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function replaceAtomically(target: string, content: OutputContent): void {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   removeStaleTemps(target);
   const temp = tempPathFor(target);
   // A file replaced keeps its permissions (an export kept private stays private).
   const mode = fs.statSync(target, { throwIfNoEntry: false })?.mode;
   try {
-    fs.writeFileSync(temp, text, { flush: true });
+    const fd = fs.openSync(temp, "w");
+    try {
+      writeContent(fd, content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     if (mode !== undefined) fs.chmodSync(temp, mode & 0o7777);
     fs.renameSync(temp, target);
   } catch (error) {
@@ -39,10 +71,12 @@ function replaceAtomically(target: string, text: string): void {
 }
 
 /**
- * Writes `text` to `outPath` (see the module comment); returns the absolute path as given.
- * `suggestedName` is offered when `outPath` is a folder.
+ * Writes `content` to `outPath` (see the module comment); returns the absolute path as given.
+ * `suggestedName` is offered when `outPath` is a folder. A failure of the writer itself (not of
+ * the file: the session is gone, the library is damaged) is thrown as it is, after the temp file
+ * is removed; the target is then as it was.
  */
-export function writeOutputFile(outPath: string, text: string, suggestedName: string): string {
+export function writeOutputFile(outPath: string, content: OutputContent, suggestedName: string): string {
   const given = path.resolve(outPath);
   let stat: fs.Stats | undefined;
   try {
@@ -58,9 +92,11 @@ export function writeOutputFile(outPath: string, text: string, suggestedName: st
     );
   }
   try {
-    if (stat !== undefined && !stat.isFile()) fs.writeFileSync(given, text);
-    else replaceAtomically(renameTarget(given), text);
+    if (stat !== undefined && !stat.isFile()) writeInPlace(given, content);
+    else replaceAtomically(renameTarget(given), content);
   } catch (cause) {
+    // Only the file system's errors (they name a syscall) are about the file.
+    if (typeof (cause as NodeJS.ErrnoException).syscall !== "string") throw cause;
     throw new StoreError("invalid_input", `Could not write ${given}: ${fileErrorReason(cause)}`, { cause });
   }
   return given;

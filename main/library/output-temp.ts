@@ -40,8 +40,25 @@ function isRunning(pid: number): boolean {
  * export goes on, and the next one tries again.
  */
 export function removeStaleTemps(target: string): string[] {
-  const folder = path.dirname(target);
   const prefix = prefixFor(target);
+  return removeStale(path.dirname(target), (name) => {
+    if (!name.startsWith(prefix) || !name.endsWith(SUFFIX)) return null;
+    return MIDDLE.exec(name.slice(prefix.length, -SUFFIX.length));
+  });
+}
+
+/** The writer's tag at the end of a temp file's name (of a temp file's temp file too). */
+const TAG_AT_END = /\.canopy-([0-9a-f]{8})-([1-9][0-9]*)-[0-9a-f]{8}\.tmp$/;
+
+/**
+ * As removeStaleTemps for every temp file in `folder`, whatever its target: only for a folder of
+ * Canopy's own that holds nothing else (the spool of browser-mode downloads).
+ */
+export function removeStaleTempsIn(folder: string): string[] {
+  return removeStale(folder, (name) => TAG_AT_END.exec(name));
+}
+
+function removeStale(folder: string, tagOf: (name: string) => RegExpExecArray | null): string[] {
   let names: string[];
   try {
     names = fs.readdirSync(folder);
@@ -51,8 +68,7 @@ export function removeStaleTemps(target: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(SUFFIX)) continue;
-    const match = MIDDLE.exec(name.slice(prefix.length, -SUFFIX.length));
+    const match = tagOf(name);
     if (!match || match[1] !== HOST_TAG) continue;
     const pid = Number(match[2]);
     if (!Number.isSafeInteger(pid) || isRunning(pid)) continue;

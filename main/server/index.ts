@@ -5,12 +5,12 @@
  * another host and event sockets opened from another origin (origin.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
-import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../core/api/contract.ts";
-import type { ExportResult } from "../../core/api/dto.ts";
+import { EXPORT_FILE_TYPE } from "../../core/api/contract.ts";
 import type { Api } from "../api/dispatch.ts";
+import { sendExportDownload } from "./export-download.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
 import { serveStatic } from "./static.ts";
 
@@ -89,21 +89,6 @@ function wantsJsonl(req: IncomingMessage): boolean {
   return (req.headers.accept ?? "").split(",").some((type) => type.trim().startsWith(EXPORT_FILE_TYPE));
 }
 
-/**
- * An export sent as the JSONL file itself: a 49 MB session was JSON-encoded into the contract's
- * answer (every quote escaped) and decoded into one string on the page before its download
- * started. The result's other fields travel in a header.
- */
-function sendExportFile(res: ServerResponse, result: ExportResult): void {
-  const { text = "", ...rest } = result;
-  res.writeHead(200, {
-    "content-type": EXPORT_FILE_TYPE,
-    "content-length": Buffer.byteLength(text),
-    [EXPORT_RESULT_HEADER]: encodeURIComponent(JSON.stringify(rest)),
-  });
-  res.end(text);
-}
-
 export async function startBrowserServer(options: ServeOptions): Promise<BrowserServer> {
   const token = options.token ?? randomBytes(24).toString("hex");
   const { api } = options;
@@ -140,11 +125,12 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
         return;
       }
       const channel = channelOf(url.pathname);
-      const result = await api.callUnknown(channel, input);
-      if (channel === "session:export" && wantsJsonl(req) && result.ok) {
-        sendExportFile(res, result.value as ExportResult);
+      if (channel === "session:export" && wantsJsonl(req)) {
+        // The JSONL file itself, not JSON-encoded into the answer (export-download.ts).
+        await sendExportDownload(api, input, res);
         return;
       }
+      const result = await api.callUnknown(channel, input);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(result));
       return;

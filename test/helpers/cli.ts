@@ -17,6 +17,9 @@ export async function runCliCaptured(args: readonly string[]): Promise<CliRun> {
     out: (text) => {
       out += `${text}\n`;
     },
+    write: (chunk) => {
+      out += chunk;
+    },
     err: (text) => {
       err += `${text}\n`;
     },
