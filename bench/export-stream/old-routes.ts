@@ -1,13 +1,14 @@
 /**
  * The export routes as they were before export streamed (a child of the export bench): the
- * whole JSONL text built as one string, then written to the file, stdout or an HTTP response.
+ * whole JSONL text built as one string (the old code, kept as the tests' oracle), then written
+ * to the file, stdout or an HTTP response.
  * Usage: node old-routes.ts <file|stdout|http> <db> <sessionId> [out]
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportSession } from "../../main/library/export.ts";
 import { writeOutputFile } from "../../main/library/output-file.ts";
 import { openDatabase } from "../../main/store/open.ts";
+import { oldExportSession as exportSession } from "../../test/helpers/export-oracle.ts";
 
 const [route, dbFile, sessionId, out] = process.argv.slice(2) as [string, string, string, string?];
 const db = openDatabase(dbFile);
