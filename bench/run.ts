@@ -12,6 +12,7 @@ import { runLiveAppendBench } from "./live-append.bench.ts";
 import { runOutsideChangesBench } from "./outside-changes.bench.ts";
 import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
+import { runTreeOpenBench } from "./tree-open.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
 console.log("== import ==");
@@ -37,6 +38,12 @@ try {
   await runTreeRenderBench();
 } catch (error) {
   console.log(`tree rendering bench skipped: ${(error as Error).message}`);
+}
+console.log("\n== opening a 25k and a 100k-entry session's tree (main side against the old route; Chromium) ==");
+try {
+  await runTreeOpenBench();
+} catch (error) {
+  console.log(`tree open bench skipped: ${(error as Error).message}`);
 }
 console.log("\n== opening a session with one huge text in Chromium (click → tree and LLM view, ms) ==");
 try {

@@ -4,41 +4,83 @@
  */
 import type { AgentMessage, SessionEntry } from "./entries.ts";
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((block: unknown) => {
-      const b = block as { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown };
-      if (b.type === "text" && typeof b.text === "string") return b.text;
-      if (b.type === "toolCall" && typeof b.name === "string") return `${b.name}(…)`;
-      if (b.type === "image") return "[image]";
-      return "";
-    })
-    .filter((text) => text !== "")
-    .join(" ");
+/**
+ * An entry's text is built as pieces whose concatenation is the text: a snippet then reads only
+ * the first few hundred chars, never joining (or copying) a 100 KB tool output whole.
+ */
+type Pieces = string[];
+
+function contentPieces(content: unknown, out: Pieces): void {
+  if (typeof content === "string") {
+    out.push(content);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  let first = true;
+  for (const block of content as unknown[]) {
+    const b = block as { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown };
+    let text = "";
+    if (b.type === "text" && typeof b.text === "string") text = b.text;
+    else if (b.type === "toolCall" && typeof b.name === "string") text = `${b.name}(…)`;
+    else if (b.type === "image") text = "[image]";
+    if (text === "") continue;
+    if (!first) out.push(" ");
+    out.push(text);
+    first = false;
+  }
 }
 
-function messageSnippet(message: AgentMessage): string {
+function messagePieces(message: AgentMessage, out: Pieces): void {
   switch (message.role) {
     case "user":
     case "assistant":
     case "custom":
     case "hookMessage":
-      return contentText(message.content);
+      contentPieces(message.content, out);
+      return;
     case "toolResult":
-      return `${message.toolName}: ${contentText(message.content)}`;
+      out.push(`${message.toolName}: `);
+      contentPieces(message.content, out);
+      return;
     case "bashExecution":
-      return `$ ${message.command}`;
+      out.push(`$ ${message.command}`);
+      return;
     case "pythonExecution":
-      return message.code;
+      out.push(message.code);
+      return;
     case "fileMention":
-      return message.files.map((file) => file.path).join(", ");
+      out.push(message.files.map((file) => file.path).join(", "));
+      return;
     case "branchSummary":
     case "compactionSummary":
-      return message.summary;
+      out.push(message.summary);
+      return;
     default:
-      return "";
+      return;
+  }
+}
+
+/** The first `length` chars of the pieces' concatenation. */
+function piecesPrefix(pieces: readonly string[], length: number): string {
+  let prefix = "";
+  for (const piece of pieces) {
+    const room = length - prefix.length;
+    if (room <= 0) break;
+    prefix += piece.length > room ? piece.slice(0, room) : piece;
+  }
+  return prefix;
+}
+
+/** flatten() of the pieces' concatenation. */
+function flattenPieces(pieces: readonly string[], width: number): string {
+  let total = 0;
+  for (const piece of pieces) total += piece.length;
+  for (let take = Math.max(64, width * 2); ; take *= 4) {
+    const whole = take >= total;
+    // Folding a prefix gives a prefix of the whole text's folded form (up to a trailing space).
+    const flat = (whole ? pieces.join("") : piecesPrefix(pieces, take)).replace(/\s+/g, " ").trim();
+    if (flat.length > width) return `${flat.slice(0, Math.max(0, width - 1))}…`;
+    if (whole) return flat;
   }
 }
 
@@ -47,13 +89,7 @@ function messageSnippet(message: AgentMessage): string {
  * start is shown, so only a growing prefix is folded, never a whole 100 KB tool output.
  */
 export function flatten(text: string, width: number): string {
-  for (let take = Math.max(64, width * 2); ; take *= 4) {
-    const whole = take >= text.length;
-    // Folding a prefix gives a prefix of the whole text's folded form (up to a trailing space).
-    const flat = (whole ? text : text.slice(0, take)).replace(/\s+/g, " ").trim();
-    if (flat.length > width) return `${flat.slice(0, Math.max(0, width - 1))}…`;
-    if (whole) return flat;
-  }
+  return flattenPieces([text], width);
 }
 
 /** "1 entry", "2 entries": a count with its noun in the right number (`plural` defaults to noun + "s"). */
@@ -70,30 +106,58 @@ export function entryKind(entry: SessionEntry): string {
   return entry.type;
 }
 
-/** A short text for the entry (message text, summary, model name, label…), not truncated. */
-export function entryText(entry: SessionEntry): string {
+/** The pieces of entryText(entry), in order. */
+function entryPieces(entry: SessionEntry): Pieces {
   const e = entry as SessionEntry & Record<string, unknown>;
+  const out: Pieces = [];
   switch (entry.type) {
     case "message":
-      return entry.message && typeof entry.message === "object" ? messageSnippet(entry.message as AgentMessage) : "";
+      if (entry.message && typeof entry.message === "object")
+        messagePieces(entry.message as AgentMessage, out);
+      break;
     case "compaction":
     case "branch_summary":
-      return typeof e.summary === "string" ? e.summary : "";
+      if (typeof e.summary === "string") out.push(e.summary);
+      break;
     case "custom_message":
-      return `${String(e.customType)}: ${contentText(e.content)}`;
+      out.push(`${String(e.customType)}: `);
+      contentPieces(e.content, out);
+      break;
     case "custom":
-      return String(e.customType ?? "");
+      out.push(String(e.customType ?? ""));
+      break;
     case "model_change":
-      return typeof e.model === "string" ? e.model : `${String(e.provider ?? "?")}/${String(e.modelId ?? "?")}`;
+      out.push(
+        typeof e.model === "string" ? e.model : `${String(e.provider ?? "?")}/${String(e.modelId ?? "?")}`,
+      );
+      break;
     case "thinking_level_change":
-      return String(e.thinkingLevel ?? "");
+      out.push(String(e.thinkingLevel ?? ""));
+      break;
     case "label":
-      return `${String(e.targetId ?? "?")} = ${typeof e.label === "string" && e.label ? e.label : "(cleared)"}`;
+      out.push(
+        `${String(e.targetId ?? "?")} = ${typeof e.label === "string" && e.label ? e.label : "(cleared)"}`,
+      );
+      break;
     case "session_info":
-      return String(e.name ?? "");
+      out.push(String(e.name ?? ""));
+      break;
     case "mode_change":
-      return String(e.mode ?? "");
-    default:
-      return "";
+      out.push(String(e.mode ?? ""));
+      break;
   }
+  return out;
+}
+
+/** A short text for the entry (message text, summary, model name, label…), not truncated. */
+export function entryText(entry: SessionEntry): string {
+  return entryPieces(entry).join("");
+}
+
+/**
+ * `flatten(entryText(entry), width)`, reading only the beginning of the entry's text: a tree of
+ * 100,000 entries makes its snippets without copying each tool output whole.
+ */
+export function entrySnippet(entry: SessionEntry, width: number): string {
+  return flattenPieces(entryPieces(entry), width);
 }

@@ -4,13 +4,13 @@
  * parent links of the structural tree index.
  */
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
-import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import { entryKind, entrySnippet } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../store/open.ts";
-import { forEachEntryRow } from "../store/repos/entries.ts";
+import { forEachEntryNodeSource } from "../store/repos/entries.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { fileProblems } from "./import-state.ts";
 import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } from "./load.ts";
@@ -40,7 +40,7 @@ function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: str
     line,
     type: entry.type,
     kind: entryKind(entry),
-    text: flatten(entryText(entry), 200),
+    text: entrySnippet(entry, 200),
     tokens,
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
   };
@@ -93,7 +93,7 @@ export function loadSessionTree(
   const archived = archivedEntryIds(db, sessionId, index);
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
-  forEachEntryRow(db, row.sid, (stored, at) => {
+  forEachEntryNodeSource(db, row.sid, (stored, at) => {
     const id = stored.id;
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;

@@ -152,6 +152,42 @@ export function forEachEntryRow(db: Database, sid: number, visit: (row: EntryRow
   });
 }
 
+/** What a tree node is made from: an entry's structural columns its node shows, and its JSON. */
+export interface EntryNodeSource {
+  id: string | null;
+  seq: number;
+  type: string;
+  tokens: number;
+  json: string;
+}
+
+/**
+ * forEachEntryRow with only what a tree node needs: no original_json (a pruned tool output's
+ * original can be megabytes) and no per-row copy of the row object.
+ */
+export function forEachEntryNodeSource(
+  db: Database,
+  sid: number,
+  visit: (source: EntryNodeSource, index: number) => void,
+): void {
+  const rows = stmt(
+    db,
+    `SELECT e.id, e.seq, e.type, e.tokens, ${STORED_JSON_COLUMNS}
+     FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
+  ).all(sid) as (StoredJson & Omit<EntryNodeSource, "json">)[];
+  const reader = new EntryJsonReader(db, rows);
+  const source: EntryNodeSource = { id: null, seq: 0, type: "", tokens: 0, json: "" };
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] as StoredJson & Omit<EntryNodeSource, "json">;
+    source.id = row.id;
+    source.seq = row.seq;
+    source.type = row.type;
+    source.tokens = row.tokens;
+    source.json = reader.text(row);
+    visit(source, index);
+  }
+}
+
 export function listEntryShapes(db: Database, sid: number): EntryShape[] {
   return stmt(
     db,

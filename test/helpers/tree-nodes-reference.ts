@@ -1,0 +1,130 @@
+/**
+ * session:tree as it was made before the tree-open change (every entry read with all row
+ * columns and parsed whole, its snippet flattened from the joined text): the reference the
+ * tests compare the route with, and the baseline of bench/tree-open.bench.ts.
+ */
+import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { cutForDisplay } from "../../core/text/display-cut.ts";
+import { parseLean } from "../../core/text/lean-json.ts";
+import { entrySendsMessage } from "../../core/session/llm-view.ts";
+import type { Database } from "../../main/store/open.ts";
+import { forEachEntryRow } from "../../main/store/repos/entries.ts";
+import { archivedEntryIds } from "../../main/library/edits.ts";
+import { fileProblems } from "../../main/library/import-state.ts";
+import {
+  editHistory,
+  effectiveViewLeaf,
+  loadMalformedLines,
+  requireSession,
+} from "../../main/library/load.ts";
+import { structuralIndex } from "../../main/library/structure-index.ts";
+
+type Loose = Record<string, unknown>;
+
+/**
+ * A message entry's JSON longer than this is read with parseLean for its node: its long strings
+ * (a tool output of megabytes) only as far as the node's one-line snippet needs.
+ */
+const LEAN_NODE_CHARS = 64 * 1024;
+
+/** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
+const TREE_SUMMARY_CHARS = 2000;
+
+function setSummary(node: TreeNodeDto, summary: string): void {
+  const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);
+  node.summary = cut.shown;
+  if (cut.hiddenChars > 0) node.summaryChars = summary.length;
+}
+
+function nodeOf(
+  entry: SessionEntry,
+  line: number,
+  tokens: number,
+  parentId: string | null,
+  label: string | undefined,
+): TreeNodeDto {
+  const node: TreeNodeDto = {
+    id: entry.id,
+    parentId,
+    line,
+    type: entry.type,
+    kind: entryKind(entry),
+    text: flatten(entryText(entry), 200),
+    tokens,
+    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+  };
+  if (label) node.label = label;
+  if (entry.type !== "compaction" && !entrySendsMessage(entry)) node.noMessage = true;
+  const e = entry as SessionEntry & Loose;
+  if (entry.type === "compaction") {
+    if (typeof e.tokensBefore === "number") node.tokensBefore = e.tokensBefore;
+    if (typeof e.firstKeptEntryId === "string") node.firstKeptEntryId = e.firstKeptEntryId;
+    if (typeof e.summary === "string") setSummary(node, e.summary);
+  }
+  if (entry.type === "branch_summary") {
+    if (typeof e.summary === "string") setSummary(node, e.summary);
+    if (typeof e.fromId === "string") node.fromId = e.fromId;
+  }
+  const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;
+  if (message?.role === "assistant") {
+    if (typeof message.stopReason === "string") node.stopReason = message.stopReason;
+    node.hasText =
+      Array.isArray(message.content) && message.content.some((b) => (b as Loose)?.type === "text");
+  }
+  if (message?.role === "toolResult") {
+    if (typeof message.toolName === "string") node.toolName = message.toolName;
+    if (typeof message.prunedAt === "number") node.pruned = true;
+  }
+  return node;
+}
+
+/**
+ * The entry a node is made from. A large message's long strings come cut (parseLean): its node
+ * reads only their beginning (the snippet) and short fields (role, tool name, stop reason).
+ * Compactions and branch summaries are parsed whole: their node carries the summary's length.
+ */
+function entryForNode(type: string, json: string, leanFrom: number): SessionEntry {
+  const lean = type === "message" && json.length > leanFrom;
+  return (lean ? parseLean(json) : JSON.parse(json)) as SessionEntry;
+}
+
+/** `leanFromChars`: the JSON length from which a message is read lean (tests lower it). */
+export function loadSessionTreeReference(
+  db: Database,
+  sessionId: string,
+  options: { leanFromChars?: number } = {},
+): SessionTreeDto {
+  const leanFrom = options.leanFromChars ?? LEAN_NODE_CHARS;
+  // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
+  const row = requireSession(db, sessionId);
+  // Links, repairs and labels from the structural columns; each entry is parsed only while its
+  // node is made, so a 100k-entry session is never held parsed all at once.
+  const index = structuralIndex(db, row.sid);
+  const archived = archivedEntryIds(db, sessionId, index);
+  const nodes: TreeNodeDto[] = [];
+  const seen = new Set<string>();
+  forEachEntryRow(db, row.sid, (stored, at) => {
+    const id = stored.id;
+    // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
+    if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
+    seen.add(id);
+    const entry = entryForNode(stored.type, stored.json, leanFrom);
+    const node = nodeOf(entry, stored.seq, stored.tokens, index.parentOf(id), index.labels.get(id));
+    if (archived.has(id)) node.archived = true;
+    nodes.push(node);
+  });
+  return {
+    sessionId,
+    nodes,
+    viewLeafId: effectiveViewLeaf(row),
+    fileLeafId: row.file_leaf_id,
+    // Malformed lines too: the app lists every problem of the file.
+    problems: fileProblems(
+      loadMalformedLines(db, sessionId),
+      JSON.parse(row.problems_json) as SessionProblem[],
+    ),
+    history: editHistory(db, row.sid),
+  };
+}

@@ -1,0 +1,190 @@
+// Opening a session's tree (session:tree) reads less than it did: the route gives exactly the
+// nodes of the old route (test/helpers/tree-nodes-reference.ts) on every fixture, a generated
+// session and entries rewritten by pruning, while it never reads a rewritten entry's original
+// and makes each snippet from the beginning of the entry's text only.
+import fs from "node:fs";
+import path from "node:path";
+import type { Statement } from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { generateSession } from "../../bench/generate-session.ts";
+import { entrySnippet, entryText, flatten } from "../../core/session/describe.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
+import { importPath } from "../../main/library/import.ts";
+import { loadSessionTree } from "../../main/library/tree-nodes.ts";
+import type { Database } from "../../main/store/open.ts";
+import { replaceEntryJson } from "../../main/store/repos/entry-json.ts";
+import { listSessionRows } from "../../main/store/repos/sessions.ts";
+import { fixturesDir } from "../helpers/fixtures.ts";
+import { loadSessionTreeReference } from "../helpers/tree-nodes-reference.ts";
+import { copyFixture, fixtureNames, type Library, makeLibrary } from "./library/helpers.ts";
+
+let lib: Library;
+beforeEach(() => {
+  lib = makeLibrary();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  lib.cleanup();
+});
+
+function importText(name: string, text: string): string {
+  const file = path.join(lib.dir, name);
+  fs.writeFileSync(file, text);
+  const sessionId = importPath(lib.db, file).files[0]?.sessionId;
+  if (!sessionId) throw new Error(`${name} did not import`);
+  return sessionId;
+}
+
+function sidOf(sessionId: string): number {
+  const row = listSessionRows(lib.db).find((r) => r.id === sessionId);
+  if (!row) throw new Error(`no session ${sessionId}`);
+  return row.sid;
+}
+
+/** Chars of the text values in the rows `db`'s statements hand to JS while `run` runs. */
+function charsRead(db: Database, run: () => void): number {
+  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
+  const { all, get } = proto;
+  let chars = 0;
+  const count = (row: unknown) => {
+    for (const value of Array.isArray(row) ? row : Object.values(row ?? {}))
+      if (typeof value === "string") chars += value.length;
+  };
+  vi.spyOn(proto, "all").mockImplementation(function (this: Statement, ...args: unknown[]) {
+    const rows = all.apply(this, args);
+    for (const row of rows) count(row);
+    return rows;
+  });
+  vi.spyOn(proto, "get").mockImplementation(function (this: Statement, ...args: unknown[]) {
+    const row = get.apply(this, args);
+    count(row);
+    return row;
+  });
+  try {
+    run();
+    return chars;
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe("session:tree against the old route", () => {
+  it("gives every fixture and a generated session exactly the old route's tree", () => {
+    const folder = path.join(lib.dir, "fixtures");
+    const names = fixtureNames(fixturesDir());
+    for (const name of names) copyFixture(name, folder);
+    importPath(lib.db, folder);
+    const generated = importText("generated.jsonl", generateSession(3000, { seed: 7 }).text);
+    const ids = listSessionRows(lib.db).map((row) => row.id);
+    expect(ids.length).toBeGreaterThan(names.length);
+    expect(ids).toContain(generated);
+    let nodes = 0;
+    for (const id of ids) {
+      const old = loadSessionTreeReference(lib.db, id);
+      expect(loadSessionTree(lib.db, id)).toEqual(old);
+      nodes += old.nodes.length;
+    }
+    expect(nodes).toBeGreaterThan(4000);
+  });
+
+  it("shows a pruned tool output's new text and never reads its original", () => {
+    type Line = SessionEntry & { message?: { role?: string } };
+    const lines = generateSession(400, { seed: 3 }).text.split("\n");
+    const at = lines.findIndex((line) => line.includes('"role":"toolResult"'));
+    const target = JSON.parse(lines[at] as string) as Line;
+    // A 5.4 MB tool output (a read of a big log), then pruned: its text is the original now.
+    const big = {
+      ...target,
+      message: { ...target.message, content: [{ type: "text", text: "log line\n".repeat(600_000) }] },
+    };
+    lines[at] = JSON.stringify(big);
+    const text = lines.join("\n");
+    const sessionId = importText("pruned.jsonl", text);
+    const notice = {
+      ...target,
+      message: { ...target.message, content: [{ type: "text", text: "[pruned]" }], prunedAt: 1 },
+    };
+    expect(replaceEntryJson(lib.db, sidOf(sessionId), target.id, JSON.stringify(notice), 2)).toBe(true);
+
+    const old = loadSessionTreeReference(lib.db, sessionId);
+    const tree = loadSessionTree(lib.db, sessionId);
+    expect(tree).toEqual(old);
+    const node = tree.nodes.find((n) => n.id === target.id);
+    expect(node?.pruned).toBe(true);
+    expect(node?.text).toMatch(/: \[pruned\]$/);
+
+    const stored = charsRead(lib.db, () => loadSessionTreeReference(lib.db, sessionId));
+    const read = charsRead(lib.db, () => loadSessionTree(lib.db, sessionId));
+    // The old route read the 5.4 MB original along with every entry; the route reads the entries only.
+    expect(stored - read).toBeGreaterThan(5_000_000);
+    expect(read).toBeLessThan(text.length - 5_000_000);
+  });
+});
+
+describe("entrySnippet", () => {
+  const message = (m: Record<string, unknown>) =>
+    ({ type: "message", id: "m", parentId: null, timestamp: "", message: m }) as unknown as SessionEntry;
+
+  it("is flatten(entryText(entry)) of every fixture entry and of pieces split anywhere", () => {
+    let entries = 0;
+    for (const name of fixtureNames(fixturesDir())) {
+      for (const line of fs.readFileSync(path.join(fixturesDir(), name), "utf8").split("\n")) {
+        let entry: SessionEntry;
+        try {
+          entry = JSON.parse(line) as SessionEntry;
+        } catch {
+          continue;
+        }
+        for (const width of [1, 60, 200])
+          expect(entrySnippet(entry, width)).toBe(flatten(entryText(entry), width));
+        entries++;
+      }
+    }
+    expect(entries).toBeGreaterThan(1000);
+    const cases = [
+      message({
+        role: "toolResult",
+        toolName: "bash",
+        content: [{ type: "text", text: `  ${"ab \n".repeat(300)}` }],
+      }),
+      message({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "x" },
+          { type: "text", text: "   " },
+          { type: "toolCall", name: "read" },
+          { type: "text", text: " \n".repeat(500) },
+          { type: "image" },
+        ],
+      }),
+      message({ role: "user", content: "\t".repeat(399) + "z".repeat(5) }),
+      message({
+        role: "user",
+        content: [
+          { type: "text", text: "a".repeat(199) },
+          { type: "text", text: "b" },
+        ],
+      }),
+      {
+        type: "custom_message",
+        customType: "note",
+        content: [{ type: "text", text: "w ".repeat(3000) }],
+      } as unknown as SessionEntry,
+    ];
+    for (const entry of cases)
+      for (const width of [1, 2, 100, 199, 200, 201, 1000])
+        expect(entrySnippet(entry, width)).toBe(flatten(entryText(entry), width));
+  });
+
+  it("reads only the beginning of a tool output split into a million blocks", () => {
+    const content = Array.from({ length: 1_000_000 }, () => ({ type: "text", text: "word" }));
+    const entry = message({ role: "toolResult", toolName: "read", content });
+    const join = vi.spyOn(Array.prototype, "join");
+    const snippet = entrySnippet(entry, 200);
+    const joined = Math.max(0, ...join.mock.contexts.map((list) => (list as unknown[]).length));
+    join.mockRestore();
+    expect(snippet).toBe(flatten(entryText(entry), 200));
+    // Only pieces of the first few hundred chars were ever joined, not the million blocks.
+    expect(joined).toBeLessThan(1000);
+  });
+});
