@@ -1,7 +1,8 @@
 /**
  * The session tree for the canvas: every entry reduced to what a node shows (kind, snippet,
  * tokens, label, compaction markers, whether it is ever sent as a message), with the repaired
- * parent links of the structural tree index.
+ * parent links of the structural tree index. What a node takes from its entry's JSON is kept
+ * in memory by entry (tree-node-cache.ts): a reload reads and parses only entries it has not seen.
  */
 import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entrySnippet } from "../../core/session/describe.ts";
@@ -15,6 +16,7 @@ import { archivedEntryIds } from "./edits.ts";
 import { fileProblems } from "./import-state.ts";
 import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } from "./load.ts";
 import { structuralIndex } from "./structure-index.ts";
+import { sessionFacts } from "./tree-node-cache.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -27,44 +29,91 @@ export const LEAN_NODE_CHARS = 64 * 1024;
 /** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
 export const TREE_SUMMARY_CHARS = 2000;
 
-function setSummary(node: TreeNodeDto, summary: string): void {
-  const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);
-  node.summary = cut.shown;
-  if (cut.hiddenChars > 0) node.summaryChars = summary.length;
+/** Node fields that only some entries have (compaction markers, summaries, roles' details). */
+type NodeMarkers = Pick<
+  TreeNodeDto,
+  | "noMessage"
+  | "tokensBefore"
+  | "firstKeptEntryId"
+  | "summary"
+  | "summaryChars"
+  | "fromId"
+  | "stopReason"
+  | "hasText"
+  | "toolName"
+  | "pruned"
+>;
+
+/** What a node takes from its entry's JSON: all but its line, tokens, parent, label and archiving. */
+interface NodeFacts {
+  id: string;
+  type: string;
+  kind: string;
+  text: string;
+  timestamp: string;
+  /** null: none of the markers. */
+  markers: NodeMarkers | null;
 }
 
-function nodeOf(entry: SessionEntry, line: number, tokens: number, parentId: string | null, label: string | undefined): TreeNodeDto {
-  const node: TreeNodeDto = {
-    id: entry.id,
-    parentId,
-    line,
-    type: entry.type,
-    kind: entryKind(entry),
-    text: entrySnippet(entry, 200),
-    tokens,
-    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
-  };
-  if (label) node.label = label;
-  if (entry.type !== "compaction" && !entrySendsMessage(entry)) node.noMessage = true;
+function setSummary(markers: NodeMarkers, summary: string): void {
+  const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);
+  markers.summary = cut.shown;
+  if (cut.hiddenChars > 0) markers.summaryChars = summary.length;
+}
+
+function factsOf(entry: SessionEntry): NodeFacts {
+  const markers: NodeMarkers = {};
+  if (entry.type !== "compaction" && !entrySendsMessage(entry)) markers.noMessage = true;
   const e = entry as SessionEntry & Loose;
   if (entry.type === "compaction") {
-    if (typeof e.tokensBefore === "number") node.tokensBefore = e.tokensBefore;
-    if (typeof e.firstKeptEntryId === "string") node.firstKeptEntryId = e.firstKeptEntryId;
-    if (typeof e.summary === "string") setSummary(node, e.summary);
+    if (typeof e.tokensBefore === "number") markers.tokensBefore = e.tokensBefore;
+    if (typeof e.firstKeptEntryId === "string") markers.firstKeptEntryId = e.firstKeptEntryId;
+    if (typeof e.summary === "string") setSummary(markers, e.summary);
   }
   if (entry.type === "branch_summary") {
-    if (typeof e.summary === "string") setSummary(node, e.summary);
-    if (typeof e.fromId === "string") node.fromId = e.fromId;
+    if (typeof e.summary === "string") setSummary(markers, e.summary);
+    if (typeof e.fromId === "string") markers.fromId = e.fromId;
   }
   const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;
   if (message?.role === "assistant") {
-    if (typeof message.stopReason === "string") node.stopReason = message.stopReason;
-    node.hasText = Array.isArray(message.content) && message.content.some((b) => (b as Loose)?.type === "text");
+    if (typeof message.stopReason === "string") markers.stopReason = message.stopReason;
+    markers.hasText =
+      Array.isArray(message.content) && message.content.some((b) => (b as Loose)?.type === "text");
   }
   if (message?.role === "toolResult") {
-    if (typeof message.toolName === "string") node.toolName = message.toolName;
-    if (typeof message.prunedAt === "number") node.pruned = true;
+    if (typeof message.toolName === "string") markers.toolName = message.toolName;
+    if (typeof message.prunedAt === "number") markers.pruned = true;
   }
+  return {
+    id: entry.id,
+    type: entry.type,
+    kind: entryKind(entry),
+    text: entrySnippet(entry, 200),
+    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+    markers: Object.keys(markers).length > 0 ? markers : null,
+  };
+}
+
+/** A fresh node (callers may change it) from its entry's facts and its place in the session. */
+function nodeOf(
+  facts: NodeFacts,
+  line: number,
+  tokens: number,
+  parentId: string | null,
+  label: string | undefined,
+): TreeNodeDto {
+  const node: TreeNodeDto = {
+    id: facts.id,
+    parentId,
+    line,
+    type: facts.type,
+    kind: facts.kind,
+    text: facts.text,
+    tokens,
+    timestamp: facts.timestamp,
+  };
+  if (label) node.label = label;
+  if (facts.markers) Object.assign(node, facts.markers);
   return node;
 }
 
@@ -78,7 +127,10 @@ function entryForNode(type: string, json: string, leanFrom: number): SessionEntr
   return (lean ? parseLean(json) : JSON.parse(json)) as SessionEntry;
 }
 
-/** `leanFromChars`: the JSON length from which a message is read lean (tests lower it). */
+/**
+ * `leanFromChars`: the JSON length from which a message is read lean (tests lower it; such a
+ * read neither takes nor keeps facts in the cache of tree-node-cache.ts).
+ */
 export function loadSessionTree(
   db: Database,
   sessionId: string,
@@ -91,6 +143,7 @@ export function loadSessionTree(
   // node is made, so a 100k-entry session is never held parsed all at once.
   const index = structuralIndex(db, row.sid);
   const archived = archivedEntryIds(db, sessionId, index);
+  const cache = options.leanFromChars === undefined ? sessionFacts<NodeFacts>(db, row.sid) : null;
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
   forEachEntryNodeSource(db, row.sid, (stored, at) => {
@@ -98,11 +151,17 @@ export function loadSessionTree(
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
     seen.add(id);
-    const entry = entryForNode(stored.type, stored.json, leanFrom);
-    const node = nodeOf(entry, stored.seq, stored.tokens, index.parentOf(id), index.labels.get(id));
+    // A rewritten entry's JSON can change again: its facts are made anew each time.
+    let facts = stored.rewritten ? undefined : cache?.get(stored.pk);
+    if (facts === undefined) {
+      facts = factsOf(entryForNode(stored.type, stored.json(), leanFrom));
+      if (!stored.rewritten) cache?.keep(stored.pk, facts);
+    }
+    const node = nodeOf(facts, stored.seq, stored.tokens, index.parentOf(id), index.labels.get(id));
     if (archived.has(id)) node.archived = true;
     nodes.push(node);
   });
+  cache?.done();
   return {
     sessionId,
     nodes,

@@ -12,7 +12,8 @@ import type { SessionEntry } from "../../core/session/entries.ts";
 import { importPath } from "../../main/library/import.ts";
 import { loadSessionTree } from "../../main/library/tree-nodes.ts";
 import type { Database } from "../../main/store/open.ts";
-import { replaceEntryJson } from "../../main/store/repos/entry-json.ts";
+import { CACHED_SESSIONS } from "../../main/library/tree-node-cache.ts";
+import { replaceEntryJson, restoreEntryJson } from "../../main/store/repos/entry-json.ts";
 import { listSessionRows } from "../../main/store/repos/sessions.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
 import { loadSessionTreeReference } from "../helpers/tree-nodes-reference.ts";
@@ -82,6 +83,8 @@ describe("session:tree against the old route", () => {
     for (const id of ids) {
       const old = loadSessionTreeReference(lib.db, id);
       expect(loadSessionTree(lib.db, id)).toEqual(old);
+      // Again, with the facts kept from the first load.
+      expect(loadSessionTree(lib.db, id)).toEqual(old);
       nodes += old.nodes.length;
     }
     expect(nodes).toBeGreaterThan(4000);
@@ -118,6 +121,93 @@ describe("session:tree against the old route", () => {
     // The old route read the 5.4 MB original along with every entry; the route reads the entries only.
     expect(stored - read).toBeGreaterThan(5_000_000);
     expect(read).toBeLessThan(text.length - 5_000_000);
+  });
+});
+
+/** JSON.parse calls while `run` runs. */
+function parsesDuring(run: () => void): number {
+  const parse = vi.spyOn(JSON, "parse");
+  try {
+    run();
+    return parse.mock.calls.length;
+  } finally {
+    parse.mockRestore();
+  }
+}
+
+describe("session:tree reloaded", () => {
+  it("parses only the entries it has not seen, and follows prunes, restores and appends", () => {
+    const generated = generateSession(2000, { seed: 11 });
+    const file = path.join(lib.dir, "live.jsonl");
+    fs.writeFileSync(file, generated.text);
+    const sessionId = importPath(lib.db, file).files[0]?.sessionId as string;
+    const sid = sidOf(sessionId);
+    const expectOld = () => {
+      const tree = loadSessionTree(lib.db, sessionId);
+      expect(tree).toEqual(loadSessionTreeReference(lib.db, sessionId));
+      return tree;
+    };
+    const first = parsesDuring(() => expectOld());
+    expect(first).toBeGreaterThan(2 * 2000);
+    // The second load parses the label entries (structural index), the problems and the
+    // reference's entries; the route's own entries are not parsed again.
+    const reference = parsesDuring(() => loadSessionTreeReference(lib.db, sessionId));
+    const again = parsesDuring(() => loadSessionTree(lib.db, sessionId));
+    expect(again).toBeLessThan(50);
+    expect(reference - again).toBeGreaterThan(1900);
+
+    // Pruning rewrites an entry's JSON: its node changes, then changes back on restore.
+    const target = generated.text.split("\n").find((line) => line.includes('"role":"toolResult"')) as string;
+    const entry = JSON.parse(target) as SessionEntry & { message: Record<string, unknown> };
+    const pruned = {
+      ...entry,
+      message: { ...entry.message, content: [{ type: "text", text: "[pruned]" }], prunedAt: 5 },
+    };
+    replaceEntryJson(lib.db, sid, entry.id, JSON.stringify(pruned), 2);
+    expect(expectOld().nodes.find((n) => n.id === entry.id)?.pruned).toBe(true);
+    const pk = lib.db
+      .prepare("SELECT pk FROM entries WHERE sid = ? AND id = ?")
+      .pluck()
+      .get(sid, entry.id) as number;
+    restoreEntryJson(lib.db, pk, 40);
+    expect(expectOld().nodes.find((n) => n.id === entry.id)?.pruned).toBeUndefined();
+
+    // The agent appends: the new entries get nodes, the old ones stay as they were.
+    const leaf = generated.deepestLeafId;
+    const appended = [
+      {
+        type: "message",
+        id: "appended1",
+        parentId: leaf,
+        timestamp: "2027-01-01T00:00:00.000Z",
+        message: { role: "user", content: "one more  question" },
+      },
+      {
+        type: "label",
+        id: "appended2",
+        parentId: "appended1",
+        timestamp: "2027-01-01T00:00:01.000Z",
+        targetId: leaf,
+        label: "before",
+      },
+    ];
+    fs.appendFileSync(file, `${appended.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    importPath(lib.db, file);
+    const tree = expectOld();
+    expect(tree.nodes.find((n) => n.id === "appended1")?.text).toBe("one more question");
+    expect(tree.nodes.find((n) => n.id === leaf)?.label).toBe("before");
+  });
+
+  it(`keeps the facts of the last ${CACHED_SESSIONS} sessions loaded`, () => {
+    const ids = [1, 2, 3].map((seed) =>
+      importText(`s${seed}.jsonl`, generateSession(300, { seed, sessionId: `session-${seed}` }).text),
+    );
+    for (const id of ids) loadSessionTree(lib.db, id);
+    // The first session was dropped; the last two are kept.
+    expect(parsesDuring(() => loadSessionTree(lib.db, ids[2] as string))).toBeLessThan(20);
+    expect(parsesDuring(() => loadSessionTree(lib.db, ids[1] as string))).toBeLessThan(20);
+    expect(parsesDuring(() => loadSessionTree(lib.db, ids[0] as string))).toBeGreaterThan(300);
+    for (const id of ids) expect(loadSessionTree(lib.db, id)).toEqual(loadSessionTreeReference(lib.db, id));
   });
 });
 

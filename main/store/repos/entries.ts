@@ -154,16 +154,26 @@ export function forEachEntryRow(db: Database, sid: number, visit: (row: EntryRow
 
 /** What a tree node is made from: an entry's structural columns its node shows, and its JSON. */
 export interface EntryNodeSource {
+  pk: number;
   id: string | null;
   seq: number;
   type: string;
   tokens: number;
-  json: string;
+  /**
+   * The JSON was rewritten (pruning, an agent's id migration: an entry_json row). Else it is the
+   * text stored with the entry when it was inserted, which never changes for that pk.
+   */
+  rewritten: boolean;
+  /** Reads the entry's JSON (a caller that already knows what it needs from it skips this). */
+  json(): string;
 }
+
+type NodeSourceRow = StoredJson & Omit<EntryNodeSource, "json" | "rewritten">;
 
 /**
  * forEachEntryRow with only what a tree node needs: no original_json (a pruned tool output's
- * original can be megabytes) and no per-row copy of the row object.
+ * original can be megabytes), no per-row copy of the row object, and the JSON read only when
+ * asked for.
  */
 export function forEachEntryNodeSource(
   db: Database,
@@ -172,18 +182,28 @@ export function forEachEntryNodeSource(
 ): void {
   const rows = stmt(
     db,
-    `SELECT e.id, e.seq, e.type, e.tokens, ${STORED_JSON_COLUMNS}
+    `SELECT e.pk, e.id, e.seq, e.type, e.tokens, ${STORED_JSON_COLUMNS}
      FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
-  ).all(sid) as (StoredJson & Omit<EntryNodeSource, "json">)[];
+  ).all(sid) as NodeSourceRow[];
   const reader = new EntryJsonReader(db, rows);
-  const source: EntryNodeSource = { id: null, seq: 0, type: "", tokens: 0, json: "" };
+  let current = rows[0] as NodeSourceRow;
+  const source: EntryNodeSource = {
+    pk: 0,
+    id: null,
+    seq: 0,
+    type: "",
+    tokens: 0,
+    rewritten: false,
+    json: () => reader.text(current),
+  };
   for (let index = 0; index < rows.length; index++) {
-    const row = rows[index] as StoredJson & Omit<EntryNodeSource, "json">;
-    source.id = row.id;
-    source.seq = row.seq;
-    source.type = row.type;
-    source.tokens = row.tokens;
-    source.json = reader.text(row);
+    current = rows[index] as NodeSourceRow;
+    source.pk = current.pk;
+    source.id = current.id;
+    source.seq = current.seq;
+    source.type = current.type;
+    source.tokens = current.tokens;
+    source.rewritten = current.json !== null;
     visit(source, index);
   }
 }
