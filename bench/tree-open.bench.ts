@@ -8,11 +8,11 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { SessionSummary, SessionTreeDto } from "../core/api/dto.ts";
 import { loadSessionTree } from "../main/library/tree-nodes.ts";
 import { openDatabase } from "../main/store/open.ts";
-import { type BrowserMode, startBrowserMode } from "../main/serve.ts";
+import { startBrowserMode } from "../main/serve.ts";
 import { layoutTree } from "../renderer/src/features/tree/layout.ts";
 import { apiCall, buildRendererInto } from "../test/helpers/browser-mode.ts";
 import { launchChromium } from "../test/helpers/chromium.ts";
@@ -41,18 +41,28 @@ type ResourceTiming = { name: string; responseEnd: number; startTime: number };
 export interface ServerFigures {
   entries: number;
   referenceMs: number;
+  /** The route on a new connection (nothing kept yet): opening a session the first time. */
   routeMs: number;
+  /** The route again (facts kept from the first load): a re-open, or the refresh after a change. */
+  reloadMs: number;
   stringifyMs: number;
   payloadBytes: number;
   parseMs: number;
   layoutMs: number;
 }
 
-export interface BrowserFigures {
+export interface OpenFigures {
   /** Hash change → session:tree answer received. */
   treeReceivedMs: number;
   /** Hash change → first painted frame with tree nodes. */
   firstPaintMs: number;
+}
+
+export interface BrowserFigures {
+  /** The first open after the server started. */
+  first: OpenFigures;
+  /** Back to the small session and again to the big one. */
+  again: OpenFigures;
 }
 
 function timed<T>(fn: () => T): { value: T; ms: number } {
@@ -61,25 +71,28 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - started };
 }
 
-/** Old route and route alternately, `runs` times each, on one library; medians. */
+/** Old route, route on a new connection and route again, `runs` times each, on one library; medians. */
 export function measureServer(
   dbFile: string,
   sessionId: string,
   entries: number,
   runs: number,
 ): ServerFigures {
-  const db = openDatabase(dbFile);
-  try {
-    const reference: number[] = [];
-    const route: number[] = [];
-    const stringify: number[] = [];
-    const parse: number[] = [];
-    const layout: number[] = [];
-    let payloadBytes = 0;
-    for (let run = 0; run < runs; run++) {
+  const reference: number[] = [];
+  const route: number[] = [];
+  const reload: number[] = [];
+  const stringify: number[] = [];
+  const parse: number[] = [];
+  const layout: number[] = [];
+  let payloadBytes = 0;
+  for (let run = 0; run < runs; run++) {
+    // A new connection each run: what the route keeps in memory is kept per connection.
+    const db = openDatabase(dbFile);
+    try {
       reference.push(timed(() => loadSessionTreeReference(db, sessionId)).ms);
+      route.push(timed(() => loadSessionTree(db, sessionId)).ms);
       const built = timed(() => loadSessionTree(db, sessionId));
-      route.push(built.ms);
+      reload.push(built.ms);
       // What browser mode's HTTP server does with the answer, and the page with the body.
       const text = timed(() => JSON.stringify({ ok: true, value: built.value }));
       stringify.push(text.ms);
@@ -88,66 +101,86 @@ export function measureServer(
       parse.push(parsed.ms);
       const tree = parsed.value;
       layout.push(timed(() => layoutTree(tree.nodes, { filter: "default", viewLeafId: tree.viewLeafId })).ms);
+    } finally {
+      db.close();
     }
-    return {
-      entries,
-      referenceMs: median(reference),
-      routeMs: median(route),
-      stringifyMs: median(stringify),
-      payloadBytes,
-      parseMs: median(parse),
-      layoutMs: median(layout),
-    };
-  } finally {
-    db.close();
   }
+  return {
+    entries,
+    referenceMs: median(reference),
+    routeMs: median(route),
+    reloadMs: median(reload),
+    stringifyMs: median(stringify),
+    payloadBytes,
+    parseMs: median(parse),
+    layoutMs: median(layout),
+  };
+}
+
+/** Switches the page's hash to the session and waits in the page for the first painted frame with its nodes. */
+async function openByHash(page: Page, sessionId: string): Promise<OpenFigures> {
+  return page.evaluate(async (id) => {
+    performance.clearResourceTimings();
+    const started = performance.now();
+    location.hash = `#/session/${encodeURIComponent(id)}`;
+    const painted = () =>
+      document.querySelector(".tree-canvas")?.getAttribute("data-tree-session") === id &&
+      document.querySelectorAll(".tree-canvas .tree-node").length > 0;
+    await new Promise<void>((resolve) => {
+      const check = () => (painted() ? resolve() : requestAnimationFrame(check));
+      requestAnimationFrame(check);
+    });
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    const firstPaintMs = performance.now() - started;
+    let treeReceivedMs = Number.NaN;
+    for (const entry of performance.getEntriesByType("resource") as unknown as ResourceTiming[]) {
+      if (entry.name.includes("/api/session%3Atree") || entry.name.includes("/api/session:tree"))
+        treeReceivedMs = entry.responseEnd - started;
+    }
+    return { firstPaintMs, treeReceivedMs };
+  }, sessionId);
 }
 
 /**
- * Opens the small session at its deep link, then switches the hash to the big one and waits in
- * the page for the first painted frame with nodes (median of `runs` opens, a fresh page each).
+ * Per run, a new server on the library (nothing kept in memory): the page opens the small
+ * session at its deep link, then the big one (first open), the small one and the big one again.
  */
 async function measureBrowser(
   browser: Browser,
-  mode: BrowserMode,
+  dbFile: string,
+  rendererDir: string,
   smallId: string,
   bigId: string,
   runs: number,
 ): Promise<BrowserFigures> {
   const opens: BrowserFigures[] = [];
   for (let run = 0; run < runs; run++) {
+    const mode = await startBrowserMode({ dbPath: dbFile, rendererDir, seedDemo: false, watch: false });
     const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
     try {
       await page.goto(`${mode.url}#/session/${encodeURIComponent(smallId)}`);
       await page.locator(`.tree-canvas[data-tree-session="${smallId}"] .tree-node`).first().waitFor();
-      opens.push(
-        await page.evaluate(async (id) => {
-          performance.clearResourceTimings();
-          const started = performance.now();
-          location.hash = `#/session/${encodeURIComponent(id)}`;
-          const painted = () =>
-            document.querySelector(".tree-canvas")?.getAttribute("data-tree-session") === id &&
-            document.querySelectorAll(".tree-canvas .tree-node").length > 0;
-          await new Promise<void>((resolve) => {
-            const check = () => (painted() ? resolve() : requestAnimationFrame(check));
-            requestAnimationFrame(check);
-          });
-          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-          const firstPaintMs = performance.now() - started;
-          let treeReceivedMs = Number.NaN;
-          for (const entry of performance.getEntriesByType("resource") as unknown as ResourceTiming[]) {
-            if (entry.name.includes("/api/session%3Atree") || entry.name.includes("/api/session:tree"))
-              treeReceivedMs = entry.responseEnd - started;
-          }
-          return { firstPaintMs, treeReceivedMs };
-        }, bigId),
-      );
+      const first = await openByHash(page, bigId);
+      await openByHash(page, smallId);
+      const again = await openByHash(page, bigId);
+      opens.push({ first, again });
     } finally {
       await page.close();
+      await mode.stop();
     }
   }
-  const byPaint = [...opens].sort((a, b) => a.firstPaintMs - b.firstPaintMs);
-  return byPaint[Math.floor((byPaint.length - 1) / 2)] as BrowserFigures;
+  const mid = <T>(values: T[], key: (v: T) => number): T =>
+    [...values].sort((a, b) => key(a) - key(b))[Math.floor((values.length - 1) / 2)] as T;
+  return {
+    first: mid(
+      opens.map((o) => o.first),
+      (o) => o.firstPaintMs,
+    ),
+    again: mid(
+      opens.map((o) => o.again),
+      (o) => o.firstPaintMs,
+    ),
+  };
 }
 
 export async function runTreeOpenBench(
@@ -172,31 +205,41 @@ export async function runTreeOpenBench(
         fmt(s.referenceMs),
         fmt(s.routeMs),
         `${fmt(s.referenceMs / s.routeMs, 1)}×`,
+        fmt(s.reloadMs),
+        `${fmt(s.referenceMs / s.reloadMs, 1)}×`,
         fmt(s.stringifyMs),
         fmt(s.payloadBytes / 1e6, 1),
         fmt(s.parseMs),
         fmt(s.layoutMs),
       ]);
       if (!rendererDir) continue;
-      const mode = await startBrowserMode({ dbPath: dbFile, rendererDir, seedDemo: false, watch: false });
+      const setup = await startBrowserMode({ dbPath: dbFile, rendererDir, seedDemo: false, watch: false });
+      let smallId: string;
       try {
-        await apiCall(mode, "library:import", {
+        await apiCall(setup, "library:import", {
           path: path.join(repoRoot, "main", "demo", "refactor-small.jsonl"),
         });
-        const small = (await apiCall<SessionSummary[]>(mode, "library:list", {})).find(
+        const small = (await apiCall<SessionSummary[]>(setup, "library:list", {})).find(
           (x) => x.id !== sessionId,
         );
         if (!small) throw new Error("the small session was not imported");
-        browser ??= await launchChromium();
-        const b = await measureBrowser(browser, mode, small.id, sessionId, runs);
+        smallId = small.id;
+      } finally {
+        await setup.stop();
+      }
+      browser ??= await launchChromium();
+      const b = await measureBrowser(browser, dbFile, rendererDir, smallId, sessionId, runs);
+      for (const [name, o] of [
+        ["first open", b.first],
+        ["open again", b.again],
+      ] as const) {
         browserRows.push([
           fmt(count),
-          fmt(b.treeReceivedMs),
-          fmt(b.firstPaintMs - b.treeReceivedMs),
-          fmt(b.firstPaintMs),
+          name,
+          fmt(o.treeReceivedMs),
+          fmt(o.firstPaintMs - o.treeReceivedMs),
+          fmt(o.firstPaintMs),
         ]);
-      } finally {
-        await mode.stop();
       }
     }
   } finally {
@@ -204,14 +247,17 @@ export async function runTreeOpenBench(
     tmp.cleanup();
   }
   console.log(
-    `\nsession:tree on the main side (median of ${runs}; old route = before the tree-open change, same run)\n`,
+    `\nsession:tree on the main side (median of ${runs}; old route = before the tree-open change, same run; ` +
+      "first = a new connection, reload = the same connection again)\n",
   );
   printTable(
     [
       "entries",
       "old route ms",
-      "route ms",
+      "route ms (first)",
       "old / route",
+      "reload ms",
+      "old / reload",
       "stringify ms",
       "answer MB",
       "parse ms",
@@ -220,9 +266,11 @@ export async function runTreeOpenBench(
     rows,
   );
   if (browserRows.length === 0) return;
-  console.log(`\nChromium, browser mode: deep link to the session → (median of ${runs} opens)\n`);
+  console.log(
+    `\nChromium, browser mode, a new server each run: hash → session:tree received → first paint (median of ${runs})\n`,
+  );
   printTable(
-    ["entries", "session:tree received ms", "then to first paint ms", "first paint ms"],
+    ["entries", "", "session:tree received ms", "then to first paint ms", "first paint ms"],
     browserRows,
   );
 }
