@@ -191,6 +191,7 @@ export async function runTreeOpenBench(
   const tmp = tempDir("canopy-tree-open-bench-");
   const rows: string[][] = [];
   const browserRows: string[][] = [];
+  const httpLines: string[] = [];
   let browser: Browser | undefined;
   try {
     const rendererDir =
@@ -224,6 +225,20 @@ export async function runTreeOpenBench(
         );
         if (!small) throw new Error("the small session was not imported");
         smallId = small.id;
+        // What the open asks the server for, each alone over HTTP (one thread answers them in turn).
+        const http: string[] = [];
+        for (const channel of ["session:tree", "context:get"]) {
+          const times: number[] = [];
+          for (let run = 0; run < runs; run++) {
+            const started = performance.now();
+            await apiCall(setup, channel, { sessionId });
+            times.push(performance.now() - started);
+          }
+          http.push(`${channel} ${fmt(median(times))}`);
+        }
+        httpLines.push(
+          `${fmt(count)} entries: ${http.join(", ")} ms (median of ${runs}, the same server: reloads)`,
+        );
       } finally {
         await setup.stop();
       }
@@ -273,6 +288,8 @@ export async function runTreeOpenBench(
     ["entries", "", "session:tree received ms", "then to first paint ms", "first paint ms"],
     browserRows,
   );
+  console.log("\nthe server alone over HTTP, as the page asks when opening a session:");
+  for (const line of httpLines) console.log(`  ${line}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
