@@ -6,6 +6,8 @@
 import type { PrunePlanDto, PruneResultDto } from "../../core/api/dto.ts";
 import {
   applyPruningToMessage,
+  DEFAULT_PRUNING,
+  type PruningConfig,
   type PruningPlan,
   planPruning,
   planPruningOf,
@@ -16,7 +18,14 @@ import { entryTokens } from "../library/entry-rows.ts";
 import { getViewLeaf, requireSession } from "../library/load.ts";
 import { refreshSessionStats } from "../library/stats.ts";
 import { entryJsonByPk } from "../store/repos/entries.ts";
-import { listPrunedEntryRows, replaceEntryJson, restoreEntryJson } from "../store/repos/entry-json.ts";
+import {
+  entryJsonWithoutByPk,
+  type JsonReplacement,
+  listPrunedEntryRows,
+  replaceEntryJson,
+  replaceEntryJsonByPk,
+  restoreEntryJson,
+} from "../store/repos/entry-json.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
 import { loadToolOutputs } from "./tool-outputs.ts";
@@ -33,18 +42,44 @@ interface PlannedPrune {
   leafId: string | null;
   plan: PruningPlan;
   toolNameOf(entryId: string): unknown;
-  /** The candidates' entries as stored now, by id. */
+  /**
+   * The candidates' entries as stored now, by id; a tool result's `content` may be a placeholder
+   * (pruning replaces it, so the fast route never reads it).
+   */
   candidateEntries(): Map<string, SessionEntry>;
+  /** Stores the pruned entries (inside the caller's transaction), keeping the originals (D9). */
+  write(sid: number, pruned: readonly { entryId: string; json: string; tokens: number }[]): void;
+}
+
+/** Where pruning cuts a tool result: everything else of the entry is kept as it is. */
+const OUTPUT_PATH = "$.message.content";
+
+/**
+ * The candidates' entries without their outputs: SQLite cuts `message.content` out of each text
+ * (entryJsonWithoutByPk), so JS parses a few hundred bytes per output instead of the output; a
+ * text SQLite cannot read is parsed whole.
+ */
+function entriesWithoutOutput(ctx: AppContext, pks: readonly number[]): SessionEntry[] {
+  const cut = entryJsonWithoutByPk(ctx.db, pks, OUTPUT_PATH);
+  const whole = cut.flatMap((json, i) => (json === null ? [pks[i] as number] : []));
+  const wholeJson = whole.length === 0 ? [] : entryJsonByPk(ctx.db, whole);
+  let next = 0;
+  return cut.map((json) => JSON.parse(json ?? (wholeJson[next++] as string)) as SessionEntry);
 }
 
 /**
  * The plan for a leaf: from the path's tool results alone (tool-outputs.ts), or, for a session
  * with tree problems, from the whole session.
  */
-function planFor(ctx: AppContext, sessionId: string, leafId?: string | null): PlannedPrune {
+function planFor(
+  ctx: AppContext,
+  sessionId: string,
+  leafId: string | null | undefined,
+  config: PruningConfig,
+): PlannedPrune {
   const read = loadToolOutputs(ctx.db, sessionId, leafId);
   if (read !== null) {
-    const plan = planPruningOf(read.outputs);
+    const plan = planPruningOf(read.outputs, config);
     const toolNames = new Map(read.outputs.map((output) => [output.entryId, output.toolName]));
     return {
       viewLeafId: read.viewLeafId,
@@ -53,18 +88,24 @@ function planFor(ctx: AppContext, sessionId: string, leafId?: string | null): Pl
       toolNameOf: (entryId) => toolNames.get(entryId),
       candidateEntries: () => {
         const ids = plan.candidates.map((candidate) => candidate.entryId);
-        const jsons = entryJsonByPk(
-          ctx.db,
+        const entries = entriesWithoutOutput(
+          ctx,
           ids.map((id) => read.pkOf.get(id) as number),
         );
-        return new Map(jsons.map((json, i) => [ids[i] as string, JSON.parse(json) as SessionEntry]));
+        return new Map(entries.map((entry, i) => [ids[i] as string, entry]));
       },
+      // The path's own rows (the session has no duplicate ids: loadToolOutputs said so).
+      write: (_sid, pruned) =>
+        replaceEntryJsonByPk(
+          ctx.db,
+          pruned.map((row): JsonReplacement => ({ pk: read.pkOf.get(row.entryId) as number, json: row.json, tokens: row.tokens })),
+        ),
     };
   }
   const state = loadSessionState(ctx.db, sessionId, leafId);
   const message = (entryId: string) =>
     (state.index.byId.get(entryId) as MessageEntry | undefined)?.message as ToolResultMessage | undefined;
-  const plan = planPruning(state.path);
+  const plan = planPruning(state.path, config);
   return {
     viewLeafId: state.viewLeafId,
     leafId: state.leafId,
@@ -72,11 +113,14 @@ function planFor(ctx: AppContext, sessionId: string, leafId?: string | null): Pl
     toolNameOf: (entryId) => message(entryId)?.toolName,
     candidateEntries: () =>
       new Map(plan.candidates.map((candidate) => [candidate.entryId, state.index.byId.get(candidate.entryId) as SessionEntry])),
+    write: (sid, pruned) => {
+      for (const row of pruned) replaceEntryJson(ctx.db, sid, row.entryId, row.json, row.tokens);
+    },
   };
 }
 
 export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PrunePlanDto {
-  const { plan, toolNameOf, leafId: leaf } = planFor(ctx, sessionId, leafId);
+  const { plan, toolNameOf, leafId: leaf } = planFor(ctx, sessionId, leafId, DEFAULT_PRUNING);
   const candidates = plan.candidates.map((candidate) => {
     const toolName = (toolNameOf(candidate.entryId) as string | undefined) ?? "?";
     return { entryId: candidate.entryId, toolName, tokens: candidate.tokens };
@@ -97,22 +141,28 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
   };
 }
 
-export function applyPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PruneResultDto {
-  const planned = planFor(ctx, sessionId, leafId);
+/** Prunes the leaf's path (default: the view leaf's) by `config` (tests use a smaller rule). */
+export function applyPrune(
+  ctx: AppContext,
+  sessionId: string,
+  leafId?: string | null,
+  config: PruningConfig = DEFAULT_PRUNING,
+): PruneResultDto {
+  const planned = planFor(ctx, sessionId, leafId, config);
   const { plan } = planned;
   if (!plan.willPrune) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
   const entries = planned.candidateEntries();
   const prunedAt = Date.now();
   const { sid } = requireSession(ctx.db, sessionId);
-  writeTransaction(ctx.db, () => {
-    for (const candidate of plan.candidates) {
-      const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
-      if (entry?.message.role !== "toolResult") continue;
-      const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
-      replaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
-    }
-    // No cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
-  })();
+  const rows: { entryId: string; json: string; tokens: number }[] = [];
+  for (const candidate of plan.candidates) {
+    const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
+    if (entry?.message.role !== "toolResult") continue;
+    const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
+    rows.push({ entryId: candidate.entryId, json: JSON.stringify(pruned), tokens: entryTokens(pruned) });
+  }
+  // One transaction; no cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
+  writeTransaction(ctx.db, () => planned.write(sid, rows))();
   ctx.events.emit("session:changed", { sessionId, viewLeafId: planned.viewLeafId });
   return {
     sessionId,

@@ -6,7 +6,7 @@
  */
 import type { ToolOutput } from "../../core/compaction/pruning.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryLink, toolOutputFactsByPk } from "../store/repos/entries.ts";
+import { type EntryLink, entryJsonByPk, toolOutputFactsByPk } from "../store/repos/entries.ts";
 import { loadPathLinks } from "./session-state.ts";
 
 export interface PathToolOutputs {
@@ -38,11 +38,22 @@ export function loadToolOutputs(
     db,
     results.map((link) => link[0]),
   );
+  const unreadable = facts.flatMap((fact, i) => (fact.toolNameAndPrunedAt === null ? [(results[i] as EntryLink)[0]] : []));
+  const whole = unreadable.length === 0 ? [] : entryJsonByPk(db, unreadable);
+  let next = 0;
   const pkOf = new Map<string, number>();
   const outputs = facts.map((fact, i): ToolOutput => {
     const [pk, id] = results[i] as EntryLink;
     if (id !== null) pkOf.set(id, pk);
-    const [toolName, prunedAt] = JSON.parse(fact.toolNameAndPrunedAt) as [unknown, unknown];
+    let toolName: unknown;
+    let prunedAt: unknown;
+    if (fact.toolNameAndPrunedAt !== null) [toolName, prunedAt] = JSON.parse(fact.toolNameAndPrunedAt) as [unknown, unknown];
+    else {
+      // Nested deeper than SQLite reads JSON: parsed here, as the full route reads it.
+      const { message } = JSON.parse(whole[next++] as string) as { message: { toolName?: unknown; prunedAt?: unknown } };
+      toolName = message.toolName ?? null;
+      prunedAt = message.prunedAt ?? null;
+    }
     return { entryId: id ?? undefined, tokens: fact.tokens, toolName, pruned: prunedAt !== null };
   });
   return { viewLeafId: walked.viewLeafId, leafId: walked.leafId, outputs, pkOf };

@@ -56,3 +56,52 @@ export function restoreEntryJson(db: Database, pk: number, tokens: number): void
   ).run(pk);
   stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
 }
+
+/**
+ * The JSON of the given entries (by pk, in that order) with the value at `jsonPath` replaced by
+ * 0: SQLite's JSON functions make the cut, so a large value (a tool output's content) never
+ * reaches JS. Null for a text SQLite does not read as JSON (e.g. nested past its depth limit):
+ * the caller reads that one whole.
+ */
+export function entryJsonWithoutByPk(db: Database, pks: readonly number[], jsonPath: string): (string | null)[] {
+  const text = "coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT))";
+  return stmt(
+    db,
+    `SELECT CASE WHEN json_valid(${text}) THEN json_set(${text}, ?, 0) END
+       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+       LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+      ORDER BY k.key`,
+  )
+    .pluck(true)
+    .all(jsonPath, JSON.stringify(pks)) as (string | null)[];
+}
+
+/** A new JSON text (and token estimate) for the entry row `pk`. */
+export interface JsonReplacement {
+  pk: number;
+  json: string;
+  tokens: number;
+}
+
+/**
+ * replaceEntryJson for rows known by pk, with prepared statements (call inside the caller's
+ * transaction): the original is kept as replaceEntryJson keeps it, but an entry stored in a
+ * block has its text copied into `original_json` by SQLite, without a trip through JS. A row
+ * whose JSON or token estimate would not change is not written.
+ */
+export function replaceEntryJsonByPk(db: Database, rows: readonly JsonReplacement[]): void {
+  const setJson = stmt(
+    db,
+    `INSERT INTO entry_json (pk, json, original_json)
+     SELECT e.pk, @json, CASE WHEN j.pk IS NULL THEN CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT) END
+       FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+      WHERE e.pk = @pk
+     ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json
+      WHERE json IS NOT excluded.json`,
+  );
+  const setTokens = stmt(db, "UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens");
+  for (const row of rows) {
+    setJson.run(row);
+    setTokens.run(row);
+  }
+}

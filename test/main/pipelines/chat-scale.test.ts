@@ -1,10 +1,11 @@
 // A chat turn on a long session builds what it sends from the view leaf's context (as context:get
 // does), not from every entry: only pruning, which looks at every tool output on the path, reads
 // the whole path (once before the prompt's check and once after the reply). The request carries
-// exactly the LLM view at the leaf plus the new prompt.
+// exactly the LLM view at the leaf plus the new prompt. The turn's first prune (SPEC §7.2: the
+// whole path, before the prompt) reads none of the outputs it prunes into JS.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
-import { createHarness, type Harness, removeDir, SessionFile } from "./harness.ts";
+import { createHarness, type Harness, readsDuring, removeDir, SessionFile, sized } from "./harness.ts";
 
 let h: Harness;
 let server: FakeServer;
@@ -48,5 +49,25 @@ describe("chat on a long session", () => {
     expect(sent.messages.at(-1)).toMatchObject({ role: "user" });
     expect(JSON.stringify(sent.messages.at(-1))).toContain("and now?");
     expect((await h.call("session:tree", { sessionId })).viewLeafId).toBe(result.assistantEntryId);
+  });
+
+  it("the turn's first prune reads none of the outputs it prunes into JS", async () => {
+    const file = new SessionFile();
+    for (let i = 0; i < 120; i++) {
+      file
+        .user(`u${i}`, `question ${i}`)
+        .assistant(`c${i}`, "", { calls: [{ name: "bash", args: { command: `ls ${i}` }, id: `call${i}` }] })
+        .toolResult(`t${i}`, sized(`output ${i}`, 2000), "bash", `call${i}`)
+        .assistant(`a${i}`, `answer ${i}`);
+      if (i % 10 === 9) file.compaction(`k${i}`, { summary: `summary ${i}`, firstKeptEntryId: `u${i}` });
+    }
+    const sessionId = await h.importSession(file);
+    await h.configureFakeModel(server);
+    const reads = await readsDuring(h.api.ctx.db, () => h.call("chat:send", { sessionId, text: "and now?" }));
+    const preview = await h.call("pruning:preview", { sessionId });
+    expect(preview.reason).toMatch(/^No tool output is old enough/);
+    // 100 outputs of 8,000 characters were pruned; what is parsed is their entries without them,
+    // the view after the last compaction (an output or two) and the reply: it was 900,000.
+    expect(reads.parsedChars).toBeLessThan(100 * 1000 + 4 * 8000);
   });
 });

@@ -374,11 +374,18 @@ export async function importText(h: Harness, text: string, name: string): Promis
   return sessionId;
 }
 
-/** Rows `db`'s statements hand to JS (all, get, iterate) and JSON.parse calls while `run` runs. */
-export async function readsDuring(db: Database, run: () => unknown): Promise<{ rows: number; parsed: number }> {
+/**
+ * Rows `db`'s statements hand to JS (all, get, iterate), rows they change (run), and JSON.parse
+ * calls and the characters they parse, while `run` runs.
+ */
+export async function readsDuring(
+  db: Database,
+  run: () => unknown,
+): Promise<{ rows: number; parsed: number; parsedChars: number; written: number }> {
   const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
-  const { all, get, iterate } = proto;
+  const { all, get, iterate, run: runStatement } = proto;
   let rows = 0;
+  let written = 0;
   vi.spyOn(proto, "all").mockImplementation(function (this: Statement, ...args: unknown[]) {
     const result = all.apply(this, args);
     rows += result.length;
@@ -395,10 +402,16 @@ export async function readsDuring(db: Database, run: () => unknown): Promise<{ r
       yield row;
     }
   });
+  vi.spyOn(proto, "run").mockImplementation(function (this: Statement, ...args: unknown[]) {
+    const result = runStatement.apply(this, args);
+    written += result.changes;
+    return result;
+  });
   const parse = vi.spyOn(JSON, "parse");
   try {
     await run();
-    return { rows, parsed: parse.mock.calls.length };
+    const parsedChars = parse.mock.calls.reduce((sum, [text]) => sum + String(text).length, 0);
+    return { rows, parsed: parse.mock.calls.length, parsedChars, written };
   } finally {
     vi.restoreAllMocks();
   }

@@ -1,10 +1,12 @@
 // Pruning and restoring rewrite tool results only: on a long session they parse the outputs they
 // change, not every compaction and root again to recount the session's cached figures (which
-// cannot change), and those figures stay exactly what a full recount gives.
+// cannot change), and those figures stay exactly what a full recount gives. The first prune hands
+// JS no tool output (SQLite cuts each one out, and copies the original) and writes each pruned
+// output once; a second one, with nothing left to prune, reads no entry into JS and writes nothing.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { requireSession } from "../../../main/library/load.ts";
-import { createHarness, type Harness, removeDir, SessionFile, sized } from "./harness.ts";
+import { createHarness, type Harness, readsDuring, removeDir, SessionFile, sized } from "./harness.ts";
 
 let h: Harness;
 beforeEach(() => {
@@ -66,5 +68,32 @@ describe("pruning on a long session", () => {
     expect(restored.parsed).toBeLessThan(restored.value.prunedCount + 15);
     expect((await h.call("session:get", { sessionId })).summary).toEqual(before);
     expect(requireSession(h.api.ctx.db, sessionId)).toMatchObject(recount());
+  });
+
+  it("the first prune reads no output into JS and writes each pruned one once; the second writes nothing", async () => {
+    const sessionId = await h.importSession(longSession());
+    const { db } = h.api.ctx;
+    const entries = TURNS * 4 + TURNS / 2;
+    let prunedCount = 0;
+    const first = await readsDuring(db, async () => {
+      prunedCount = (await h.call("pruning:apply", { sessionId })).prunedCount;
+    });
+    expect(prunedCount).toBeGreaterThan(80);
+    // The path's links (a row per entry), a row per tool result (its token estimate, tool name and
+    // prunedAt) and one per pruned output (its entry without the output): the full JSON of each
+    // pruned output was read, then read again to keep it, with a lookup by id per row.
+    expect(first.rows).toBeLessThan(entries + TURNS + prunedCount + 20);
+    expect(first.parsed).toBeLessThan(TURNS + prunedCount + 10);
+    // Each parse is a tool name with prunedAt, or an entry without its 8,000-character output.
+    expect(first.parsedChars).toBeLessThan(TURNS * 40 + prunedCount * 1000);
+    // One entry_json row and one token estimate per pruned output.
+    expect(first.written).toBe(2 * prunedCount);
+
+    const second = await readsDuring(db, async () => {
+      expect((await h.call("pruning:apply", { sessionId })).prunedCount).toBe(0);
+    });
+    expect(second.rows).toBeLessThan(entries + TURNS + 20);
+    expect(second.parsedChars).toBeLessThan(TURNS * 40 + 1000);
+    expect(second.written).toBe(0);
   });
 });
