@@ -32,20 +32,31 @@ export function replaceEntryJson(
   return true;
 }
 
-/** Entries whose tool output Canopy pruned (the stored original has no `prunedAt`). */
+/**
+ * Entries whose tool output Canopy pruned (the stored original has no `prunedAt`). SQLite's JSON
+ * functions decide, except for a text they cannot read (nested past their depth limit), which
+ * is parsed here rather than failing the whole restore.
+ */
 export function listPrunedEntryRows(
   db: Database,
   sid: number,
 ): { pk: number; id: string; originalJson: string }[] {
-  return stmt(
+  const rows = stmt(
     db,
-    `SELECT e.pk AS pk, e.id AS id, j.original_json AS originalJson
+    `SELECT e.pk AS pk, e.id AS id, j.original_json AS originalJson,
+            CASE WHEN json_valid(j.json) AND json_valid(j.original_json) THEN NULL ELSE j.json END AS unreadableJson
        FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
       WHERE e.sid = ? AND e.id IS NOT NULL AND j.original_json IS NOT NULL
-        AND json_extract(j.json, '$.message.prunedAt') IS NOT NULL
-        AND json_extract(j.original_json, '$.message.prunedAt') IS NULL
+        AND CASE WHEN json_valid(j.json) AND json_valid(j.original_json)
+                 THEN json_extract(j.json, '$.message.prunedAt') IS NOT NULL
+                      AND json_extract(j.original_json, '$.message.prunedAt') IS NULL
+                 ELSE 1 END
       ORDER BY e.seq`,
-  ).all(sid) as { pk: number; id: string; originalJson: string }[];
+  ).all(sid) as { pk: number; id: string; originalJson: string; unreadableJson: string | null }[];
+  const prunedAt = (json: string) => (JSON.parse(json) as { message?: { prunedAt?: unknown } }).message?.prunedAt ?? null;
+  return rows
+    .filter((row) => row.unreadableJson === null || (prunedAt(row.unreadableJson) !== null && prunedAt(row.originalJson) === null))
+    .map(({ pk, id, originalJson }) => ({ pk, id, originalJson }));
 }
 
 /** Puts the original JSON back (and its token estimate) for one entry row. */

@@ -22,7 +22,7 @@ import { replaceEntryJson } from "../../../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../../../main/store/transactions.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, importText, removeDir } from "./harness.ts";
+import { createHarness, type Harness, importText, removeDir, SessionFile, sized } from "./harness.ts";
 
 /** Two libraries with the same session: one pruned by the app, one by the reference route. */
 let app: Harness;
@@ -147,6 +147,32 @@ describe("pruning stores what the full route stores, row for row", () => {
       protectedTools: [],
     });
     expect(pruned).toBe(4);
+  });
+});
+
+describe("a tool result nested deeper than SQLite's JSON functions read (SPEC §7.1 over the whole path)", () => {
+  it("is previewed, pruned and restored like any other, where the previews and prune failed with 'malformed JSON'", async () => {
+    const deep = `${"[".repeat(1100)}0${"]".repeat(1100)}`;
+    const file = new SessionFile().user("u1", "Run the build.");
+    for (let i = 1; i <= 5; i++) {
+      file
+        .assistant(`a${i}`, "", { calls: [{ name: "bash", args: { command: `make ${i}` }, id: `call${i}` }] })
+        .toolResult(`t${i}`, sized(`log ${i}`, 15_000), "bash", `call${i}`);
+    }
+    const text = file.text().replace('"toolCallId":"call1"', `"details":${deep},"toolCallId":"call1"`);
+    const sessionId = await importText(app, text, "deep");
+    const preview = await app.call("pruning:preview", { sessionId });
+    expect(preview.candidates.map((c) => c.entryId)).toEqual(["t1", "t2"]);
+    const pruned = await app.call("pruning:apply", { sessionId });
+    expect(pruned).toMatchObject({ prunedCount: 2, tokensSaved: 2 * (15_000 - 9) });
+    const stored = storedRows(app, sessionId).find((row) => row.id === "t1");
+    expect(stored?.json).toContain("[Output truncated - 15000 tokens]");
+    expect(stored?.json).toContain(deep);
+    expect((await app.call("pruning:apply", { sessionId })).prunedCount).toBe(0);
+    expect((await app.call("pruning:restore", { sessionId })).prunedCount).toBe(2);
+    const restored = storedRows(app, sessionId).find((row) => row.id === "t1");
+    expect(restored?.json).toContain(sized("log 1", 15_000));
+    expect(restored?.json).not.toContain("Output truncated");
   });
 });
 
