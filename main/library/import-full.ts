@@ -61,9 +61,17 @@ function isPrunedToolResult(entry: SessionEntry): boolean {
   return message?.role === "toolResult" && message.prunedAt !== undefined && message.prunedAt !== null;
 }
 
-/** Header id when free, else a stable id derived from the path (a copy of another session's file). */
-function chooseSessionId(db: Database, headerId: string, sourcePath: string): string {
-  if (!sessionExists(db, headerId)) return headerId;
+/** What a bundled demo session's id ends with: the header id stays free for the user's own file. */
+const DEMO_ID_SUFFIX = "~demo";
+
+/**
+ * Header id when free, else a stable id derived from the path (a copy of another session's file).
+ * A demo session is `<header id>~demo`: the demos are copies of real session files, and the user
+ * who imports such a file (the fixtures, say) gets its header id as the session id.
+ */
+function chooseSessionId(db: Database, headerId: string, sourcePath: string, isDemo: boolean): string {
+  const wanted = isDemo ? `${headerId}${DEMO_ID_SUFFIX}` : headerId;
+  if (!sessionExists(db, wanted)) return wanted;
   const tag = createHash("sha256").update(sourcePath).digest("hex").slice(0, 8);
   let id = `${headerId}~${tag}`;
   for (let n = 2; sessionExists(db, id); n++) id = `${headerId}~${tag}-${n}`;
@@ -89,7 +97,7 @@ export function newSession(
       // checked under the write lock, so one file never becomes two sessions.
       const already = findSessionsByPath(db, file.sourcePath).find((r) => r.header_id === source.header.id);
       if (already) return already;
-      id = chooseSessionId(db, source.header.id, file.sourcePath);
+      id = chooseSessionId(db, source.header.id, file.sourcePath, isDemo);
       const facts = emptyContentFacts(isOmpHeader(source.header));
       // The file's hashes come last (for a large file the import worker computes them as it parses).
       const sid = insertSession(db, {
