@@ -47,6 +47,9 @@ export interface ServerFigures {
   reloadMs: number;
   stringifyMs: number;
   payloadBytes: number;
+  /** The old route's answer (200-character snippets ending in "…", `hasText` always): stringify and size. */
+  oldStringifyMs: number;
+  oldPayloadBytes: number;
   parseMs: number;
   layoutMs: number;
 }
@@ -82,6 +85,8 @@ export function measureServer(
   const route: number[] = [];
   const reload: number[] = [];
   const stringify: number[] = [];
+  const oldStringify: number[] = [];
+  let oldPayloadBytes = 0;
   const parse: number[] = [];
   const layout: number[] = [];
   let payloadBytes = 0;
@@ -89,7 +94,11 @@ export function measureServer(
     // A new connection each run: what the route keeps in memory is kept per connection.
     const db = openDatabase(dbFile);
     try {
-      reference.push(timed(() => loadSessionTreeReference(db, sessionId)).ms);
+      const old = timed(() => loadSessionTreeReference(db, sessionId));
+      reference.push(old.ms);
+      const oldText = timed(() => JSON.stringify({ ok: true, value: old.value }));
+      oldStringify.push(oldText.ms);
+      oldPayloadBytes = Buffer.byteLength(oldText.value);
       route.push(timed(() => loadSessionTree(db, sessionId)).ms);
       const built = timed(() => loadSessionTree(db, sessionId));
       reload.push(built.ms);
@@ -112,6 +121,8 @@ export function measureServer(
     reloadMs: median(reload),
     stringifyMs: median(stringify),
     payloadBytes,
+    oldStringifyMs: median(oldStringify),
+    oldPayloadBytes,
     parseMs: median(parse),
     layoutMs: median(layout),
   };
@@ -208,8 +219,8 @@ export async function runTreeOpenBench(
         `${fmt(s.referenceMs / s.routeMs, 1)}×`,
         fmt(s.reloadMs),
         `${fmt(s.referenceMs / s.reloadMs, 1)}×`,
-        fmt(s.stringifyMs),
-        fmt(s.payloadBytes / 1e6, 1),
+        `${fmt(s.oldStringifyMs)} → ${fmt(s.stringifyMs)}`,
+        `${fmt(s.oldPayloadBytes / 1e6, 1)} → ${fmt(s.payloadBytes / 1e6, 1)}`,
         fmt(s.parseMs),
         fmt(s.layoutMs),
       ]);
@@ -273,8 +284,8 @@ export async function runTreeOpenBench(
       "old / route",
       "reload ms",
       "old / reload",
-      "stringify ms",
-      "answer MB",
+      "stringify ms (old → now)",
+      "answer MB (old → now)",
       "parse ms",
       "layout ms",
     ],

@@ -319,6 +319,13 @@ export type ConnectionTestDto =
 
 // ── the session tree for the canvas ─────────────────────────────────────────────
 
+/**
+ * Characters of an entry's text a tree node carries. Two 12px lines of a canvas node hold about
+ * 70 characters of prose and 105 of narrow ones (il.,;: — measured in Chromium); the accessible
+ * name reads 90. Anything longer (editing, the composer) comes from context:get.
+ */
+export const TREE_SNIPPET_CHARS = 120;
+
 /** One entry as the tree canvas needs it: structure, kind, a snippet, and markers. */
 export interface TreeNodeDto {
   id: string;
@@ -328,8 +335,13 @@ export interface TreeNodeDto {
   type: string;
   /** Message role for `message` entries, else the entry type. */
   kind: string;
-  /** Up to 200 characters of the entry's text, whitespace folded. */
+  /**
+   * The beginning of the entry's text, whitespace folded: at most TREE_SNIPPET_CHARS characters
+   * (what two lines of a canvas node can hold), without an ellipsis …
+   */
   text: string;
+  /** … and true when the text goes on past them (readers add the "…" where they show it). */
+  cut?: boolean;
   tokens: number;
   timestamp: string;
   label?: string;
@@ -340,9 +352,10 @@ export interface TreeNodeDto {
   summary?: string;
   /** … and its full length when it was cut (the LLM view and context:get have all of it). */
   summaryChars?: number;
-  /** Assistant messages: how the reply ended and whether it has any text block (SPEC §10.4). */
+  /** Assistant messages: how the reply ended … */
   stopReason?: string;
-  hasText?: boolean;
+  /** … and `false` when it has no text block (SPEC §10.4); absent when it has one (and on other entries). */
+  hasText?: false;
   toolName?: string;
   pruned?: boolean;
   /** In an archived subtree (hidden from the canvas by default). */

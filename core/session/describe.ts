@@ -72,16 +72,22 @@ function piecesPrefix(pieces: readonly string[], length: number): string {
 }
 
 /** flatten() of the pieces' concatenation. */
-function flattenPieces(pieces: readonly string[], width: number): string {
+/** The first `width` characters of the pieces' folded text, and whether it goes on past them. */
+function foldPieces(pieces: readonly string[], width: number): { text: string; cut: boolean } {
   let total = 0;
   for (const piece of pieces) total += piece.length;
   for (let take = Math.max(64, width * 2); ; take *= 4) {
     const whole = take >= total;
     // Folding a prefix gives a prefix of the whole text's folded form (up to a trailing space).
     const flat = (whole ? pieces.join("") : piecesPrefix(pieces, take)).replace(/\s+/g, " ").trim();
-    if (flat.length > width) return `${flat.slice(0, Math.max(0, width - 1))}…`;
-    if (whole) return flat;
+    if (flat.length > width) return { text: flat.slice(0, width), cut: true };
+    if (whole) return { text: flat, cut: false };
   }
+}
+
+function flattenPieces(pieces: readonly string[], width: number): string {
+  const folded = foldPieces(pieces, width);
+  return folded.cut ? `${folded.text.slice(0, Math.max(0, width - 1))}…` : folded.text;
 }
 
 /**
@@ -160,4 +166,12 @@ export function entryText(entry: SessionEntry): string {
  */
 export function entrySnippet(entry: SessionEntry, width: number): string {
   return flattenPieces(entryPieces(entry), width);
+}
+
+/**
+ * The first `width` characters of the entry's folded text (as flatten folds it), without a mark:
+ * `cut` tells that the text goes on (the tree sends this; its renderer adds the "…").
+ */
+export function entrySnippetCut(entry: SessionEntry, width: number): { text: string; cut: boolean } {
+  return foldPieces(entryPieces(entry), width);
 }

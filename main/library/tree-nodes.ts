@@ -4,8 +4,8 @@
  * parent links of the structural tree index. What a node takes from its entry's JSON is kept
  * in memory by entry (tree-node-cache.ts): a reload reads and parses only entries it has not seen.
  */
-import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
-import { entryKind, entrySnippet } from "../../core/session/describe.ts";
+import { type SessionProblem, type SessionTreeDto, TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
+import { entryKind, entrySnippetCut } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
@@ -50,6 +50,8 @@ interface NodeFacts {
   type: string;
   kind: string;
   text: string;
+  /** The text goes on past TREE_SNIPPET_CHARS. */
+  cut: boolean;
   timestamp: string;
   /** null: none of the markers. */
   markers: NodeMarkers | null;
@@ -77,18 +79,21 @@ function factsOf(entry: SessionEntry): NodeFacts {
   const message = entry.type === "message" ? (e.message as Loose | undefined) : undefined;
   if (message?.role === "assistant") {
     if (typeof message.stopReason === "string") markers.stopReason = message.stopReason;
-    markers.hasText =
+    const hasText =
       Array.isArray(message.content) && message.content.some((b) => (b as Loose)?.type === "text");
+    if (!hasText) markers.hasText = false;
   }
   if (message?.role === "toolResult") {
     if (typeof message.toolName === "string") markers.toolName = message.toolName;
     if (typeof message.prunedAt === "number") markers.pruned = true;
   }
+  const snippet = entrySnippetCut(entry, TREE_SNIPPET_CHARS);
   return {
     id: entry.id,
     type: entry.type,
     kind: entryKind(entry),
-    text: entrySnippet(entry, 200),
+    text: snippet.text,
+    cut: snippet.cut,
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
     markers: Object.keys(markers).length > 0 ? markers : null,
   };
@@ -112,6 +117,7 @@ function nodeOf(
     tokens,
     timestamp: facts.timestamp,
   };
+  if (facts.cut) node.cut = true;
   if (label) node.label = label;
   if (facts.markers) Object.assign(node, facts.markers);
   return node;

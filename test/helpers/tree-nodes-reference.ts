@@ -1,9 +1,10 @@
 /**
  * session:tree as it was made before the tree-open change (every entry read with all row
  * columns and parsed whole, its snippet flattened from the joined text): the reference the
- * tests compare the route with, and the baseline of bench/tree-open.bench.ts.
+ * tests compare the route with, and the baseline of bench/tree-open.bench.ts. Its snippets are
+ * the old wire's (200 characters, "…" when cut); referenceOnTheWire gives the route's form.
  */
-import type { SessionProblem, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import { type SessionProblem, type SessionTreeDto, TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
@@ -23,6 +24,10 @@ import { structuralIndex } from "../../main/library/structure-index.ts";
 
 type Loose = Record<string, unknown>;
 
+/** A node as the old route made it: a 200-character snippet ending in "…" when cut, `hasText` on every assistant. */
+export type ReferenceNode = Omit<TreeNodeDto, "cut" | "hasText"> & { hasText?: boolean };
+export type ReferenceTree = Omit<SessionTreeDto, "nodes"> & { nodes: ReferenceNode[] };
+
 /**
  * A message entry's JSON longer than this is read with parseLean for its node: its long strings
  * (a tool output of megabytes) only as far as the node's one-line snippet needs.
@@ -32,7 +37,7 @@ const LEAN_NODE_CHARS = 64 * 1024;
 /** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
 const TREE_SUMMARY_CHARS = 2000;
 
-function setSummary(node: TreeNodeDto, summary: string): void {
+function setSummary(node: ReferenceNode, summary: string): void {
   const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);
   node.summary = cut.shown;
   if (cut.hiddenChars > 0) node.summaryChars = summary.length;
@@ -44,8 +49,8 @@ function nodeOf(
   tokens: number,
   parentId: string | null,
   label: string | undefined,
-): TreeNodeDto {
-  const node: TreeNodeDto = {
+): ReferenceNode {
+  const node: ReferenceNode = {
     id: entry.id,
     parentId,
     line,
@@ -95,7 +100,7 @@ export function loadSessionTreeReference(
   db: Database,
   sessionId: string,
   options: { leanFromChars?: number } = {},
-): SessionTreeDto {
+): ReferenceTree {
   const leanFrom = options.leanFromChars ?? LEAN_NODE_CHARS;
   // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
   const row = requireSession(db, sessionId);
@@ -103,7 +108,7 @@ export function loadSessionTreeReference(
   // node is made, so a 100k-entry session is never held parsed all at once.
   const index = structuralIndex(db, row.sid);
   const archived = archivedEntryIds(db, sessionId, index);
-  const nodes: TreeNodeDto[] = [];
+  const nodes: ReferenceNode[] = [];
   const seen = new Set<string>();
   forEachEntryRow(db, row.sid, (stored, at) => {
     const id = stored.id;
@@ -127,4 +132,32 @@ export function loadSessionTreeReference(
     ),
     history: editHistory(db, row.sid),
   };
+}
+
+/**
+ * The old route's tree as the route sends it now: each snippet is the first TREE_SNIPPET_CHARS
+ * characters of the folded text, with `cut: true` instead of a "…" when the text goes on (the old
+ * snippet holds them: 199 folded characters and "…" when cut, else the whole folded text, and it
+ * is longer than TREE_SNIPPET_CHARS exactly when the folded text is); `hasText` only when false.
+ */
+export function referenceOnTheWire(tree: ReferenceTree): SessionTreeDto {
+  return {
+    ...tree,
+    nodes: tree.nodes.map((node) => {
+      const { text, hasText, ...rest } = node;
+      const wire: TreeNodeDto = { ...rest, text: text.slice(0, TREE_SNIPPET_CHARS) };
+      if (hasText === false) wire.hasText = false;
+      if (text.length > TREE_SNIPPET_CHARS) wire.cut = true;
+      return wire;
+    }),
+  };
+}
+
+/** loadSessionTreeReference in the route's wire form (referenceOnTheWire). */
+export function loadSessionTreeReferenceWire(
+  db: Database,
+  sessionId: string,
+  options: { leanFromChars?: number } = {},
+): SessionTreeDto {
+  return referenceOnTheWire(loadSessionTreeReference(db, sessionId, options));
 }

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TREE_SNIPPET_CHARS } from "../../core/api/dto.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import { importPath } from "../../main/library/import.ts";
 import { loadSessionTree } from "../../main/library/tree-nodes.ts";
@@ -59,7 +60,8 @@ describe("session:tree nodes of large messages", () => {
     expect(tree).toEqual(whole);
     const node = tree.nodes.find((n) => n.id === "b0000003");
     expect(node?.text.startsWith("read: 00000000 INFO worker-0")).toBe(true);
-    expect(node?.text.length).toBe(200);
+    expect(node?.text.length).toBe(TREE_SNIPPET_CHARS);
+    expect(node?.cut).toBe(true);
     const wholeStarted = performance.now();
     loadSessionTree(lib.db, "big", WHOLE);
     const wholeMs = performance.now() - wholeStarted;

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TREE_SNIPPET_CHARS } from "../../core/api/dto.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { BIG_TEXT_END_MARKER, bigSummarySession, bigToolResultSession } from "../helpers/big-session.ts";
@@ -61,7 +62,7 @@ describe("session:tree", () => {
     expect(compaction).toMatchObject({ kind: "compaction", tokensBefore: 93, firstKeptEntryId: "8d6ed8e9" });
     expect(compaction?.summary).toMatch(/^Compaction summary:/);
     expect(tree.viewLeafId).toBe(entries.at(-1)?.id);
-    expect(tree.nodes.every((node) => node.text.length <= 200)).toBe(true);
+    expect(tree.nodes.every((node) => node.text.length <= TREE_SNIPPET_CHARS)).toBe(true);
     // Branch summaries carry the entry they were left from (the renderer's context diff uses it),
     // and the tree says what undo/redo would do: the renderer needs no other session call.
     const fromIds = new Map(

@@ -7,7 +7,8 @@ import path from "node:path";
 import type { Statement } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../bench/generate-session.ts";
-import { entrySnippet, entryText, flatten } from "../../core/session/describe.ts";
+import { entrySnippet, entrySnippetCut, entryText, flatten } from "../../core/session/describe.ts";
+import { TREE_SNIPPET_CHARS } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { importPath } from "../../main/library/import.ts";
 import { loadSessionTree } from "../../main/library/tree-nodes.ts";
@@ -16,7 +17,7 @@ import { CACHED_SESSIONS } from "../../main/library/tree-node-cache.ts";
 import { replaceEntryJson, restoreEntryJson } from "../../main/store/repos/entry-json.ts";
 import { listSessionRows } from "../../main/store/repos/sessions.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
-import { loadSessionTreeReference } from "../helpers/tree-nodes-reference.ts";
+import { loadSessionTreeReference, loadSessionTreeReferenceWire } from "../helpers/tree-nodes-reference.ts";
 import { copyFixture, fixtureNames, type Library, makeLibrary } from "./library/helpers.ts";
 
 let lib: Library;
@@ -81,7 +82,7 @@ describe("session:tree against the old route", () => {
     expect(ids).toContain(generated);
     let nodes = 0;
     for (const id of ids) {
-      const old = loadSessionTreeReference(lib.db, id);
+      const old = loadSessionTreeReferenceWire(lib.db, id);
       expect(loadSessionTree(lib.db, id)).toEqual(old);
       // Again, with the facts kept from the first load.
       expect(loadSessionTree(lib.db, id)).toEqual(old);
@@ -109,7 +110,7 @@ describe("session:tree against the old route", () => {
     };
     expect(replaceEntryJson(lib.db, sidOf(sessionId), target.id, JSON.stringify(notice), 2)).toBe(true);
 
-    const old = loadSessionTreeReference(lib.db, sessionId);
+    const old = loadSessionTreeReferenceWire(lib.db, sessionId);
     const tree = loadSessionTree(lib.db, sessionId);
     expect(tree).toEqual(old);
     const node = tree.nodes.find((n) => n.id === target.id);
@@ -121,6 +122,38 @@ describe("session:tree against the old route", () => {
     // The old route read the 5.4 MB original along with every entry; the route reads the entries only.
     expect(stored - read).toBeGreaterThan(5_000_000);
     expect(read).toBeLessThan(text.length - 5_000_000);
+  });
+});
+
+describe("session:tree on the wire", () => {
+  it("sends snippets cut where a node shows them, marked with `cut` instead of a \"…\", and `hasText` only when false", () => {
+    const generated = generateSession(3000, { seed: 5 });
+    const id = importText("ascii.jsonl", generated.text);
+    expect([...generated.text].every((char) => char.charCodeAt(0) <= 0xff)).toBe(true);
+    const tree = loadSessionTree(lib.db, id);
+    const old = loadSessionTreeReference(lib.db, id);
+    let cut = 0;
+    for (const [at, node] of tree.nodes.entries()) {
+      const before = old.nodes[at]?.text as string;
+      expect(node.text.length).toBeLessThanOrEqual(TREE_SNIPPET_CHARS);
+      expect(before.startsWith(node.text) || before.slice(0, -1).startsWith(node.text.slice(0, 199))).toBe(true);
+      expect(node.cut === true).toBe(before.length > TREE_SNIPPET_CHARS);
+      if (node.cut) cut++;
+      else expect("cut" in node).toBe(false);
+    }
+    expect(cut).toBeGreaterThan(100);
+    const assistants = tree.nodes.filter((node) => node.kind === "assistant");
+    expect(assistants.length).toBeGreaterThan(100);
+    const oldById = new Map(old.nodes.map((node) => [node.id, node]));
+    for (const node of assistants) expect(node.hasText).toBe(oldById.get(node.id)?.hasText ? undefined : false);
+    // The route adds no "…" of its own (one non-Latin-1 character makes V8 build the whole JSON
+    // two-byte); the only ones left are the entries' text, here assistants' tool calls "read(…)".
+    const wire = JSON.stringify(tree);
+    const rest = wire.replaceAll("(…", "");
+    const wide = [...rest].findIndex((char) => char.charCodeAt(0) > 0xff);
+    expect(wide === -1 ? "" : rest.slice(Math.max(0, wide - 80), wide + 20)).toBe("");
+    // 120 characters instead of 200 on most nodes: about a fifth of the answer.
+    expect(wire.length).toBeLessThan(0.85 * JSON.stringify(old).length);
   });
 });
 
@@ -144,7 +177,7 @@ describe("session:tree reloaded", () => {
     const sid = sidOf(sessionId);
     const expectOld = () => {
       const tree = loadSessionTree(lib.db, sessionId);
-      expect(tree).toEqual(loadSessionTreeReference(lib.db, sessionId));
+      expect(tree).toEqual(loadSessionTreeReferenceWire(lib.db, sessionId));
       return tree;
     };
     const first = parsesDuring(() => expectOld());
@@ -207,9 +240,15 @@ describe("session:tree reloaded", () => {
     expect(parsesDuring(() => loadSessionTree(lib.db, ids[2] as string))).toBeLessThan(20);
     expect(parsesDuring(() => loadSessionTree(lib.db, ids[1] as string))).toBeLessThan(20);
     expect(parsesDuring(() => loadSessionTree(lib.db, ids[0] as string))).toBeGreaterThan(300);
-    for (const id of ids) expect(loadSessionTree(lib.db, id)).toEqual(loadSessionTreeReference(lib.db, id));
+    for (const id of ids) expect(loadSessionTree(lib.db, id)).toEqual(loadSessionTreeReferenceWire(lib.db, id));
   });
 });
+
+/** entrySnippetCut is the folded text's first `width` characters, and says whether it goes on. */
+function expectCutSnippet(entry: SessionEntry, width: number): void {
+  const folded = flatten(entryText(entry), Number.POSITIVE_INFINITY);
+  expect(entrySnippetCut(entry, width)).toEqual({ text: folded.slice(0, width), cut: folded.length > width });
+}
 
 describe("entrySnippet", () => {
   const message = (m: Record<string, unknown>) =>
@@ -225,8 +264,10 @@ describe("entrySnippet", () => {
         } catch {
           continue;
         }
-        for (const width of [1, 60, 200])
+        for (const width of [1, 60, 200]) {
           expect(entrySnippet(entry, width)).toBe(flatten(entryText(entry), width));
+          expectCutSnippet(entry, width);
+        }
         entries++;
       }
     }
@@ -262,8 +303,10 @@ describe("entrySnippet", () => {
       } as unknown as SessionEntry,
     ];
     for (const entry of cases)
-      for (const width of [1, 2, 100, 199, 200, 201, 1000])
+      for (const width of [1, 2, 100, 199, 200, 201, 1000]) {
         expect(entrySnippet(entry, width)).toBe(flatten(entryText(entry), width));
+        expectCutSnippet(entry, width);
+      }
   });
 
   it("reads only the beginning of a tool output split into a million blocks", () => {

@@ -19,7 +19,7 @@ export class TreeBuilder {
       text: `${kind} ${id}`,
       tokens: 10,
       timestamp: new Date(this.clock).toISOString(),
-      ...(kind === "assistant" ? { hasText: true, stopReason: "stop" } : {}),
+      ...(kind === "assistant" ? { stopReason: "stop" } : {}),
       ...extra,
     };
     this.nodes.push(node);

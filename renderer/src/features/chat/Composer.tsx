@@ -7,10 +7,20 @@
  * user message (e.g. one just edited as a new branch), "Continue from here" asks for its reply.
  */
 import type { KeyboardEvent } from "react";
+import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
+import { flatten } from "../../../../core/session/describe.ts";
+import { textFromContext } from "../tree/entry-text.ts";
+import { shownSnippet } from "../tree/snippet.ts";
 import { treeNode } from "../tree/tree-lookup.ts";
+
+/** The "Answering:" line: the message's first 200 characters (the tree node has fewer). */
+function answeringText(node: TreeNodeDto, context: ContextView | null): string {
+  const text = textFromContext(node, context);
+  return text === null ? shownSnippet(node) : flatten(text, 200);
+}
 
 export function Composer() {
   const sessionId = useCanopy((state) => state.selectedSessionId);
@@ -29,6 +39,7 @@ export function Composer() {
       : undefined,
   );
   const cancelRunning = useCanopy((state) => state.cancelRunning);
+  const context = useCanopy((state) => state.context);
   const openSettings = useCanopy((state) => state.setSettingsOpen);
 
   if (!sessionId) return null;
@@ -94,7 +105,7 @@ export function Composer() {
         {answerable && !streaming && (
           <button
             type="button"
-            onClick={() => void continueChat(leafNode.text)}
+            onClick={() => void continueChat(answeringText(leafNode, context))}
             disabled={jobRunning}
             title="Ask the model to answer the message at the view leaf, without a new message"
           >

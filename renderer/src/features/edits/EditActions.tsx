@@ -6,33 +6,18 @@
  * they would do). Nothing is ever rewritten in place.
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
+import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
 import { isTyping } from "./typing.ts";
+import { entryFullText } from "../tree/entry-text.ts";
 import { treeLookup, treeNode } from "../tree/tree-lookup.ts";
 
 /** The message types "Edit as new branch" applies to. */
 function isEditable(node: TreeNodeDto): boolean {
   return (node.type === "message" && node.kind === "user") || node.type === "custom_message";
-}
-
-/** The entry's full text from the LLM view when it is on screen (the tree has 200 characters). */
-function fullText(node: TreeNodeDto, context: ContextView | null): string {
-  if (context?.leafId === node.id) {
-    const index = context.messageEntryIds.lastIndexOf(node.id);
-    const content = (context.messages[index] as { content?: unknown } | undefined)?.content;
-    if (typeof content === "string") return content;
-    if (Array.isArray(content)) {
-      const texts = content.flatMap((part: { type?: string; text?: unknown }) =>
-        part?.type === "text" && typeof part.text === "string" ? [part.text] : [],
-      );
-      if (texts.length > 0) return texts.join("\n");
-    }
-  }
-  return node.text;
 }
 
 /** The top of the archived branch an archived entry is in (what "Restore" unarchives). */
@@ -105,6 +90,21 @@ export function EditActions() {
     refocusEditButton.current = true;
     setEditing(null);
   };
+  // The tree has only the text's beginning: the box opens with the whole message or not at all.
+  const openEditor = async (target: TreeNodeDto) => {
+    let text: string | null = null;
+    try {
+      text = await entryFullText(sessionId, target, context);
+    } catch (error) {
+      actions.notify({ level: "error", message: `Cannot read the message to edit: ${(error as Error).message}` });
+      return;
+    }
+    if (text === null) {
+      actions.notify({ level: "error", message: "Cannot edit this entry: it is not a message the model sees." });
+      return;
+    }
+    if (useCanopy.getState().selectedSessionId === sessionId) setEditing({ entryId: target.id, text });
+  };
   const onSave = (event: FormEvent) => {
     event.preventDefault();
     if (!editing || editing.text.trim() === "") return;
@@ -131,7 +131,7 @@ export function EditActions() {
             ref={editButton}
             type="button"
             disabled={busy || editing !== null}
-            onClick={() => setEditing({ entryId: node.id, text: fullText(node, context) })}
+            onClick={() => void openEditor(node)}
           >
             Edit as new branch
           </button>

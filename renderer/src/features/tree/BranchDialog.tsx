@@ -8,6 +8,7 @@ import { useCanopy } from "../../store/index.ts";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
+import { shownSnippet } from "./snippet.ts";
 
 export function BranchDialog() {
   const dialog = useCanopy((state) => state.branchDialog);
@@ -57,7 +58,7 @@ export function BranchDialog() {
       <div id="branch-dialog-text">
         <p>
           To {target ? kindLabel(target) : "entry"} <code>{dialog.targetId}</code>
-          {target?.text ? ` — “${target.text.slice(0, 80)}”` : ""}.
+          {target?.text ? ` — “${shownSnippet(target, 80)}”` : ""}.
         </p>
         {preview?.editorText !== null && preview?.editorText !== undefined && (
           <p className="note">

@@ -6,6 +6,7 @@
 import { type Edge, type Node, type NodeHandle, Position } from "@xyflow/react";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { type KindCategory, kindCategory, kindLabel } from "./filter.ts";
+import { shownSnippet } from "./snippet.ts";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import { NODE_HEIGHT, NODE_WIDTH, type TreeLayout } from "./layout.ts";
 
@@ -77,7 +78,7 @@ function entryData(entry: TreeNodeDto): EntryNodeData {
     kind: entry.kind,
     category: kindCategory(entry),
     title: showBidiControls(kindLabel(entry)),
-    text: showBidiControls(entry.text),
+    text: showBidiControls(shownSnippet(entry)),
     tokens: entry.tokens,
   };
   if (entry.label) data.label = showBidiControls(entry.label);

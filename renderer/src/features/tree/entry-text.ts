@@ -1,0 +1,35 @@
+/**
+ * A message entry's whole text, for what needs more than the tree's snippet (editing it as a new
+ * branch, the composer's "Answering:" line): read from an LLM view whose leaf is that entry —
+ * the one on screen when it is, else one asked for (context:get without the agent's messages).
+ */
+import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
+import { call } from "../../api.ts";
+
+/** The entry's text from `context` when that view was built for it and holds it, else null. */
+export function textFromContext(node: Pick<TreeNodeDto, "id">, context: ContextView | null): string | null {
+  if (context?.leafId !== node.id) return null;
+  const index = context.messageEntryIds.lastIndexOf(node.id);
+  if (index === -1) return null;
+  const content = (context.messages[index] as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  // Its text blocks (an image-only message has none: "").
+  return content
+    .flatMap((part: { type?: string; text?: unknown }) =>
+      part?.type === "text" && typeof part.text === "string" ? [part.text] : [],
+    )
+    .join("\n");
+}
+
+/** The entry's text: from `context` when it is the entry's view, else from a view asked for now. */
+export async function entryFullText(
+  sessionId: string,
+  node: Pick<TreeNodeDto, "id">,
+  context: ContextView | null,
+): Promise<string | null> {
+  const shown = textFromContext(node, context);
+  if (shown !== null) return shown;
+  const view = await call("context:get", { sessionId, leafId: node.id, agentMessages: false });
+  return textFromContext(node, view);
+}
