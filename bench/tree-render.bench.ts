@@ -80,16 +80,23 @@ export interface TreeRenderFigures {
   baseline: ModeFigures;
 }
 
-async function openPage(browser: Browser, mode: BrowserMode, baseline: boolean, sessionId: string): Promise<Page> {
+/**
+ * A page on the small session (a deep link: the library then opens nothing else on its own) with
+ * the big session's row in the sidebar, ready for the measured click. Without the link the app
+ * opens the list's first session itself, and when that was the big one the baseline page was
+ * busy rendering all its nodes for longer than the waits here.
+ */
+async function openPage(
+  browser: Browser,
+  mode: BrowserMode,
+  baseline: boolean,
+  sessionId: string,
+  smallId: string,
+): Promise<Page> {
   const page = await browser.newPage({ viewport: VIEWPORT, colorScheme: "dark" });
-  await page.goto(`${mode.url}${baseline ? "&bench=baseline" : ""}`);
+  await page.goto(`${mode.url}${baseline ? "&bench=baseline" : ""}#/session/${encodeURIComponent(smallId)}`);
+  await page.locator(`.tree-canvas[data-tree-session="${smallId}"] .tree-node`).first().waitFor();
   await page.locator(`.session-groups [data-session-id="${sessionId}"]`).waitFor();
-  // The measured click must open the session: when the library opened on it (it sorts first
-  // when its file is the newest), another session is opened first.
-  const other = page.locator(`.session-groups [data-session-id]:not([data-session-id="${sessionId}"])`).first();
-  const otherId = await other.getAttribute("data-session-id");
-  await other.click();
-  await page.locator(`.tree-canvas[data-tree-session="${otherId}"]`).waitFor();
   return page;
 }
 
@@ -101,7 +108,11 @@ async function measureOpen(page: Page, sessionId: string): Promise<OpenFigures> 
     if (!button) throw new Error("session not in the sidebar");
     const started = performance.now();
     button.click();
-    const nodes = () => document.querySelectorAll(".tree-canvas .tree-node").length;
+    // The small session's nodes are on the canvas until the clicked session's tree replaces them.
+    const nodes = () =>
+      document.querySelector(".tree-canvas")?.getAttribute("data-tree-session") === id
+        ? document.querySelectorAll(".tree-canvas .tree-node").length
+        : 0;
     await new Promise<void>((resolve, reject) => {
       const give = setTimeout(() => reject(new Error("no tree nodes after 120 s")), 120_000);
       const check = () => {
@@ -195,12 +206,13 @@ async function measureMode(
   mode: BrowserMode,
   baseline: boolean,
   sessionId: string,
+  smallId: string,
   runs: number,
 ): Promise<ModeFigures> {
   const opens: OpenFigures[] = [];
   let pan: PanFigures | null = null;
   for (let run = 0; run < runs; run++) {
-    const page = await openPage(browser, mode, baseline, sessionId);
+    const page = await openPage(browser, mode, baseline, sessionId, smallId);
     try {
       opens.push(await measureOpen(page, sessionId));
       if (run === runs - 1) pan = await measurePan(page);
@@ -241,16 +253,16 @@ export async function runTreeRenderBench(options: { runs?: number; entries?: num
     await apiCall(mode, "library:import", { path: generated.file });
     // A second, small session: each measured open starts from it (see openPage).
     await apiCall(mode, "library:import", { path: path.join(repoRoot, "main", "demo", "refactor-small.jsonl") });
-    const session = (await apiCall<SessionSummary[]>(mode, "library:list", {})).find(
-      (s) => s.entryCount === generated.entries,
-    );
-    if (!session) throw new Error("the generated session was not imported");
+    const listed = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const session = listed.find((s) => s.entryCount === generated.entries);
+    const small = listed.find((s) => s !== session);
+    if (!session || !small) throw new Error("the generated or the small session was not imported");
     const serverTreeMs = await timeApi(mode, "session:tree", { sessionId: session.id }, 5);
     const serverGetMs = await timeApi(mode, "session:get", { sessionId: session.id }, 5);
 
     browser = await launchChromium(["--disable-gpu-vsync", "--disable-frame-rate-limit"]);
-    const canvas = await measureMode(browser, mode, false, session.id, runs);
-    const baseline = await measureMode(browser, mode, true, session.id, runs);
+    const canvas = await measureMode(browser, mode, false, session.id, small.id, runs);
+    const baseline = await measureMode(browser, mode, true, session.id, small.id, runs);
     const figures: TreeRenderFigures = {
       entries: session.entryCount,
       shownNodes: baseline.open.flowNodes,
