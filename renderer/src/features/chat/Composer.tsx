@@ -7,20 +7,11 @@
  * user message (e.g. one just edited as a new branch), "Continue from here" asks for its reply.
  */
 import type { KeyboardEvent } from "react";
-import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
-import { flatten } from "../../../../core/session/describe.ts";
-import { textFromContext } from "../tree/entry-text.ts";
-import { shownSnippet } from "../tree/snippet.ts";
+import { answeringText } from "../tree/entry-text.ts";
 import { treeNode } from "../tree/tree-lookup.ts";
-
-/** The "Answering:" line: the message's first 200 characters (the tree node has fewer). */
-function answeringText(node: TreeNodeDto, context: ContextView | null): string {
-  const text = textFromContext(node, context);
-  return text === null ? shownSnippet(node) : flatten(text, 200);
-}
 
 export function Composer() {
   const sessionId = useCanopy((state) => state.selectedSessionId);

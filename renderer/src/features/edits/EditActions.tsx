@@ -7,6 +7,7 @@
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
+import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import "./edits.css";
@@ -94,7 +95,9 @@ export function EditActions() {
   const openEditor = async (target: TreeNodeDto) => {
     let text: string | null = null;
     try {
-      text = await entryFullText(sessionId, target, context);
+      text = await entryFullText(target, context, (leafId) =>
+        call("context:get", { sessionId, leafId, agentMessages: false }),
+      );
     } catch (error) {
       actions.notify({ level: "error", message: `Cannot read the message to edit: ${(error as Error).message}` });
       return;

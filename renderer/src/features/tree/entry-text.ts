@@ -1,10 +1,12 @@
 /**
  * A message entry's whole text, for what needs more than the tree's snippet (editing it as a new
  * branch, the composer's "Answering:" line): read from an LLM view whose leaf is that entry —
- * the one on screen when it is, else one asked for (context:get without the agent's messages).
+ * the one on screen when it is, else one asked for (EditActions: context:get without the agent's
+ * messages, passed in by the caller). Pure.
  */
 import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
-import { call } from "../../api.ts";
+import { flatten } from "../../../../core/session/describe.ts";
+import { shownSnippet } from "./snippet.ts";
 
 /** The entry's text from `context` when that view was built for it and holds it, else null. */
 export function textFromContext(node: Pick<TreeNodeDto, "id">, context: ContextView | null): string | null {
@@ -22,14 +24,22 @@ export function textFromContext(node: Pick<TreeNodeDto, "id">, context: ContextV
     .join("\n");
 }
 
-/** The entry's text: from `context` when it is the entry's view, else from a view asked for now. */
+/** The entry's text: from `context` when it is the entry's view, else from its view asked for now. */
 export async function entryFullText(
-  sessionId: string,
   node: Pick<TreeNodeDto, "id">,
   context: ContextView | null,
+  fetchView: (leafId: string) => Promise<ContextView>,
 ): Promise<string | null> {
   const shown = textFromContext(node, context);
   if (shown !== null) return shown;
-  const view = await call("context:get", { sessionId, leafId: node.id, agentMessages: false });
-  return textFromContext(node, view);
+  return textFromContext(node, await fetchView(node.id));
+}
+
+/** The composer's "Answering:" line: the message's first 200 characters, else the node's snippet. */
+export function answeringText(
+  node: Pick<TreeNodeDto, "id" | "text" | "cut">,
+  context: ContextView | null,
+): string {
+  const text = textFromContext(node, context);
+  return text === null ? shownSnippet(node) : flatten(text, 200);
 }
