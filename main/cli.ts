@@ -22,6 +22,7 @@ import { importProgress, showProgress, showSearchIndexing } from "./cli/progress
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { renderTree } from "./cli/render-tree.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
+import { toJson } from "../core/text/json-deep.ts";
 
 export type { CliIo } from "./cli/context.ts";
 
@@ -43,7 +44,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         ? cli.request("library:import", { path: path.resolve(target) })
         : cli.request("library:import-default-folders", {})
       ).finally(stopProgress);
-      cli.io.out(options.json ? JSON.stringify(report, null, 2) : renderImportReport(report));
+      cli.io.out(options.json ? toJson(report, 2) : renderImportReport(report));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
         throw new CommandError(`nothing could be imported from ${target ?? "the agent folders"}`);
       }
@@ -63,7 +64,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       const sessions = await cli.request("library:list", options.deleted ? { deleted: true } : {});
       cli.io.out(
         options.json
-          ? JSON.stringify(sessions, null, 2)
+          ? toJson(sessions, 2)
           : renderSessionList(sessions, options.deleted === true),
       );
       return true;
@@ -92,9 +93,9 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       if (options.json && options.request) {
         // The request-level list (SPEC §3.6): the same planRequest the view's annotations come from.
         const plan = planRequestFor(view.messages, view.request.target, { blockImages: view.request.blockImages });
-        cli.io.out(JSON.stringify(plan.messages, null, 2));
+        cli.io.out(toJson(plan.messages, 2));
       } else {
-        cli.io.out(options.json ? JSON.stringify(view.messages, null, 2) : renderContext(view));
+        cli.io.out(options.json ? toJson(view.messages, 2) : renderContext(view));
       }
       return true;
     }
@@ -127,7 +128,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         .request("library:search", { query, limit: options.limit ?? 20 })
         .finally(stopProgress);
       if (indexing !== null) cli.io.err(searchIndexingNote(indexing));
-      cli.io.out(options.json ? JSON.stringify(hits, null, 2) : renderSearchHits(hits));
+      cli.io.out(options.json ? toJson(hits, 2) : renderSearchHits(hits));
       return true;
     }
     default:

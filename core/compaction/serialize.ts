@@ -4,6 +4,7 @@
  * results are not truncated (anchor behaviour). Tolerates malformed content (skips it).
  */
 import type { LlmMessage } from "../session/entries.ts";
+import { toJson } from "../text/json-deep.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -29,7 +30,7 @@ function plainText(content: unknown): string {
 function formatToolCall(block: Loose): string {
   const name = typeof block.name === "string" ? block.name : "";
   const args = isObject(block.arguments) ? block.arguments : {};
-  const pairs = Object.entries(args).map(([key, value]) => `${key}=${String(JSON.stringify(value))}`);
+  const pairs = Object.entries(args).map(([key, value]) => `${key}=${String(toJson(value))}`);
   return `${name}(${pairs.join(", ")})`;
 }
 

@@ -4,6 +4,7 @@
  * threshold and the context-usage indicator. Missing usage numbers count as 0.
  */
 import type { AgentMessage, SessionEntry, Usage } from "../session/entries.ts";
+import { toJson } from "../text/json-deep.ts";
 
 /** Chars an image block counts for in tool results and custom messages. */
 export const IMAGE_CHARS = 4800;
@@ -50,7 +51,7 @@ export function estimateTokens(message: AgentMessage): number {
           if (block.type === "text") chars += len(block.text);
           else if (block.type === "thinking") chars += len(block.thinking);
           else if (block.type === "toolCall") {
-            chars += len(block.name) + JSON.stringify(block.arguments ?? {}).length;
+            chars += len(block.name) + toJson(block.arguments ?? {}).length;
           }
         }
       }

@@ -5,6 +5,7 @@
  * that disappeared because a new compaction or branch summary replaces it is "summarized" rather
  * than plainly "removed". Pure: the renderer feeds it two ContextViews and the tree's links.
  */
+import { toJson } from "../text/json-deep.ts";
 
 export type ContextChange = "added" | "removed" | "kept" | "summarized";
 
@@ -83,7 +84,7 @@ function keysOf(ids: readonly (string | null)[]): (string | null)[] {
 
 function sameContent(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  return JSON.stringify(a) === JSON.stringify(b);
+  return toJson(a) === toJson(b);
 }
 
 export function diffContexts(

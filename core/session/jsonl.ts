@@ -4,6 +4,7 @@
  * detection, and v1→v2→v3 migration with deterministic ids so re-importing gives the same ids.
  */
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./entries.ts";
+import { toJson } from "../text/json-deep.ts";
 
 export interface ParsedEntryLine {
   /** 1-based physical line number in the file. */
@@ -333,7 +334,7 @@ export class SessionMigrator {
  * leading comma): `,"id":…,"parentId":…`.
  */
 export function appendedIdsText(id: string, parentId: string | null): string {
-  return `,"id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)}`;
+  return `,"id":${toJson(id)},"parentId":${toJson(parentId)}`;
 }
 
 /** A JSON object's text with `members` (see {@link appendedIdsText}) put after its last member. */
@@ -350,7 +351,7 @@ function migrateV2EntryToV3(entry: SessionEntry): SessionEntry {
 
 /** JSONL text of a header and its entries (one object per line, trailing newline). */
 export function serializeSession(header: SessionHeader, entries: readonly SessionEntry[]): string {
-  const lines = [JSON.stringify(header)];
-  for (const entry of entries) lines.push(JSON.stringify(entry));
+  const lines = [toJson(header)];
+  for (const entry of entries) lines.push(toJson(entry));
   return `${lines.join("\n")}\n`;
 }

@@ -3,6 +3,7 @@
  * renderer's LLM view and the CLI.
  */
 import type { LlmMessage } from "./entries.ts";
+import { toJson } from "../text/json-deep.ts";
 
 export function messageText(message: LlmMessage): string {
   if (message.role === "user") {
@@ -16,7 +17,7 @@ export function messageText(message: LlmMessage): string {
       .map((block) => {
         if (block.type === "text") return block.text;
         if (block.type === "thinking") return `[thinking]\n${block.thinking}`;
-        return `[tool call ${block.name}] ${JSON.stringify(block.arguments)}`;
+        return `[tool call ${block.name}] ${toJson(block.arguments)}`;
       })
       .join("\n\n");
   }

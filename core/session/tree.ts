@@ -6,6 +6,7 @@
  */
 import type { SessionProblem } from "../api/dto.ts";
 import { isKnownEntry, type SessionEntry } from "./entries.ts";
+import { toJson } from "../text/json-deep.ts";
 
 export interface TreeIndexOptions {
   /** 1-based file line of each entry (parallel to `entries`), used in problem reports. */
@@ -53,7 +54,7 @@ function describeValue(value: unknown): string {
     : typeof value === "object"
       ? "an object"
       : `a ${typeof value}`;
-  const text = JSON.stringify(value) ?? String(value);
+  const text = toJson(value) ?? String(value);
   return `${text.length > 40 ? `${text.slice(0, 39)}…` : text} (${kind})`;
 }
 

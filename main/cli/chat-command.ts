@@ -13,6 +13,7 @@ import { NO_MODEL_MESSAGE } from "../pipelines/chat-turn.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
 import { withCancel } from "./pipeline-commands.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 const NO_MODEL_CLI =
   "No model configured (the offline summarizer cannot chat): canopy settings set model " +
@@ -66,7 +67,7 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
     unsubscribe();
   }
   if (parsed.options.json) {
-    cli.io.out(JSON.stringify(result, null, 2));
+    cli.io.out(toJson(result, 2));
   } else {
     const detail = await cli.request("session:get", { sessionId });
     const byId = new Map<string, SessionEntry>(

@@ -11,6 +11,7 @@ import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
 import { showProgress } from "./progress.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
 export function planAsJson(plan: CompactionPlanDto) {
@@ -103,14 +104,14 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       };
       if (options.dryRun) {
         const plan = await cli.request("compaction:preview", base);
-        cli.io.out(options.json ? JSON.stringify(planAsJson(plan), null, 2) : renderPlan(plan));
+        cli.io.out(options.json ? toJson(planAsJson(plan), 2) : renderPlan(plan));
         return true;
       }
       const input = options.instructions === undefined ? base : { ...base, customInstructions: options.instructions };
       const result = await withCancel(cli, sessionId, "compaction:abort", () => cli.request("compaction:run", input));
       cli.io.out(
         options.json
-          ? JSON.stringify(result, null, 2)
+          ? toJson(result, 2)
           : `Compacted: entry ${result.entryId}, first kept ${result.firstKeptEntryId}, tokens before ${result.tokensBefore}\n\n${result.summary}`,
       );
       return true;
@@ -129,7 +130,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           ...(options.replacePrompt ? { replacePrompt: true } : {}),
         }),
       );
-      if (options.json) cli.io.out(JSON.stringify(result, null, 2));
+      if (options.json) cli.io.out(toJson(result, 2));
       else if (result.cancelled) cli.io.out(result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.");
       else {
         const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
@@ -144,12 +145,12 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       const leaf = options.leaf === undefined ? {} : { leafId: options.leaf };
       if (options.restore) {
         const result = await cli.request("pruning:restore", { sessionId });
-        cli.io.out(options.json ? JSON.stringify(result, null, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);
+        cli.io.out(options.json ? toJson(result, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);
       } else if (options.dryRun) {
         const plan = await cli.request("pruning:preview", { sessionId, ...leaf });
         cli.io.out(
           options.json
-            ? JSON.stringify(plan, null, 2)
+            ? toJson(plan, 2)
             : [
                 `${counted(plan.candidates.length, "tool output")} could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
                 ...plan.candidates.map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
@@ -160,7 +161,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         const result = await cli.request("pruning:apply", { sessionId, ...leaf });
         cli.io.out(
           options.json
-            ? JSON.stringify(result, null, 2)
+            ? toJson(result, 2)
             : result.prunedCount === 0
               ? "Nothing pruned (see `prune --dry-run`)."
               : `Pruned ${counted(result.prunedCount, "tool output")}, ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
@@ -172,13 +173,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       const [action, key, ...rest] = parsed.positionals;
       if (action === "get" || action === undefined) {
         const settings = await cli.request("settings:get", {});
-        if (key === undefined) cli.io.out(JSON.stringify(settings, null, 2));
+        if (key === undefined) cli.io.out(toJson(settings, 2));
         else {
           const value = getSettingAt(settings, key);
           const known = SETTING_KEYS.includes(key) || (value !== null && typeof value === "object");
           if (!known) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
           // A model subkey reads as null while no model is configured.
-          cli.io.out(JSON.stringify(value ?? null, null, 2));
+          cli.io.out(toJson(value ?? null, 2));
         }
         return true;
       }
@@ -194,7 +195,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           if (/^\s*[[{]/.test(text)) throw new CommandError(`${key}: the value is not valid JSON (${reasonOf(error)})`);
         }
         const settings = await cli.request("settings:set", { key, value });
-        cli.io.out(`${key} = ${JSON.stringify(getSettingAt(settings, key))}`);
+        cli.io.out(`${key} = ${toJson(getSettingAt(settings, key))}`);
         return true;
       }
       throw new UsageError(`settings takes "get" or "set", not "${action}"`);

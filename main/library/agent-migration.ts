@@ -13,6 +13,7 @@ import { replaceEntryJson } from "../store/repos/entry-json.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { entryTokens, toEntryRow } from "./entry-rows.ts";
 import type { SessionSource } from "./import-source.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /** Fields that hold entry ids (of the entry itself or of others) in any entry type. */
 const ID_FIELDS = ["id", "parentId", "firstKeptEntryId", "fromId", "targetId"] as const;
@@ -92,7 +93,7 @@ function remapEntryJson(json: string, ids: ReadonlyMap<string, string>): string 
       changed = true;
     }
   }
-  return changed ? JSON.stringify(entry) : json;
+  return changed ? toJson(entry) : json;
 }
 
 /**
@@ -153,7 +154,7 @@ export function adoptAgentMigration(db: Database, row: SessionRow, source: Sessi
     data_json: string;
   }[];
   const setOp = db.prepare("UPDATE edit_ops SET data_json = ? WHERE op_id = ?");
-  for (const op of ops) setOp.run(JSON.stringify(remapDeep(JSON.parse(op.data_json), ids)), op.op_id);
+  for (const op of ops) setOp.run(toJson(remapDeep(JSON.parse(op.data_json), ids)), op.op_id);
   // The replaced entries' JSON blocks are no longer read.
   db.prepare(
     `DELETE FROM entry_blocks WHERE sid = ?

@@ -12,6 +12,7 @@ import { entryIdExists } from "../store/repos/entries.ts";
 import { getSessionRow, insertSession, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { editHistory, effectiveViewLeaf, requireAnySession, requireSession } from "./load.ts";
 import { appendSessionEntries } from "./write.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /** The view leaf as stored: the chosen id, or "follow the file's last entry" (set = 0). */
 export interface LeafState {
@@ -80,7 +81,7 @@ export function insertFork(db: Database, fork: ForkCopy): void {
     header_id: fork.header.id,
     dialect: fork.dialect,
     original_version: 3,
-    header_json: JSON.stringify(fork.header),
+    header_json: toJson(fork.header),
     header_line: 1,
     cwd: typeof fork.header.cwd === "string" ? fork.header.cwd : "",
     created: typeof fork.header.timestamp === "string" ? fork.header.timestamp : now,

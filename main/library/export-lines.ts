@@ -16,6 +16,7 @@ import type { SessionRow } from "../store/repos/sessions.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { type ArchivedCut, archivedCut } from "./export-archived.ts";
 import { requireSession } from "./load.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /** Characters gathered before a chunk is handed out (a longer line is a chunk of its own). */
 export const CHUNK_CHARS = 1 << 20;
@@ -63,7 +64,7 @@ export function exportChunks(db: Database, sessionId: string, options: ExportOpt
 
 function headerText(row: SessionRow): string {
   return row.canopy_title !== null && row.dialect === "omp"
-    ? JSON.stringify({ ...(JSON.parse(row.header_json) as Record<string, unknown>), title: row.canopy_title })
+    ? toJson({ ...(JSON.parse(row.header_json) as Record<string, unknown>), title: row.canopy_title })
     : row.header_json;
 }
 
@@ -96,7 +97,7 @@ function* lines(db: Database, row: SessionRow, options: ExportOptions, cut: Arch
         if (e.id !== null && omit.has(e.id)) continue;
         text = e.json;
         if (e.id !== null && moved.has(e.id)) {
-          text = JSON.stringify({
+          text = toJson({
             ...(JSON.parse(text) as Record<string, unknown>),
             parentId: moved.get(e.id),
           });
@@ -137,7 +138,7 @@ function* lines(db: Database, row: SessionRow, options: ExportOptions, cut: Arch
       timestamp: now,
       name: row.canopy_title,
     };
-    pending.push(JSON.stringify(info));
+    pending.push(toJson(info));
     count++;
   }
   let resumeEntryId: string | undefined;
@@ -151,7 +152,7 @@ function* lines(db: Database, row: SessionRow, options: ExportOptions, cut: Arch
       customType: RESUME_CUSTOM_TYPE,
       data: { leafId: options.leafId },
     };
-    pending.push(JSON.stringify(marker));
+    pending.push(toJson(marker));
     count++;
   }
   if (pending.length > 0) yield `${pending.join("\n")}\n`;

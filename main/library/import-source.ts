@@ -18,6 +18,7 @@ import {
 } from "../../core/session/jsonl.ts";
 import { countNewlines, decodeUtf8 } from "./files.ts";
 import { lineReader } from "./import-state.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 export interface Chunk {
   entries: ParsedEntryLine[];
@@ -187,7 +188,7 @@ export interface MigratedLine {
 
 /** The JSON text of a migrated entry: the text migration wrote from its line, or the entry serialised. */
 function migratedText(item: ParsedEntryLine): string {
-  return item.json ?? JSON.stringify(item.entry);
+  return item.json ?? toJson(item.entry);
 }
 
 /**
@@ -389,7 +390,7 @@ export function openSource(buffer: Buffer): OpenedSource {
       header: head.header,
       headerLine,
       // A migrated header (version 3 now) is written anew; a v3 one is kept as it is.
-      headerJson: migration ? JSON.stringify(head.header) : lineReader(headText, 1)(headerLine),
+      headerJson: migration ? toJson(head.header) : lineReader(headText, 1)(headerLine),
       originalVersion: head.originalVersion,
       migrated: migration !== null,
       headMalformed: head.malformed,

@@ -15,6 +15,7 @@ import { statsAfterAppend } from "./append-stats.ts";
 import { toEntryRow } from "./entry-rows.ts";
 import { requireSession } from "./load.ts";
 import { refreshSessionStats } from "./stats.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /** Appends `entries` (in order) in one transaction; returns them as stored. */
 export function appendSessionEntries(
@@ -25,7 +26,7 @@ export function appendSessionEntries(
   return writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
     let seq = Math.max(maxSeq(db, row.sid), row.header_line);
-    const rows = entries.map((entry) => toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy"));
+    const rows = entries.map((entry) => toEntryRow(entry, ++seq, toJson(entry), "canopy"));
     // Worked out before the insert: whether the new ids are new is one index lookup each.
     const patch = statsAfterAppend(db, row, entries, rows);
     insertEntries(db, row.sid, rows);

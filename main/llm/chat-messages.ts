@@ -5,6 +5,7 @@
  */
 import type { ImageContent, LlmMessage, TextContent, ToolCall } from "../../core/session/entries.ts";
 import { planRequest, type RequestOptions } from "../../core/session/request-messages.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 export type OpenAiContentPart =
   | { type: "text"; text: string }
@@ -124,7 +125,7 @@ export function toOpenAiMessages(
             tool_calls: toolCalls.map((call) => ({
               id: mapId(call.id),
               type: "function" as const,
-              function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) },
+              function: { name: call.name, arguments: toJson(call.arguments ?? {}) },
             })),
           }),
     });

@@ -29,6 +29,7 @@ import {
 import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
 import { loadToolOutputs } from "./tool-outputs.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /**
  * UNCHANGED_STATS: pruning and restoring rewrite only the message of tool-result entries (same
@@ -159,7 +160,7 @@ export function applyPrune(
     const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
     if (entry?.message.role !== "toolResult") continue;
     const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
-    rows.push({ entryId: candidate.entryId, json: JSON.stringify(pruned), tokens: entryTokens(pruned) });
+    rows.push({ entryId: candidate.entryId, json: toJson(pruned), tokens: entryTokens(pruned) });
   }
   // One transaction; no cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
   writeTransaction(ctx.db, () => planned.write(sid, rows))();

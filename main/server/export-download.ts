@@ -15,6 +15,7 @@ import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../core/api/contract.
 import type { ApiResult, ExportResult } from "../../core/api/dto.ts";
 import type { Api } from "../api/dispatch.ts";
 import { removeStaleTempsIn, tempPathFor } from "../library/output-temp.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 /**
  * Where downloads are spooled: a folder of their own next to the library (the system's temp
@@ -26,7 +27,7 @@ function spoolFolder(api: Api): string {
 
 function sendJson(res: ServerResponse, result: ApiResult<unknown>): void {
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(result));
+  res.end(toJson(result));
 }
 
 /**
@@ -41,7 +42,7 @@ export async function sendExportDownload(api: Api, input: unknown, res: ServerRe
     res.writeHead(200, {
       "content-type": EXPORT_FILE_TYPE,
       "content-length": Buffer.byteLength(text),
-      [EXPORT_RESULT_HEADER]: encodeURIComponent(JSON.stringify(rest)),
+      [EXPORT_RESULT_HEADER]: encodeURIComponent(toJson(rest)),
     });
     res.end(text);
     return;
@@ -63,7 +64,7 @@ export async function sendExportDownload(api: Api, input: unknown, res: ServerRe
   res.writeHead(200, {
     "content-type": EXPORT_FILE_TYPE,
     "content-length": fs.fstatSync(fd).size,
-    [EXPORT_RESULT_HEADER]: encodeURIComponent(JSON.stringify(rest)),
+    [EXPORT_RESULT_HEADER]: encodeURIComponent(toJson(rest)),
   });
   try {
     await pipeline(fs.createReadStream("", { fd }), res);

@@ -13,6 +13,7 @@ import type { Api } from "../api/dispatch.ts";
 import { sendExportDownload } from "./export-download.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
 import { serveStatic } from "./static.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** The page never sends anything over the event socket: a larger frame closes it. */
@@ -108,7 +109,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     if (url.pathname.startsWith("/api/")) {
       if (!tokenMatches(token, req.headers["x-canopy-token"] as string | undefined)) {
         res.writeHead(401, { "content-type": "application/json" });
-        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: WRONG_TOKEN_MESSAGE } }));
+        res.end(toJson({ ok: false, error: { code: "invalid_input", message: WRONG_TOKEN_MESSAGE } }));
         return;
       }
       if (req.method !== "POST") {
@@ -121,7 +122,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
         input = body.length > 0 ? JSON.parse(body) : {};
       } catch (error) {
         res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ ok: false, error: { code: "invalid_input", message: String(error) } }));
+        res.end(toJson({ ok: false, error: { code: "invalid_input", message: String(error) } }));
         return;
       }
       const channel = channelOf(url.pathname);
@@ -132,7 +133,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
       }
       const result = await api.callUnknown(channel, input);
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(result));
+      res.end(toJson(result));
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -161,7 +162,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
   });
   const unsubscribe = api.ctx.events.subscribe((name, payload) => {
-    const message = JSON.stringify({ event: name, payload });
+    const message = toJson({ event: name, payload });
     for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(message);
   });
 

@@ -6,6 +6,7 @@
 import type { Database } from "better-sqlite3";
 import { nowIso, stmt } from "../statements.ts";
 import type { EntryShape } from "./entries.ts";
+import { toJson } from "../../../core/text/json-deep.ts";
 
 export type OpState = "done" | "undone";
 
@@ -22,7 +23,7 @@ export function recordOp(db: Database, sid: number, kind: string, data: unknown)
   const result = stmt(
     db,
     "INSERT INTO edit_ops (sid, kind, state, data_json, created_at) VALUES (?, ?, 'done', ?, ?)",
-  ).run(sid, kind, JSON.stringify(data), nowIso());
+  ).run(sid, kind, toJson(data), nowIso());
   return Number(result.lastInsertRowid);
 }
 
@@ -58,7 +59,7 @@ export function nextOpKinds(db: Database, sid: number): { undo: string | null; r
 
 /** Rewrites what an operation recorded (undo of an edit notes how it was undone, for its redo). */
 export function setOpData(db: Database, opId: number, data: unknown): void {
-  stmt(db, "UPDATE edit_ops SET data_json = ? WHERE op_id = ?").run(JSON.stringify(data), opId);
+  stmt(db, "UPDATE edit_ops SET data_json = ? WHERE op_id = ?").run(toJson(data), opId);
 }
 
 export function setOpState(db: Database, opId: number, state: OpState): void {

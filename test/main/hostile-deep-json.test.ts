@@ -1,0 +1,109 @@
+// Hostile input (Foundation): entries nested thousands of levels deep (a tool call's arguments, a
+// tool result's details, a custom entry's data, a compaction's details) go through the CLI, the
+// API, a chat turn and a compaction like any other, where JSON.stringify's recursion overflowed.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { toJson } from "../../core/text/json-deep.ts";
+import { runCliCaptured } from "../helpers/cli.ts";
+import { closeServedHarness, type ServedHarness, startServedHarness } from "./pipelines/harness.ts";
+
+const ts = "2026-01-01T00:00:00Z";
+const deepArray = (d: number) => `${"[".repeat(d)}0${"]".repeat(d)}`;
+const deepObject = (d: number) => `${'{"a":'.repeat(d)}1${"}".repeat(d)}`;
+const usage = '"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2}';
+
+/** A session whose tool call arguments, tool result details, custom data and compaction details nest `depth` deep. */
+function deepSession(depth: number): string {
+  return [
+    `{"type":"session","version":3,"id":"deep","timestamp":"${ts}","cwd":"/x"}`,
+    `{"type":"message","id":"u1","parentId":null,"timestamp":"${ts}","message":{"role":"user","content":"hello deepword"}}`,
+    `{"type":"message","id":"a1","parentId":"u1","timestamp":"${ts}","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":${deepObject(depth)}}],"provider":"p","model":"m",${usage},"stopReason":"toolUse","timestamp":1}}`,
+    `{"type":"message","id":"t1","parentId":"a1","timestamp":"${ts}","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"output"}],"details":${deepArray(depth)},"isError":false,"timestamp":2}}`,
+    `{"type":"custom","id":"cu1","parentId":"t1","timestamp":"${ts}","customType":"x","data":${deepObject(depth)}}`,
+    `{"type":"compaction","id":"k1","parentId":"cu1","timestamp":"${ts}","summary":"sum","firstKeptEntryId":"u1","tokensBefore":100,"details":${deepObject(depth)}}`,
+    `{"type":"message","id":"u2","parentId":"k1","timestamp":"${ts}","message":{"role":"user","content":"last"}}`,
+  ].join("\n").concat("\n");
+}
+
+describe("toJson writes any depth as JSON.stringify would", () => {
+  it("gives JSON.stringify's text for values nested past its recursion, indented or not", () => {
+    const inner = { a: 1, b: undefined, c: [{ d: null }, [], undefined, "x\"\n"], e: {}, f: new Date(0), g: Number.NaN };
+    let value: unknown = inner;
+    for (let i = 0; i < 20_000; i++) value = [value];
+    expect(() => JSON.stringify(value)).toThrow(RangeError);
+    expect(toJson(value)).toBe(`${"[".repeat(20_000)}${JSON.stringify(inner)}${"]".repeat(20_000)}`);
+    let small: unknown = inner;
+    for (let i = 0; i < 3; i++) small = [small];
+    let sixThousand: unknown = inner;
+    for (let i = 0; i < 6_000; i++) sixThousand = [sixThousand];
+    const indented = toJson(sixThousand, 2);
+    expect(indented.replace(/\s+/g, "")).toBe(toJson(sixThousand).replace(/\s+/g, ""));
+    expect(indented.split("\n")[6_000]).toBe(`${"  ".repeat(6_000)}{`);
+    expect(toJson(small, 2)).toBe(JSON.stringify(small, null, 2));
+  });
+
+  it("writes a value too deep to indent within a string's length compactly instead of failing", () => {
+    const value = JSON.parse(deepArray(100_000));
+    expect(toJson(value, 2)).toBe(deepArray(100_000));
+  });
+});
+
+describe("a session nested thousands of levels deep, through the CLI", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-deep-json-"));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it.each([5_000, 100_000])("context, context --json, --request, compact --dry-run, fork and export work at depth %i", async (depth) => {
+    const file = path.join(dir, "deep.jsonl");
+    const text = deepSession(depth);
+    fs.writeFileSync(file, text);
+    const db = ["--db", path.join(dir, "library.db")];
+    expect((await runCliCaptured(["import", file, ...db])).code).toBe(0);
+    const context = await runCliCaptured(["context", "deep", ...db]);
+    expect(context.err).toBe("");
+    expect(context.out).toContain("hello deepword");
+    const json = await runCliCaptured(["context", "deep", "--json", ...db]);
+    expect(json.err).toBe("");
+    const messages = JSON.parse(json.out) as { role: string; content: unknown }[];
+    expect(messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "toolResult", "user"]);
+    expect(JSON.stringify(messages[0])).toContain("sum");
+    const request = await runCliCaptured(["context", "deep", "--json", "--request", ...db]);
+    expect(request.err).toBe("");
+    expect(request.code).toBe(0);
+    const plan = await runCliCaptured(["compact", "deep", "--dry-run", ...db]);
+    expect(plan.err).toBe("");
+    expect(plan.code).toBe(0);
+    const fork = await runCliCaptured(["fork", "deep", "a1", ...db]);
+    expect(fork.err).toBe("");
+    expect(fork.code).toBe(0);
+    const out = path.join(dir, "out.jsonl");
+    expect((await runCliCaptured(["export", "deep", "--out", out, "--force", ...db])).code).toBe(0);
+    expect(fs.readFileSync(out, "utf8")).toBe(text);
+  });
+});
+
+describe("a session nested thousands of levels deep, with a model", () => {
+  let served: ServedHarness;
+  beforeEach(async () => {
+    served = await startServedHarness({ model: true });
+  });
+  afterEach(async () => closeServedHarness(served));
+
+  it("takes a chat turn, sending the deep tool call arguments as they are, and compacts", async () => {
+    const { h, server } = served;
+    const file = path.join(h.dir, "deep.jsonl");
+    fs.writeFileSync(file, deepSession(5_000));
+    const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    const turn = await h.call("chat:send", { sessionId, text: "go on" });
+    expect(turn).toBeTruthy();
+    const body = server.requests.at(-1)?.body as { messages: { tool_calls?: { function: { arguments: string } }[] }[] };
+    const args = body.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.arguments);
+    expect(args).toEqual([deepObject(5_000)]);
+    expect((await h.call("compaction:run", { sessionId })).shortSummary).toBeTruthy();
+    expect((await h.call("session:tree", { sessionId })).nodes.length).toBeGreaterThan(6);
+  });
+});
