@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toJson } from "../../core/text/json-deep.ts";
+import { startBrowserMode } from "../../main/serve.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
 import { closeServedHarness, type ServedHarness, SessionFile, sized, startServedHarness } from "./pipelines/harness.ts";
 
@@ -127,5 +128,35 @@ describe("a session nested thousands of levels deep, with a model", () => {
     expect(navigated.summaryEntryId).toBeTruthy();
     const detail = await h.call("session:get", { sessionId });
     expect(detail.entries.length).toBe(12);
+  });
+});
+
+describe("a session nested 100,000 deep, in browser mode", () => {
+  it("is answered over HTTP (session:get, context:get) where the response failed to serialise", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-deep-serve-"));
+    const renderer = path.join(dir, "renderer");
+    fs.mkdirSync(renderer);
+    fs.writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
+    const mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir: renderer, seedDemo: false });
+    try {
+      const post = async (channel: string, body: unknown) => {
+        const response = await fetch(`http://127.0.0.1:${mode.port}/api/${channel}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-canopy-token": mode.token },
+          body: JSON.stringify(body),
+        });
+        return JSON.parse(await response.text()) as { ok: boolean; value?: unknown; error?: unknown };
+      };
+      const file = path.join(dir, "deep.jsonl");
+      fs.writeFileSync(file, deepSession(100_000));
+      expect((await post("library:import", { path: file })).ok).toBe(true);
+      const detail = await post("session:get", { sessionId: "deep" });
+      expect(detail.error).toBeUndefined();
+      expect((detail.value as { entries: unknown[] }).entries).toHaveLength(6);
+      expect((await post("context:get", { sessionId: "deep" })).ok).toBe(true);
+    } finally {
+      await mode.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
