@@ -114,6 +114,13 @@ describe("messageParts", () => {
     ]);
   });
 
+  it("shows tool call arguments nested 5,000 deep as their JSON, not as [object Object]", () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`) as Record<string, unknown>;
+    const [part] = messageParts(assistant([{ type: "toolCall", id: "c1", name: "x", arguments: deep }]));
+    const json = part?.kind === "toolCall" ? part.argumentsJson : "";
+    expect(json.replace(/\s+/g, "")).toBe(`${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`);
+  });
+
   it("shows tool output preformatted, with image placeholders", () => {
     expect(
       messageParts(

@@ -6,6 +6,7 @@
  */
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { countLines, cutForDisplay } from "../../../../core/text/display-cut.ts";
+import { toJson } from "../../../../core/text/json-deep.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 
 export type MessagePart =
@@ -44,7 +45,8 @@ export function base64Bytes(data: unknown): number {
 
 function prettyJson(value: unknown): string {
   try {
-    return JSON.stringify(value ?? {}, null, 2) ?? "{}";
+    // toJson: arguments nested thousands of levels deep are shown too, not "[object Object]".
+    return toJson(value ?? {}, 2) ?? "{}";
   } catch {
     // Arguments that cannot be serialized (cycles cannot come from JSON, but be safe): say so.
     return String(value);
