@@ -55,7 +55,7 @@ function pairEntries(stored: readonly EntryRow[], source: SessionSource): Pair[]
       const entry = (chunk.entries[i] as { entry: SessionEntry }).entry;
       const row = stored[pairs.length] as EntryRow;
       if (typeof entry.id !== "string" || entry.type !== row.type) return null;
-      if (!isDeepStrictEqual(withoutIds(entry as JsonObject), withoutIds(storedAsRead(row)))) return null;
+      if (!sameContent(withoutIds(entry as JsonObject), withoutIds(storedAsRead(row)))) return null;
       pairs.push({ stored: row, entry, json: chunk.jsonAt(i) });
     }
     if (pairs.length === stored.length) break;
@@ -69,6 +69,19 @@ function pairEntries(stored: readonly EntryRow[], source: SessionSource): Pair[]
     if ((entry as JsonObject).firstKeptEntryId !== (mapped(read.firstKeptEntryId) ?? undefined)) return null;
   }
   return pairs;
+}
+
+/**
+ * isDeepStrictEqual, which recurses: an entry nested thousands of levels deep is compared by its
+ * JSON text instead (the same value written in another key order then counts as different).
+ */
+function sameContent(a: JsonObject, b: JsonObject): boolean {
+  try {
+    return isDeepStrictEqual(a, b);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return toJson(a) === toJson(b);
+  }
 }
 
 /** Every string in `value` that is an old id, replaced by the new one (undo data, any shape). */

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { toJson } from "../../../core/text/json-deep.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { createHarness, type Harness, removeDir } from "../pipelines/harness.ts";
 import { jsonLines } from "./helpers.ts";
@@ -40,7 +41,7 @@ function migrateAsTheAgent(file: string): Line[] {
     delete line.firstKeptEntryIndex;
   }
   (lines[0] as Line).version = 3;
-  fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+  fs.writeFileSync(file, `${lines.map((line) => toJson(line)).join("\n")}\n`);
   return lines;
 }
 
@@ -160,5 +161,23 @@ describe("a v1 file migrated by its agent after import", () => {
     expect(report.files[0]?.problems.map((p) => p.kind)).toContain("file_rewritten");
     expect(countEntries()).toBe(entries * 2);
     expect((await h.call("session:get", { sessionId })).entries).toHaveLength(entries * 2);
+  });
+});
+
+describe("a v1 file with an entry nested 20,000 deep, migrated by its agent", () => {
+  it("stays one session under the agent's ids, where pairing the entries overflowed the stack", async () => {
+    const file = path.join(h.dir, "deep.v1.jsonl");
+    const lines = fs.readFileSync(fixturePath("real-before-compaction.v1.jsonl"), "utf8").trimEnd().split("\n");
+    const deep = `${"[".repeat(20_000)}0${"]".repeat(20_000)}`;
+    lines[1] = `${(lines[1] as string).slice(0, -1)},"deepDetails":${deep}}`;
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    const entries = countEntries();
+    const migrated = migrateAsTheAgent(file);
+    const report = await h.call("library:import", { path: file });
+    expect(report.files[0]).toMatchObject({ sessionId, status: "updated", entriesAdded: 0 });
+    expect(countEntries()).toBe(entries);
+    const tree = await h.call("session:get", { sessionId });
+    expect(tree.entries.map((e) => e.entry.id)).toEqual(migrated.slice(1).map((line) => line.id));
   });
 });
