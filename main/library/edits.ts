@@ -37,6 +37,7 @@ import {
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
 import { currentLabel, structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
+import { toJson } from "../../core/text/json-deep.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -93,6 +94,16 @@ function replaceText(content: unknown, text: string): unknown {
   return out;
 }
 
+/** structuredClone, which recurses: an entry nested thousands of levels deep is copied through its JSON. */
+function deepCopy(entry: SessionEntry): SessionEntry {
+  try {
+    return structuredClone(entry);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return JSON.parse(toJson(entry)) as SessionEntry;
+  }
+}
+
 function editedCopy(
   entry: SessionEntry,
   id: string,
@@ -100,7 +111,7 @@ function editedCopy(
   text: string,
   now: Date,
 ): SessionEntry {
-  const copy = structuredClone(entry) as SessionEntry & Loose;
+  const copy = deepCopy(entry) as SessionEntry & Loose;
   copy.id = id;
   copy.parentId = parentId;
   copy.timestamp = now.toISOString();

@@ -108,6 +108,23 @@ describe("a session nested thousands of levels deep, with a model", () => {
     expect((await h.call("session:tree", { sessionId })).nodes.length).toBeGreaterThan(6);
   });
 
+  it("edits a user message whose content nests 5,000 deep, keeping the deep part in the copy", async () => {
+    const { h } = served;
+    const text = deepSession(5_000).replace(
+      '"content":"hello deepword"',
+      `"content":[{"type":"text","text":"hello deepword","extra":${deepObject(5_000)}}]`,
+    );
+    const file = path.join(h.dir, "edit.jsonl");
+    fs.writeFileSync(file, text);
+    const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    const edited = await h.call("edits:edit-message", { sessionId, entryId: "u1", text: "hello again" });
+    const copyId = edited.entryId as string;
+    const exported = (await h.call("session:export", { sessionId })).text ?? "";
+    const copyLine = exported.split("\n").find((line) => line.includes(`"id":"${copyId}"`)) ?? "";
+    expect(copyLine).toContain("hello again");
+    expect(copyLine).toContain(deepObject(5_000));
+  });
+
   it("summarizes the branch it leaves and prunes, then restores, a tool result nested 5,000 deep", async () => {
     const { h } = served;
     const deep = deepArray(5_000);
