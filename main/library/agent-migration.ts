@@ -86,12 +86,22 @@ function sameContent(a: JsonObject, b: JsonObject): boolean {
 
 /** Every string in `value` that is an old id, replaced by the new one (undo data, any shape). */
 function remapDeep(value: unknown, ids: ReadonlyMap<string, string>): unknown {
-  if (typeof value === "string") return ids.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((item) => remapDeep(item, ids));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, remapDeep(item, ids)]));
+  // An explicit stack, not recursion: undo data may hold an entry nested thousands of levels deep.
+  const map = (item: unknown): unknown => (typeof item === "string" ? (ids.get(item) ?? item) : item);
+  const copyOf = (item: unknown): unknown =>
+    Array.isArray(item) ? [...item] : item !== null && typeof item === "object" ? { ...item } : map(item);
+  const root = copyOf(value);
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const holder = stack.pop() as Record<string, unknown> | unknown[];
+    if (holder === null || typeof holder !== "object") continue;
+    for (const key of Object.keys(holder)) {
+      const next = copyOf((holder as Record<string, unknown>)[key]);
+      (holder as Record<string, unknown>)[key] = next;
+      if (next !== null && typeof next === "object") stack.push(next);
+    }
   }
-  return value;
+  return root;
 }
 
 /** An entry's JSON text with its id fields mapped (other fields, and their order, as they were). */

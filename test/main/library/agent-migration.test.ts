@@ -165,19 +165,24 @@ describe("a v1 file migrated by its agent after import", () => {
 });
 
 describe("a v1 file with an entry nested 20,000 deep, migrated by its agent", () => {
-  it("stays one session under the agent's ids, where pairing the entries overflowed the stack", async () => {
+  it("stays one session under the agent's ids with its edit's undo data, where pairing and remapping overflowed the stack", async () => {
     const file = path.join(h.dir, "deep.v1.jsonl");
     const lines = fs.readFileSync(fixturePath("real-before-compaction.v1.jsonl"), "utf8").trimEnd().split("\n");
     const deep = `${"[".repeat(20_000)}0${"]".repeat(20_000)}`;
     lines[1] = `${(lines[1] as string).slice(0, -1)},"deepDetails":${deep}}`;
     fs.writeFileSync(file, `${lines.join("\n")}\n`);
     const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    // An edit of the deep message: its undo data holds the deep copy, and follows the new ids.
+    const firstId = (await h.call("session:get", { sessionId })).entries[0]?.entry.id as string;
+    await h.call("edits:edit-message", { sessionId, entryId: firstId, text: "edited" });
     const entries = countEntries();
     const migrated = migrateAsTheAgent(file);
     const report = await h.call("library:import", { path: file });
     expect(report.files[0]).toMatchObject({ sessionId, status: "updated", entriesAdded: 0 });
     expect(countEntries()).toBe(entries);
     const tree = await h.call("session:get", { sessionId });
-    expect(tree.entries.map((e) => e.entry.id)).toEqual(migrated.slice(1).map((line) => line.id));
+    expect(tree.entries.slice(0, -1).map((e) => e.entry.id)).toEqual(migrated.slice(1).map((line) => line.id));
+    expect(tree.entries.at(-1)?.entry.parentId).toBe(null);
+    expect((await h.call("edits:undo", { sessionId })).operation).toBe("edit-message");
   });
 });
