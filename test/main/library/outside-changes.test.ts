@@ -3,10 +3,8 @@
 // changed (import, label, compact, delete, undelete); an idle library and read-only commands announce
 // nothing; this process's own writes — its connection, its import thread, search indexing —
 // are announced once, by whoever made them, never again by the poll.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
@@ -16,10 +14,10 @@ import type { AppContext } from "../../../main/api/types.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { getSessionSummary, listSessions } from "../../../main/library/load.ts";
 import { type OutsideChanges, watchOutsideChanges } from "../../../main/library/outside-changes.ts";
-import { fixturePath, repoRoot } from "../../helpers/fixtures.ts";
+import { fixturePath } from "../../helpers/fixtures.ts";
+import { cliOn, quietFor, waitHeard } from "../../helpers/outside-writer.ts";
 import { makeTempDir } from "../store/helpers.ts";
 
-const run = promisify(execFile);
 const TREE_00 = "01a2361e-31af-75a7-95c2-9bc5d25359f5";
 const TREE_02_FILE = fixturePath("tree-02.jsonl");
 const POLL_MS = 100;
@@ -61,26 +59,12 @@ afterEach(async () => {
 });
 
 /** The real CLI in a process of its own, on the same library. */
-async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    ["--experimental-strip-types", path.join(repoRoot, "main", "cli.ts"), ...args, "--db", dbPath],
-    { cwd: repoRoot, env: { ...process.env, CANOPY_NO_DEMO: "1" } },
-  );
-  return stdout;
-}
+const cli = (...args: string[]) => cliOn(dbPath, ...args);
 
-async function waitFor(what: string, test: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > until)
-      throw new Error(`not heard within ${ms} ms: ${what}; heard ${JSON.stringify(heard)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (what: string, test: () => boolean, ms?: number) => waitHeard(what, test, heard, ms);
 
 /** Several polls' time, for what must not happen. */
-const quiet = (ms = 6 * POLL_MS) => new Promise((resolve) => setTimeout(resolve, ms));
+const quiet = (ms = 6 * POLL_MS) => quietFor(ms);
 
 const libraryChanged = (sessionId: string) =>
   heard.filter((e) => e.name === "library:changed" && e.payload.sessionIds.includes(sessionId));

@@ -5,9 +5,7 @@
 // the poll; folder changes (another row of the settings table) and a set to the same value are
 // not. A set that names the value its window showed (`expected`) is refused when the key holds
 // another by now, so a stale window never overwrites a change made elsewhere.
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Events } from "../../../core/api/contract.ts";
@@ -17,10 +15,9 @@ import type { AppContext } from "../../../main/api/types.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { type OutsideChanges, watchOutsideChanges } from "../../../main/library/outside-changes.ts";
 import { loadSettings } from "../../../main/settings/store.ts";
-import { repoRoot } from "../../helpers/fixtures.ts";
+import { cliOn, quietFor, waitHeard } from "../../helpers/outside-writer.ts";
 import { makeTempDir } from "../store/helpers.ts";
 
-const run = promisify(execFile);
 const POLL_MS = 100;
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -50,26 +47,12 @@ afterEach(async () => {
 });
 
 /** The real CLI in a process of its own, on the same library. */
-async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    ["--experimental-strip-types", path.join(repoRoot, "main", "cli.ts"), ...args, "--db", dbPath],
-    { cwd: repoRoot, env: { ...process.env, CANOPY_NO_DEMO: "1" } },
-  );
-  return stdout;
-}
+const cli = (...args: string[]) => cliOn(dbPath, ...args);
 
-async function waitFor(what: string, test: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > until)
-      throw new Error(`not heard within ${ms} ms: ${what}; heard ${JSON.stringify(heard)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (what: string, test: () => boolean, ms?: number) => waitHeard(what, test, heard, ms);
 
 /** Several polls' time, for what must not happen. */
-const quiet = (ms = 6 * POLL_MS) => new Promise((resolve) => setTimeout(resolve, ms));
+const quiet = (ms = 6 * POLL_MS) => quietFor(ms);
 
 async function set(key: string, value: unknown, expected?: { value: unknown }) {
   return api.call("settings:set", { key, value, ...(expected ? { expected: expected.value } : {}) });
