@@ -88,29 +88,42 @@ function readsBy(fn: () => void): { bytes: number; rows: number } {
   const statement = Object.getPrototypeOf(ctx.db.prepare("SELECT 1")) as {
     all(...args: unknown[]): unknown[];
   };
-  const readSync = vi.spyOn(fs, "readSync");
-  const readFileSync = vi.spyOn(fs, "readFileSync");
+  const reads = countSyncReads();
   const all = vi.spyOn(statement, "all");
   try {
     fn();
-    const fromReads = readSync.mock.results.reduce(
-      (sum, r) => sum + (r.type === "return" ? (r.value as number) : 0),
-      0,
-    );
-    const fromFiles = readFileSync.mock.results.reduce(
-      (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
-      0,
-    );
     const rows = all.mock.results.reduce(
       (sum, r) => sum + (r.type === "return" ? (r.value as unknown[]).length : 0),
       0,
     );
-    return { bytes: fromReads + fromFiles, rows };
+    return { bytes: reads.bytes(), rows };
   } finally {
-    readSync.mockRestore();
-    readFileSync.mockRestore();
+    reads.restore();
     all.mockRestore();
   }
+}
+
+/** Counts the bytes read synchronously from files (fs.readSync, fs.readFileSync) until restored. */
+function countSyncReads(): { bytes(): number; restore(): void } {
+  const readSync = vi.spyOn(fs, "readSync");
+  const readFileSync = vi.spyOn(fs, "readFileSync");
+  return {
+    bytes: () =>
+      readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
+      readFileSync.mock.results.reduce(
+        (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+        0,
+      ),
+    restore: () => {
+      readSync.mockRestore();
+      readFileSync.mockRestore();
+    },
+  };
+}
+
+/** The app's watcher on this library, quick to react; `log` collects its one-line reports. */
+function startQuickWatcher(log: (message: string) => void = () => {}) {
+  return startLibraryWatcher(ctx, { debounceMs: 20, maxWaitMs: 200, agentFolders: () => [], log });
 }
 
 const bytesReadBy = (fn: () => void): number => readsBy(fn).bytes;
@@ -176,30 +189,18 @@ describe("live append to a large session file", () => {
   it("the watcher re-imports an append to a large file without reading all of it", async () => {
     const seen: string[] = [];
     ctx.events.subscribe((name) => seen.push(name));
-    const watcher = startLibraryWatcher(ctx, {
-      debounceMs: 20,
-      maxWaitMs: 200,
-      agentFolders: () => [],
-      log: () => {},
-    });
+    const watcher = startQuickWatcher();
     try {
       appendLine();
       await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 1), { timeout: 5000, interval: 20 });
-      const readSync = vi.spyOn(fs, "readSync");
-      const readFileSync = vi.spyOn(fs, "readFileSync");
+      const reads = countSyncReads();
       try {
         appendLine();
         await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 2), { timeout: 5000, interval: 20 });
-        const bytes =
-          readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
-          readFileSync.mock.results.reduce(
-            (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
-            0,
-          );
+        const bytes = reads.bytes();
         expect(bytes).toBeLessThan(fs.statSync(file).size / 5);
       } finally {
-        readSync.mockRestore();
-        readFileSync.mockRestore();
+        reads.restore();
       }
       expect(seen).toContain("session:changed");
       expectExact();
@@ -321,28 +322,16 @@ async function asWatcher(db: Database): Promise<ReturnType<typeof importLiveFile
 
 describe("the first live re-import after start", () => {
   it("the watcher reads the file's prefix off the serving thread (no synchronous read of it); hashes and figures stay exact", async () => {
-    const watcher = startLibraryWatcher(ctx, {
-      debounceMs: 20,
-      maxWaitMs: 200,
-      agentFolders: () => [],
-      log: () => {},
-    });
-    const readSync = vi.spyOn(fs, "readSync");
-    const readFileSync = vi.spyOn(fs, "readFileSync");
+    const watcher = startQuickWatcher();
+    const reads = countSyncReads();
     try {
       appendLine();
       await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 1), { timeout: 10_000, interval: 20 });
-      const bytes =
-        readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
-        readFileSync.mock.results.reduce(
-          (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
-          0,
-        );
+      const bytes = reads.bytes();
       // Two 64 kB windows, one check block, the new line; the ~10 MB prefix was read asynchronously.
       expect(bytes).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
     } finally {
-      readSync.mockRestore();
-      readFileSync.mockRestore();
+      reads.restore();
       watcher.close();
     }
     expectExact();
@@ -355,12 +344,7 @@ describe("the first live re-import after start", () => {
   it("the serving thread keeps taking other work while the watcher makes its first re-import", async () => {
     // The WAL of the import above copied, as the import thread does after an import.
     checkpointWal(ctx.db);
-    const watcher = startLibraryWatcher(ctx, {
-      debounceMs: 20,
-      maxWaitMs: 200,
-      agentFolders: () => [],
-      log: () => {},
-    });
+    const watcher = startQuickWatcher();
     // The re-import starts with the watcher's look at the file (fs.existsSync), and ends when the
     // row counts the new entry; turns of the event loop (other requests) in between are counted.
     const existsSync = vi.spyOn(fs, "existsSync");
@@ -401,28 +385,16 @@ describe("the first live re-import after start", () => {
     expect(needsLiveSeed(ctx.db, file)).toBe(false);
     appendLine();
     expect(needsLiveSeed(ctx.db, file)).toBe(true);
-    const watcher = startLibraryWatcher(ctx, {
-      debounceMs: 20,
-      maxWaitMs: 200,
-      agentFolders: () => [],
-      log: () => {},
-    });
-    const readSync = vi.spyOn(fs, "readSync");
-    const readFileSync = vi.spyOn(fs, "readFileSync");
+    const watcher = startQuickWatcher();
+    const reads = countSyncReads();
     try {
       // The append before the watcher started is re-imported with the next one.
       appendLine();
       await vi.waitFor(() => expect(row().entry_count).toBe(ENTRIES + 4), { timeout: 10_000, interval: 20 });
-      const bytes =
-        readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
-        readFileSync.mock.results.reduce(
-          (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
-          0,
-        );
+      const bytes = reads.bytes();
       expect(bytes).toBeLessThan(CHECK_BLOCK_BYTES + 256 * 1024);
     } finally {
-      readSync.mockRestore();
-      readFileSync.mockRestore();
+      reads.restore();
       watcher.close();
     }
     expectExact();
@@ -430,12 +402,7 @@ describe("the first live re-import after start", () => {
 
   it("the library closed while the watcher seeds: one logged line, no unhandled rejection", async () => {
     const logged: string[] = [];
-    const watcher = startLibraryWatcher(ctx, {
-      debounceMs: 20,
-      maxWaitMs: 200,
-      agentFolders: () => [],
-      log: (message) => logged.push(message),
-    });
+    const watcher = startQuickWatcher((message) => logged.push(message));
     const open = vi.spyOn(fs.promises, "open");
     try {
       appendLine();
