@@ -1,6 +1,7 @@
 // The sidebar's session filter, in Debian's Chromium (browser mode): its placeholder fits the box
 // whole at the sidebar's default width (300 px) and at the narrow window's (230 px), and the full
-// hint (what the filter looks in) is its accessible name and tooltip.
+// hint (what the filter looks in) is its accessible name and tooltip; the sort menu beside it
+// shows its longest choice whole at both widths.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifactsDir } from "../helpers/chromium.ts";
@@ -35,12 +36,27 @@ async function placeholderFits(): Promise<{ fits: boolean; placeholder: string }
   })()`)) as { fits: boolean; placeholder: string };
 }
 
+/** Whether the sort menu is as wide as its longest choice needs (a copy without width limits). */
+async function sortMenuFits(): Promise<{ shown: number; needed: number }> {
+  return (await app.page.evaluate(`(() => {
+    const select = document.querySelector(".session-list-controls select");
+    const copy = select.cloneNode(true);
+    copy.style.position = "absolute";
+    copy.style.maxWidth = "none";
+    copy.style.width = "auto";
+    select.parentElement.append(copy);
+    const needed = copy.offsetWidth;
+    copy.remove();
+    return { shown: select.offsetWidth, needed };
+  })()`)) as { shown: number; needed: number };
+}
+
 describe("the session filter", () => {
   it.each([
     { width: 1280, sidebar: 300 },
     { width: 1000, sidebar: 230 },
   ])(
-    "shows its whole placeholder in a $sidebar px sidebar, the full hint as name and tooltip",
+    "shows its whole placeholder and sort choices in a $sidebar px sidebar, the full hint as name and tooltip",
     async ({ width, sidebar }) => {
       const { page } = app;
       await page.setViewportSize({ width, height: 800 });
@@ -55,6 +71,11 @@ describe("the session filter", () => {
       expect(fit.placeholder).not.toBe("");
       expect(fit).toEqual({ fits: true, placeholder: fit.placeholder });
       expect(await filter.getAttribute("title")).toBe("Filter the list by title, first message or folder");
+      const sort = await sortMenuFits();
+      expect(
+        sort.shown,
+        `sort menu ${sort.shown} px wide, its longest choice needs ${sort.needed} px`,
+      ).toBeGreaterThanOrEqual(sort.needed);
       await aside.screenshot({ path: path.join(artifactsDir(), `session-filter-${sidebar}.png`) });
     },
   );

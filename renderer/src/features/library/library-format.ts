@@ -24,7 +24,7 @@ export function projectName(cwd: string): string {
 export type SessionSort = "modified" | "created" | "name" | "size";
 
 export const SESSION_SORTS: readonly { value: SessionSort; label: string }[] = [
-  { value: "modified", label: "Last modified" },
+  { value: "modified", label: "Modified" },
   { value: "created", label: "Created" },
   { value: "name", label: "Name" },
   { value: "size", label: "Size" },
