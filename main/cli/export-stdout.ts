@@ -7,7 +7,7 @@
 import type { RequestInput } from "../../core/api/contract.ts";
 import type { ExportResult } from "../../core/api/dto.ts";
 import { toApiError } from "../api/errors.ts";
-import { exportSessionToStream } from "../library/export.ts";
+import { exportOptionsOf, exportSessionToStream, withReimported } from "../library/export.ts";
 import { guardExport } from "../library/live-source.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
 import { type CliContext, CommandError } from "./context.ts";
@@ -25,12 +25,10 @@ export async function exportToOutput(
   try {
     assertLibraryInPlace(ctx.db, ctx.libraryFile);
     const live = guardExport(ctx, input.sessionId, undefined, input.confirmLiveFolder === true);
-    result = await exportSessionToStream(ctx.db, input.sessionId, write, {
-      ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
-      ...(input.withoutArchived ? { withoutArchived: true } : {}),
-      ...(input.originals ? { originals: true } : {}),
-    });
-    if (live && live.entriesAdded > 0) result = { ...result, reimportedEntries: live.entriesAdded };
+    result = withReimported(
+      await exportSessionToStream(ctx.db, input.sessionId, write, exportOptionsOf(input)),
+      live,
+    );
   } catch (error) {
     throw new CommandError(toApiError(error).message);
   }

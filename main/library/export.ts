@@ -8,6 +8,7 @@
  * parent links all resolve, export-archived.ts).
  */
 import path from "node:path";
+import type { RequestInput } from "../../core/api/contract.ts";
 import type { ExportResult } from "../../core/api/dto.ts";
 import type { Database } from "../store/open.ts";
 import { type ExportOptions, exportChunks, writeChunks, writeChunksAsync } from "./export-lines.ts";
@@ -15,6 +16,20 @@ import { requireSession } from "./load.ts";
 import { writeOutputFile } from "./output-file.ts";
 
 export { type ExportOptions, RESUME_CUSTOM_TYPE } from "./export-lines.ts";
+
+/** The export options a `session:export` request asks for (the handler's and the CLI's stdout export). */
+export function exportOptionsOf(input: RequestInput<"session:export">): ExportOptions {
+  return {
+    ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
+    ...(input.withoutArchived ? { withoutArchived: true } : {}),
+    ...(input.originals ? { originals: true } : {}),
+  };
+}
+
+/** The result, saying how many entries the live-source guard re-imported first (when any). */
+export function withReimported(result: ExportResult, live: { entriesAdded: number } | null | undefined): ExportResult {
+  return live && live.entriesAdded > 0 ? { ...result, reimportedEntries: live.entriesAdded } : result;
+}
 
 /** The whole JSONL text as one string (the contract's answer without an output path); reads only. */
 export function exportSession(db: Database, sessionId: string, options: ExportOptions = {}): ExportResult {

@@ -2,7 +2,7 @@
  * Handlers of the `session:` channels: a whole session, the view leaf (D14), and export (after
  * the live-file guard: a changed source is re-imported first, agent files are never written).
  */
-import { exportSession, exportSessionToFile } from "../../library/export.ts";
+import { exportOptionsOf, exportSession, exportSessionToFile, withReimported } from "../../library/export.ts";
 import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
 import { loadSessionTree } from "../../library/tree-nodes.ts";
@@ -18,15 +18,11 @@ export const sessionHandlers: AreaHandlers<"session"> = {
   },
   "session:export": (input, ctx) => {
     const live = guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
-    const options = {
-      ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
-      ...(input.withoutArchived ? { withoutArchived: true } : {}),
-      ...(input.originals ? { originals: true } : {}),
-    };
+    const options = exportOptionsOf(input);
     const result =
       input.outPath === undefined
         ? exportSession(ctx.db, input.sessionId, options)
         : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
-    return live && live.entriesAdded > 0 ? { ...result, reimportedEntries: live.entriesAdded } : result;
+    return withReimported(result, live);
   },
 };
