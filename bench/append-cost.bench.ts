@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MessageEntry } from "../core/session/entries.ts";
-import { randomEntryId } from "../core/session/ids.ts";
+import { randomEntryId, type UsedIds } from "../core/session/ids.ts";
 import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { toEntryRow } from "../main/library/entry-rows.ts";
@@ -28,33 +28,20 @@ type AppContext = ReturnType<typeof createAppContext>;
 const user = { role: "user", content: "Next step?", timestamp: 1 } as const;
 const reply = { role: "assistant", content: [{ type: "text", text: "Done." }], timestamp: 2 } as never;
 
-/** The append as it was: every id read for the new ones, every row recounted afterwards. */
-function oldChatAppend(ctx: AppContext, sessionId: string): void {
+/**
+ * A chat turn's append as it was: the new ids checked against `ids` (before: every id read;
+ * `StoredEntryIds` for a session with tree problems, whose old path differed only in its recount),
+ * then every row recounted.
+ */
+function oldChatAppend(
+  ctx: AppContext,
+  sessionId: string,
+  ids: (db: AppContext["db"], sid: number) => UsedIds & { add(id: string): unknown },
+): void {
   const { db } = ctx;
   writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
-    const used = storedEntryIds(db, row.sid);
-    let parentId = row.last_leaf_id;
-    let seq = Math.max(maxSeq(db, row.sid), row.header_line);
-    const timestamp = new Date().toISOString();
-    const rows = [user, reply].map((message) => {
-      const id = randomEntryId(used);
-      used.add(id);
-      const entry: MessageEntry = { type: "message", id, parentId, timestamp, message };
-      parentId = id;
-      return toEntryRow(entry, ++seq, JSON.stringify(entry), "canopy");
-    });
-    insertEntries(db, row.sid, rows);
-    refreshSessionStats(db, row);
-  })();
-}
-
-/** A chat turn's append on a session with tree problems as it was: new ids checked, then a full recount. */
-function oldProblemChatAppend(ctx: AppContext, sessionId: string): void {
-  const { db } = ctx;
-  writeTransaction(db, () => {
-    const row = requireSession(db, sessionId);
-    const used = new StoredEntryIds(db, row.sid);
+    const used = ids(db, row.sid);
     let parentId = row.last_leaf_id;
     let seq = Math.max(maxSeq(db, row.sid), row.header_line);
     const timestamp = new Date().toISOString();
@@ -153,7 +140,7 @@ export async function runAppendCostBench(options: { runs?: number } = {}): Promi
     const setup: Partial<Record<Op, () => Promise<unknown>>> = { oldUndo: label, undo: label };
     let labelId = "";
     const run: Record<Op, () => unknown> = {
-      old: () => oldChatAppend(ctx, sessionId),
+      old: () => oldChatAppend(ctx, sessionId, storedEntryIds),
       recount: () => refreshSessionStats(ctx.db, { sid, id: sessionId }),
       ids: () => storedEntryIds(ctx.db, sid),
       chat: () => appendMessageChain(ctx, target(ctx, sessionId), [user, reply]),
@@ -168,7 +155,7 @@ export async function runAppendCostBench(options: { runs?: number } = {}): Promi
         const result = await api.call("edits:undo", { sessionId });
         if (!result.ok || result.value.operation !== "label") throw new Error("the undo undid no label");
       },
-      oldProblemChat: () => oldProblemChatAppend(ctx, problemId),
+      oldProblemChat: () => oldChatAppend(ctx, problemId, (db, sid) => new StoredEntryIds(db, sid)),
       problemChat: () => appendMessageChain(ctx, target(ctx, problemId), [user, reply]),
     };
     const times = new Map<Op, number[]>();
