@@ -71,7 +71,6 @@ function piecesPrefix(pieces: readonly string[], length: number): string {
   return prefix;
 }
 
-/** flatten() of the pieces' concatenation. */
 /** The first `width` characters of the pieces' folded text, and whether it goes on past them. */
 function foldPieces(pieces: readonly string[], width: number): { text: string; cut: boolean } {
   let total = 0;
@@ -85,6 +84,7 @@ function foldPieces(pieces: readonly string[], width: number): { text: string; c
   }
 }
 
+/** flatten() of the pieces' concatenation. */
 function flattenPieces(pieces: readonly string[], width: number): string {
   const folded = foldPieces(pieces, width);
   return folded.cut ? `${folded.text.slice(0, Math.max(0, width - 1))}…` : folded.text;
