@@ -1,9 +1,12 @@
 /**
  * Electron transport: binds every contract channel to ipcMain.handle and forwards the event bus
  * to the app's pages. Requests are accepted only from the app's own top-level page; input is
- * validated by the dispatcher like on every other transport.
+ * validated by the dispatcher like on every other transport. Requests, answers and events cross
+ * as JSON text (core/api/wire.ts): IPC's structured clone fails on deeply nested entries.
  */
 import { CHANNELS } from "../core/api/contract.ts";
+import type { ApiResult } from "../core/api/dto.ts";
+import { decodeJson, encodeJson, type JsonText } from "../core/api/wire.ts";
 import type { Api } from "./api/dispatch.ts";
 
 /** The parts of an IpcMainInvokeEvent the sender check reads. */
@@ -12,12 +15,14 @@ export interface InvokeEvent {
 }
 
 export interface IpcMainLike {
-  handle(channel: string, listener: (event: InvokeEvent, input: unknown) => unknown): void;
+  /** The listener gets the request's JSON text (anything else is refused) and answers JSON text. */
+  handle(channel: string, listener: (event: InvokeEvent, text: unknown) => unknown): void;
   removeHandler(channel: string): void;
 }
 
 export interface EventTarget {
-  send(channel: string, payload: unknown): void;
+  /** `text`: the event's payload as JSON text. */
+  send(channel: string, text: string): void;
   getURL(): string;
 }
 
@@ -34,6 +39,32 @@ export const UNTRUSTED_SENDER = {
   error: { code: "invalid_input", message: "request from an untrusted page" },
 } as const;
 
+const NOT_JSON_TEXT = {
+  ok: false,
+  error: { code: "invalid_input", message: "the request's input is not JSON text" },
+} as const;
+
+/** The request's input from its JSON text; undefined when it is not JSON text. */
+function readInput(text: unknown): { input: unknown } | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    return { input: decodeJson(text as JsonText<unknown>) };
+  } catch {
+    return undefined; // answered with NOT_JSON_TEXT
+  }
+}
+
+/** One request as the main side answers it: the ApiResult's JSON text. */
+export async function answerRequest(
+  api: Api,
+  channel: string,
+  text: unknown,
+): Promise<JsonText<ApiResult<unknown>>> {
+  const read = readInput(text);
+  if (!read) return encodeJson<ApiResult<unknown>>(NOT_JSON_TEXT);
+  return encodeJson(await api.callUnknown(channel, read.input));
+}
+
 /** Only the app's own page, in its top-level frame, may call the API (no remote content is loaded). */
 export function isTrustedSender(event: InvokeEvent, isTrustedUrl: (url: string) => boolean): boolean {
   const frame = event.senderFrame;
@@ -42,15 +73,16 @@ export function isTrustedSender(event: InvokeEvent, isTrustedUrl: (url: string) 
 
 export function bindIpc(api: Api, options: IpcOptions): () => void {
   for (const channel of CHANNELS) {
-    options.ipcMain.handle(channel, (event, input) => {
-      if (!isTrustedSender(event, options.isTrustedUrl)) return UNTRUSTED_SENDER;
-      return api.callUnknown(channel, input);
+    options.ipcMain.handle(channel, (event, text) => {
+      if (!isTrustedSender(event, options.isTrustedUrl)) return encodeJson(UNTRUSTED_SENDER);
+      return answerRequest(api, channel, text);
     });
   }
   const unsubscribe = api.ctx.events.subscribe((name, payload) => {
-    for (const target of options.targets()) {
-      if (options.isTrustedUrl(target.getURL())) target.send(name, payload);
-    }
+    const targets = options.targets().filter((target) => options.isTrustedUrl(target.getURL()));
+    if (targets.length === 0) return;
+    const text = encodeJson(payload);
+    for (const target of targets) target.send(name, text);
   });
   return () => {
     unsubscribe();

@@ -1,6 +1,7 @@
 /**
- * The shape of `window.canopy` that the Electron preload builds from the contract, and that the
- * browser-mode client imitates over HTTP/WebSocket. The renderer's api.ts only talks to this.
+ * The object-valued bridge the renderer's api.ts talks to: built over the Electron preload's
+ * `window.canopy` (JSON text, see wire.ts bridgeFromWire) or by the browser-mode client over
+ * HTTP/WebSocket.
  */
 import type { Channel, EventName, Events, RequestInput, RequestOutput } from "./contract.ts";
 import type { ApiResult } from "./dto.ts";

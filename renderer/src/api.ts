@@ -1,6 +1,7 @@
 /**
- * The renderer's only door to Canopy's main side: `window.canopy` in Electron (preload), else the
- * browser-mode client (HTTP for requests, WebSocket for events, token from the page URL).
+ * The renderer's only door to Canopy's main side: `window.canopy` in Electron (preload; values
+ * cross it as JSON text, see core/api/wire.ts), else the browser-mode client (HTTP for requests,
+ * WebSocket for events, token from the page URL).
  * Unwraps ApiResult so callers get values or an ApiCallError with the main side's message.
  */
 import type { CanopyBridge, RequestFunctions } from "../../core/api/bridge.ts";
@@ -13,11 +14,12 @@ import {
   type RequestOutput,
 } from "../../core/api/contract.ts";
 import type { ApiErrorCode, ApiResult } from "../../core/api/dto.ts";
+import { bridgeFromWire, type CanopyWireBridge } from "../../core/api/wire.ts";
 import { browserExportFile, browserRequest } from "./browser-request.ts";
 
 declare global {
   interface Window {
-    canopy?: CanopyBridge;
+    canopy?: CanopyWireBridge;
   }
 }
 
@@ -90,7 +92,7 @@ function createBrowserBridge(): CanopyBridge {
   };
 }
 
-const bridge: CanopyBridge = window.canopy ?? createBrowserBridge();
+const bridge: CanopyBridge = window.canopy ? bridgeFromWire(window.canopy) : createBrowserBridge();
 
 export async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
   const fn = bridge.request[channel] as (input: RequestInput<C>) => Promise<ApiResult<RequestOutput<C>>>;

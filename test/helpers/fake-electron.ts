@@ -49,11 +49,13 @@ export function createFakeElectron(options: FakeElectronOptions = {}) {
   });
 
   class FakeWebContents extends EventEmitter {
+    /** Events sent to the page, their JSON text parsed (main sends only text: core/api/wire.ts). */
     sent: { channel: string; payload: unknown }[] = [];
     url = "";
     windowOpenHandler: ((details: { url: string }) => { action: string }) | undefined;
-    send(channel: string, payload: unknown) {
-      this.sent.push({ channel, payload });
+    send(channel: string, text: unknown) {
+      if (typeof text !== "string") throw new TypeError(`${channel}: an event must cross IPC as JSON text`);
+      this.sent.push({ channel, payload: JSON.parse(text) });
     }
     getURL() {
       return this.url;
@@ -153,11 +155,17 @@ export function createFakeElectron(options: FakeElectronOptions = {}) {
       handle: (channel: string, handler: Handler) => void handlers.set(channel, handler),
       removeHandler: (channel: string) => void handlers.delete(channel),
     },
-    /** A request as the preload would send it, from a page at `url` (a subframe when `parent`). */
-    invoke(channel: string, input: unknown, url: string, parent: unknown = null) {
+    /**
+     * A request as the preload sends it (JSON text), from a page at `url` (a subframe when
+     * `parent`); the answer's JSON text parsed.
+     */
+    async invoke(channel: string, input: unknown, url: string, parent: unknown = null) {
       const handler = handlers.get(channel);
       if (!handler) throw new Error(`no handler for ${channel}`);
-      return handler({ senderFrame: { url, parent } }, input);
+      const answer = await handler({ senderFrame: { url, parent } }, JSON.stringify(input));
+      if (typeof answer !== "string")
+        throw new TypeError(`${channel}: the answer must cross IPC as JSON text`);
+      return JSON.parse(answer) as unknown;
     },
     Menu: {
       buildFromTemplate: (template: unknown[]) => ({ template }),
