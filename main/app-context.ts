@@ -43,6 +43,8 @@ export interface AppContextOptions {
    * quiet (default false: a search indexes what waits first, as the CLI wants).
    */
   backgroundSearchIndex?: boolean;
+  /** The desktop app's save dialog (see AppContext.saveDialog); default none. */
+  saveDialog?: AppContext["saveDialog"];
 }
 
 export function createAppContext(options: AppContextOptions = {}): AppContext {
@@ -88,5 +90,6 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     searchIndexer,
     env: options.env ?? process.env,
     secrets: options.secrets ?? createEnvSecretStore(options.env ?? process.env),
+    saveDialog: options.saveDialog ?? null,
   };
 }

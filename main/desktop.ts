@@ -24,6 +24,7 @@ import { watchOutsideChanges } from "./library/outside-changes.ts";
 import { startLibraryWatcher } from "./library/watch.ts";
 import { buildMenuTemplate, type MenuActions } from "./menu.ts";
 import { createFileOpener, type FileOpener, sessionFilesFromArgv } from "./open-files.ts";
+import { createSaveDialog } from "./save-dialog.ts";
 import { createElectronSecretStore } from "./secrets.ts";
 import { guardWebContents, hardenSession, isAppUrl } from "./security.ts";
 import { defaultDatabasePath } from "./store/open.ts";
@@ -107,6 +108,8 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       dataDir,
       env: options.env,
     });
+    const focused = () =>
+      electron.BrowserWindow.getFocusedWindow() ?? electron.BrowserWindow.getAllWindows()[0];
     const ctx = createAppContext({
       dbPath,
       appDir: options.appDir,
@@ -114,6 +117,7 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       secrets,
       importThread: true,
       backgroundSearchIndex: true,
+      saveDialog: createSaveDialog(electron.dialog, focused),
     });
     const api = createApi(ctx);
     hardenSession(electron.session.defaultSession);
@@ -141,8 +145,6 @@ export function startDesktop(electron: DesktopElectron, options: DesktopOptions)
       emit,
     });
 
-    const focused = () =>
-      electron.BrowserWindow.getFocusedWindow() ?? electron.BrowserWindow.getAllWindows()[0];
     const choose = async (
       properties: ("openFile" | "openDirectory" | "multiSelections")[],
       title: string,

@@ -90,6 +90,11 @@ export interface Requests {
     output: ExportResult;
   };
   /**
+   * Desktop app: asks with the system's save dialog where to export the session (its file name
+   * suggested); null when the user cancels. The page then exports with that `outPath`, so the text
+   * is written by main as it is read and never crosses to the page. Elsewhere: "unsupported". */
+  "session:choose-export-path": { input: { sessionId: string }; output: { path: string | null } };
+  /**
    * What the model sees at a leaf (default: the view leaf). `blobImages`: images oh-my-pi keeps in
    * its blob store (`blob:sha256:…`) as their base64, as the agent loads them (SPEC §1.7);
    * without it they stay refs (the page shows placeholders). `agentMessages: false` leaves the
@@ -309,6 +314,7 @@ export const CHANNELS = [
   "session:tree",
   "session:set-view-leaf",
   "session:export",
+  "session:choose-export-path",
   "context:get",
   "compaction:preview",
   "compaction:run",

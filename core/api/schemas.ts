@@ -54,6 +54,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       confirmLiveFolder: z.boolean().optional(),
     })
     .strict(),
+  "session:choose-export-path": z.object({ sessionId }).strict(),
   "context:get": z
     .object({
       sessionId,

@@ -43,6 +43,11 @@ export interface AppContext {
   env: NodeJS.ProcessEnv;
   /** API keys: encrypted by the desktop app, or from the environment (browser mode, CLI). */
   secrets: SecretStore;
+  /**
+   * The desktop app's save dialog (`session:choose-export-path`): the path the user chose for a
+   * file named `suggestedName`, or null when cancelled. Null where there is none (browser mode, CLI).
+   */
+  saveDialog: ((suggestedName: string) => Promise<string | null>) | null;
 }
 
 export type Handler<C extends Channel> = (

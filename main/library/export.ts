@@ -38,6 +38,12 @@ export function exportSession(db: Database, sessionId: string, options: ExportOp
   return { text: parts.join(""), ...result };
 }
 
+/** The name an export is given where the user names only a folder: its source file's, else `<id>.jsonl`. */
+export function suggestedExportName(db: Database, sessionId: string): string {
+  const source = requireSession(db, sessionId).source_path;
+  return source === null ? `${sessionId}.jsonl` : path.basename(source);
+}
+
 /**
  * Exports to `outPath` (written as output-file.ts says: a regular file is replaced atomically),
  * chunk by chunk as the rows are read: the text is never in memory as a whole.
@@ -49,8 +55,7 @@ export function exportSessionToFile(
   options: ExportOptions = {},
 ): ExportResult {
   const chunks = exportChunks(db, sessionId, options);
-  const source = requireSession(db, sessionId).source_path;
-  const suggested = source === null ? `${sessionId}.jsonl` : path.basename(source);
+  const suggested = suggestedExportName(db, sessionId);
   let result: ExportResult = { lines: 0 };
   const written = writeOutputFile(
     outPath,

@@ -124,17 +124,16 @@ export function onEventsConnected(listener: () => void): () => void {
 export const transport = bridge.transport;
 
 /**
- * An export to download: in browser mode the file itself arrives (a Blob, see browserExportFile);
- * in the desktop app the contract's text, made a Blob here.
+ * An export to download, in browser mode: the file itself arrives (a Blob, see browserExportFile).
+ * The desktop app does not download: it saves where its save dialog says (export-slice.ts).
  */
 export async function exportForDownload(
   input: RequestInput<"session:export">,
 ): Promise<{ file: Blob; result: RequestOutput<"session:export"> }> {
-  if (bridge.transport === "browser") {
-    const answer = await browserExportFile(input, browserToken());
-    if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
-    return answer.value;
+  if (bridge.transport !== "browser") {
+    throw new ApiCallError("unsupported", "The desktop app saves an export through its save dialog.");
   }
-  const result = await call("session:export", input);
-  return { file: new Blob([result.text ?? ""], { type: "application/jsonl" }), result };
+  const answer = await browserExportFile(input, browserToken());
+  if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
+  return answer.value;
 }

@@ -142,6 +142,8 @@ export function createFakeElectron(options: FakeElectronOptions = {}) {
   };
   const menu = { template: undefined as unknown[] | undefined };
   const dialogResults: { canceled: boolean; filePaths: string[] }[] = [];
+  /** What the next save dialogs answer (cancelled when none is left). */
+  const saveDialogResults: { canceled: boolean; filePath: string }[] = [];
 
   return {
     log,
@@ -149,6 +151,7 @@ export function createFakeElectron(options: FakeElectronOptions = {}) {
     handlers,
     menu,
     dialogResults,
+    saveDialogResults,
     app,
     BrowserWindow: FakeWindow,
     ipcMain: {
@@ -194,6 +197,11 @@ export function createFakeElectron(options: FakeElectronOptions = {}) {
     },
     dialog: {
       showOpenDialog: async () => dialogResults.shift() ?? { canceled: true, filePaths: [] },
+      showSaveDialog: async (...args: unknown[]) => {
+        const options = args.at(-1) as { defaultPath?: string };
+        log.push(`dialog.showSaveDialog ${options.defaultPath ?? ""}`);
+        return saveDialogResults.shift() ?? { canceled: true, filePath: "" };
+      },
       showErrorBox: (title: string, content: string) =>
         void log.push(`dialog.showErrorBox ${title}: ${content}`),
     },

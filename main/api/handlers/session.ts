@@ -7,6 +7,7 @@ import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
 import { loadSessionTree } from "../../library/tree-nodes.ts";
 import type { AreaHandlers } from "../types.ts";
+import { chooseExportPath } from "./export-path.ts";
 
 export const sessionHandlers: AreaHandlers<"session"> = {
   "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
@@ -25,4 +26,5 @@ export const sessionHandlers: AreaHandlers<"session"> = {
         : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
     return withReimported(result, live);
   },
+  "session:choose-export-path": chooseExportPath,
 };

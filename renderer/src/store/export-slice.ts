@@ -7,7 +7,7 @@
 import type { StateCreator } from "zustand";
 import type { ExportResult } from "../../../core/api/dto.ts";
 import { counted } from "../../../core/session/describe.ts";
-import { ApiCallError, call, exportForDownload } from "../api.ts";
+import { ApiCallError, call, exportForDownload, transport } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 
 export interface ExportOptions {
@@ -16,7 +16,7 @@ export interface ExportOptions {
   withoutArchived: boolean;
   /** Tool outputs Canopy pruned written as they were (D9), not as the model now gets them. */
   originals: boolean;
-  /** Where to write the file; empty: a browser download. */
+  /** Where to write the file; empty: a browser download (the desktop app asks with its save dialog). */
   outPath: string;
 }
 
@@ -78,9 +78,18 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
     if (!sessionId || get().exportBusy) return;
     const { resumeAtLeaf, withoutArchived, originals, outPath } = get().exportOptions;
     const leafId = resumeAtLeaf && get().tree?.sessionId === sessionId ? get().tree?.viewLeafId : undefined;
-    const path = outPath.trim();
+    let path = outPath.trim();
     set({ exportBusy: true, exportError: null });
     try {
+      if (path === "" && transport === "electron") {
+        // The desktop app saves where its save dialog says, written by main as the rows are read:
+        // the text never crosses to the page (a download would carry all of it over IPC).
+        const chosen = (await call("session:choose-export-path", { sessionId })).path;
+        if (chosen === null) return; // cancelled: the export dialog stays as it was
+        path = chosen;
+        // Shown in the dialog, and "Export anyway" (a live-folder warning) saves to the same place.
+        set({ exportOptions: { ...get().exportOptions, outPath: chosen } });
+      }
       const input = {
         sessionId,
         // A view leaf of null (moved before the first entry) resumes there too: an empty context.
@@ -93,7 +102,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
       const name = `${sessionId}.jsonl`;
       let result: ExportResult;
       if (path === "") {
-        // A download: in browser mode the file streams in as itself, not as JSON (see api.ts).
+        // A browser download: the file streams in as itself, not as JSON (see api.ts).
         const exported = await exportForDownload(input);
         result = exported.result;
         download(name, exported.file);

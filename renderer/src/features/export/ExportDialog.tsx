@@ -1,16 +1,21 @@
 /**
  * The export dialog (File › Export…, Ctrl/Cmd+E, or "Export…" above the tree): resume at the view
- * leaf (D14), without archived branches, pruned tool outputs as they were (D9), a download or a
- * path to save to. Enter exports, Escape closes, Tab stays inside. When the path is in the folder
- * of a file the agent is still writing, main warns and the dialog offers "Export anyway".
+ * leaf (D14), without archived branches, pruned tool outputs as they were (D9), a download (the
+ * desktop app: its save dialog) or a path to save to. Enter exports, Escape closes, Tab stays
+ * inside. When the path is in the folder of a file the agent is still writing, main warns and the
+ * dialog offers "Export anyway".
  */
 import type { FormEvent, KeyboardEvent } from "react";
+import { transport } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import "./export.css";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { treeLookup } from "../tree/tree-lookup.ts";
+
+// The desktop app asks where to save with its own dialog; browser mode downloads.
+const desktop = transport === "electron";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -85,7 +90,7 @@ export function ExportDialog() {
           Pruned tool outputs as they were
         </label>
         <label className="export-path">
-          Save to path (empty: download)
+          {desktop ? "Save to path (empty: choose in a dialog)" : "Save to path (empty: download)"}
           <input
             type="text"
             value={options.outPath}
@@ -105,7 +110,7 @@ export function ExportDialog() {
         <div className="row">
           {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
           <button type="submit" autoFocus disabled={busy}>
-            {options.outPath.trim() === "" ? "Download" : "Save"}
+            {options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download"}
           </button>
           <button type="button" onClick={close}>
             Cancel
