@@ -11,6 +11,8 @@ export default defineConfig({
     // first page load can take longer than expect.poll's 1 s default.
     expect: { poll: { timeout: 10_000 } },
     pool: "forks",
+    // One renderer build per run, made when a browser test first asks for it and shared read-only.
+    globalSetup: ["test/setup/global-renderer.ts"],
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
     reporters: ["default", "json"],
     outputFile: { json: "test-artifacts/vitest-report.json" },

@@ -6,24 +6,25 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
-import { ensureRendererBuilt, rendererDist } from "../../scripts/build.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
 let page: Page;
 let dir: string | undefined;
+let rendererDir: string;
 const shots = path.join(artifactsDir(), "browser-mode");
 
 const api = <T>(channel: string, input: unknown): Promise<T> => apiCall<T>(mode, channel, input);
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  await ensureRendererBuilt();
+  rendererDir = await sharedRenderer();
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-"));
-  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir: rendererDist });
+  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 });
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 describe("browser mode", () => {
   it("serves React's production build, also when the renderer was built by the tests", () => {
-    const assets = path.join(rendererDist, "assets");
+    const assets = path.join(rendererDir, "assets");
     const code = readdirSync(assets)
       .filter((name) => name.endsWith(".js"))
       .map((name) => readFileSync(path.join(assets, name), "utf8"))

@@ -10,8 +10,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { launchChromium } from "../helpers/chromium.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
@@ -63,7 +64,7 @@ const sessionIds: Record<string, string> = {};
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-big-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  const rendererDir = await sharedRenderer();
   const sessions = path.join(work, "sessions");
   sessionIds.login = writeSession(sessions, "/home/u/proj-a", 0, [
     "Fix the flaky login test",

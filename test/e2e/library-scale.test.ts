@@ -8,8 +8,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { launchChromium } from "../helpers/chromium.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
@@ -44,7 +45,7 @@ function writeSession(root: string, cwd: string, n: number): void {
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-scale-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  const rendererDir = await sharedRenderer();
   const sessions = path.join(work, "sessions");
   PROJECTS.forEach((cwd, p) => {
     for (let i = 0; i < PER_PROJECT; i++) writeSession(sessions, cwd, p * PER_PROJECT + i);

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { progressName } from "../../main/api/handlers/library.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { launchChromium } from "../helpers/chromium.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
@@ -47,7 +48,7 @@ function writeSession(root: string, n: number, extra: string[] = []): string {
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-scan-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  const rendererDir = await sharedRenderer();
   pi = path.join(work, "home", ".pi", "agent", "sessions");
   omp = path.join(work, "home", ".omp", "agent", "sessions");
   broken = writeSession(pi, 1, ["{ not json"]);

@@ -2,8 +2,8 @@
 // matches context:get, the context bar carries the figures, entry links select entries, the diff
 // modes agree with core's diff, search hits open a session at the entry, markdown never turns
 // message text into markup, a growing agent file refreshes the open session, and empty states
-// say something. The renderer is built into a private folder so this file never races another
-// browser test over dist/renderer.
+// say something. The renderer is the run's shared build (test/helpers/shared-renderer.ts), never
+// dist/renderer.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -446,7 +446,7 @@ describe("themes and empty states", () => {
   it("an empty library says how to fill it, in the sidebar and the LLM view panel", async () => {
     const empty = await startBrowserMode({
       dbPath: path.join(work, "empty.db"),
-      rendererDir: path.join(work, "renderer"),
+      rendererDir: app.rendererDir,
       seedDemo: false,
     });
     const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });

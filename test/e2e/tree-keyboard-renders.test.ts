@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeGeneratedSession } from "../../bench/generate-session.ts";
 import type { ImportReport, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "../helpers/browser-mode.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
 import { launchChromium } from "../helpers/chromium.ts";
 import { COUNT_TREE_RENDERS, type TreeRenders } from "../helpers/react-render-count.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
 let mode: BrowserMode;
 let browser: Browser;
@@ -25,7 +26,7 @@ let tree: SessionTreeDto;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-keys-"));
-  const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+  const rendererDir = await sharedRenderer();
   const generated = writeGeneratedSession(path.join(work, "sessions", "generated.jsonl"), 4000);
   mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, seedDemo: false, watch: false });
   const report = await apiCall<ImportReport>(mode, "library:import", { path: generated.file });

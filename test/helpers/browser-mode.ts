@@ -1,12 +1,15 @@
 /**
- * Shared setup of the browser tests (and the tree bench): the renderer built into a private
- * folder (so parallel test files never race over dist/renderer), and contract calls over HTTP
- * with the page's token.
+ * Shared setup of the browser tests and the benches: the renderer built into a folder of the
+ * caller's own (the benches; a test uses the run's shared build, shared-renderer.ts), and
+ * contract calls over HTTP with the page's token.
  */
 import type { BrowserMode } from "../../main/serve.ts";
 import { buildRenderer } from "../../scripts/build.ts";
 
-/** Builds the renderer into `outDir` (a folder of the caller's own), as `npm start` does. */
+/**
+ * Builds the renderer into `outDir` (a folder of the caller's own), as `npm start` does: 10–15 s
+ * of CPU, so a test file calls `sharedRenderer()` instead, unless it needs a build of its own.
+ */
 export async function buildRendererInto(outDir: string): Promise<string> {
   await buildRenderer(outDir);
   return outDir;

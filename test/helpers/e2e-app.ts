@@ -1,7 +1,7 @@
 /**
- * The app as a browser test meets it: the renderer built into a temp folder of the test file's
- * own, browser mode on a fresh library there (demo sessions, no folder watcher unless asked), and
- * Chromium with one 1280×800 page. `stop()` closes all three and removes the folder. The chat
+ * The app as a browser test meets it: the run's shared renderer build (read-only), browser mode
+ * on a fresh library in a temp folder of the test file's own (demo sessions, no folder watcher
+ * unless asked), and Chromium with one 1280×800 page. `stop()` closes all three and removes the folder. The chat
  * variant adds a local fake OpenAI-compatible server (set as the model), the two-tab one a second page.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,17 +10,20 @@ import path from "node:path";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { type BrowserMode, type BrowserModeOptions, startBrowserMode } from "../../main/serve.ts";
-import { apiCall, buildRendererInto } from "./browser-mode.ts";
+import { apiCall } from "./browser-mode.ts";
 import { openSessionShowingAll } from "./canvas-page.ts";
 import { launchChromium } from "./chromium.ts";
 import { type FakeServer, type FakeServerOptions, startFakeOpenAiServer } from "./fake-openai-server.ts";
+import { sharedRenderer } from "./shared-renderer.ts";
 
 export interface E2eApp {
   mode: BrowserMode;
   browser: Browser;
   page: Page;
-  /** The test file's temp folder (holds the renderer and library.db). */
+  /** The test file's temp folder (holds library.db). */
   work: string;
+  /** The run's shared renderer build, which the server serves: read it, never write to it. */
+  rendererDir: string;
   /** The library's database file, in `work`. */
   dbPath: string;
   stop(): Promise<void>;
@@ -58,11 +61,11 @@ export async function startE2eApp(name: string, options: E2eAppOptions = {}): Pr
     rmSync(work, { recursive: true, force: true });
   };
   try {
-    const rendererDir = await buildRendererInto(path.join(work, "renderer"));
+    const rendererDir = await sharedRenderer();
     mode = await startBrowserMode({ dbPath, rendererDir, watch: false, ...options.serve });
     browser = await launchChromium();
     const page = await openPage({ browser }, options.page);
-    return { mode, browser, page, work, dbPath, stop };
+    return { mode, browser, page, work, rendererDir, dbPath, stop };
   } catch (error) {
     await stop();
     throw error;
