@@ -275,10 +275,10 @@ export function entryJsonAndTokensByPk(db: Database, pks: readonly number[]): { 
 
 /**
  * What pruning (SPEC §7.1) reads of the given tool results (by pk, in that order): the stored
- * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them,
- * so the outputs themselves never cross into JS (a missing key reads as null). A text those
- * functions cannot read (nested past their depth limit) gives null, for the caller to parse,
- * instead of failing the whole read.
+ * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them
+ * (a missing key reads as null), kept in `entries.tool_facts` by migration 007's triggers, so
+ * neither the outputs nor their JSON are read. Null for a text those functions cannot read
+ * (nested past their depth limit), for the caller to parse.
  */
 export function toolOutputFactsByPk(
   db: Database,
@@ -286,14 +286,9 @@ export function toolOutputFactsByPk(
 ): { tokens: number; toolNameAndPrunedAt: string | null }[] {
   return stmt(
     db,
-    `SELECT tokens,
-            CASE WHEN json_valid(text) THEN json_extract(text, '$.message.toolName', '$.message.prunedAt') END
-              AS toolNameAndPrunedAt
-       FROM (SELECT k.key AS key, e.tokens AS tokens,
-                    coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS text
-               FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
-               LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block)
-      ORDER BY key`,
+    `SELECT e.tokens AS tokens, e.tool_facts AS toolNameAndPrunedAt
+       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+      ORDER BY k.key`,
   ).all(JSON.stringify(pks)) as { tokens: number; toolNameAndPrunedAt: string | null }[];
 }
 

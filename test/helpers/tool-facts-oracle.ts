@@ -1,0 +1,41 @@
+/**
+ * The test oracle for `entries.tool_facts` (migration 007): what the prune check read before the
+ * column existed, `[toolName, prunedAt]` of every tool result by SQLite's JSON functions over the
+ * entry's JSON text as stored (null for a text they cannot read), next to what the column holds.
+ */
+import type { Database } from "better-sqlite3";
+
+const TEXT = "coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT))";
+
+/** pk → facts read from each tool result's JSON, the way the check did before migration 007. */
+export function toolFactsFromJson(db: Database): Map<number, string | null> {
+  const rows = db
+    .prepare(
+      `SELECT pk, CASE WHEN json_valid(text) THEN json_extract(text, '$.message.toolName', '$.message.prunedAt') END
+         FROM (SELECT e.pk AS pk, ${TEXT} AS text
+                 FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+                WHERE e.type = 'message' AND e.role = 'toolResult')`,
+    )
+    .raw(true)
+    .all() as [number, string | null][];
+  return new Map(rows);
+}
+
+/** pk → the stored column of each tool result. */
+export function toolFactsColumn(db: Database): Map<number, string | null> {
+  const rows = db
+    .prepare("SELECT pk, tool_facts FROM entries WHERE type = 'message' AND role = 'toolResult'")
+    .raw(true)
+    .all() as [number, string | null][];
+  return new Map(rows);
+}
+
+/** How many entries that are not tool results have facts (the column is for tool results only). */
+export function factsOutsideToolResults(db: Database): number {
+  return db
+    .prepare(
+      "SELECT count(*) FROM entries WHERE tool_facts IS NOT NULL AND NOT (type = 'message' AND role = 'toolResult')",
+    )
+    .pluck()
+    .get() as number;
+}
