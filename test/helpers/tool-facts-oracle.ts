@@ -39,3 +39,37 @@ export function factsOutsideToolResults(db: Database): number {
     .pluck()
     .get() as number;
 }
+
+/**
+ * How an entry's JSON was replaced before schema 7 (the oracle for "stored as before"): the newest
+ * entry with that id; an entry stored in a block had its block's text copied into original_json.
+ * Runs on a schema-6 library as well.
+ */
+export function copyingReplaceEntryJson(
+  db: Database,
+  sid: number,
+  entryId: string,
+  json: string,
+  tokens: number,
+): void {
+  const pk = db
+    .prepare("SELECT pk FROM entries WHERE sid = ? AND id = ? ORDER BY seq DESC LIMIT 1")
+    .pluck()
+    .get(sid, entryId) as number;
+  db.prepare(
+    `INSERT INTO entry_json (pk, json, original_json)
+     SELECT e.pk, ?, CASE WHEN j.pk IS NULL THEN CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT) END
+       FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+      WHERE e.pk = ?
+     ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json`,
+  ).run(json, pk);
+  db.prepare("UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
+}
+
+/** How a pruned entry was restored before schema 7 (runs on a schema-6 library as well). */
+export function copyingRestoreEntryJson(db: Database, pk: number, tokens: number): void {
+  db.prepare(
+    "UPDATE entry_json SET json = original_json, original_json = NULL WHERE pk = ? AND original_json IS NOT NULL",
+  ).run(pk);
+  db.prepare("UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
+}

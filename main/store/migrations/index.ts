@@ -11,7 +11,7 @@ import { deletedSessions } from "./003-deleted-sessions.ts";
 import { entryBlocks } from "./004-entry-blocks.ts";
 import { sessionChanges } from "./005-session-changes.ts";
 import { settingsChanges } from "./006-settings-changes.ts";
-import { toolFacts } from "./007-tool-facts.ts";
+import { pruningColumns } from "./007-pruning-columns.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -24,7 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   entryBlocks,
   sessionChanges,
   settingsChanges,
-  toolFacts,
+  pruningColumns,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

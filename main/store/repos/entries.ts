@@ -10,6 +10,7 @@ import {
   EntryJsonReader,
   type JsonPlace,
   jsonTexts,
+  ORIGINAL_JSON,
   STORED_JSON_COLUMNS,
   type StoredJson,
   withJsonText,
@@ -123,7 +124,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
 }
 
 const ROW_COLUMNS = `e.pk, e.seq, e.id, e.parent_id, e.type, e.role, e.model, e.timestamp, e.tokens, e.origin,
-  j.original_json, ${STORED_JSON_COLUMNS}`;
+  ${ORIGINAL_JSON} AS original_json, ${STORED_JSON_COLUMNS}`;
 
 type StoredEntryRow = Omit<EntryRow, "json"> & StoredJson;
 

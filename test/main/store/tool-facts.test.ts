@@ -14,9 +14,11 @@ import { importPath } from "../../../main/library/import.ts";
 import { applyPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
 import { MIGRATIONS, runMigrations } from "../../../main/store/migrations/index.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
-import { replaceEntryJson, restoreEntryJson } from "../../../main/store/repos/entry-json.ts";
+import { listPrunedEntryRows, restoreEntryJson } from "../../../main/store/repos/entry-json.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
 import {
+  copyingReplaceEntryJson,
+  copyingRestoreEntryJson,
   factsOutsideToolResults,
   toolFactsColumn,
   toolFactsFromJson,
@@ -111,7 +113,13 @@ describe("migration 7 (tool result facts) on a library written by schema 6", () 
     const sids = db.prepare("SELECT sid FROM sessions ORDER BY sid").pluck().all() as number[];
     let changed = 0;
     for (const sid of sids) {
-      const results = listEntryRows(db, sid).filter((row) => row.role === "toolResult" && row.id !== null);
+      const results = db
+        .prepare(
+          `SELECT e.pk AS pk, e.id AS id, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT) AS json
+             FROM entries AS e JOIN entry_blocks AS b ON b.block = e.json_block
+            WHERE e.sid = ? AND e.role = 'toolResult' AND e.id IS NOT NULL ORDER BY e.seq`,
+        )
+        .all(sid) as { pk: number; id: string; json: string }[];
       results.slice(0, 6).forEach((row, i) => {
         const entry = JSON.parse(row.json) as { message: Record<string, unknown> };
         const json =
@@ -121,19 +129,38 @@ describe("migration 7 (tool result facts) on a library written by schema 6", () 
                 ...entry,
                 message: { ...entry.message, content: [], prunedAt: 1_700_000_000_000 + i },
               });
-        replaceEntryJson(db, sid, row.id as string, json, 3);
-        if (i === 2) restoreEntryJson(db, row.pk, 7);
+        copyingReplaceEntryJson(db, sid, row.id, json, 3);
+        if (i === 2) copyingRestoreEntryJson(db, row.pk, 7);
         changed++;
       });
     }
     expect(changed).toBeGreaterThan(20);
     const before = toolFactsFromJson(db);
 
-    expect(runMigrations(db)).toEqual({ from: 6, to: 7, applied: ["tool result facts"] });
+    expect(runMigrations(db)).toEqual({
+      from: 6,
+      to: 7,
+      applied: ["pruning: tool result facts, originals left in their blocks"],
+    });
     expectColumnAsTheJsonReads(db, "after the migration");
     expect(toolFactsColumn(db)).toEqual(before);
     // The deep one is left for the reader to parse, as the JSON route did.
     expect([...toolFactsColumn(db).values()].filter((facts) => facts === null)).toHaveLength(1);
+    // The originals schema 6 copied are read and restored as they were.
+    let restored = 0;
+    for (const sid of sids) {
+      const pruned = listPrunedEntryRows(db, sid);
+      restored += pruned.length;
+      for (const row of pruned) {
+        restoreEntryJson(db, row.pk, 1);
+        expect(listEntryRows(db, sid).find((entry) => entry.pk === row.pk)).toMatchObject({
+          json: row.originalJson,
+          original_json: null,
+        });
+      }
+    }
+    expect(restored).toBeGreaterThan(changed / 2);
+    expectColumnAsTheJsonReads(db, "after restoring what schema 6 pruned");
     db.close();
   }, 60_000);
 });

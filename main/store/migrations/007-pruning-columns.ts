@@ -1,8 +1,8 @@
 /**
- * Version 7: what pruning (SPEC §7.1) reads of a tool result, in a column of `entries`:
- * `tool_facts` = `[toolName, prunedAt]` of the message as SQLite's json_extract reads them, so a
- * prune check reads ~50k short texts instead of every tool output's JSON. Triggers keep it
- * current on every insert and JSON change; existing rows are filled here.
+ * Version 7, for pruning (SPEC §7.1, D9). `entries.tool_facts` = `[toolName, prunedAt]` of a tool
+ * result's message as SQLite's json_extract reads them, so a prune check reads ~50k short texts
+ * instead of every tool output's JSON; triggers keep it current, existing rows are filled here.
+ * `entry_json.original_in_block`: the original is the entry's block text, not copied.
  */
 import type { Migration } from "./types.ts";
 
@@ -21,14 +21,20 @@ const blockText = (entry: string) =>
 
 const IS_TOOL_RESULT = "type = 'message' AND role = 'toolResult'";
 
-export const toolFacts: Migration = {
+export const pruningColumns: Migration = {
   version: 7,
-  name: "tool result facts",
+  name: "pruning: tool result facts, originals left in their blocks",
   up(db) {
     db.exec(`
       -- [toolName, prunedAt] of a tool result's message (JSON array text); NULL for every other
       -- entry and for a tool result whose text SQLite cannot read.
       ALTER TABLE entries ADD COLUMN tool_facts TEXT;
+
+      -- 1: the text before Canopy changed the entry is its block's (entries.json_block/at/len,
+      -- which never change for a pk) and original_json is NULL: pruning a stored entry keeps its
+      -- original without copying it. 0: original_json is the original (or NULL: unchanged).
+      ALTER TABLE entry_json ADD COLUMN original_in_block INTEGER NOT NULL DEFAULT 0
+        CHECK (original_in_block IN (0, 1));
 
       -- A new entry's text is in its block (insertEntries writes the blocks first).
       CREATE TRIGGER entries_tool_facts AFTER INSERT ON entries
