@@ -14,7 +14,15 @@ import { importPath } from "../../../main/library/import.ts";
 import { applyPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
 import { MIGRATIONS, runMigrations } from "../../../main/store/migrations/index.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
-import { listPrunedEntryRows, restoreEntryJson } from "../../../main/store/repos/entry-json.ts";
+import {
+  listPrunedEntryRows,
+  replaceEntryJsonByPk,
+  restoreEntryJson,
+} from "../../../main/store/repos/entry-json.ts";
+import { writeTransaction } from "../../../main/store/transactions.ts";
+import { requireSession } from "../../../main/library/load.ts";
+import { appendSessionEntries } from "../../../main/library/write.ts";
+import type { SessionEntry } from "../../../core/session/entries.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
 import {
   copyingReplaceEntryJson,
@@ -84,6 +92,24 @@ function expectColumnAsTheJsonReads(db: BetterSqlite3.Database, label: string): 
   expect(expected.size, label).toBeGreaterThan(500);
   expect(toolFactsColumn(db), label).toEqual(expected);
   expect(factsOutsideToolResults(db), label).toBe(0);
+}
+
+/** What the agent does to a v1 file it opens (SPEC §1.8): v3, new ids (`m…`), written over it. */
+function migrateAsTheAgent(file: string): void {
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  let previous: string | null = null;
+  lines.slice(1).forEach((line, i) => {
+    line.id = `m${i.toString(16).padStart(7, "0")}`;
+    line.parentId = previous;
+    previous = line.id as string;
+    if (line.type === "compaction") delete line.firstKeptEntryIndex;
+  });
+  (lines[0] as Record<string, unknown>).version = 3;
+  fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
 }
 
 const SMALL_RULE: PruningConfig = {
@@ -215,24 +241,63 @@ describe("every write keeps the column as the JSON reads", () => {
     // The agent rewrites a v1 file as v3 with new ids (SPEC §1.8): the stored entries are
     // replaced by the file's and the pruned ones rewritten on their new ids.
     const v1 = path.join(folder, "real-large-session.v1.jsonl");
-    const lines = fs
-      .readFileSync(v1, "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    let previous: string | null = null;
-    lines.slice(1).forEach((line, i) => {
-      line.id = `m${i.toString(16).padStart(7, "0")}`;
-      line.parentId = previous;
-      previous = line.id as string;
-      if (line.type === "compaction") delete line.firstKeptEntryIndex;
-    });
-    (lines[0] as Record<string, unknown>).version = 3;
-    fs.writeFileSync(v1, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    migrateAsTheAgent(v1);
     const migrated = await h.call("library:import", { path: v1 });
     expect(migrated.files[0]).toMatchObject({ status: "updated", entriesAdded: 0 });
     expect(db.prepare("SELECT count(*) FROM entries WHERE id LIKE 'm%'").pluck().get()).toBeGreaterThan(100);
     expectColumnAsTheJsonReads(db, "agent id migration");
+  }, 60_000);
+});
+
+describe("an original left in its block (schema 7)", () => {
+  it("follows an agent's id migration on an entry Canopy added and pruned", async () => {
+    const h = createHarness();
+    try {
+      const { db } = h.api.ctx;
+      const file = path.join(h.dir, "v1.jsonl");
+      fs.copyFileSync(path.join(fixturesDir(), "real-large-session.v1.jsonl"), file);
+      await h.call("library:import", { path: file });
+      const sessionId = db.prepare("SELECT id FROM sessions").pluck().get() as string;
+      const { sid } = requireSession(db, sessionId);
+      const last = listEntryRows(db, sid).at(-1)?.id as string;
+      const output = {
+        type: "message",
+        id: "cafe0001",
+        parentId: last,
+        timestamp: "2026-03-01T12:00:00.000Z",
+        message: {
+          role: "toolResult",
+          toolCallId: "k1",
+          toolName: "bash",
+          content: [{ type: "text", text: "out" }],
+          isError: false,
+          timestamp: 1,
+        },
+      };
+      appendSessionEntries(db, sessionId, [output as SessionEntry]);
+      const added = () => listEntryRows(db, sid).find((row) => row.id === "cafe0001");
+      const original = added()?.json as string;
+      const pruned = JSON.stringify({ ...output, message: { ...output.message, content: [], prunedAt: 5 } });
+      writeTransaction(db, () =>
+        replaceEntryJsonByPk(db, [{ pk: added()?.pk as number, json: pruned, tokens: 1 }]),
+      )();
+      expect(added()).toMatchObject({ json: pruned, original_json: original });
+
+      migrateAsTheAgent(file);
+      expect((await h.call("library:import", { path: file })).files[0]).toMatchObject({ status: "updated" });
+      const after = added();
+      const parentOf = (json: string | null | undefined) =>
+        (JSON.parse(json as string) as { parentId: string }).parentId;
+      expect(parentOf(after?.json)).toMatch(/^m/);
+      // The original is rewritten on the new ids too, not read back from the block.
+      expect(parentOf(after?.original_json)).toBe(parentOf(after?.json));
+      expect(after?.original_json).toBe(
+        original.replace(`"parentId":"${last}"`, `"parentId":"${parentOf(after?.json)}"`),
+      );
+    } finally {
+      h.close();
+      removeDir(h.dir);
+    }
   }, 60_000);
 });
 
