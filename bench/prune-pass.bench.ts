@@ -24,8 +24,7 @@ import { entryTokens } from "../main/library/entry-rows.ts";
 import { requireSession } from "../main/library/load.ts";
 import { applyPrune, planPrune } from "../main/pipelines/pruning.ts";
 import { loadPathLinks, loadSessionState } from "../main/pipelines/session-state.ts";
-import { markCanopyLibrary } from "../main/store/library-file.ts";
-import { MIGRATIONS, runMigrations } from "../main/store/migrations/index.ts";
+import { runMigrations } from "../main/store/migrations/index.ts";
 import { openDatabase } from "../main/store/open.ts";
 import type { EntryLink } from "../main/store/repos/entries.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
@@ -123,7 +122,9 @@ function previousApplyPrune(db: Database, sessionId: string): number {
      ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json
       WHERE json IS NOT excluded.json`,
   );
-  const setTokens = db.prepare("UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens");
+  const setTokens = db.prepare(
+    "UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens",
+  );
   writeTransaction(db, () => {
     plan.candidates.forEach((candidate, i) => {
       const entry = JSON.parse(cut[i] as string) as MessageEntry;
@@ -140,7 +141,9 @@ function previousApplyPrune(db: Database, sessionId: string): number {
 }
 
 /** Counts rows handed to JS, rows changed and JSON.parse calls from now on. */
-function startCounting(db: Database): () => Omit<ChildResult, "ms" | "cpuMs" | "turnMs" | "pruned" | "digest"> {
+function startCounting(
+  db: Database,
+): () => Omit<ChildResult, "ms" | "cpuMs" | "turnMs" | "pruned" | "digest"> {
   const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
   const { all, get, run } = proto;
   const parse = JSON.parse;
@@ -208,7 +211,8 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
       const result = runMigrations(db);
       const ms = performance.now() - started;
       const cpuMs = cpuMsSince(cpu);
-      if (result.from !== 6 || result.to !== 7) throw new Error(`expected 6 -> 7, got ${result.from} -> ${result.to}`);
+      if (result.from !== 6 || result.to !== 7)
+        throw new Error(`expected 6 -> 7, got ${result.from} -> ${result.to}`);
       return { ms, cpuMs, turnMs: ms, pruned: 0, rowsRead: 0, parsed: 0, rowsWritten: 0, digest: "" };
     } finally {
       db.close();
@@ -222,7 +226,9 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
     const prune = ctx
       ? () => applyPrune(ctx, sessionId).prunedCount
       : () => previousApplyPrune(db, sessionId);
-    const check = ctx ? () => planPrune(ctx, sessionId).candidates.length : () => previousCheck(db, sessionId);
+    const check = ctx
+      ? () => planPrune(ctx, sessionId).candidates.length
+      : () => previousCheck(db, sessionId);
     // A chat turn prunes twice (SPEC §9.3: before the prompt and after the reply).
     const firstStarted = performance.now();
     if (op.endsWith("Second")) prune();
@@ -244,14 +250,24 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
   }
 }
 
-/** A library at schema 6 (before migration 7) holding the session; its session id. */
+/**
+ * A library at schema 6 (before migration 7) holding the session; its session id. Imported as
+ * today (insertEntries writes schema 7's column), then what migration 7 added is dropped.
+ */
 function schema6Library(file: string, sessionFile: string): string {
-  const db = openDatabase(file, { migrate: false });
+  const db = openDatabase(file);
   try {
-    runMigrations(db, MIGRATIONS, 6);
-    markCanopyLibrary(db);
     const sessionId = importPath(db, sessionFile).files[0]?.sessionId;
     if (!sessionId) throw new Error(`${sessionFile} did not import`);
+    db.exec(`
+      DROP TRIGGER entry_json_tool_facts_insert;
+      DROP TRIGGER entry_json_tool_facts_update;
+      DROP TRIGGER entry_json_tool_facts_delete;
+      ALTER TABLE entries DROP COLUMN tool_facts;
+      ALTER TABLE entry_json DROP COLUMN original_in_block;
+    `);
+    db.pragma("user_version = 6");
+    db.pragma("wal_checkpoint(TRUNCATE)");
     return sessionId;
   } finally {
     db.close();
@@ -318,7 +334,10 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
         "\nchild's user + system time over the same span (steadier on a shared machine);" +
         "\npruned = candidates (check) or outputs pruned\n",
     );
-    printTable(["operation", "ms", "cpu ms", "vs baseline", "pruned", "rows read", "JSON.parse", "rows written"], rows);
+    printTable(
+      ["operation", "ms", "cpu ms", "vs baseline", "pruned", "rows read", "JSON.parse", "rows written"],
+      rows,
+    );
     const ratio = (previous: Op, current: Op) =>
       `${fmt(of(previous).ms / of(current).ms, 1)}x (cpu ${fmt(of(previous).cpuMs / of(current).cpuMs, 1)}x)`;
     const turn = (op: Op) => of(op).turnMs;

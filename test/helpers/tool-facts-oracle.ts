@@ -73,3 +73,18 @@ export function copyingRestoreEntryJson(db: Database, pk: number, tokens: number
   ).run(pk);
   db.prepare("UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
 }
+
+/**
+ * Takes a library back to schema 6 (what migration 7 adds, dropped): how a test gets a library as
+ * schema 6 left it, since today's insertEntries writes schema 7's column.
+ */
+export function downgradeToSchema6(db: Database): void {
+  db.exec(`
+    DROP TRIGGER entry_json_tool_facts_insert;
+    DROP TRIGGER entry_json_tool_facts_update;
+    DROP TRIGGER entry_json_tool_facts_delete;
+    ALTER TABLE entries DROP COLUMN tool_facts;
+    ALTER TABLE entry_json DROP COLUMN original_in_block;
+  `);
+  db.pragma("user_version = 6");
+}

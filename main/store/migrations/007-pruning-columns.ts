@@ -1,7 +1,8 @@
 /**
  * Version 7, for pruning (SPEC §7.1, D9). `entries.tool_facts` = `[toolName, prunedAt]` of a tool
  * result's message as SQLite's json_extract reads them, so a prune check reads ~50k short texts
- * instead of every tool output's JSON; triggers keep it current, existing rows are filled here.
+ * instead of every tool output's JSON; insertEntries fills it for new rows, triggers on entry_json
+ * keep it for rewritten ones, existing rows are filled here.
  * `entry_json.original_in_block`: the original is the entry's block text, not copied.
  */
 import type { Migration } from "./types.ts";
@@ -36,12 +37,6 @@ export const pruningColumns: Migration = {
       ALTER TABLE entry_json ADD COLUMN original_in_block INTEGER NOT NULL DEFAULT 0
         CHECK (original_in_block IN (0, 1));
 
-      -- A new entry's text is in its block (insertEntries writes the blocks first).
-      CREATE TRIGGER entries_tool_facts AFTER INSERT ON entries
-        WHEN new.type = 'message' AND new.role = 'toolResult' BEGIN
-        UPDATE entries SET tool_facts = (SELECT ${factsOf("t")} FROM (SELECT ${blockText("new")} AS t))
-         WHERE pk = new.pk;
-      END;
       -- A rewritten text (pruning, restore, an agent's id migration) is in entry_json.
       CREATE TRIGGER entry_json_tool_facts_insert AFTER INSERT ON entry_json BEGIN
         UPDATE entries SET tool_facts = ${factsOf("new.json")} WHERE pk = new.pk AND ${IS_TOOL_RESULT};

@@ -70,16 +70,33 @@ export interface MalformedRow {
 const NEXT_PK = "entries.next_pk";
 
 /**
+ * `entries.tool_facts` of a tool result (schema 7) from its JSON text: `[toolName, prunedAt]` as
+ * SQLite's json_extract reads them; NULL for a text those functions cannot read (nested past their
+ * depth limit), which the prune check parses itself. Triggers on entry_json keep it for rewrites.
+ */
+function toolFactsOf(text: string): string {
+  return `CASE WHEN json_valid(${text}) THEN json_extract(${text}, '$.message.toolName', '$.message.prunedAt') END`;
+}
+
+/** The JSON as better-sqlite3 binds it (a Uint8Array that is not a Buffer is viewed as one). */
+function bindable(json: string | Uint8Array): string | Buffer {
+  return typeof json === "string" || Buffer.isBuffer(json)
+    ? json
+    : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+}
+
+/**
  * Inserts rows; returns their pks. Call inside the caller's transaction (one per import).
  * pks come from a counter in store_meta (never below max(pk) + 1), so they only ever grow, even
  * when the newest entry was deleted: the search-index watermark relies on that.
  */
 export function insertEntries(db: Database, sid: number, rows: readonly NewEntryRow[]): number[] {
   if (rows.length === 0) return [];
+  // The last parameter: the JSON of a tool result (else NULL), for its tool_facts.
   const insert = stmt(
     db,
-    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin, json_block, json_at, json_len)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin, json_block, json_at, json_len, tool_facts)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT ${toolFactsOf("t")} FROM (SELECT CAST(? AS TEXT) AS t)))`,
   );
   const first = stmt(
     db,
@@ -113,6 +130,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
       p.block,
       p.at,
       p.len,
+      r.type === "message" && r.role === "toolResult" ? bindable(r.json) : null,
     );
     pks[i] = pk;
   }

@@ -3,16 +3,18 @@
 // in tool-facts-oracle.ts), for a library written by schema 6 and after every write since
 // (import, appended lines, pruning, restore, an agent's id migration), on the fixtures, generated
 // sessions and texts JSON.stringify would not write (duplicate keys, escapes, nesting past SQLite's
-// depth limit); and a prune check must then read no entry's JSON.
+// depth limit); a prune check must then read no entry's JSON; and an original left in its block
+// (`entry_json.original_in_block`) must follow an agent's id migration like a copied one.
 import fs from "node:fs";
 import path from "node:path";
-import BetterSqlite3 from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import type { PruningConfig } from "../../../core/compaction/pruning.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { applyPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
-import { MIGRATIONS, runMigrations } from "../../../main/store/migrations/index.ts";
+import { runMigrations } from "../../../main/store/migrations/index.ts";
+import { openDatabase } from "../../../main/store/open.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
 import {
   listPrunedEntryRows,
@@ -27,6 +29,7 @@ import { fixturesDir } from "../../helpers/fixtures.ts";
 import {
   copyingReplaceEntryJson,
   copyingRestoreEntryJson,
+  downgradeToSchema6,
   factsOutsideToolResults,
   toolFactsColumn,
   toolFactsFromJson,
@@ -129,11 +132,13 @@ afterEach(() => {
 
 describe("migration 7 (tool result facts) on a library written by schema 6", () => {
   it("fills the column of every tool result, stored in blocks or rewritten, as the JSON reads", () => {
-    const db = new BetterSqlite3(path.join(tmp.dir, "v6.db"));
-    db.pragma("foreign_keys = ON");
-    expect(runMigrations(db, MIGRATIONS, 6).to).toBe(6);
+    const db = openDatabase(path.join(tmp.dir, "v6.db"));
     const report = importPath(db, writeSessions(tmp.dir));
     expect(report.files.filter((f) => f.sessionId === undefined)).toEqual([]);
+    downgradeToSchema6(db);
+    expect(
+      db.prepare("SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'tool_facts'").pluck().get(),
+    ).toBe(0);
     // Rewritten texts as schema 6 stored them: pruned (entry_json with an original), pruned then
     // restored (entry_json, no original), and an odd text put in place of another.
     const sids = db.prepare("SELECT sid FROM sessions ORDER BY sid").pluck().all() as number[];
