@@ -20,7 +20,7 @@ import { runFolderCommand } from "./cli/folder-commands.ts";
 import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
-import { renderTree } from "./cli/render-tree.ts";
+import { showToOutput } from "./cli/show-stdout.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
 import { toJson } from "../core/text/json-deep.ts";
 
@@ -72,7 +72,8 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
     case "show": {
       cli.requireNoExtra(1);
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
-      cli.io.out(renderTree(await cli.request("session:get", { sessionId })));
+      // Streamed from the session's outline: session:get would parse and hold every entry.
+      await showToOutput(cli, sessionId);
       return true;
     }
     case "context": {

@@ -4,14 +4,14 @@
  * so lines stay readable), the view leaf is starred, compactions show
  * tokensBefore and their first kept entry (or why they keep nothing before them), and the first
  * kept entry itself is marked.
- * Iterative, so a 100,000-deep session prints without recursion limits.
+ * Iterative, so a 100,000-deep session prints without recursion limits; lines are yielded one by
+ * one from the session's outline (session-outline.ts), so the text is written as it is made.
  */
-import type { SessionDetail } from "../../core/api/dto.ts";
-import { counted, entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import { counted, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { problemText } from "../../core/session/problems.ts";
-import { ancestorTest, buildTreeIndex } from "../../core/session/tree.ts";
-import { fileProblems } from "../library/import-state.ts";
+import { ancestorTest } from "../../core/session/tree.ts";
+import type { SessionOutline } from "../library/session-outline.ts";
 
 /** Why a compaction keeps nothing from before it (SPEC §3.1), or "" when its first kept entry is on its path. */
 function keptNowhere(firstKept: unknown, exists: boolean, onPath: boolean): string {
@@ -34,10 +34,10 @@ function indentFor(depth: number): string {
   return `${"  ".repeat(MAX_INDENT_LEVELS - 3)}[${depth}] `.padEnd(MAX_INDENT_LEVELS * 2);
 }
 
-export function renderTree(detail: SessionDetail): string {
-  const entries = detail.entries.map((stored) => stored.entry);
-  const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
-  const viewLeaf = detail.summary.viewLeafId;
+/** The lines of `canopy show`, in order (no line breaks). */
+export function* treeLines(outline: SessionOutline): Generator<string> {
+  const { index, facts } = outline;
+  const viewLeaf = outline.summary.viewLeafId;
   const onActivePath = new Set(viewLeaf ? index.pathTo(viewLeaf).map((entry) => entry.id) : []);
   // A first kept entry is marked only where the model really gets it: above its compaction.
   const isAncestor = ancestorTest(index);
@@ -50,18 +50,19 @@ export function renderTree(detail: SessionDetail): string {
       keepsFromPath.add(entry.id);
     }
   }
+  // Most entries have one child: nothing to sort.
   const activeFirst = (list: readonly SessionEntry[]) =>
-    [...list].sort((a, b) => Number(onActivePath.has(b.id)) - Number(onActivePath.has(a.id)));
+    list.length < 2
+      ? list
+      : [...list].sort((a, b) => Number(onActivePath.has(b.id)) - Number(onActivePath.has(a.id)));
 
-  const { summary } = detail;
-  const lines = [
-    `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`,
-    `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
-      `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`,
-    "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries",
-    "",
-  ];
-  const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = activeFirst(index.roots)
+  const { summary } = outline;
+  yield `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`;
+  yield `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
+    `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
+  yield "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries";
+  yield "";
+  const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = [...activeFirst(index.roots)]
     .reverse()
     .map((entry) => ({ entry, depth: index.roots.length > 1 ? 1 : 0, branchStart: index.roots.length > 1 }));
   while (stack.length > 0) {
@@ -83,8 +84,9 @@ export function renderTree(detail: SessionDetail): string {
     if (keepers) note += ` [first kept by ${keepers.join(", ")}]`;
     const label = index.labels.get(entry.id);
     if (label) note += ` [label: ${label}]`;
-    const text = entry.type === "compaction" ? "" : ` ${flatten(entryText(entry), 80)}`;
-    lines.push(`${mark} ${indent}${entry.id} ${entryKind(entry)}${note}${text}`.trimEnd());
+    const shown = facts.get(entry);
+    const text = entry.type === "compaction" ? "" : ` ${shown?.text ?? ""}`;
+    yield `${mark} ${indent}${entry.id} ${shown?.kind ?? entry.type}${note}${text}`.trimEnd();
     const children = activeFirst(index.childrenSorted(entry.id));
     const branching = children.length > 1;
     for (let i = children.length - 1; i >= 0; i--) {
@@ -92,11 +94,16 @@ export function renderTree(detail: SessionDetail): string {
       if (child) stack.push({ entry: child, depth: branching ? depth + 1 : depth, branchStart: branching });
     }
   }
-  const problems = fileProblems(detail.malformed, detail.problems);
+  const { problems } = outline;
   if (problems.length > 0) {
-    lines.push("", `${counted(problems.length, "problem")}:`);
-    for (const problem of problems.slice(0, 50)) lines.push(`  ! ${problemText(problem)}`);
-    if (problems.length > 50) lines.push(`  ! … and ${problems.length - 50} more`);
+    yield "";
+    yield `${counted(problems.length, "problem")}:`;
+    for (const problem of problems.slice(0, 50)) yield `  ! ${problemText(problem)}`;
+    if (problems.length > 50) yield `  ! … and ${problems.length - 50} more`;
   }
-  return lines.join("\n");
+}
+
+/** The whole text of `canopy show` (no final line break). */
+export function renderTree(outline: SessionOutline): string {
+  return [...treeLines(outline)].join("\n");
 }

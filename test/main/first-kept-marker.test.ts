@@ -5,10 +5,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ContextView, SessionDetail, SessionTreeDto } from "../../core/api/dto.ts";
+import type { ContextView, SessionTreeDto } from "../../core/api/dto.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { renderTree } from "../../main/cli/render-tree.ts";
+import { loadSessionOutline } from "../../main/library/session-outline.ts";
 import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
 
 let api: Api;
@@ -85,8 +86,7 @@ describe("first kept markers", () => {
   });
 
   it("canopy show says why a compaction keeps nothing before it, and marks only real first kept entries", async () => {
-    const detail: SessionDetail = await call(api.call("session:get", { sessionId }));
-    const lines = renderTree(detail).split("\n");
+    const lines = renderTree(loadSessionOutline(api.ctx.db, sessionId)).split("\n");
     const line = (id: string) => lines.find((text) => new RegExp(`^..[│├─ ]*${id} `).test(text)) ?? "";
     expect(line("c1")).toContain("first kept x1 (not on its path: keeps nothing before it)");
     expect(line("c2")).toContain("first kept gone (no such entry: keeps nothing before it)");
