@@ -6,8 +6,7 @@
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { applyLabelEntry, buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryShape, entryJsonByPk, listEntryShapes } from "../store/repos/entries.ts";
-import { stmt } from "../store/statements.ts";
+import { type EntryShape, entryJsonByPk, labelEntryPks, listEntryShapes } from "../store/repos/entries.ts";
 
 /** Repairs, labels and links as the full index has them; entries are stubs except labels. */
 export function structuralIndex(db: Database, sid: number, shapes: readonly EntryShape[] = listEntryShapes(db, sid)): TreeIndex {
@@ -27,10 +26,9 @@ export function structuralIndex(db: Database, sid: number, shapes: readonly Entr
 
 /** An entry's label as the tree index has it (label entries applied in line order), or "". */
 export function currentLabel(db: Database, sid: number, targetId: string): string {
-  const pks = stmt(db, "SELECT pk FROM entries WHERE sid = ? AND type = 'label' ORDER BY seq")
-    .pluck(true)
-    .all(sid) as number[];
   const labels = new Map<string, string>();
-  for (const json of entryJsonByPk(db, pks)) applyLabelEntry(labels, JSON.parse(json) as SessionEntry);
+  for (const json of entryJsonByPk(db, labelEntryPks(db, sid))) {
+    applyLabelEntry(labels, JSON.parse(json) as SessionEntry);
+  }
   return labels.get(targetId) ?? "";
 }

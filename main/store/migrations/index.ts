@@ -12,6 +12,7 @@ import { entryBlocks } from "./004-entry-blocks.ts";
 import { sessionChanges } from "./005-session-changes.ts";
 import { settingsChanges } from "./006-settings-changes.ts";
 import { pruningColumns } from "./007-pruning-columns.ts";
+import { labelIndex } from "./008-label-index.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionChanges,
   settingsChanges,
   pruningColumns,
+  labelIndex,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

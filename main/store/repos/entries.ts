@@ -244,6 +244,14 @@ export function entryJson(db: Database, pk: number): string | null {
   return row ? new EntryJsonReader(db).text(row) : null;
 }
 
+/** The label entries of a session, in seq order: through the partial index entries_labels (v8). */
+export const LABEL_PKS_SQL = "SELECT pk FROM entries WHERE sid = ? AND type = 'label' ORDER BY seq";
+
+/** The pks of a session's label entries in seq order, without a walk over its other rows. */
+export function labelEntryPks(db: Database, sid: number): number[] {
+  return stmt(db, LABEL_PKS_SQL).pluck(true).all(sid) as number[];
+}
+
 /** [pk, id, parentId, type, role] of every entry in seq order: the least a path walk needs. */
 export type EntryLink = [
   pk: number,

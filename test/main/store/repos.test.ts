@@ -7,6 +7,7 @@ import {
   getEntryRowById,
   insertEntries,
   insertMalformed,
+  LABEL_PKS_SQL,
   lastEntryId,
   listEntryRows,
   listEntryShapes,
@@ -205,6 +206,8 @@ describe("query plans of hot queries", () => {
       [1],
       /sqlite_autoindex_entries_1/,
     ],
+    // A label set from the canvas reads the current labels: not a walk over every entry row.
+    ["label entries of a session", LABEL_PKS_SQL, [1], /USING COVERING INDEX entries_labels/],
     [
       "last entry",
       "SELECT id FROM entries WHERE sid = ? ORDER BY seq DESC LIMIT 1",
