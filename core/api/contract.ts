@@ -25,6 +25,7 @@ import type {
   SessionDetail,
   SessionSummary,
   SessionTreeDto,
+  StoredEntry,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 import type { JobEndedDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
@@ -66,6 +67,11 @@ export interface Requests {
   "library:restore": { input: { sessionId: string }; output: EditResultDto };
   /** One session: header, entries, problems, labels, undo/redo state. */
   "session:get": { input: { sessionId: string }; output: SessionDetail };
+  /**
+   * Some entries of a session by id (the last entry with each id, as the tree has it), in the
+   * order asked; ids the session does not have are left out. What `canopy chat` prints after a
+   * turn: a few entries, without session:get's whole session. */
+  "session:entries": { input: { sessionId: string; entryIds: string[] }; output: StoredEntry[] };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
   /** Move Canopy's view leaf (D14); never writes to the agent's file. */
@@ -311,6 +317,7 @@ export const CHANNELS = [
   "library:delete",
   "library:restore",
   "session:get",
+  "session:entries",
   "session:tree",
   "session:set-view-leaf",
   "session:export",

@@ -24,6 +24,8 @@ type SchemaFor<C extends Channel> = z.ZodType<RequestInput<C>>;
 
 /** The most hits one `library:search` returns (`--limit` in the CLI). */
 export const MAX_SEARCH_HITS = 1000;
+/** Entries one session:entries call may ask for (a chat turn appends a handful). */
+export const MAX_ENTRY_IDS = 10_000;
 
 export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:list": z.object({ deleted: z.boolean().optional() }).strict(),
@@ -42,6 +44,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:delete": z.object({ sessionId }).strict(),
   "library:restore": z.object({ sessionId }).strict(),
   "session:get": z.object({ sessionId }).strict(),
+  "session:entries": z.object({ sessionId, entryIds: z.array(entryId).max(MAX_ENTRY_IDS) }).strict(),
   "session:tree": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
   "session:export": z

@@ -69,10 +69,9 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
   if (parsed.options.json) {
     cli.io.out(toJson(result, 2));
   } else {
-    const detail = await cli.request("session:get", { sessionId });
-    const byId = new Map<string, SessionEntry>(
-      detail.entries.map((stored) => [stored.entry.id, stored.entry]),
-    );
+    // Only the entries the turn appended: session:get would read and send the whole session.
+    const appended = await cli.request("session:entries", { sessionId, entryIds: result.appendedEntryIds });
+    const byId = new Map<string, SessionEntry>(appended.map((stored) => [stored.entry.id, stored.entry]));
     for (const id of result.appendedEntryIds) {
       const entry = byId.get(id);
       if (!entry || id === result.userEntryId) continue;

@@ -16,7 +16,7 @@ import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts"
 import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
 import { nextOpKinds } from "../store/repos/edits.ts";
-import { entryIdExists, listEntryRows, listMalformed } from "../store/repos/entries.ts";
+import { entryIdExists, getEntryRowById, listEntryRows, listMalformed } from "../store/repos/entries.ts";
 import { getSessionRow, listSessionRows, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 
 export { searchMessages } from "./search.ts";
@@ -106,6 +106,20 @@ export function loadStoredEntries(db: Database, sessionId: string): StoredEntry[
     line: r.seq,
     tokens: r.tokens,
   }));
+}
+
+/**
+ * Entries by id, in the order asked (the last entry with each id, as the tree's byId has it);
+ * ids the session does not have are left out. Each is one lookup through the id index.
+ */
+export function loadEntriesById(db: Database, sessionId: string, ids: readonly string[]): StoredEntry[] {
+  const { sid } = requireSession(db, sessionId);
+  const out: StoredEntry[] = [];
+  for (const id of ids) {
+    const row = getEntryRowById(db, sid, id);
+    if (row) out.push({ entry: JSON.parse(row.json) as SessionEntry, line: row.seq, tokens: row.tokens });
+  }
+  return out;
 }
 
 export function loadMalformedLines(db: Database, sessionId: string): MalformedLineDto[] {

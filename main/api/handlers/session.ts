@@ -1,16 +1,18 @@
 /**
- * Handlers of the `session:` channels: a whole session, the view leaf (D14), and export (after
- * the live-file guard: a changed source is re-imported first, agent files are never written).
+ * Handlers of the `session:` channels: a whole session or some of its entries, the view leaf
+ * (D14), and export (after the live-file guard: a changed source is re-imported first, agent
+ * files are never written).
  */
 import { exportOptionsOf, exportSession, exportSessionToFile, withReimported } from "../../library/export.ts";
 import { guardExport } from "../../library/live-source.ts";
-import { getSessionDetail, setViewLeaf } from "../../library/load.ts";
+import { getSessionDetail, loadEntriesById, setViewLeaf } from "../../library/load.ts";
 import { loadSessionTree } from "../../library/tree-nodes.ts";
 import type { AreaHandlers } from "../types.ts";
 import { chooseExportPath } from "./export-path.ts";
 
 export const sessionHandlers: AreaHandlers<"session"> = {
   "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
+  "session:entries": (input, ctx) => loadEntriesById(ctx.db, input.sessionId, input.entryIds),
   "session:tree": (input, ctx) => loadSessionTree(ctx.db, input.sessionId),
   "session:set-view-leaf": (input, ctx) => {
     const summary = setViewLeaf(ctx.db, input.sessionId, input.leafId);
