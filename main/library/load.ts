@@ -16,7 +16,13 @@ import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts"
 import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
 import { nextOpKinds } from "../store/repos/edits.ts";
-import { entryIdExists, getEntryRowById, listEntryRows, listMalformed } from "../store/repos/entries.ts";
+import {
+  entryIdExists,
+  forEachEntryNodeSource,
+  getEntryRowById,
+  listEntryRows,
+  listMalformed,
+} from "../store/repos/entries.ts";
 import { getSessionRow, listSessionRows, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 
 export { searchMessages } from "./search.ts";
@@ -141,9 +147,17 @@ function labelsOf(entries: readonly StoredEntry[]): Record<string, string> {
   return Object.fromEntries(labels);
 }
 
+/**
+ * The whole session (every entry parsed; `canopy show` and `canopy chat` no longer need it).
+ * Entries are read without their originals (a pruned tool output's can be megabytes) and
+ * without a per-row copy of the row.
+ */
 export function getSessionDetail(db: Database, sessionId: string): SessionDetail {
   const row = requireSession(db, sessionId);
-  const entries = loadStoredEntries(db, sessionId);
+  const entries: StoredEntry[] = [];
+  forEachEntryNodeSource(db, row.sid, (stored) => {
+    entries.push({ entry: JSON.parse(stored.json()) as SessionEntry, line: stored.seq, tokens: stored.tokens });
+  });
   return {
     summary: toSessionSummary(row),
     header: JSON.parse(row.header_json) as SessionHeader,

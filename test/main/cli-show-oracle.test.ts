@@ -1,7 +1,7 @@
 // `canopy show` streams its text from the session's outline (one pass, each entry parsed only
 // while its line's facts are taken). Its bytes are held to the old route (the whole session
 // detail rendered into one string, test/helpers/show-oracle.ts) on every shared fixture, on a
-// generated session after edits, and on hostile files.
+// generated session after edits, and on hostile files; session:get's detail to the old one.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,8 +11,9 @@ import { createAppContext } from "../../main/app-context.ts";
 import { runCli } from "../../main/cli.ts";
 import { SHOW_CHUNK_CHARS } from "../../main/cli/show-stdout.ts";
 import { importPath } from "../../main/library/import.ts";
+import { getSessionDetail } from "../../main/library/load.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
-import { oldShowText } from "../helpers/show-oracle.ts";
+import { oldSessionDetail, oldShowText } from "../helpers/show-oracle.ts";
 import { fixtureNames, type Library, makeLibrary } from "./library/helpers.ts";
 
 let lib: Library;
@@ -85,6 +86,8 @@ describe("canopy show, byte for byte as the old route", () => {
     for (const name of names) {
       const sessionId = importFile(path.join(fixturesDir(), name));
       expect((await showOutput(sessionId)).text, name).toBe(oracle(sessionId));
+      // session:get, read without originals or row copies, still gives the same detail.
+      expect(getSessionDetail(lib.db, sessionId), name).toEqual(oldSessionDetail(lib.db, sessionId));
     }
   });
 
@@ -194,6 +197,7 @@ describe("canopy show, byte for byte as the old route", () => {
     ]);
     const sessionId = importFile(file);
     expect((await showOutput(sessionId)).text).toBe(oracle(sessionId));
+    expect(getSessionDetail(lib.db, sessionId)).toEqual(oldSessionDetail(lib.db, sessionId));
   });
 
   it("on a session without entries (its text ends with an empty line) and one with over 50 problems", async () => {
