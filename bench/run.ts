@@ -13,6 +13,7 @@ import { runOutsideChangesBench } from "./outside-changes.bench.ts";
 import { runPrunePassBench } from "./prune-pass.bench.ts";
 import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
+import { runShowBench } from "./show.bench.ts";
 import { runTreeOpenBench } from "./tree-open.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
@@ -24,6 +25,8 @@ console.log("\n== context ==");
 runContextBench();
 console.log("\n== session operations on the 100k session ==");
 await runSessionOpsBench();
+console.log("\n== canopy show, chat's read and the label read on the 100k session, against the old routes ==");
+await runShowBench({ runs: 2 });
 console.log("\n== one append by Canopy on the 100k session, against the old path ==");
 await runAppendCostBench();
 console.log("\n== the first and a second prune of the 100k session, against the previous route ==");
