@@ -25,6 +25,7 @@ import type {
   SessionDetail,
   SessionSummary,
   SessionTreeDto,
+  SessionTreeUpdateDto,
   StoredEntry,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
@@ -74,6 +75,11 @@ export interface Requests {
   "session:entries": { input: { sessionId: string; entryIds: string[] }; output: StoredEntry[] };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
+  /**
+   * A refresh of the tree the page has (`since`: its version): only the nodes removed, changed
+   * and added since, with the tree-wide facts; the whole tree when that cannot be exact (a
+   * version the main side no longer keeps, nodes reordered, most nodes changed). */
+  "session:tree-update": { input: { sessionId: string; since: string }; output: SessionTreeUpdateDto };
   /** Move Canopy's view leaf (D14); never writes to the agent's file. */
   "session:set-view-leaf": { input: { sessionId: string; leafId: string | null }; output: SessionSummary };
   /**
@@ -319,6 +325,7 @@ export const CHANNELS = [
   "session:get",
   "session:entries",
   "session:tree",
+  "session:tree-update",
   "session:set-view-leaf",
   "session:export",
   "session:choose-export-path",

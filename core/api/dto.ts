@@ -378,7 +378,34 @@ export interface SessionTreeDto {
   problems: SessionProblem[];
   /** What undo and redo of Canopy's edits would do next. */
   history: EditHistoryDto;
+  /**
+   * The version of `nodes` (an opaque token, the same while the node list is the same): a
+   * refresh asks session:tree-update `since` it and gets only what changed. Absent: unknown.
+   */
+  version?: string;
 }
+
+/**
+ * session:tree-update's delta: the node list of version `since` with `removed` taken out,
+ * `changed` put in place of the nodes with their ids (order kept) and `added` at the end, in
+ * order, is the node list of `version`; the tree-wide facts are the current ones.
+ */
+export interface SessionTreeDeltaDto {
+  kind: "delta";
+  sessionId: string;
+  since: string;
+  version: string;
+  removed: string[];
+  changed: TreeNodeDto[];
+  added: TreeNodeDto[];
+  viewLeafId: string | null;
+  fileLeafId: string | null;
+  problems: SessionProblem[];
+  history: EditHistoryDto;
+}
+
+/** session:tree-update's answer: the whole tree when no exact delta could be made, else the delta. */
+export type SessionTreeUpdateDto = ({ kind: "full" } & SessionTreeDto) | SessionTreeDeltaDto;
 
 // ── edits (issue 6) ─────────────────────────────────────────────────────────────
 

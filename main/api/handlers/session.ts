@@ -1,19 +1,20 @@
 /**
- * Handlers of the `session:` channels: a whole session or some of its entries, the view leaf
- * (D14), and export (after the live-file guard: a changed source is re-imported first, agent
- * files are never written).
+ * Handlers of the `session:` channels: a whole session or some of its entries, its tree (whole,
+ * or what changed since the version a page has), the view leaf (D14), and export (after the
+ * live-file guard: a changed source is re-imported first, agent files are never written).
  */
 import { exportOptionsOf, exportSession, exportSessionToFile, withReimported } from "../../library/export.ts";
 import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, loadEntriesById, setViewLeaf } from "../../library/load.ts";
-import { loadSessionTree } from "../../library/tree-nodes.ts";
+import { sessionTreeUpdate, versionedSessionTree } from "../../library/tree-versions.ts";
 import type { AreaHandlers } from "../types.ts";
 import { chooseExportPath } from "./export-path.ts";
 
 export const sessionHandlers: AreaHandlers<"session"> = {
   "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
   "session:entries": (input, ctx) => loadEntriesById(ctx.db, input.sessionId, input.entryIds),
-  "session:tree": (input, ctx) => loadSessionTree(ctx.db, input.sessionId),
+  "session:tree": (input, ctx) => versionedSessionTree(ctx.db, input.sessionId),
+  "session:tree-update": (input, ctx) => sessionTreeUpdate(ctx.db, input.sessionId, input.since),
   "session:set-view-leaf": (input, ctx) => {
     const summary = setViewLeaf(ctx.db, input.sessionId, input.leafId);
     ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: summary.viewLeafId });

@@ -1,0 +1,316 @@
+/**
+ * session:tree-update (tree-versions.ts, core/api/tree-delta.ts): after random sequences of what
+ * changes an open session (agent appends and re-imports, labels, edits, archiving, undo/redo,
+ * pruning, view-leaf moves, a rewritten file with entries removed), the tree a window keeps by
+ * applying each answer to the tree it had equals a fresh whole session:tree of another connection.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Channel, RequestInput, RequestOutput } from "../../../core/api/contract.ts";
+import type { SessionTreeDto, SessionTreeUpdateDto } from "../../../core/api/dto.ts";
+import { applyTreeUpdate } from "../../../core/api/tree-delta.ts";
+import { type Api, createApi } from "../../../main/api/dispatch.ts";
+import { createAppContext } from "../../../main/app-context.ts";
+import { loadSessionTree } from "../../../main/library/tree-nodes.ts";
+import { fixturePath } from "../../helpers/fixtures.ts";
+import { makeTempDir } from "../store/helpers.ts";
+
+let tmp: ReturnType<typeof makeTempDir>;
+let dbPath: string;
+let apis: Api[];
+
+beforeEach(() => {
+  tmp = makeTempDir();
+  dbPath = path.join(tmp.dir, "library.db");
+  apis = [];
+});
+
+afterEach(() => {
+  for (const api of apis) api.ctx.db.close();
+  tmp.cleanup();
+});
+
+function connect(): Api {
+  const api = createApi(createAppContext({ dbPath, seedDemo: false, loadUserHooks: false }));
+  apis.push(api);
+  return api;
+}
+
+async function ok<C extends Channel>(on: Api, channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
+  const result = await on.call(channel, input);
+  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+  return result.value;
+}
+
+/** mulberry32: a seeded run, so a failure is replayed by its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The tree without its version (another connection numbers its versions itself). */
+const facts = ({ version: _version, ...tree }: SessionTreeDto) => tree;
+
+/** A window: the tree it shows, refreshed by session:tree-update; counts the answers' kinds. */
+class Window {
+  tree: SessionTreeDto | null = null;
+  deltas = 0;
+  wholes = 0;
+  readonly api: Api;
+  readonly sessionId: string;
+  constructor(api: Api, sessionId: string) {
+    this.api = api;
+    this.sessionId = sessionId;
+  }
+  async refresh(): Promise<SessionTreeUpdateDto | null> {
+    const since = this.tree?.version;
+    if (since === undefined) {
+      this.tree = await ok(this.api, "session:tree", { sessionId: this.sessionId });
+      return null;
+    }
+    const update = await ok(this.api, "session:tree-update", { sessionId: this.sessionId, since });
+    if (update.kind === "delta") this.deltas++;
+    else this.wholes++;
+    this.tree = applyTreeUpdate(this.tree, update);
+    return update;
+  }
+}
+
+interface Run {
+  file: string;
+  sessionId: string;
+  writer: Api;
+  reference: Api;
+  random: () => number;
+  step: number;
+  /** Ids named as parents before they exist (an orphan, repaired when the id comes). */
+  pending: string[];
+}
+
+const pick = <T>(run: Run, items: readonly T[]): T => items[Math.floor(run.random() * items.length)] as T;
+
+async function nodeIds(run: Run): Promise<string[]> {
+  return (await ok(run.reference, "session:tree", { sessionId: run.sessionId })).nodes.map((node) => node.id);
+}
+
+/** The file's lines after its header that carry an id (what the agent wrote). */
+function fileLines(run: Run): string[] {
+  return fs
+    .readFileSync(run.file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+}
+
+/** The agent appends 1–3 lines (a message, a label, an orphan or its missing parent, a duplicate id); the library re-imports. */
+async function agentAppends(run: Run): Promise<string> {
+  const ids = await nodeIds(run);
+  const lines: string[] = [];
+  const count = 1 + Math.floor(run.random() * 3);
+  let parent = pick(run, ids);
+  for (let i = 0; i < count; i++) {
+    const roll = run.random();
+    const timestamp = new Date(Date.UTC(2026, 11, 4, 0, 0, run.step * 10 + i)).toISOString();
+    let id = `app-${run.step}-${i}`;
+    if (roll < 0.15 && run.pending.length > 0) id = run.pending.shift() as string;
+    // A duplicate id (the file is broken): the later entry wins, its node moves to the end.
+    if (roll >= 0.4 && roll < 0.45) id = pick(run, ids);
+    if (roll >= 0.15 && roll < 0.3) {
+      lines.push(
+        JSON.stringify({
+          type: "label",
+          id,
+          parentId: parent,
+          timestamp,
+          targetId: pick(run, ids),
+          label: `agent ${run.step}`,
+        }),
+      );
+    } else if (roll >= 0.3 && roll < 0.4) {
+      const missing = `later-${run.step}-${i}`;
+      run.pending.push(missing);
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: missing,
+          timestamp,
+          message: { role: "user", content: `orphan ${id}`, timestamp: 0 },
+        }),
+      );
+    } else {
+      const role = run.random() < 0.5 ? "user" : "assistant";
+      const content = role === "user" ? `question ${id}` : [{ type: "text", text: `answer ${id}` }];
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp,
+          message: { role, content, timestamp: 0 },
+        }),
+      );
+    }
+    parent = id;
+  }
+  fs.appendFileSync(run.file, `${lines.join("\n")}\n`);
+  await ok(run.writer, "library:import", { path: run.file });
+  return `append ${count}`;
+}
+
+/** The file is rewritten by another program: its last lines removed, a line's text changed. */
+async function fileRewritten(run: Run): Promise<string> {
+  const lines = fileLines(run);
+  const cut = Math.min(lines.length - 3, 1 + Math.floor(run.random() * 4));
+  const kept = lines.slice(0, lines.length - Math.max(cut, 0));
+  const at = 1 + Math.floor(run.random() * (kept.length - 1));
+  kept[at] = (kept[at] as string).replace(/"text":"/, '"text":"rewritten ');
+  fs.writeFileSync(run.file, `${kept.join("\n")}\n`);
+  await ok(run.writer, "library:import", { path: run.file });
+  return "rewrite";
+}
+
+/** One of Canopy's own changes, on a random node; refused ones (as data) change nothing. */
+async function canopyChange(run: Run): Promise<string> {
+  const tree = await ok(run.reference, "session:tree", { sessionId: run.sessionId });
+  const node = pick(run, tree.nodes);
+  const sessionId = run.sessionId;
+  const ops: [string, () => Promise<unknown>][] = [
+    [
+      "label",
+      () =>
+        run.writer.call("edits:label", {
+          sessionId,
+          targetId: node.id,
+          label: run.random() < 0.8 ? `l${run.step}` : null,
+        }),
+    ],
+    [
+      "edit",
+      () =>
+        run.writer.call("edits:edit-message", { sessionId, entryId: node.id, text: `edited ${run.step}` }),
+    ],
+    ["archive", () => run.writer.call("edits:archive", { sessionId, entryId: node.id, confirm: true })],
+    ["unarchive", () => run.writer.call("edits:unarchive", { sessionId, entryId: node.id })],
+    ["undo", () => run.writer.call("edits:undo", { sessionId })],
+    ["redo", () => run.writer.call("edits:redo", { sessionId })],
+    ["leaf", () => run.writer.call("session:set-view-leaf", { sessionId, leafId: node.id })],
+    ["prune", () => run.writer.call("pruning:apply", { sessionId })],
+    ["restore-pruned", () => run.writer.call("pruning:restore", { sessionId })],
+  ];
+  const [name, op] = pick(run, ops);
+  await op();
+  return name;
+}
+
+async function randomRun(fixture: string, seed: number, steps: number) {
+  const file = path.join(tmp.dir, path.basename(fixture));
+  fs.copyFileSync(fixturePath(fixture), file);
+  const writer = connect();
+  const report = await ok(writer, "library:import", { path: file });
+  const sessionId = report.files[0]?.sessionId as string;
+  const run: Run = { file, sessionId, writer, reference: connect(), random: rng(seed), step: 0, pending: [] };
+  // Two windows on one server (its own connection, the one the writes come from, as the watcher
+  // and edits share it): one refreshes after every change, one after every third.
+  const server = writer;
+  const eager = new Window(server, sessionId);
+  const lagging = new Window(server, sessionId);
+  await eager.refresh();
+  await lagging.refresh();
+  const done: string[] = [];
+  for (run.step = 1; run.step <= steps; run.step++) {
+    const roll = run.random();
+    done.push(
+      roll < 0.45 ? await agentAppends(run) : roll < 0.5 ? await fileRewritten(run) : await canopyChange(run),
+    );
+    // The oracle: the tree made whole by another connection, without any kept version.
+    const fresh = facts(loadSessionTree(run.reference.ctx.db, sessionId));
+    await eager.refresh();
+    expect(facts(eager.tree as SessionTreeDto), `seed ${seed} after ${done.join(", ")}`).toEqual(fresh);
+    if (run.step % 3 === 0) {
+      await lagging.refresh();
+      expect(
+        facts(lagging.tree as SessionTreeDto),
+        `seed ${seed} (lagging) after ${done.join(", ")}`,
+      ).toEqual(fresh);
+    }
+  }
+  return { eager, lagging, done };
+}
+
+describe("a window's tree refreshed by session:tree-update", () => {
+  it.each([
+    ["tree-00.jsonl", 1],
+    ["tree-01.jsonl", 2],
+    ["tree-01.omp.jsonl", 3],
+    ["tree-02.jsonl", 4],
+    ["real-large-session.v1.jsonl", 5],
+  ])(
+    "equals a fresh session:tree after random changes (%s, seed %i)",
+    async (fixture, seed) => {
+      const { eager, lagging } = await randomRun(fixture, seed, 30);
+      // The refreshes were answered mostly by deltas: the cheap path is the one checked here.
+      expect(eager.deltas).toBeGreaterThan(eager.wholes);
+      expect(lagging.deltas + lagging.wholes).toBe(10);
+    },
+    120_000,
+  );
+});
+
+describe("what session:tree-update answers", () => {
+  it("after an agent append: only the appended node, and the view leaf on it", async () => {
+    const file = path.join(tmp.dir, "tree-00.jsonl");
+    fs.copyFileSync(fixturePath("tree-00.jsonl"), file);
+    const api = connect();
+    const sessionId = (await ok(api, "library:import", { path: file })).files[0]?.sessionId as string;
+    const before = await ok(api, "session:tree", { sessionId });
+    const leaf = before.fileLeafId as string;
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "appended-1", parentId: leaf, timestamp: "2026-12-04T00:00:00.000Z", message: { role: "user", content: "next", timestamp: 0 } })}\n`,
+    );
+    await ok(api, "library:import", { path: file });
+    const update = await ok(api, "session:tree-update", { sessionId, since: before.version as string });
+    expect(update.kind).toBe("delta");
+    if (update.kind !== "delta") return;
+    expect(update.added.map((node) => node.id)).toEqual(["appended-1"]);
+    expect(update.changed).toEqual([]);
+    expect(update.removed).toEqual([]);
+    expect(update.fileLeafId).toBe("appended-1");
+  });
+
+  it("after a view-leaf move: no node at all", async () => {
+    const api = connect();
+    const sessionId = (await ok(api, "library:import", { path: fixturePath("tree-00.jsonl") })).files[0]
+      ?.sessionId as string;
+    const before = await ok(api, "session:tree", { sessionId });
+    const target = before.nodes.find((node) => node.kind === "user" && node.id !== before.viewLeafId)
+      ?.id as string;
+    await ok(api, "session:set-view-leaf", { sessionId, leafId: target });
+    const update = await ok(api, "session:tree-update", { sessionId, since: before.version as string });
+    expect(update).toMatchObject({ kind: "delta", removed: [], changed: [], added: [], viewLeafId: target });
+    expect(update.version).toBe(before.version);
+  });
+
+  it("whole, for a version this server never made (another server, another session's)", async () => {
+    const api = connect();
+    const other = connect();
+    const report = await ok(api, "library:import", { path: fixturePath("tree-00.jsonl") });
+    const sessionId = report.files[0]?.sessionId as string;
+    const second = (await ok(api, "library:import", { path: fixturePath("tree-01.jsonl") })).files[0]
+      ?.sessionId as string;
+    const elsewhere = await ok(other, "session:tree", { sessionId });
+    const ofAnother = await ok(api, "session:tree", { sessionId: second });
+    for (const since of [elsewhere.version as string, ofAnother.version as string, "not-a-version"]) {
+      const update = await ok(api, "session:tree-update", { sessionId, since });
+      expect(update.kind).toBe("full");
+      expect(facts(applyTreeUpdate(null, update))).toEqual(facts(elsewhere));
+    }
+  });
+});
