@@ -1,12 +1,14 @@
 /**
- * Tree slice: the selected session's tree nodes, the entry selected on the canvas (a would-be
- * leaf whose LLM view is previewed without moving the view leaf), the canvas filter and chain
+ * Tree slice: the selected session's tree nodes (refreshed by delta: session:tree-update), the
+ * entry selected on the canvas (a would-be leaf whose LLM view is previewed without moving the
+ * view leaf), the canvas filter and chain
  * collapsing, and drag-to-branch (the target under the pointer, the preview of what a move there
  * would summarize, and the dialog that confirms it; SPEC §2.8, D13), which Enter and a
  * double-click open too when the settings ask to summarize when navigating.
  */
 import type { StateCreator } from "zustand";
 import type { NavigationPreviewDto, SessionTreeDto } from "../../../core/api/dto.ts";
+import { applyTreeUpdate } from "../../../core/api/tree-delta.ts";
 import { call } from "../api.ts";
 import { benchBaseline } from "../features/tree/bench-mode.ts";
 import { dropTarget } from "../features/tree/drop-target.ts";
@@ -106,6 +108,27 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     }
   };
 
+  /**
+   * The session's tree: for the open one (a refresh after an append, an edit, a leaf move…) only
+   * what changed since the version on screen, applied to it; whole when opening one, or when
+   * another refresh answered first and the delta no longer fits what is on screen.
+   */
+  const fetchTree = async (sessionId: string): Promise<SessionTreeDto> => {
+    const shown = get().tree;
+    const since = shown?.sessionId === sessionId ? shown.version : undefined;
+    if (since === undefined) return call("session:tree", { sessionId });
+    const update = await call("session:tree-update", { sessionId, since });
+    const now = get().tree;
+    if (update.kind === "delta" && (now?.sessionId !== sessionId || now.version !== update.since))
+      return call("session:tree", { sessionId });
+    try {
+      return applyTreeUpdate(now, update);
+    } catch {
+      // A delta that does not fit the nodes on screen (never expected): the whole tree instead.
+      return call("session:tree", { sessionId });
+    }
+  };
+
   const openBranchDialog = (targetId: string, preview: NavigationPreviewDto | null) => {
     set({ branchDialog: { targetId, preview } });
     if (preview) return;
@@ -132,7 +155,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       const opening = get().tree?.sessionId !== sessionId;
       if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
       try {
-        const tree = await call("session:tree", { sessionId });
+        const tree = await fetchTree(sessionId);
         if (get().selectedSessionId !== sessionId) return;
         const sameSession = get().tree?.sessionId === sessionId;
         if (!sameSession) {

@@ -3,6 +3,7 @@
  * a layout option changes) and the marks on top of it. Nodes subscribe to one number each
  * (`useNodeMarks`), so a selection change re-renders only the nodes whose marks changed.
  */
+import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import type { CanopyState } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { layoutTree, type TreeLayout } from "./layout.ts";
@@ -26,9 +27,12 @@ function planFor(state: CanopyState) {
   return plan && plan.sessionId === state.tree?.sessionId ? plan : null;
 }
 
+// Keyed on the node list and the view leaf, not the tree object: a refresh whose delta changed
+// no node (a leaf move, a new undo state) keeps the node list, and so the layout.
 const layoutMemo = memoize(
   (
-    tree: CanopyState["tree"],
+    nodes: readonly TreeNodeDto[] | null,
+    viewLeafId: string | null,
     filter: CanopyState["filter"],
     collapseChains: boolean,
     expandedIds: ReadonlySet<string>,
@@ -37,10 +41,10 @@ const layoutMemo = memoize(
     turnStart: string | null,
     showArchived: boolean,
   ): TreeLayout | null => {
-    if (!tree) return null;
-    return layoutTree(tree.nodes, {
+    if (!nodes) return null;
+    return layoutTree(nodes, {
       filter,
-      viewLeafId: tree.viewLeafId,
+      viewLeafId,
       pinnedIds: [revealedEntryId, plannedCut, turnStart],
       collapseChains,
       expandedIds,
@@ -52,7 +56,8 @@ const layoutMemo = memoize(
 export function selectLayout(state: CanopyState): TreeLayout | null {
   const plan = planFor(state);
   return layoutMemo(
-    state.tree,
+    state.tree?.nodes ?? null,
+    state.tree?.viewLeafId ?? null,
     state.filter,
     state.collapseChains,
     state.expandedIds,

@@ -1,0 +1,135 @@
+// Refreshing the open session's tree (tree slice loadTree, as the live refresh, a chat turn or an
+// edit call it) against the real main side (handlers on a SQLite library in a temp folder, each
+// answer through JSON as a transport sends it): the page asks session:tree-update and applies the
+// delta, shows the agent's appended entry, and ends with the tree a whole session:tree gives; a
+// refresh that changed no node keeps the node list, and so the canvas layout.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+
+const main = vi.hoisted(() => ({
+  call: null as ((channel: string, input: unknown) => Promise<unknown>) | null,
+  calls: [] as string[],
+}));
+
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { scriptedApi } = await import("../helpers/scripted-api.ts");
+  const api = scriptedApi({});
+  return {
+    ...api,
+    call: async (channel: string, input: unknown) => {
+      main.calls.push(channel);
+      if (!main.call) throw new Error("the main side is not started");
+      return main.call(channel, input);
+    },
+  };
+});
+
+interface TreeState {
+  tree: SessionTreeDto | null;
+  selectedSessionId: string | null;
+  loadTree(sessionId: string): Promise<void>;
+}
+// Imported through a variable so the node type-check (no DOM lib) does not follow the store.
+const storeModule = "../../renderer/src/store/index.ts";
+const selectorsModule = "../../renderer/src/features/tree/selectors.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): TreeState; setState(partial: Record<string, unknown>): void };
+};
+const { selectLayout } = (await import(selectorsModule)) as { selectLayout(state: TreeState): unknown };
+const state = () => useCanopy.getState();
+
+const { createApi } = await import("../../main/api/dispatch.ts");
+const { createAppContext } = await import("../../main/app-context.ts");
+const { loadSessionTree } = await import("../../main/library/tree-nodes.ts");
+const { fixturePath } = await import("../helpers/fixtures.ts");
+const { makeTempDir } = await import("../main/store/helpers.ts");
+
+const tmp = makeTempDir();
+const file = path.join(tmp.dir, "tree-00.jsonl");
+const api = createApi(
+  createAppContext({ dbPath: path.join(tmp.dir, "library.db"), seedDemo: false, loadUserHooks: false }),
+);
+let sessionId: string;
+
+/** A contract call on the main side, its value through JSON; a failed call throws its message. */
+async function mainCall(channel: string, input: unknown): Promise<unknown> {
+  const result = await api.call(channel as never, input as never);
+  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+  return JSON.parse(JSON.stringify(result.value));
+}
+
+/** The tree made whole on the main side, without its version. */
+const wholeTree = () => {
+  const { version: _version, ...tree } = loadSessionTree(api.ctx.db, sessionId);
+  return tree;
+};
+const shownTree = () => {
+  const { version: _version, ...tree } = state().tree as SessionTreeDto;
+  return JSON.parse(JSON.stringify(tree)) as typeof tree;
+};
+
+beforeAll(async () => {
+  main.call = mainCall;
+  fs.copyFileSync(fixturePath("tree-00.jsonl"), file);
+  sessionId = ((await mainCall("library:import", { path: file })) as { files: { sessionId: string }[] })
+    .files[0]?.sessionId as string;
+  useCanopy.setState({ selectedSessionId: sessionId, tree: null, runningJobs: {} });
+  await state().loadTree(sessionId);
+});
+
+afterAll(() => {
+  api.ctx.db.close();
+  tmp.cleanup();
+});
+
+describe("refreshing the open session's tree", () => {
+  it("after an agent append: asks for the delta only and shows the appended entry", async () => {
+    const leaf = state().tree?.fileLeafId as string;
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "agent-next", parentId: leaf, timestamp: "2026-12-04T00:00:00.000Z", message: { role: "user", content: "and now?", timestamp: 0 } })}\n`,
+    );
+    await mainCall("library:import", { path: file });
+    main.calls.length = 0;
+    await state().loadTree(sessionId);
+    expect(main.calls).toEqual(["session:tree-update"]);
+    const appended = state().tree?.nodes.find((node) => node.id === "agent-next");
+    expect(appended).toMatchObject({ parentId: leaf, kind: "user", text: "and now?" });
+    expect(state().tree?.viewLeafId).toBe("agent-next");
+    expect(shownTree()).toEqual(wholeTree());
+  });
+
+  it("after a label: the labelled node changes in place", async () => {
+    const target = state().tree?.nodes.find((node) => node.kind === "assistant")?.id as string;
+    await mainCall("edits:label", { sessionId, targetId: target, label: "checked" });
+    main.calls.length = 0;
+    await state().loadTree(sessionId);
+    expect(main.calls).toEqual(["session:tree-update"]);
+    expect(state().tree?.nodes.find((node) => node.id === target)?.label).toBe("checked");
+    expect(shownTree()).toEqual(wholeTree());
+  });
+
+  it("when no node changed (a rename): keeps the node list and the canvas layout", async () => {
+    const nodes = state().tree?.nodes;
+    const layout = selectLayout(state());
+    await mainCall("edits:rename", { sessionId, title: "renamed" });
+    await state().loadTree(sessionId);
+    expect(state().tree?.nodes).toBe(nodes);
+    expect(selectLayout(state())).toBe(layout);
+    expect(state().tree?.history.undo).toBe("rename");
+    expect(shownTree()).toEqual(wholeTree());
+  });
+
+  it("after a view-leaf move: the same nodes, the new leaf", async () => {
+    const nodes = state().tree?.nodes;
+    const target = nodes?.find((node) => node.kind === "user" && node.id !== state().tree?.viewLeafId)
+      ?.id as string;
+    await mainCall("session:set-view-leaf", { sessionId, leafId: target });
+    await state().loadTree(sessionId);
+    expect(state().tree?.nodes).toBe(nodes);
+    expect(state().tree?.viewLeafId).toBe(target);
+    expect(shownTree()).toEqual(wholeTree());
+  });
+});
