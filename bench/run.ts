@@ -15,6 +15,7 @@ import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
 import { runShowBench } from "./show.bench.ts";
 import { runTreeOpenBench } from "./tree-open.bench.ts";
+import { runTreeRefreshBench } from "./tree-refresh.bench.ts";
 import { runTreeRenderBench } from "./tree-render.bench.ts";
 
 console.log("== import ==");
@@ -50,6 +51,12 @@ try {
   await runTreeOpenBench();
 } catch (error) {
   console.log(`tree open bench skipped: ${(error as Error).message}`);
+}
+console.log("\n== refreshing the open 100k-entry session after one append: whole tree against delta ==");
+try {
+  await runTreeRefreshBench();
+} catch (error) {
+  console.log(`tree refresh bench skipped: ${(error as Error).message}`);
 }
 console.log("\n== opening a session with one huge text in Chromium (click → tree and LLM view, ms) ==");
 try {
