@@ -11,6 +11,8 @@ import type { SessionTreeDto } from "../../core/api/dto.ts";
 const main = vi.hoisted(() => ({
   call: null as ((channel: string, input: unknown) => Promise<unknown>) | null,
   calls: [] as string[],
+  /** Holds the next call's answer until it resolves (two refreshes answered out of step). */
+  gate: null as Promise<void> | null,
 }));
 
 vi.mock("../../renderer/src/api.ts", async () => {
@@ -21,7 +23,11 @@ vi.mock("../../renderer/src/api.ts", async () => {
     call: async (channel: string, input: unknown) => {
       main.calls.push(channel);
       if (!main.call) throw new Error("the main side is not started");
-      return main.call(channel, input);
+      const gate = main.gate;
+      main.gate = null;
+      const value = await main.call(channel, input);
+      await gate;
+      return value;
     },
   };
 });
@@ -98,6 +104,29 @@ describe("refreshing the open session's tree", () => {
     const appended = state().tree?.nodes.find((node) => node.id === "agent-next");
     expect(appended).toMatchObject({ parentId: leaf, kind: "user", text: "and now?" });
     expect(state().tree?.viewLeafId).toBe("agent-next");
+    expect(shownTree()).toEqual(wholeTree());
+  });
+
+  it("two refreshes at once (a chat turn's and the live one): both by delta, never the whole tree", async () => {
+    const leaf = state().tree?.fileLeafId as string;
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "agent-again", parentId: leaf, timestamp: "2026-12-04T00:00:01.000Z", message: { role: "user", content: "twice", timestamp: 0 } })}\n`,
+    );
+    await mainCall("library:import", { path: file });
+    main.calls.length = 0;
+    // The second answer arrives after the first one is on screen.
+    const first = state().loadTree(sessionId);
+    let release = () => {};
+    main.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const second = state().loadTree(sessionId);
+    await first;
+    release();
+    await second;
+    expect(main.calls).toEqual(["session:tree-update", "session:tree-update"]);
+    expect(state().tree?.nodes.some((node) => node.id === "agent-again")).toBe(true);
     expect(shownTree()).toEqual(wholeTree());
   });
 

@@ -119,8 +119,15 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     if (since === undefined) return call("session:tree", { sessionId });
     const update = await call("session:tree-update", { sessionId, since });
     const now = get().tree;
-    if (update.kind === "delta" && (now?.sessionId !== sessionId || now.version !== update.since))
+    if (update.kind === "delta" && (now?.sessionId !== sessionId || now.version !== update.since)) {
+      // Two refreshes at once (a chat turn's and the live refresh): the other one's answer
+      // already brought these very nodes; only the tree-wide facts are taken.
+      if (now?.sessionId === sessionId && now.version === update.version) {
+        const { viewLeafId, fileLeafId, problems, history } = update;
+        return { ...now, viewLeafId, fileLeafId, problems, history };
+      }
       return call("session:tree", { sessionId });
+    }
     try {
       return applyTreeUpdate(now, update);
     } catch {
