@@ -15,11 +15,16 @@ export interface NodesDiff {
 /** The same node: the same fields with the same values (nodes are flat; absent ≠ undefined). */
 export function sameNode(a: TreeNodeDto, b: TreeNodeDto): boolean {
   if (a === b) return true;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
+  // Without Object.keys: a refresh compares 100,000 nodes, twice; no arrays are made for it.
   const left = a as unknown as Record<string, unknown>;
   const right = b as unknown as Record<string, unknown>;
-  return keys.every((key) => key in right && Object.is(left[key], right[key]));
+  let keys = 0;
+  for (const key in left) {
+    if (!(key in right) || !Object.is(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const _key in right) keys--;
+  return keys === 0;
 }
 
 /**
