@@ -240,6 +240,8 @@ export interface Events {
   "session:changed": { sessionId: string; viewLeafId: string | null };
   /** The settings changed: through this process's settings:set, or by another program (the CLI, a second Canopy). */
   "settings:changed": { settings: Settings };
+  /** The agent session folders changed: through this process's library:set-folders, or by another program. */
+  "library:folders-changed": ConfiguredFolders;
   /** The reply of a running chat turn (the job `jobId`), streamed so far. */
   "chat:progressed": { jobId: string; sessionId: string; text: string };
   /** A chat request failed with a transient error and is sent again after `delayMs` (§9.7 auto_retry_start/end). */
@@ -366,6 +368,7 @@ export const EVENT_NAMES = [
   "library:changed",
   "session:changed",
   "settings:changed",
+  "library:folders-changed",
   "job:progressed",
   "job:started",
   "job:ended",

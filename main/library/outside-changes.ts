@@ -4,7 +4,9 @@
  * (`session:changed` + `library:changed`), so open windows refresh. A timer asks SQLite's
  * `data_version`, which moves only when another connection commits; then the change log
  * (migration 5) says which sessions, leaving out those this process wrote and announced itself,
- * and the settings log (migration 6) whether the settings changed (`settings:changed`).
+ * and the settings log (migration 6) whether the settings changed (`settings:changed`); the
+ * agent folders' row, compared with the value last announced, whether they changed
+ * (`library:folders-changed`: the windows show them, the live watcher re-reads them).
  */
 import type { AppContext } from "../api/types.ts";
 import { OWN_WRITER } from "../store/change-writer.ts";
@@ -12,6 +14,7 @@ import { changesSince, dataVersion, latestChangeSeq } from "../store/repos/sessi
 import { type SettingsMark, settingsMark } from "../store/repos/settings-changes.ts";
 import { loadSettings } from "../settings/store.ts";
 import { announce } from "./edit-ops.ts";
+import { foldersInEffect, foldersMark } from "./folders.ts";
 
 /** How often the library is asked (a window follows a CLI command within about this). */
 export const OUTSIDE_POLL_MS = 500;
@@ -35,6 +38,11 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
   // Only what is written from now on: the window has just loaded everything before.
   let seen = latestChangeSeq(db);
   let settingsSeen = settingsMark(db).seq;
+  let foldersSeen = foldersMark(db);
+  // This process's library:set-folders announces its change itself: not again from here.
+  const unsubscribe = ctx.events.subscribe((name) => {
+    if (name === "library:folders-changed" && db.open) foldersSeen = foldersMark(db);
+  });
   let failing = false;
 
   /** True when another program wrote the settings since the last look (announced here). */
@@ -48,6 +56,14 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
     return true;
   };
 
+  /** True when another program set or reset the agent folders since the last look (announced here). */
+  const foldersChanged = (mark: string): boolean => {
+    if (mark === foldersSeen) return false;
+    foldersSeen = mark;
+    ctx.events.emit("library:folders-changed", foldersInEffect(db));
+    return true;
+  };
+
   const check = (): boolean => {
     // A transaction of this connection is never open across a turn of the event loop, but
     // if one were, reading inside it would see no one else's commits.
@@ -57,10 +73,12 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
       if (current === version) return false;
       const changes = changesSince(db, seen);
       const mark = settingsMark(db);
+      const folders = foldersMark(db);
       // Only once read: a failed read is tried again on the next tick.
       version = current;
       failing = false;
-      const settings = settingsChanged(mark);
+      const folderSet = foldersChanged(folders);
+      const settings = settingsChanged(mark) || folderSet;
       const last = changes[changes.length - 1];
       if (last === undefined) return settings; // E.g. the import thread indexing for search.
       seen = last.seq;
@@ -83,5 +101,11 @@ export function watchOutsideChanges(ctx: AppContext, options: OutsideChangesOpti
   const timer = setInterval(check, options.intervalMs ?? OUTSIDE_POLL_MS);
   // Never what keeps the process alive.
   timer.unref();
-  return { check, close: () => clearInterval(timer) };
+  return {
+    check,
+    close: () => {
+      clearInterval(timer);
+      unsubscribe();
+    },
+  };
 }

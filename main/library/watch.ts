@@ -32,7 +32,7 @@ export interface WatchOptions {
 }
 
 export interface LibraryWatcher {
-  /** Re-reads which folders to watch; runs by itself on every `library:changed`. */
+  /** Re-reads which folders to watch; runs by itself on every `library:changed` and `library:folders-changed`. */
   refresh(): void;
   /** The folders being watched, recursive ones marked with a trailing "/**". */
   watched(): string[];
@@ -191,7 +191,7 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   };
 
   const unsubscribe = ctx.events.subscribe((name) => {
-    if (name === "library:changed") refresh();
+    if (name === "library:changed" || name === "library:folders-changed") refresh();
   });
   refresh();
 

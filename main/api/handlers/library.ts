@@ -6,13 +6,9 @@ import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { IMPORT_JOB_PREFIX } from "../../../core/api/contract.ts";
-import type { ConfiguredFolders, ImportReport } from "../../../core/api/dto.ts";
+import type { ImportReport } from "../../../core/api/dto.ts";
 import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
-import {
-  foldersAreDefault,
-  configuredFolders as foldersOf,
-  setConfiguredFolders,
-} from "../../library/folders.ts";
+import { configuredFolders as foldersOf, foldersInEffect, setConfiguredFolders } from "../../library/folders.ts";
 import { listSessionFiles } from "../../library/files.ts";
 import { mergeImportReports } from "../../library/import-runner.ts";
 import { listSessions } from "../../library/load.ts";
@@ -30,15 +26,6 @@ export function expandPath(input: string): string {
 
 function configuredFolders(ctx: AppContext): string[] {
   return foldersOf(ctx.db);
-}
-
-function foldersInEffect(ctx: AppContext): ConfiguredFolders {
-  const folders = configuredFolders(ctx);
-  return {
-    folders,
-    defaults: foldersAreDefault(ctx.db),
-    missing: folders.filter((folder) => !existsSync(folder)),
-  };
 }
 
 /** Longest folder name on the progress line; a longer one is cut in the middle. */
@@ -138,7 +125,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
     return { ...mergeImportReports(reports), roots: existing };
   },
   "library:cancel-import": (_input, ctx) => ({ cancelled: ctx.imports.cancel() }),
-  "library:get-folders": (_input, ctx) => foldersInEffect(ctx),
+  "library:get-folders": (_input, ctx) => foldersInEffect(ctx.db),
   "library:set-folders": (input, ctx) => {
     const folders = [...new Set(input.folders.map(expandPath))];
     // Scanned and watched recursively: the whole disk or home folder would take the app down.
@@ -150,9 +137,11 @@ export const libraryHandlers: AreaHandlers<"library"> = {
       );
     }
     setConfiguredFolders(ctx.db, folders);
-    // The live watcher re-reads the folders on this event.
-    ctx.events.emit("library:changed", { sessionIds: [] });
-    return foldersInEffect(ctx);
+    const result = foldersInEffect(ctx.db);
+    // Every window (other tabs too) shows them, and the live watcher re-reads them; the
+    // outside-changes poll knows this process announced them and does not again.
+    ctx.events.emit("library:folders-changed", result);
+    return result;
   },
   "library:search": (input, ctx) => searchLibrary(ctx, input),
   "library:delete": (input, ctx) => deleteFromLibrary(ctx, input.sessionId),

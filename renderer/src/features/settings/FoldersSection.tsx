@@ -1,11 +1,13 @@
 /**
  * The agent session folders "Scan agent folders" imports and the live watcher watches: the pi
  * and oh-my-pi defaults until the user sets others here (one folder per line; `~` is the home
- * folder). Saving an empty list, or "Use the defaults", goes back to the defaults.
+ * folder). Saving an empty list, or "Use the defaults", goes back to the defaults. Follows
+ * `library:folders-changed` (another window or tab, `canopy folders set`): a list being edited
+ * keeps what is typed and says what the folders became (Escape takes them).
  */
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import type { ConfiguredFolders } from "../../../../core/api/dto.ts";
-import { call } from "../../api.ts";
+import { call, onEvent } from "../../api.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 
 const linesOf = (text: string) =>
@@ -14,17 +16,26 @@ const linesOf = (text: string) =>
     .map((line) => line.trim())
     .filter((line) => line !== "");
 
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);
+
 export function FoldersSection() {
   const [current, setCurrent] = useState<ConfiguredFolders | null>(null);
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  /** Folders set elsewhere while the list was being edited (shown in a note, Escape takes them). */
+  const [elsewhere, setElsewhere] = useState<ConfiguredFolders | null>(null);
+  /** What the event handler reads: the folders shown and the text in the box, as they are now. */
+  const latest = useRef({ current, draft, saving: false });
+  latest.current = { ...latest.current, current, draft };
 
-  const show = (folders: ConfiguredFolders) => {
+  const show = useCallback((folders: ConfiguredFolders) => {
     setCurrent(folders);
     setDraft(folders.folders.join("\n"));
+    setElsewhere(null);
     setError(null);
-  };
+  }, []);
 
   useEffect(() => {
     let live = true;
@@ -42,14 +53,36 @@ export function FoldersSection() {
     };
   }, []);
 
+  useEffect(
+    () =>
+      onEvent("library:folders-changed", (folders) => {
+        const { current: shown, draft: typed, saving } = latest.current;
+        // This window's own save: its answer shows the folders as saved.
+        if (saving) return;
+        const untouched = shown === null || sameList(linesOf(typed), shown.folders);
+        if (untouched || sameList(linesOf(typed), folders.folders)) {
+          show(folders);
+          return;
+        }
+        // Being edited: what is typed stays; the note says what the folders are now.
+        setCurrent(folders);
+        setElsewhere(folders);
+        setSaved(null);
+      }),
+    [show],
+  );
+
   const save = async (folders: string[]) => {
     setSaved(null);
+    latest.current.saving = true;
     try {
       const result = await call("library:set-folders", { folders });
       show(result);
       setSaved(result.defaults ? "Back to the default folders." : "Folders saved.");
     } catch (caught) {
       setError((caught as Error).message);
+    } finally {
+      latest.current.saving = false;
     }
   };
 
@@ -74,6 +107,13 @@ export function FoldersSection() {
           setDraft(event.target.value);
           setSaved(null);
         }}
+        onKeyDown={(event) => {
+          if (event.key === "Escape" && elsewhere !== null) {
+            // The folders set elsewhere replace what was typed; the Escape goes no further.
+            event.stopPropagation();
+            show(elsewhere);
+          }
+        }}
       />
       <div className="row">
         <button type="submit">Save folders</button>
@@ -81,6 +121,12 @@ export function FoldersSection() {
           Use the defaults
         </button>
       </div>
+      {elsewhere !== null && (
+        <p className="note" role="status" data-testid="folders-changed-elsewhere">
+          Changed elsewhere to {elsewhere.defaults ? "the defaults" : elsewhere.folders.join(", ")} while you were
+          editing: Save folders saves yours, Escape takes those.
+        </p>
+      )}
       {current && current.missing.length > 0 && (
         <p className="note" data-testid="folders-missing">
           Not there (yet): {current.missing.join(", ")}
