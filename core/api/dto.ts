@@ -230,6 +230,8 @@ export interface CompactionPlanDto {
   tokensBeforeEstimated: number;
   /** After adaptation from measured usage (§5.1 step 5). */
   keepRecentTokens: number;
+  /** What the plan was asked to keep: the keepRecentTokens given, else the setting then (before adaptation). */
+  requestedKeepRecentTokens: number;
   summarizeEntryIds: string[];
   turnPrefixEntryIds: string[];
   keptEntryIds: string[];

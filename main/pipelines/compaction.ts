@@ -92,6 +92,7 @@ function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Pl
       tokensBeforeMeasured: preparation.tokensBeforeMeasured,
       tokensBeforeEstimated: preparation.tokensBeforeEstimated,
       keepRecentTokens: preparation.keepRecentTokens,
+      requestedKeepRecentTokens: input.keepRecentTokens ?? settings.compaction.keepRecentTokens,
       summarizeEntryIds: preparation.summarizeEntryIds,
       turnPrefixEntryIds: preparation.turnPrefixEntryIds,
       keptEntryIds: preparation.keptEntryIds,

@@ -1,25 +1,36 @@
 // Two tabs on one browser-mode server, and the real CLI on its library: what follows a change
 // made elsewhere besides the settings form. The agent folders list (saved in the other tab, or
 // `canopy folders set|reset`) shows the new folders, or keeps what is being typed and says what
-// they became.
+// they became; an open compaction plan is made again, and says so in one line, when keepRecentTokens
+// changes elsewhere, its slider moving with it unless the user chose a figure on it; and "Run
+// compaction" runs the plan shown even when the change has not reached the window yet.
 import os from "node:os";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import type { Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConfiguredFolders } from "../../core/api/dto.ts";
+import type { CompactionPlanDto, ConfiguredFolders, ContextView } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { poll } from "../helpers/canvas-page.ts";
-import { type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { demoSessionId, type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
 import { cliOn } from "../helpers/outside-writer.ts";
 
 let app: E2eApp;
 let pageB: Page;
+/** While true, the settings:changed events for tab B are held back here (not yet heard by it). */
+let holdSettings = false;
+const held: string[] = [];
+let eventsB: WebSocketRoute | null = null;
 
 const cli = async (...args: string[]) => {
   await cliOn(app.dbPath, ...args);
   return Date.now();
 };
 const folderBox = (page: Page) => page.getByLabel("Agent session folders");
+const keepSlider = (page: Page) => page.locator("#keep-recent-tokens");
+const planText = (page: Page) =>
+  page.getByTestId("compaction-plan").locator("p").filter({ hasText: "Keeps from" });
+const preview = (sessionId: string, keepRecentTokens: number) =>
+  apiCall<CompactionPlanDto>(app.mode, "compaction:preview", { sessionId, keepRecentTokens });
 
 async function openSettings(page: Page): Promise<void> {
   await page.goto(app.mode.url);
@@ -34,9 +45,30 @@ async function openSettings(page: Page): Promise<void> {
 const notReloaded = (page: Page) =>
   page.evaluate(() => (globalThis as { pageMarker?: number }).pageMarker === 1);
 
+/** Runs the plan on screen; resolves with the entry the new compaction keeps from. */
+async function runShownPlan(page: Page, sessionId: string): Promise<string | null> {
+  await page.getByRole("button", { name: "Run compaction" }).click();
+  await poll(() =>
+    page
+      .getByRole("status")
+      .filter({ hasText: /Compaction \w+ added/ })
+      .count(),
+  ).toBe(1);
+  const view = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
+  return view.firstKeptEntryId;
+}
+
 beforeAll(async () => {
   app = await startE2eApp("settings-elsewhere");
   pageB = await openPage(app);
+  await pageB.routeWebSocket(/\/events/, (ws: WebSocketRoute) => {
+    eventsB = ws;
+    const server = ws.connectToServer();
+    server.onMessage((message) => {
+      if (holdSettings && String(message).includes('"settings:changed"')) held.push(String(message));
+      else ws.send(message);
+    });
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -83,5 +115,57 @@ describe("what follows a change made elsewhere", () => {
     expect(await notReloaded(pageB)).toBe(true);
     console.log(`folders set by the CLI shown in both tabs ${cliMs} ms after it exited`);
     expect(cliMs).toBeLessThan(5000);
+  }, 60_000);
+
+  it("runs the plan shown, not the setting changed elsewhere that the window has not heard of yet", async () => {
+    const sessionId = await demoSessionId(app.mode, "Refactor the parser");
+    const shown = (await preview(sessionId, 20000)).firstKeptEntryId;
+    const elsewhere = (await preview(sessionId, 8000)).firstKeptEntryId;
+    expect(elsewhere).not.toBe(shown);
+    await openSessionShowingAll(pageB, app.mode, sessionId);
+    await pageB.getByRole("button", { name: "Compact…" }).click();
+    await poll(() => planText(pageB).textContent()).toContain(`Keeps from ${shown}`);
+
+    holdSettings = true;
+    await cli("settings", "set", "compaction.keepRecentTokens", "8000");
+    await poll(() => held.length).toBeGreaterThan(0);
+    expect(await runShownPlan(pageB, sessionId)).toBe(shown);
+    holdSettings = false;
+    for (const message of held.splice(0)) eventsB?.send(message);
+  }, 60_000);
+
+  it("an open plan is made again when keepRecentTokens changes elsewhere; a figure chosen on the slider stays", async () => {
+    const pageA = app.page;
+    const sessionId = await demoSessionId(app.mode, "Session store tree");
+    const at = async (keep: number) => (await preview(sessionId, keep)).firstKeptEntryId;
+    await openSessionShowingAll(pageA, app.mode, sessionId);
+    await pageA.getByRole("button", { name: "Compact…" }).click();
+    await poll(() => planText(pageA).textContent()).toContain(`Keeps from ${await at(8000)}`);
+    expect(await keepSlider(pageA).inputValue()).toBe("8000");
+
+    const set = await cli("settings", "set", "compaction.keepRecentTokens", "2000");
+    expect(await at(2000)).not.toBe(await at(8000));
+    await poll(() => keepSlider(pageA).inputValue()).toBe("2000");
+    await poll(() => planText(pageA).textContent()).toContain(`Keeps from ${await at(2000)}`);
+    const replanMs = Date.now() - set;
+    expect(await pageA.getByTestId("plan-remade").textContent()).toBe(
+      "Keep-recent is now 2,000 tokens (changed in the settings): the plan was made again with it.",
+    );
+
+    // The user's own figure for this compaction: kept when the setting changes again.
+    await keepSlider(pageA).press("ArrowLeft");
+    await poll(() => keepSlider(pageA).inputValue()).toBe("1500");
+    await poll(() => planText(pageA).textContent()).toContain(`Keeps from ${await at(1500)}`);
+    await poll(() => pageA.getByTestId("plan-remade").count()).toBe(0);
+    // Saved in another window this time (its settings:set announces it).
+    await apiCall(app.mode, "settings:set", { key: "compaction.keepRecentTokens", value: 4000 });
+    await poll(() => pageA.getByTestId("plan-remade").textContent()).toBe(
+      "Keep-recent is now 4,000 tokens in the settings; this plan keeps the 1,500 tokens you chose.",
+    );
+    expect(await keepSlider(pageA).inputValue()).toBe("1500");
+    const chosen = await at(1500);
+    expect(await planText(pageA).textContent()).toContain(`Keeps from ${chosen}`);
+    expect(await runShownPlan(pageA, sessionId)).toBe(chosen);
+    console.log(`plan made again ${replanMs} ms after the CLI exited`);
   }, 60_000);
 });

@@ -44,6 +44,7 @@ const plan = (extra: Partial<CompactionPlanDto>): CompactionPlanDto => ({
   tokensBeforeMeasured: null,
   tokensBeforeEstimated: 1000,
   keepRecentTokens: 20000,
+  requestedKeepRecentTokens: 20000,
   summarizeEntryIds: ["u2", "a2"],
   turnPrefixEntryIds: [],
   keptEntryIds: ["u3", "a3"],

@@ -92,6 +92,8 @@ export interface JobsSlice {
   planError: string | null;
   /** The keepRecentTokens the plan was asked for (null: the setting), reused when it runs. */
   planKeepRecentTokens: number | null;
+  /** Why the plan on screen was made again without being asked (the settings changed: plan-follow.ts). */
+  planNote: string | null;
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
@@ -153,12 +155,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     plan: null,
     planError: null,
     planKeepRecentTokens: null,
+    planNote: null,
     runningJobs: {},
     jobMessage: null,
     async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;
-      set({ planError: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
+      set({ planError: null, planNote: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
       try {
         const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
         // A slower answer for an older slider position must not replace a newer one.
@@ -168,7 +171,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       }
     },
     closePlan() {
-      set({ plan: null, planError: null, planKeepRecentTokens: null });
+      set({ plan: null, planError: null, planNote: null, planKeepRecentTokens: null });
     },
     async runCompaction(customInstructions) {
       const sessionId = get().selectedSessionId;
@@ -178,13 +181,22 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       let failure: unknown;
       try {
         const instructions = customInstructions.trim();
-        const keepRecentTokens = get().planKeepRecentTokens;
+        // What the plan on screen keeps, never the setting as it is by now: a change made
+        // elsewhere that this window has not heard of yet must not move the cut it shows.
+        const plan = get().plan;
+        const keepRecentTokens =
+          get().planKeepRecentTokens ?? (plan?.sessionId === sessionId ? plan.requestedKeepRecentTokens : null);
         const result = await call("compaction:run", {
           sessionId,
           ...(instructions ? { customInstructions: instructions } : {}),
           ...(keepRecentTokens ? { keepRecentTokens } : {}),
         });
-        set({ plan: null, planKeepRecentTokens: null, jobMessage: { kind: "ok", text: compactionAdded(result.entryId) } });
+        set({
+          plan: null,
+          planNote: null,
+          planKeepRecentTokens: null,
+          jobMessage: { kind: "ok", text: compactionAdded(result.entryId) },
+        });
         await refresh(sessionId);
       } catch (error) {
         failure = error;

@@ -3,11 +3,14 @@
  * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
  * streams the summary while it is written, and Escape cancels. Its top row is the open
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
+ * The plan is made again when the settings change, wherever (plan-follow.ts), and says so.
  */
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
+import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
+import { planFollowsSettings } from "../../store/plan-follow.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
@@ -17,6 +20,7 @@ import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 export function CompactionPanel() {
   const plan = useCanopy((state) => state.plan);
   const planError = useCanopy((state) => state.planError);
+  const planNote = useCanopy((state) => state.planNote);
   const running = useCanopy(selectRunning);
   // A chat turn holds the session too: no compaction starts before it ends.
   const busy = useCanopy((state) => selectSessionJob(state) !== null);
@@ -31,6 +35,7 @@ export function CompactionPanel() {
   // compaction runs, and back to Compact… once it is done.
   useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
   useReturnFocus(running !== null, () => compactButton.current);
+  useEffect(() => onEvent("settings:changed", (payload) => void planFollowsSettings(payload.settings)), []);
 
   return (
     <section className="panel compaction-panel" aria-label="Compaction">
@@ -60,6 +65,11 @@ export function CompactionPanel() {
       <ErrorLine message={planError} />
       {plan && (
         <div className="plan" data-testid="compaction-plan">
+          {planNote && (
+            <p className="note" role="status" data-testid="plan-remade">
+              {planNote}
+            </p>
+          )}
           <p>
             Keeps from <code>{plan.firstKeptEntryId}</code>
             {plan.isSplitTurn ? ` (split turn from ${plan.turnStartEntryId})` : ""}; summarizes{" "}

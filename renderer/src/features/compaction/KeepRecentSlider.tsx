@@ -1,10 +1,11 @@
 /**
  * How many recent tokens a compaction keeps verbatim: moving the slider asks for a new plan
  * (compaction:preview with keepRecentTokens), and the canvas moves the planned cut with it.
+ * Unmoved, it shows what the plan was made with (the setting then: a plan made again after the
+ * setting changed elsewhere moves it too).
  */
 import { useEffect, useRef, useState } from "react";
 import type { CompactionPlanDto } from "../../../../core/api/dto.ts";
-import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 
 const STEP = 500;
@@ -12,24 +13,13 @@ const STEP = 500;
 export function KeepRecentSlider({ plan }: { plan: CompactionPlanDto }) {
   const requested = useCanopy((state) => state.planKeepRecentTokens);
   const previewCompaction = useCanopy((state) => state.previewCompaction);
-  const [setting, setSetting] = useState<number | null>(null);
+  /** Where the user has put it, until a plan is asked for without it (Compact… again). */
   const [value, setValue] = useState<number | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   useEffect(() => {
-    let alive = true;
-    call("settings:get", {})
-      .then((settings) => {
-        if (alive) setSetting(settings.compaction.keepRecentTokens);
-      })
-      .catch(() => {
-        // Without the setting the slider starts from the plan's own figure.
-        if (alive) setSetting(plan.keepRecentTokens);
-      });
-    return () => {
-      alive = false;
-    };
-  }, [plan.keepRecentTokens]);
+    if (requested === null) setValue(null);
+  }, [requested]);
   useEffect(
     () => () => {
       if (timer.current) clearTimeout(timer.current);
@@ -37,7 +27,7 @@ export function KeepRecentSlider({ plan }: { plan: CompactionPlanDto }) {
     [],
   );
 
-  const current = value ?? requested ?? setting ?? plan.keepRecentTokens;
+  const current = value ?? requested ?? plan.requestedKeepRecentTokens;
   const max = Math.max(Math.ceil((plan.tokensBeforeEstimated * 1.2) / STEP) * STEP, current, 4 * STEP);
   const onChange = (next: number) => {
     setValue(next);
