@@ -14,7 +14,6 @@ import type {
   ExportResult,
   HooksDto,
   ImportReport,
-  LibraryFolders,
   NavigationPreviewDto,
   NavigationResultDto,
   PromptTemplateDto,
@@ -26,6 +25,7 @@ import type {
   SessionSummary,
   SessionTreeDto,
   SessionTreeUpdateDto,
+  SetFoldersInput,
   StoredEntry,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
@@ -47,8 +47,8 @@ export interface Requests {
   "library:cancel-import": { input: Record<string, never>; output: { cancelled: boolean } };
   /** The agent session folders Canopy scans. */
   "library:get-folders": { input: Record<string, never>; output: ConfiguredFolders };
-  /** Replace the agent session folders Canopy scans and watches (none: back to the defaults). */
-  "library:set-folders": { input: LibraryFolders; output: ConfiguredFolders };
+  /** Replace the agent session folders Canopy scans and watches (none: back to the defaults); refused if not the `expected` ones now. */
+  "library:set-folders": { input: SetFoldersInput; output: ConfiguredFolders };
   /**
    * Full-text search over message text of every session. Matches in the snippet are wrapped in
    * `highlight` (default "[" and "]"; the renderer passes private-use characters). Right after a

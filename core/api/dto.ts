@@ -208,6 +208,12 @@ export interface LibraryFolders {
   folders: string[];
 }
 
+/** library:set-folders: the new folders and, from a window, the folders it showed. */
+export interface SetFoldersInput extends LibraryFolders {
+  /** Refused ("conflict") when the folders in effect are others by now: changed elsewhere since. */
+  expected?: string[];
+}
+
 /** The agent session folders in effect; `defaults`: the pi and oh-my-pi ones (none set). */
 export interface ConfiguredFolders extends LibraryFolders {
   defaults: boolean;

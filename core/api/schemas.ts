@@ -33,7 +33,9 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "library:import-default-folders": empty as SchemaFor<"library:import-default-folders">,
   "library:cancel-import": empty as SchemaFor<"library:cancel-import">,
   "library:get-folders": empty as SchemaFor<"library:get-folders">,
-  "library:set-folders": z.object({ folders: z.array(nonEmpty).max(100) }).strict(),
+  "library:set-folders": z
+    .object({ folders: z.array(nonEmpty).max(100), expected: z.array(z.string()).max(100).optional() })
+    .strict(),
   "library:search": z
     .object({
       query: z.string().max(MAX_SEARCH_QUERY_CHARS),

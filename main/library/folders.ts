@@ -5,8 +5,10 @@
  */
 import { existsSync } from "node:fs";
 import type { ConfiguredFolders } from "../../core/api/dto.ts";
+import { ApiFailure } from "../api/errors.ts";
 import type { Database } from "../store/open.ts";
 import { getSetting, setSetting } from "../store/repos/settings.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { defaultAgentFolders } from "./files.ts";
 
 const FOLDERS_KEY = "library.folders";
@@ -22,9 +24,22 @@ export function configuredFolders(db: Database): string[] {
   return defaultAgentFolders();
 }
 
-/** Sets the folders to scan and watch; none means back to the defaults. */
-export function setConfiguredFolders(db: Database, folders: string[]): void {
-  setSetting(db, FOLDERS_KEY, folders.length === 0 ? undefined : folders);
+/**
+ * Sets the folders to scan and watch; none means back to the defaults. With `expected` (the
+ * folders a window showed), refused as a conflict when others are in effect by now, read and
+ * written in one write transaction: a window must not overwrite a change it has not shown.
+ */
+export function setConfiguredFolders(db: Database, folders: string[], expected?: readonly string[]): void {
+  writeTransaction(db, () => {
+    const now = configuredFolders(db);
+    if (expected !== undefined && (now.length !== expected.length || now.some((folder, i) => folder !== expected[i]))) {
+      throw new ApiFailure(
+        "conflict",
+        `The agent folders were changed elsewhere (they are now ${now.join(", ")}): yours were not saved, so as not to overwrite that change`,
+      );
+    }
+    setSetting(db, FOLDERS_KEY, folders.length === 0 ? undefined : folders);
+  })();
 }
 
 /** True when the user has not set the folders (the pi and oh-my-pi defaults are in use). */

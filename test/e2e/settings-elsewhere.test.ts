@@ -1,8 +1,9 @@
 // Two tabs on one browser-mode server, and the real CLI on its library: what follows a change
 // made elsewhere besides the settings form. The agent folders list (saved in the other tab, or
-// `canopy folders set|reset`) shows the new folders, or keeps what is being typed and says what
-// they became; an open compaction plan is made again, and says so in one line, when keepRecentTokens
-// changes elsewhere, its slider moving with it unless the user chose a figure on it; and "Run
+// `canopy folders set`) shows the new folders, or keeps what is being typed and says what they
+// became, and a list saved over a change the tab has not heard of yet is refused; an open
+// compaction plan is made again, and says so in one line, when keepRecentTokens changes
+// elsewhere, its slider moving with it unless the user chose a figure on it; and "Run
 // compaction" runs the plan shown even when the change has not reached the window yet.
 import os from "node:os";
 import path from "node:path";
@@ -16,8 +17,8 @@ import { cliOn } from "../helpers/outside-writer.ts";
 
 let app: E2eApp;
 let pageB: Page;
-/** While true, the settings:changed events for tab B are held back here (not yet heard by it). */
-let holdSettings = false;
+/** The event tab B does not hear yet: held back here until released. */
+let holdEvent: string | null = null;
 const held: string[] = [];
 let eventsB: WebSocketRoute | null = null;
 
@@ -45,6 +46,12 @@ async function openSettings(page: Page): Promise<void> {
 const notReloaded = (page: Page) =>
   page.evaluate(() => (globalThis as { pageMarker?: number }).pageMarker === 1);
 
+/** Tab B hears what was held back, and everything from now on. */
+function release(): void {
+  holdEvent = null;
+  for (const message of held.splice(0)) eventsB?.send(message);
+}
+
 /** Runs the plan on screen; resolves with the entry the new compaction keeps from. */
 async function runShownPlan(page: Page, sessionId: string): Promise<string | null> {
   await page.getByRole("button", { name: "Run compaction" }).click();
@@ -65,7 +72,7 @@ beforeAll(async () => {
     eventsB = ws;
     const server = ws.connectToServer();
     server.onMessage((message) => {
-      if (holdSettings && String(message).includes('"settings:changed"')) held.push(String(message));
+      if (holdEvent !== null && String(message).includes(`"${holdEvent}"`)) held.push(String(message));
       else ws.send(message);
     });
   });
@@ -76,7 +83,7 @@ afterAll(async () => {
 });
 
 describe("what follows a change made elsewhere", () => {
-  it("the agent folders: saved in another tab, set and reset by the CLI, and while being edited", async () => {
+  it("the agent folders: saved in another tab, set by the CLI, and reset while being edited", async () => {
     const pageA = app.page;
     await openSettings(pageA);
     await openSettings(pageB);
@@ -94,7 +101,8 @@ describe("what follows a change made elsewhere", () => {
 
     // Being edited in tab A: what is typed stays, a line says what the folders became.
     await folderBox(pageA).fill(`${two}\n${one}`);
-    await cli("folders", "reset");
+    // Back to the defaults from another window this time.
+    await apiCall(app.mode, "library:set-folders", { folders: [] });
     const defaults = (await apiCall<ConfiguredFolders>(app.mode, "library:get-folders", {})).folders;
     expect(defaults).toEqual([
       path.join(os.homedir(), ".pi", "agent", "sessions"),
@@ -117,6 +125,31 @@ describe("what follows a change made elsewhere", () => {
     expect(cliMs).toBeLessThan(5000);
   }, 60_000);
 
+  it("a folder list saved over a change the tab has not heard of yet is refused, keeping what was typed", async () => {
+    const three = path.join(app.work, "agents-three");
+    const mine = path.join(app.work, "agents-mine");
+    holdEvent = "library:folders-changed";
+    await apiCall(app.mode, "library:set-folders", { folders: [three] });
+    await poll(() => held.length).toBeGreaterThan(0);
+    await folderBox(pageB).fill(mine);
+    await pageB.getByRole("button", { name: "Save folders" }).click();
+    const error = pageB.getByTestId("agent-folders").getByRole("alert");
+    await poll(() => error.count()).toBe(1);
+    expect(await error.textContent()).toBe(
+      `The agent folders were changed elsewhere (they are now ${three}): yours were not saved, so as not to overwrite that change`,
+    );
+    expect((await apiCall<ConfiguredFolders>(app.mode, "library:get-folders", {})).folders).toEqual([three]);
+    expect(await folderBox(pageB).inputValue()).toBe(mine);
+    await poll(() => pageB.getByTestId("folders-changed-elsewhere").count()).toBe(1);
+    release();
+    // Saved again, knowingly: now it is.
+    await pageB.getByRole("button", { name: "Save folders" }).click();
+    await poll(
+      async () => (await apiCall<ConfiguredFolders>(app.mode, "library:get-folders", {})).folders,
+    ).toEqual([mine]);
+    expect(await error.count()).toBe(0);
+  }, 60_000);
+
   it("runs the plan shown, not the setting changed elsewhere that the window has not heard of yet", async () => {
     const sessionId = await demoSessionId(app.mode, "Refactor the parser");
     const shown = (await preview(sessionId, 20000)).firstKeptEntryId;
@@ -126,12 +159,11 @@ describe("what follows a change made elsewhere", () => {
     await pageB.getByRole("button", { name: "Compact…" }).click();
     await poll(() => planText(pageB).textContent()).toContain(`Keeps from ${shown}`);
 
-    holdSettings = true;
-    await cli("settings", "set", "compaction.keepRecentTokens", "8000");
+    holdEvent = "settings:changed";
+    await apiCall(app.mode, "settings:set", { key: "compaction.keepRecentTokens", value: 8000 });
     await poll(() => held.length).toBeGreaterThan(0);
     expect(await runShownPlan(pageB, sessionId)).toBe(shown);
-    holdSettings = false;
-    for (const message of held.splice(0)) eventsB?.send(message);
+    release();
   }, 60_000);
 
   it("an open plan is made again when keepRecentTokens changes elsewhere; a figure chosen on the slider stays", async () => {

@@ -136,7 +136,7 @@ export const libraryHandlers: AreaHandlers<"library"> = {
         `${broad} is too broad to scan and watch: give the folder that holds the agent's sessions (such as ${path.join(os.homedir(), ".pi", "agent", "sessions")})`,
       );
     }
-    setConfiguredFolders(ctx.db, folders);
+    setConfiguredFolders(ctx.db, folders, input.expected);
     const result = foldersInEffect(ctx.db);
     // Every window (other tabs too) shows them, and the live watcher re-reads them; the
     // outside-changes poll knows this process announced them and does not again.

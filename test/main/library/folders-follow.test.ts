@@ -98,6 +98,31 @@ describe("agent folders set by another program", () => {
     expect(heard).toHaveLength(1);
   }, 30_000);
 
+  it("refuses a save naming the folders its window showed when the CLI changed them since", async () => {
+    const defaults = await api.call("library:get-folders", {});
+    if (!defaults.ok) throw new Error(defaults.error.message);
+    const cliSet = path.join(tmp.dir, "from-cli");
+    await cli("folders", "set", cliSet);
+    const stale = await api.call("library:set-folders", {
+      folders: [path.join(tmp.dir, "mine")],
+      expected: defaults.value.folders,
+    });
+    expect(stale.ok).toBe(false);
+    if (stale.ok) return;
+    expect(stale.error.code).toBe("conflict");
+    expect(stale.error.message).toBe(
+      `The agent folders were changed elsewhere (they are now ${cliSet}): yours were not saved, so as not to overwrite that change`,
+    );
+    const now = await api.call("library:get-folders", {});
+    expect(now.ok && now.value.folders).toEqual([cliSet]);
+    // Naming what is in effect now, the save goes through.
+    const knowing = await api.call("library:set-folders", {
+      folders: [path.join(tmp.dir, "mine")],
+      expected: [cliSet],
+    });
+    expect(knowing.ok && knowing.value.folders).toEqual([path.join(tmp.dir, "mine")]);
+  }, 30_000);
+
   it("has the live watcher watch the folders the CLI set: a session started there is imported", async () => {
     fs.mkdirSync(path.join(tmp.dir, "agents"));
     // Source paths are stored as real paths: so are the watched folders.

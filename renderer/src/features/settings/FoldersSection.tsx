@@ -3,11 +3,12 @@
  * and oh-my-pi defaults until the user sets others here (one folder per line; `~` is the home
  * folder). Saving an empty list, or "Use the defaults", goes back to the defaults. Follows
  * `library:folders-changed` (another window or tab, `canopy folders set`): a list being edited
- * keeps what is typed and says what the folders became (Escape takes them).
+ * keeps what is typed and says what the folders became (Escape takes them). A save names the
+ * folders shown: one changed elsewhere since (not heard of yet) is refused, not overwritten.
  */
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import type { ConfiguredFolders } from "../../../../core/api/dto.ts";
-import { call, onEvent } from "../../api.ts";
+import { ApiCallError, call, onEvent } from "../../api.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 
 const linesOf = (text: string) =>
@@ -76,11 +77,21 @@ export function FoldersSection() {
     setSaved(null);
     latest.current.saving = true;
     try {
-      const result = await call("library:set-folders", { folders });
+      const shown = current === null ? {} : { expected: current.folders };
+      const result = await call("library:set-folders", { folders, ...shown });
       show(result);
       setSaved(result.defaults ? "Back to the default folders." : "Folders saved.");
     } catch (caught) {
       setError((caught as Error).message);
+      // Changed elsewhere meanwhile (the event may still be on its way): what is typed stays,
+      // the note says what the folders are now.
+      if (caught instanceof ApiCallError && caught.code === "conflict") {
+        const now = await call("library:get-folders", {}).catch(() => null);
+        if (now !== null) {
+          setCurrent(now);
+          setElsewhere(now);
+        }
+      }
     } finally {
       latest.current.saving = false;
     }
