@@ -26,6 +26,7 @@ import type {
   SessionTreeDto,
   SessionTreeUpdateDto,
   SetFoldersInput,
+  ShownPlan,
   StoredEntry,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
@@ -123,9 +124,12 @@ export interface Requests {
     input: { sessionId: string; leafId?: string; keepRecentTokens?: number };
     output: CompactionPlanDto;
   };
-  /** Runs a manual compaction (progress as job:progressed events); the view leaf moves to it. */
+  /**
+   * Runs a manual compaction (progress as job:progressed events); the view leaf moves to it. With
+   * `shown` (the plan on screen), refused ("stale_plan", nothing run) when it would plan otherwise.
+   */
   "compaction:run": {
-    input: { sessionId: string; leafId?: string; customInstructions?: string; keepRecentTokens?: number };
+    input: { sessionId: string; leafId?: string; customInstructions?: string; keepRecentTokens?: number; shown?: ShownPlan };
     output: CompactionRunResult;
   };
   /** Cancels the session's running compaction; nothing is appended. */

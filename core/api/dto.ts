@@ -17,6 +17,8 @@ export type ApiErrorCode =
   | "model_error"
   /** An export into the folder of a session file the agent is still writing (confirm to go on). */
   | "live_source"
+  /** A compaction:run naming the plan its window showed, which the session and settings no longer give: nothing ran. */
+  | "stale_plan"
   | "internal";
 
 export interface ApiError {
@@ -253,6 +255,12 @@ export interface CompactionPlanDto {
   summarizer: string;
   /** Things the user should know before running it (e.g. nothing new to summarize). */
   notes: string[];
+}
+
+/** The plan a window showed, named by compaction:run: what it keeps from, at which leaf. */
+export interface ShownPlan {
+  leafId: string;
+  firstKeptEntryId: string;
 }
 
 export interface CompactionRunResult {

@@ -78,6 +78,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       leafId: entryId.optional(),
       customInstructions: z.string().max(20_000).optional(),
       keepRecentTokens: keepTokens.optional(),
+      shown: z.object({ leafId: entryId, firstKeptEntryId: entryId }).strict().optional(),
     })
     .strict(),
   "compaction:abort": z.object({ sessionId }).strict(),

@@ -4,7 +4,7 @@
  * appended in one transaction that first re-checks the leaf it planned on. The view leaf moves
  * to the new entry. Nothing is written into the agent's file.
  */
-import type { CompactionPlanDto, CompactionRunResult } from "../../core/api/dto.ts";
+import type { CompactionPlanDto, CompactionRunResult, ShownPlan } from "../../core/api/dto.ts";
 import { computeFileLists } from "../../core/compaction/file-ops.ts";
 import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
@@ -29,6 +29,18 @@ export interface CompactionInput {
   leafId?: string | undefined;
   customInstructions?: string | undefined;
   keepRecentTokens?: number | undefined;
+  /** The plan the window showed: a run that would plan otherwise is refused before anything runs. */
+  shown?: ShownPlan | undefined;
+}
+
+/** Refuses ("stale_plan") a run whose plan is not the one its window showed. */
+export function checkShownPlan(plan: CompactionPlanDto, shown: ShownPlan | undefined): void {
+  if (shown === undefined) return;
+  if (plan.leafId === shown.leafId && plan.firstKeptEntryId === shown.firstKeptEntryId) return;
+  throw new ApiFailure(
+    "stale_plan",
+    `The plan shown is out of date (the session or the settings changed): it would now keep from ${plan.firstKeptEntryId}, so nothing was run`,
+  );
 }
 
 interface Planned {
@@ -147,7 +159,8 @@ function validateHookCompaction(value: unknown, state: Pick<SessionState, "path"
 
 export async function runCompaction(ctx: AppContext, input: CompactionInput, job: Job): Promise<CompactionRunResult> {
   await ctx.hooksReady;
-  const { target, whole, preparation } = planRun(ctx, input);
+  const { target, whole, preparation, plan } = planRun(ctx, input);
+  checkShownPlan(plan, input.shown);
   const signal = job.controller.signal;
   const settings = loadSettings(ctx.db);
   let result: CompactionResult;

@@ -4,7 +4,8 @@
 // became, and a list saved over a change the tab has not heard of yet is refused; an open
 // compaction plan is made again, and says so in one line, when keepRecentTokens changes
 // elsewhere, its slider moving with it unless the user chose a figure on it; and "Run
-// compaction" runs the plan shown even when the change has not reached the window yet.
+// compaction" runs the plan shown even when the change has not reached the window yet, and
+// never a plan the session moved away from.
 import os from "node:os";
 import path from "node:path";
 import type { Page, WebSocketRoute } from "playwright-core";
@@ -164,6 +165,31 @@ describe("what follows a change made elsewhere", () => {
     await poll(() => held.length).toBeGreaterThan(0);
     expect(await runShownPlan(pageB, sessionId)).toBe(shown);
     release();
+  }, 60_000);
+
+  it("a plan the session moved away from is not run: refused in one line, and the plan as it is now shown", async () => {
+    const pageA = app.page;
+    const sessionId = await demoSessionId(app.mode, "Session store tree");
+    await openSessionShowingAll(pageA, app.mode, sessionId);
+    await pageA.getByRole("button", { name: "Compact…" }).click();
+    const shown = await apiCall<CompactionPlanDto>(app.mode, "compaction:preview", { sessionId });
+    await poll(() => planText(pageA).textContent()).toContain(`Keeps from ${shown.firstKeptEntryId}`);
+
+    // Another window moves the view leaf one message back.
+    const view = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
+    const back = view.messageEntryIds.filter((id) => id !== null).at(-2) as string;
+    await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: back });
+    const now = await apiCall<CompactionPlanDto>(app.mode, "compaction:preview", { sessionId });
+    expect(now.leafId).toBe(back);
+    await pageA.getByRole("button", { name: "Run compaction" }).click();
+    await poll(() => pageA.getByTestId("plan-remade").textContent()).toBe(
+      `The plan shown is out of date (the session or the settings changed): it would now keep from ${now.firstKeptEntryId}, so nothing was run. This is the plan now.`,
+    );
+    expect(await planText(pageA).textContent()).toContain(`Keeps from ${now.firstKeptEntryId}`);
+    expect((await apiCall<ContextView>(app.mode, "context:get", { sessionId })).compactionId).toBe(
+      view.compactionId,
+    );
+    await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: view.leafId });
   }, 60_000);
 
   it("an open plan is made again when keepRecentTokens changes elsewhere; a figure chosen on the slider stays", async () => {

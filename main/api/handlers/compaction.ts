@@ -4,20 +4,24 @@
  * cancellation, and the list of the jobs running (chat turns too).
  */
 import { listAnnounced, runAnnounced } from "../../pipelines/announced-job.ts";
-import { previewCompaction, runCompaction } from "../../pipelines/compaction.ts";
+import { checkShownPlan, previewCompaction, runCompaction } from "../../pipelines/compaction.ts";
 import { navigate, navigationPreview } from "../../pipelines/navigation.ts";
 import type { AreaHandlers } from "../types.ts";
 
 export const compactionHandlers: AreaHandlers<"compaction"> = {
   "compaction:preview": (input, ctx) => previewCompaction(ctx, input),
-  "compaction:run": (input, ctx) =>
-    runAnnounced(ctx, {
+  "compaction:run": (input, ctx) => {
+    // A plan the window showed and the session or settings no longer give: refused before the
+    // job is announced (other windows need not hear of it); the run checks again as it plans.
+    if (input.shown) checkShownPlan(previewCompaction(ctx, input), input.shown);
+    return runAnnounced(ctx, {
       sessionId: input.sessionId,
       kind: "compaction",
       announced: true,
       run: (job) => runCompaction(ctx, input, job),
       outcomeOf: (result) => ({ outcome: "done", entryId: result.entryId }),
-    }),
+    });
+  },
   "compaction:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "compaction") }),
 };
 

@@ -144,6 +144,16 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     set({ jobMessage: { kind: "error", text: `${what} on this session; wait for it or cancel it first (Escape).` } });
     return true;
   };
+  /** The run was refused as the plan shown is out of date: the plan as it is now, and why. */
+  const replanStale = async (sessionId: string, why: string) => {
+    const keepRecentTokens = get().planKeepRecentTokens;
+    try {
+      const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
+      if (get().selectedSessionId === sessionId) set({ plan, planNote: `${why}. This is the plan now.` });
+    } catch (error) {
+      set({ plan: null, planNote: null, planError: `${why}; ${(error as Error).message}` });
+    }
+  };
   const refresh = async (sessionId: string) => {
     set({ selectedEntryId: null });
     await Promise.all([
@@ -183,13 +193,15 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         const instructions = customInstructions.trim();
         // What the plan on screen keeps, never the setting as it is by now: a change made
         // elsewhere that this window has not heard of yet must not move the cut it shows.
+        // And named: a run that would cut elsewhere (the session grew, …) is refused, not run.
         const plan = get().plan;
-        const keepRecentTokens =
-          get().planKeepRecentTokens ?? (plan?.sessionId === sessionId ? plan.requestedKeepRecentTokens : null);
+        const shown = plan?.sessionId === sessionId ? plan : null;
+        const keepRecentTokens = get().planKeepRecentTokens ?? shown?.requestedKeepRecentTokens ?? null;
         const result = await call("compaction:run", {
           sessionId,
           ...(instructions ? { customInstructions: instructions } : {}),
           ...(keepRecentTokens ? { keepRecentTokens } : {}),
+          ...(shown ? { shown: { leafId: shown.leafId, firstKeptEntryId: shown.firstKeptEntryId } } : {}),
         });
         set({
           plan: null,
@@ -200,6 +212,10 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         await refresh(sessionId);
       } catch (error) {
         failure = error;
+        if (error instanceof ApiCallError && error.code === "stale_plan") {
+          await replanStale(sessionId, error.message);
+          return;
+        }
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";
         set({ jobMessage: { kind: cancelled ? "ok" : "error", text: cancelled ? COMPACTION_CANCELLED : `Compaction failed: ${(error as Error).message}` } });
       } finally {
