@@ -24,7 +24,7 @@ export async function exportToOutput(
   let result: ExportResult;
   try {
     assertLibraryInPlace(ctx.db, ctx.libraryFile);
-    const live = guardExport(ctx, input.sessionId, undefined, input.confirmLiveFolder === true);
+    const live = await guardExport(ctx, input.sessionId, undefined, input.confirmLiveFolder === true);
     result = withReimported(
       await exportSessionToStream(ctx.db, input.sessionId, write, exportOptionsOf(input)),
       live,

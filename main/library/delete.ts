@@ -39,7 +39,7 @@ export function deleteFromLibrary(ctx: AppContext, sessionId: string): EditResul
   return result(db, sessionId, "delete");
 }
 
-export function restoreToLibrary(ctx: AppContext, sessionId: string): EditResultDto {
+export async function restoreToLibrary(ctx: AppContext, sessionId: string): Promise<EditResultDto> {
   const { db } = ctx;
   writeTransaction(db, () => {
     const row = requireAnySession(db, sessionId);
@@ -47,17 +47,18 @@ export function restoreToLibrary(ctx: AppContext, sessionId: string): EditResult
     setDeleted(ctx, sessionId, false);
     recordOp(db, row.sid, "restore", {});
   })();
-  catchUpWithFile(ctx, sessionId);
+  await catchUpWithFile(ctx, sessionId);
   announce(ctx, [sessionId]);
   return result(db, sessionId, "restore");
 }
 
 /**
  * A session back in the library re-imports what its file gained while it was deleted (the
- * watcher left the file alone meanwhile). Outside any transaction: it reads the file.
+ * watcher left the file alone meanwhile). Outside any transaction: it reads the file (a large
+ * rewritten one on the import runner's thread, live-reimport.ts).
  */
-export function catchUpWithFile(ctx: AppContext, sessionId: string): void {
-  refreshLiveSource(ctx, sessionId);
+export async function catchUpWithFile(ctx: AppContext, sessionId: string): Promise<void> {
+  await refreshLiveSource(ctx, sessionId);
 }
 
 function isDeleted(ctx: AppContext, sessionId: string | null): sessionId is string {
@@ -68,25 +69,14 @@ function isDeleted(ctx: AppContext, sessionId: string | null): sessionId is stri
  * After an import: a deleted session met in a folder stays deleted (reported as skipped, with
  * no session id, so nothing opens it); importing that very file (`explicitFile`) restores it.
  */
-export function settleDeletedImports(
+export async function settleDeletedImports(
   ctx: AppContext,
   report: ImportReport,
   explicitFile: boolean,
-): ImportReport {
+): Promise<ImportReport> {
   if (!report.files.some((file) => isDeleted(ctx, file.sessionId))) return report;
-  const files = report.files.map((file): ImportedFileReport => {
-    if (!isDeleted(ctx, file.sessionId)) return file;
-    if (explicitFile) {
-      restoreToLibrary(ctx, file.sessionId);
-      return { ...file, reason: "restored to the library (it had been deleted)" };
-    }
-    return {
-      ...file,
-      sessionId: null,
-      status: "skipped",
-      reason: `session ${file.sessionId} was deleted from the library; import the file itself to restore it`,
-    };
-  });
+  const files: ImportedFileReport[] = [];
+  for (const file of report.files) files.push(await settled(ctx, file, explicitFile));
   const count = (status: ImportedFileReport["status"]) =>
     files.filter((file) => file.status === status).length;
   return {
@@ -97,5 +87,24 @@ export function settleDeletedImports(
     unchanged: count("unchanged"),
     skipped: count("skipped"),
     failed: count("failed"),
+  };
+}
+
+/** One file's report after settleDeletedImports: restored, skipped, or as it was. */
+async function settled(
+  ctx: AppContext,
+  file: ImportedFileReport,
+  explicitFile: boolean,
+): Promise<ImportedFileReport> {
+  if (!isDeleted(ctx, file.sessionId)) return file;
+  if (explicitFile) {
+    await restoreToLibrary(ctx, file.sessionId);
+    return { ...file, reason: "restored to the library (it had been deleted)" };
+  }
+  return {
+    ...file,
+    sessionId: null,
+    status: "skipped",
+    reason: `session ${file.sessionId} was deleted from the library; import the file itself to restore it`,
   };
 }

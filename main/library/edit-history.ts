@@ -268,7 +268,7 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
   }
 }
 
-export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): EditResultDto {
+export async function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): Promise<EditResultDto> {
   const { db } = ctx;
   const done = writeTransaction(db, () => {
     const row = requireAnySession(db, sessionId);
@@ -283,7 +283,7 @@ export function undoOrRedo(ctx: AppContext, sessionId: string, redo: boolean): E
   })();
   if (!done) return result(db, sessionId, null);
   const restored = redo ? done.kind === "restore" : done.kind === "delete";
-  if (restored) catchUpWithFile(ctx, sessionId);
+  if (restored) await catchUpWithFile(ctx, sessionId);
   announce(ctx, done.touched);
   return result(db, sessionId, done.kind, done.note === undefined ? {} : { note: done.note });
 }

@@ -91,23 +91,38 @@ function windowHashes(importedBytes: number, at: (from: number, to: number) => B
 }
 
 /**
- * Imports `file` as the watcher and the export guard do: only its new bytes when this process
- * imported it before and it grew by appended lines, else the full import. Never throws for bad
- * files (a "failed" report).
+ * Imports `file` as the watcher and the export guard did before live-reimport.ts: only its new
+ * bytes when this process imported it before and it grew by appended lines, else the full import,
+ * here. Never throws for bad files (a "failed" report).
  */
 export function importLiveFile(db: Database, file: string, options: LiveImportOptions = {}): FileOutcome {
-  const memos = memosOf(db);
-  let sourcePath: string | null = null;
+  return liveAppend(db, file, options) ?? fullLiveImport(db, file);
+}
+
+/**
+ * The short path of importLiveFile: the outcome when `file` is remembered and grew by appended
+ * lines (or did not change since the memo), else null (the full import is needed).
+ */
+export function liveAppend(db: Database, file: string, options: LiveImportOptions = {}): FileOutcome | null {
   try {
-    sourcePath = fs.realpathSync(file);
-    const fast = appendOnly(db, file, sourcePath, memos, options.read ?? readFully);
-    if (fast !== null) return fast;
+    return appendOnly(db, file, fs.realpathSync(file), memosOf(db), options.read ?? readFully);
   } catch (error) {
     // Unreadable now, or the short path failed (e.g. SQLite): the full import retries it and its
     // report says what went wrong, as for any import.
     void error;
+    return null;
   }
-  if (sourcePath !== null) memos.delete(sourcePath);
+}
+
+/** The full import of importLiveFile, which leaves a memo of the file for the next append. */
+export function fullLiveImport(db: Database, file: string): FileOutcome {
+  const memos = memosOf(db);
+  try {
+    memos.delete(fs.realpathSync(file));
+  } catch (error) {
+    // Unreadable: there is no memo to forget, and the import's report says why.
+    void error;
+  }
   const read = readForImport(db, file, { minBytes: PARALLEL_PARSE_MIN_BYTES });
   let kept: { hash: Hash; bytes: number } | null = null;
   const outcome = importRead(db, read, { keepPrefixHash: (hash, bytes) => (kept = { hash, bytes }) });

@@ -12,7 +12,7 @@ import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
 import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { sessionFileHeaderId } from "./export-target.ts";
-import { importLiveFile } from "./import-live.ts";
+import { reimportLive } from "./live-reimport.ts";
 import { getViewLeaf, requireSession } from "./load.ts";
 
 /** A source file modified this recently counts as still being written by its agent. */
@@ -60,9 +60,14 @@ function canopyFiles(ctx: AppContext): string[] {
 
 /**
  * Re-imports the session's source file when its size or modification time differs from what
- * the library recorded, and says whether the agent is still writing it (null: no source file).
+ * the library recorded (reimportLive: a large rewritten file on the import runner's thread), and
+ * says whether the agent is still writing it (null: no source file).
  */
-export function refreshLiveSource(ctx: AppContext, sessionId: string, now = Date.now()): LiveSource | null {
+export async function refreshLiveSource(
+  ctx: AppContext,
+  sessionId: string,
+  now = Date.now(),
+): Promise<LiveSource | null> {
   const row = requireSession(ctx.db, sessionId);
   if (row.source_path === null || row.is_demo === 1) return null;
   let stat: fs.Stats;
@@ -76,8 +81,12 @@ export function refreshLiveSource(ctx: AppContext, sessionId: string, now = Date
   let grew = false;
   let entriesAdded = 0;
   if (stat.size !== row.file_size || stat.mtimeMs !== row.file_mtime_ms) {
-    const { report } = importLiveFile(ctx.db, row.source_path);
-    if (report.sessionId === sessionId && (report.status === "updated" || report.status === "imported")) {
+    const report = (await reimportLive(ctx.db, ctx.imports, row.source_path))?.report;
+    if (
+      report !== undefined &&
+      report.sessionId === sessionId &&
+      (report.status === "updated" || report.status === "imported")
+    ) {
       grew = true;
       entriesAdded = report.entriesAdded;
       ctx.events.emit("session:changed", { sessionId, viewLeafId: getViewLeaf(ctx.db, sessionId) });
@@ -99,13 +108,13 @@ export function refreshLiveSource(ctx: AppContext, sessionId: string, now = Date
  * changed source, and refuses ("live_source") an `outPath` in a live source's folder unless
  * `confirmLiveFolder`.
  */
-export function guardExport(
+export async function guardExport(
   ctx: AppContext,
   sessionId: string,
   outPath: string | undefined,
   confirmLiveFolder: boolean,
   now = Date.now(),
-): LiveSource | null {
+): Promise<LiveSource | null> {
   const target = outPath === undefined ? null : realTarget(outPath);
   if (target !== null) {
     const owner = findSessionsByPath(ctx.db, target)[0];
@@ -127,7 +136,7 @@ export function guardExport(
       );
     }
   }
-  const live = refreshLiveSource(ctx, sessionId, now);
+  const live = await refreshLiveSource(ctx, sessionId, now);
   if (target === null || !live?.live || confirmLiveFolder) return live;
   if (path.dirname(target) !== path.dirname(live.sourcePath)) return live;
   const how =

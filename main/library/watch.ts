@@ -2,9 +2,10 @@
  * Live refresh: watches the folders that hold the library's session files (node:fs watch on the
  * folder, which survives the rename-on-save some editors do and sees appended lines) and the
  * agent session folders the library already imports from (recursively, so a new session the
- * agent starts appears too). A change is re-imported after a short debounce — importLiveFile:
+ * agent starts appears too). A change is re-imported after a short debounce — reimportLive:
  * a stat when nothing changed, a read of the appended bytes when lines were appended (the first
- * time since start, after the file's prefix was hashed in the background: live-seed.ts) — and
+ * time since start, after the file's prefix was hashed in the background: live-seed.ts), a
+ * rewritten large file imported by the import runner's thread, never on this one — and
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
  * are not re-imported (nor re-added as new ones).
@@ -16,8 +17,7 @@ import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
-import { importLiveFile } from "./import-live.ts";
-import { needsLiveSeed, seedLiveMemo } from "./live-seed.ts";
+import { type LiveReimport, reimportLive } from "./live-reimport.ts";
 import { getSessionSummary } from "./load.ts";
 
 export interface WatchOptions {
@@ -59,8 +59,9 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   const watchers = new Map<string, { watcher: fs.FSWatcher; recursive: boolean }>();
   const pending = new Map<string, Pending>();
   const reported = new Set<string>();
-  /** Files whose memo seedLiveMemo is making (see reimport). */
-  const seeding = new Set<string>();
+  /** Files being re-imported (reimportLive), and those that changed again meanwhile. */
+  const running = new Set<string>();
+  const changedAgain = new Set<string>();
   let knownFiles = new Set<string>();
   let recursiveFolders: string[] = [];
   let closed = false;
@@ -71,35 +72,11 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     return rows.length > 0 && rows.every((row) => row.deleted_at !== null);
   };
 
-  /** `seeded`: the memo of the file was just made (or could not be): import now. */
-  const reimport = (file: string, seeded = false) => {
-    pending.delete(file);
-    // A library file deleted or replaced meanwhile takes no more imports (requests say why).
-    if (ctx.libraryFile !== null && !libraryInPlace(ctx.libraryFile)) return;
-    if (closed || !fs.existsSync(file) || deletedFile(file)) return;
-    // An import on the import thread may be storing this very file: read it once that is over.
-    if (ctx.imports.busy) {
-      void ctx.imports.idle().then(() => schedule(file));
-      return;
-    }
-    // Being seeded: the seed's end re-imports the file, with whatever was appended meanwhile.
-    if (!seeded && seeding.has(file)) return;
-    if (!seeded && needsLiveSeed(ctx.db, file)) {
-      // The first append since start: the prefix is hashed in the background, then only the
-      // appended bytes are read (a prefix that changed is found and merged, as before).
-      seeding.add(file);
-      void seedLiveMemo(ctx.db, file, { shouldStop: () => closed })
-        .then(() => {
-          seeding.delete(file);
-          reimport(file, true);
-        })
-        .catch((error: unknown) => log(`watch: ${file} could not be re-imported: ${String(error)}`));
-      return;
-    }
-    const { report } = importLiveFile(ctx.db, file);
+  const announce = (file: string, { report, byRunner }: LiveReimport) => {
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;
-    if (report.entriesAdded > 0) setTimeout(() => checkpointWal(ctx.db), 0).unref();
+    // The runner checkpoints on its own thread.
+    if (report.entriesAdded > 0 && !byRunner) setTimeout(() => checkpointWal(ctx.db), 0).unref();
     ctx.events.emit("library:changed", { sessionIds: [sessionId] });
     try {
       ctx.events.emit("session:changed", {
@@ -109,6 +86,40 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     } catch (error) {
       log(`watch: ${file} was re-imported but its session could not be read: ${String(error)}`);
     }
+  };
+
+  const reimport = (file: string) => {
+    pending.delete(file);
+    // A library file deleted or replaced meanwhile takes no more imports (requests say why).
+    if (ctx.libraryFile !== null && !libraryInPlace(ctx.libraryFile)) return;
+    if (closed || !fs.existsSync(file) || deletedFile(file)) return;
+    // An import on the import thread may be storing this very file: read it once that is over.
+    if (ctx.imports.busy) {
+      void ctx.imports.idle().then(() => schedule(file));
+      return;
+    }
+    // Being re-imported (its memo seeded, or a rewrite imported by the runner): again once that is over.
+    if (running.has(file)) {
+      changedAgain.add(file);
+      return;
+    }
+    running.add(file);
+    void reimportLive(ctx.db, ctx.imports, file, { shouldStop: () => closed })
+      .then((done) => {
+        if (closed) return;
+        // Dropped by a cancelled import while it waited: taken up again.
+        if (done === null) changedAgain.add(file);
+        else announce(file, done);
+      })
+      .catch((error: unknown) => {
+        if (closed) return;
+        const message = error instanceof Error ? error.message : String(error);
+        log(`watch: ${file} could not be re-imported: ${message}`);
+      })
+      .finally(() => {
+        running.delete(file);
+        if (changedAgain.delete(file) && !closed) schedule(file);
+      });
   };
 
   const schedule = (file: string) => {

@@ -85,7 +85,7 @@ async function runImport(ctx: AppContext, target: string, jobId: string, scan?: 
     if (ended) ctx.events.emit("job:progressed", { jobId, label: "Import ended", done, total, ended: true });
   }
   // Naming one file is asking for it: a deleted session comes back; a folder scan leaves it.
-  const report = settleDeletedImports(ctx, imported, isFile);
+  const report = await settleDeletedImports(ctx, imported, isFile);
   const changed = report.files
     .filter((file) => file.sessionId && (file.status === "imported" || file.status === "updated"))
     .map((file) => file.sessionId as string);

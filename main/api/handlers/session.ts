@@ -20,8 +20,8 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: summary.viewLeafId });
     return summary;
   },
-  "session:export": (input, ctx) => {
-    const live = guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
+  "session:export": async (input, ctx) => {
+    const live = await guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
     const options = exportOptionsOf(input);
     const result =
       input.outPath === undefined

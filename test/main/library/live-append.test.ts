@@ -84,22 +84,38 @@ const row = (): SessionRow => findSessionsByPath(ctx.db, fs.realpathSync(file))[
  * Bytes read from files (fs.readSync and fs.readFileSync) and rows fetched with Statement.all
  * from the library while `fn` runs; the calls are passed through, only counted.
  */
-function readsBy(fn: () => void): { bytes: number; rows: number } {
+function readsBy(fn: () => Promise<void>): Promise<{ bytes: number; rows: number }>;
+function readsBy(fn: () => void): { bytes: number; rows: number };
+function readsBy(
+  fn: () => void | Promise<void>,
+): { bytes: number; rows: number } | Promise<{ bytes: number; rows: number }> {
   const statement = Object.getPrototypeOf(ctx.db.prepare("SELECT 1")) as {
     all(...args: unknown[]): unknown[];
   };
   const reads = countSyncReads();
   const all = vi.spyOn(statement, "all");
-  try {
-    fn();
+  const count = () => {
     const rows = all.mock.results.reduce(
       (sum, r) => sum + (r.type === "return" ? (r.value as unknown[]).length : 0),
       0,
     );
     return { bytes: reads.bytes(), rows };
-  } finally {
+  };
+  const restore = () => {
     reads.restore();
     all.mockRestore();
+  };
+  try {
+    const running = fn();
+    if (running instanceof Promise) {
+      return running.then(count).finally(restore);
+    }
+    const counted = count();
+    restore();
+    return counted;
+  } catch (error) {
+    restore();
+    throw error;
   }
 }
 
@@ -162,15 +178,15 @@ function firstLiveAppend(): void {
 }
 
 describe("live append to a large session file", () => {
-  it("reads only the new bytes (not the ~10 MB file) and rows (not every stored entry); hashes and figures stay exact", () => {
+  it("reads only the new bytes (not the ~10 MB file) and rows (not every stored entry); hashes and figures stay exact", async () => {
     const size = fs.statSync(file).size;
     appendLine();
-    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1);
     for (let i = 0; i < 3; i++) {
       const id = appendLine();
-      let live: ReturnType<typeof refreshLiveSource> = null;
-      const reads = readsBy(() => {
-        live = refreshLiveSource(ctx, sessionId);
+      let live: Awaited<ReturnType<typeof refreshLiveSource>> = null;
+      const reads = await readsBy(async () => {
+        live = await refreshLiveSource(ctx, sessionId);
       });
       expect(live).toMatchObject({ grew: true, entriesAdded: 1 });
       // Two 64 kB windows, one check block, the new line: far less than the file.

@@ -152,17 +152,17 @@ describe("the agent appending to a file with tree problems (live re-import)", ()
     const problems = requireSession(ctx.db, sessionId).problem_count;
     const append = (entry: SessionEntry) => fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
     append(user("live0001", "cyc00001", "first"));
-    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1);
     expectRecounted(sessionId, "first live append");
     append(user("live0002", "live0001", "second"));
-    const cost = await readsDuring(ctx.db, () =>
-      expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1),
+    const cost = await readsDuring(ctx.db, async () =>
+      expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1),
     );
     expect(cost.rows).toBeLessThan(200);
     expectRecounted(sessionId, "second live append");
     expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems);
     append(user(missingParent, "live0002", "the orphan's parent"));
-    expect(refreshLiveSource(ctx, sessionId)?.entriesAdded).toBe(1);
+    expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1);
     expectRecounted(sessionId, "the orphan's parent");
     expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems - 1);
   });

@@ -1,0 +1,255 @@
+// A large live session file rewritten before its old end (not only appended to) needs its full
+// re-import. The watcher, the export guard and restore hand it to the import runner's thread
+// (live-reimport.ts) instead of importing it on the serving thread: that thread reads none of the
+// file and answers other requests meanwhile, and what is stored, reported and exported is what
+// the old route (importLiveFile on the calling thread) gives.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ImportedFileReport } from "../../../core/api/dto.ts";
+import { type Api, createApi } from "../../../main/api/dispatch.ts";
+import type { AppContext } from "../../../main/api/types.ts";
+import { createAppContext } from "../../../main/app-context.ts";
+import { exportSession } from "../../../main/library/export.ts";
+import { importPath } from "../../../main/library/import.ts";
+import { importLiveFile } from "../../../main/library/import-live.ts";
+import { IN_PLACE_BYTES } from "../../../main/library/import-runner.ts";
+import { reimportLive } from "../../../main/library/live-reimport.ts";
+import { loadMalformedLines, loadStoredEntries } from "../../../main/library/load.ts";
+import { startLibraryWatcher } from "../../../main/library/watch.ts";
+import { type Database, openDatabase } from "../../../main/store/open.ts";
+import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
+import { makeTempDir } from "../store/helpers.ts";
+
+const ENTRIES = 5000;
+
+let tmp: { dir: string; cleanup(): void };
+let ctx: AppContext;
+let api: Api;
+/** A second library that imported the same file: the old route runs there. */
+let other: Database;
+let file: string;
+let sessionId: string;
+
+/** A v3 session of ENTRIES messages of ~2 kB each (~10 MB: over IN_PLACE_BYTES), deterministic. */
+function writeBigSession(target: string): void {
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "big-1",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      cwd: "/w",
+    }),
+  ];
+  for (let i = 0; i < ENTRIES; i++) {
+    const role = i % 2 === 0 ? "user" : "assistant";
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: `e${i}`,
+        parentId: i === 0 ? null : `e${i - 1}`,
+        timestamp: "2026-03-01T10:00:01.000Z",
+        message: {
+          role,
+          content: [{ type: "text", text: `${role} ${i} `.padEnd(2000, "abcdefghij ") }],
+          timestamp: 1,
+        },
+      }),
+    );
+  }
+  fs.writeFileSync(target, `${lines.join("\n")}\n`);
+}
+
+/** What an agent's rewrite does: a line in the middle made longer, then one line appended. */
+function rewrite(): void {
+  const text = fs.readFileSync(file, "utf8");
+  expect(text.includes("assistant 2501 ")).toBe(true);
+  const entry = {
+    type: "message",
+    id: "after-rewrite",
+    parentId: `e${ENTRIES - 1}`,
+    timestamp: "2026-03-01T11:00:00.000Z",
+    message: { role: "user", content: [{ type: "text", text: "appended after the rewrite" }], timestamp: 2 },
+  };
+  fs.writeFileSync(
+    file,
+    `${text.replace("assistant 2501 ", "assistant 2501 (edited) ")}${JSON.stringify(entry)}\n`,
+  );
+}
+
+/** The session as stored in `db`: its row (but keys and times), entries, malformed lines. */
+function stored(db: Database) {
+  const { sid, imported_at, updated_at, ...row } = findSessionsByPath(
+    db,
+    fs.realpathSync(file),
+  )[0] as SessionRow;
+  void [sid, imported_at, updated_at];
+  return { row, entries: loadStoredEntries(db, sessionId), malformed: loadMalformedLines(db, sessionId) };
+}
+
+/** The old route on the other library: the full import on the calling thread. */
+function oldRoute(): ImportedFileReport {
+  return importLiveFile(other, file).report;
+}
+
+/**
+ * Runs turns of this thread's event loop until `done()`; in the first turn the import runner is
+ * seen busy, it asks for the library list as a window would. Says whether the runner was seen
+ * busy and whether that request was answered while it still was.
+ */
+async function serveWhile(done: () => boolean): Promise<{ sawRunner: boolean; answeredMeanwhile: boolean }> {
+  let sawRunner = false;
+  let answeredMeanwhile = false;
+  const giveUp = Date.now() + 30_000;
+  await new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      if (done()) return resolve();
+      if (Date.now() > giveUp) return reject(new Error("the re-import did not end"));
+      if (!sawRunner && ctx.imports.busy) {
+        sawRunner = true;
+        void api.call("library:list", {}).then((listed) => {
+          answeredMeanwhile = listed.ok && ctx.imports.busy;
+        });
+      }
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
+  return { sawRunner, answeredMeanwhile };
+}
+
+/** Bytes read synchronously from files on this thread while `fn` runs (the runner's thread is not counted). */
+async function syncBytesReadBy(fn: () => Promise<void>): Promise<number> {
+  const readSync = vi.spyOn(fs, "readSync");
+  const readFileSync = vi.spyOn(fs, "readFileSync");
+  try {
+    await fn();
+    return (
+      readSync.mock.results.reduce((sum, r) => sum + (r.type === "return" ? (r.value as number) : 0), 0) +
+      readFileSync.mock.results.reduce(
+        (sum, r) => sum + (r.type === "return" ? Buffer.byteLength(r.value as Buffer | string) : 0),
+        0,
+      )
+    );
+  } finally {
+    readSync.mockRestore();
+    readFileSync.mockRestore();
+  }
+}
+
+beforeEach(() => {
+  tmp = makeTempDir("canopy-live-rewrite-");
+  file = path.join(tmp.dir, "agent", "big.jsonl");
+  fs.mkdirSync(path.dirname(file));
+  writeBigSession(file);
+  expect(fs.statSync(file).size).toBeGreaterThan(IN_PLACE_BYTES);
+  ctx = createAppContext({
+    dbPath: path.join(tmp.dir, "library.db"),
+    seedDemo: false,
+    loadUserHooks: false,
+    importThread: true,
+  });
+  api = createApi(ctx);
+  sessionId = importPath(ctx.db, file).files[0]?.sessionId as string;
+  expect(sessionId).toBe("big-1");
+  other = openDatabase(path.join(tmp.dir, "other.db"));
+  expect(importPath(other, file).files[0]?.sessionId).toBe(sessionId);
+});
+
+afterEach(async () => {
+  await ctx.imports.close();
+  ctx.db.close();
+  other.close();
+  tmp.cleanup();
+});
+
+describe("a large live file rewritten before its old end", () => {
+  it("is imported on the runner's thread: this thread reads none of it and answers meanwhile; report and session equal the old route", async () => {
+    rewrite();
+    let report: ImportedFileReport | undefined;
+    let served = { sawRunner: false, answeredMeanwhile: false };
+    const bytes = await syncBytesReadBy(async () => {
+      const reimport = reimportLive(ctx.db, ctx.imports, file).then((done) => {
+        report = done?.report;
+      });
+      served = await serveWhile(() => report !== undefined);
+      await reimport;
+    });
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    expect(bytes).toBeLessThan(fs.statSync(file).size / 10);
+    const old = oldRoute();
+    expect(old.problems.map((p) => p.kind)).toContain("file_rewritten");
+    expect(report).toEqual(old);
+    expect(stored(ctx.db)).toEqual(stored(other));
+  });
+
+  it("the watcher re-imports it on the runner's thread and announces it", async () => {
+    const heard: string[] = [];
+    ctx.events.subscribe((name) => heard.push(name));
+    const logged: string[] = [];
+    const watcher = startLibraryWatcher(ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: (line) => logged.push(line),
+    });
+    try {
+      rewrite();
+      const served = await serveWhile(() => heard.includes("session:changed"));
+      expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    } finally {
+      watcher.close();
+    }
+    oldRoute();
+    expect(stored(ctx.db)).toEqual(stored(other));
+    expect(logged).toEqual([]);
+  });
+
+  it("an export re-imports it first on the runner's thread: the same text and count as the old route", async () => {
+    rewrite();
+    let answer: Awaited<ReturnType<typeof api.call<"session:export">>> | undefined;
+    const exporting = api.call("session:export", { sessionId }).then((result) => {
+      answer = result;
+    });
+    const served = await serveWhile(() => answer !== undefined);
+    await exporting;
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    const old = oldRoute();
+    expect(answer?.ok && answer.value).toMatchObject({
+      text: exportSession(other, sessionId).text,
+      reimportedEntries: old.entriesAdded,
+    });
+  });
+
+  it("restoring a deleted session catches up with the rewrite on the runner's thread", async () => {
+    expect((await api.call("library:delete", { sessionId })).ok).toBe(true);
+    rewrite();
+    let restored = false;
+    const restoring = api.call("library:restore", { sessionId }).then((result) => {
+      restored = result.ok;
+    });
+    const served = await serveWhile(() => restored);
+    await restoring;
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    oldRoute();
+    const { row, ...rest } = stored(ctx.db);
+    const { row: oldRow, ...oldRest } = stored(other);
+    expect(rest).toEqual(oldRest);
+    expect({ ...row, deleted_at: null }).toEqual(oldRow);
+  });
+
+  it("Canopy closing while the re-import runs: the export fails in one line", async () => {
+    // The runner's thread started (one that never started imports in place instead).
+    expect((await ctx.imports.run(file)).unchanged).toBe(1);
+    rewrite();
+    const exporting = api.call("session:export", { sessionId });
+    await vi.waitFor(() => expect(ctx.imports.busy).toBe(true), { timeout: 10_000, interval: 1 });
+    await ctx.imports.close();
+    const answer = await exporting;
+    expect(answer.ok).toBe(false);
+    if (!answer.ok) {
+      expect(answer.error.message).toMatch(/^The import stopped: Canopy is closing$/);
+    }
+  });
+});
