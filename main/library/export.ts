@@ -17,8 +17,11 @@ import { writeOutputFile } from "./output-file.ts";
 
 export { type ExportOptions, RESUME_CUSTOM_TYPE } from "./export-lines.ts";
 
+/** The options a request can ask for: plain data, so the import runner's thread can be sent them. */
+export type ExportRequestOptions = Pick<ExportOptions, "leafId" | "withoutArchived" | "originals">;
+
 /** The export options a `session:export` request asks for (the handler's and the CLI's stdout export). */
-export function exportOptionsOf(input: RequestInput<"session:export">): ExportOptions {
+export function exportOptionsOf(input: RequestInput<"session:export">): ExportRequestOptions {
   return {
     ...(input.leafId === undefined ? {} : { leafId: input.leafId }),
     ...(input.withoutArchived ? { withoutArchived: true } : {}),

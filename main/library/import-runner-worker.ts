@@ -2,13 +2,15 @@
  * The thread a window's imports run on (see import-runner.ts): it opens the library with a
  * connection of its own, runs each import it is sent with importPath, and posts the progress
  * after every file and then the report, then checkpoints the WAL the import filled and indexes
- * what it added for search (the serving thread does neither). Started by ThreadImports; bundled
- * as import-runner-worker.js.
+ * what it added for search (the serving thread does neither). It writes the exports to a file it
+ * is sent too. Started by ThreadImports; bundled as import-runner-worker.js.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { toApiError } from "../api/errors.ts";
 import { checkpointWal, type Database, openDatabase } from "../store/open.ts";
+import { exportSessionToFile } from "./export.ts";
 import { importPath } from "./import.ts";
-import type { RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
+import type { ExportJob, RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
 import { indexSearchSlice } from "./search.ts";
 
 const port = parentPort;
@@ -31,6 +33,10 @@ port?.on("message", (job: RunnerJob | "stop") => {
     port.close();
     return;
   }
+  if ("export" in job) {
+    exportToFile(job.jobId, job.export);
+    return;
+  }
   try {
     db ??= openDatabase(init.dbPath);
     const report = importPath(db, job.target, {
@@ -51,6 +57,16 @@ port?.on("message", (job: RunnerJob | "stop") => {
     });
   }
 });
+
+/** Writes an export (the serving thread checked its target first); its failure as the API says it. */
+function exportToFile(jobId: number, { sessionId, outPath, options }: ExportJob): void {
+  try {
+    db ??= openDatabase(init.dbPath);
+    post({ kind: "exported", jobId, result: exportSessionToFile(db, sessionId, outPath, options) });
+  } catch (error) {
+    post({ kind: "export-failed", jobId, error: toApiError(error) });
+  }
+}
 
 /**
  * Tokenizes what the imports added for full-text search, a slice at a time so that the next

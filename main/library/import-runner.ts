@@ -1,14 +1,18 @@
 /**
- * Where the app's imports run. `ThreadImports` runs them one at a time on a thread of their own
- * with its own connection to the library, so the process that serves the window keeps answering
- * while a folder is imported and each file's progress reaches the window as it happens.
- * `InPlaceImports` runs them on the calling thread (the CLI, and libraries only this connection sees).
+ * Where the app's imports (and its exports to a file) run. `ThreadImports` runs them one at a time
+ * on a thread of their own with its own connection to the library, so the process that serves the
+ * window keeps answering while a folder is imported or a long session written out, and each file's
+ * progress reaches the window as it happens. `InPlaceImports` runs them on the calling thread (the
+ * CLI, and libraries only this connection sees).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { ImportReport } from "../../core/api/dto.ts";
+import type { ApiError, ExportResult, ImportReport } from "../../core/api/dto.ts";
+import { ApiFailure } from "../api/errors.ts";
 import { checkpointWal, type Database } from "../store/open.ts";
+import { getSessionRow } from "../store/repos/sessions.ts";
+import { type ExportRequestOptions, exportSessionToFile } from "./export.ts";
 import { type ImportOptions, importPath } from "./import.ts";
 import { workerScriptPath } from "./worker-script.ts";
 
@@ -21,7 +25,13 @@ export interface ImportRunner {
    * thread's checkpoint of a large import's WAL takes seconds this thread need not wait for).
    */
   run(target: string, onProgress?: ImportProgress): Promise<ImportReport>;
-  /** True while an import runs or waits to. */
+  /**
+   * Exports a session to `outPath` (exportSessionToFile), after the imports and exports before it;
+   * the same result or the same failure (an ApiFailure) as on the calling thread. Never dropped
+   * by `cancel`.
+   */
+  exportToFile(job: ExportJob): Promise<ExportResult>;
+  /** True while an import or export runs or waits to. */
   readonly busy: boolean;
   /** Resolves once the imports asked for so far are over. */
   idle(): Promise<void>;
@@ -50,11 +60,15 @@ export interface RunnerInit {
   stopJob: SharedArrayBuffer;
 }
 
-/** What the runner thread is sent: an import to run, or "stop" (close the library and end). */
-export interface RunnerJob {
-  jobId: number;
-  target: string;
+/** An export to a file (see ImportRunner.exportToFile): what the `session:export` request asked. */
+export interface ExportJob {
+  sessionId: string;
+  outPath: string;
+  options: ExportRequestOptions;
 }
+
+/** What the runner thread is sent: an import or export to run, or "stop" (close the library and end). */
+export type RunnerJob = { jobId: number } & ({ target: string } | { export: ExportJob });
 
 /** What the runner thread posts: it started, a file of a job is done, a job's end. */
 export type RunnerMessage =
@@ -62,6 +76,8 @@ export type RunnerMessage =
   | { kind: "progress"; jobId: number; done: number; total: number; file: string }
   | { kind: "done"; jobId: number; report: ImportReport }
   | { kind: "failed"; jobId: number; message: string }
+  | { kind: "exported"; jobId: number; result: ExportResult }
+  | { kind: "export-failed"; jobId: number; error: ApiError }
   | { kind: "indexed" };
 
 /** A thread not used for this long is stopped (the next import starts another). */
@@ -78,6 +94,12 @@ const CLOSE_WAIT_MS = 10_000;
  * thread: that takes milliseconds, less than starting the thread would.
  */
 export const IN_PLACE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A session of fewer entries than this is exported on the calling thread: tens of milliseconds,
+ * less than starting the thread (a 196 MB session has 100,000 entries and takes seconds).
+ */
+export const IN_PLACE_EXPORT_ENTRIES = 2000;
 
 /** One report for several imports (an empty one for none): the files of all, the figures summed. */
 export function mergeImportReports(reports: readonly ImportReport[]): ImportReport {
@@ -127,6 +149,15 @@ export class InPlaceImports implements ImportRunner {
     return busy;
   }
 
+  exportToFile(job: ExportJob): Promise<ExportResult> {
+    return this.queue.add(async () => this.exportNow(job));
+  }
+
+  /** Exports now, not after the jobs queued here (for a runner that queues them itself). */
+  exportNow({ sessionId, outPath, options }: ExportJob): ExportResult {
+    return exportSessionToFile(this.db, sessionId, outPath, options);
+  }
+
   /** Nothing is indexed here: a search (or the app's SearchIndexer) catches up itself. */
   searchIndexed(): Promise<void> {
     return Promise.resolve();
@@ -156,8 +187,11 @@ export class InPlaceImports implements ImportRunner {
 
 interface RunningJob {
   jobId: number;
+  /** What the thread does, as its failure names it ("The import stopped: …"). */
+  what: "import" | "export";
   onProgress: ImportProgress | undefined;
-  resolve: (report: ImportReport) => void;
+  /** The report of an import, the result of an export. */
+  resolve: (value: ImportReport | ExportResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -167,6 +201,7 @@ interface RunningJob {
  * as do all later ones.
  */
 export class ThreadImports implements ImportRunner {
+  private readonly db: Database;
   private readonly dbPath: string;
   private readonly script: string;
   private readonly queue = new JobQueue();
@@ -189,6 +224,7 @@ export class ThreadImports implements ImportRunner {
    * `script`: the thread's script (default: import-runner-worker next to this module).
    */
   constructor(db: Database, dbPath: string, options: { script?: string } = {}) {
+    this.db = db;
     this.dbPath = dbPath;
     this.script = options.script ?? workerScriptPath(import.meta.url, "import-runner-worker");
     this.inPlace = new InPlaceImports(db);
@@ -208,10 +244,18 @@ export class ThreadImports implements ImportRunner {
     );
   }
 
+  exportToFile(job: ExportJob): Promise<ExportResult> {
+    return this.queue.add(() =>
+      smallExport(this.db, job.sessionId)
+        ? Promise.resolve(this.inPlace.exportNow(job))
+        : this.onThread<ExportResult>({ export: job }, "export", () => this.inPlace.exportNow(job)),
+    );
+  }
+
   cancel(): boolean {
     const busy = this.queue.busy;
     this.queue.dropWaiting();
-    if (this.current !== null) Atomics.store(this.stopJob, 0, this.current.jobId);
+    if (this.current?.what === "import") Atomics.store(this.stopJob, 0, this.current.jobId);
     return busy;
   }
 
@@ -244,18 +288,37 @@ export class ThreadImports implements ImportRunner {
   }
 
   private runNow(target: string, onProgress: ImportProgress | undefined): Promise<ImportReport> {
+    return this.onThread<ImportReport>(
+      { target },
+      "import",
+      () => this.inPlace.importNow(target, onProgress),
+      onProgress,
+    );
+  }
+
+  /**
+   * Sends `work` to the thread (started when needed); resolves with what it posts back. `here`
+   * runs it on this thread instead when the thread cannot start.
+   */
+  private onThread<T extends ImportReport | ExportResult>(
+    work: { target: string } | { export: ExportJob },
+    what: RunningJob["what"],
+    here: () => T,
+    onProgress?: ImportProgress,
+  ): Promise<T> {
     this.clearIdleTimer();
     const worker = this.broken ? null : (this.worker ?? this.start());
-    if (worker === null) return Promise.resolve(this.inPlace.importNow(target, onProgress));
+    if (worker === null) return new Promise<T>((resolve) => resolve(here()));
     worker.ref();
     const jobId = this.nextJobId++;
-    return new Promise<ImportReport>((resolve, reject) => {
-      this.current = { jobId, onProgress, resolve, reject };
-      worker.postMessage({ jobId, target } satisfies RunnerJob);
+    return new Promise<T>((resolve, reject) => {
+      // The thread posts back what `work` asks for: a report for an import, a result for an export.
+      this.current = { jobId, what, onProgress, resolve: resolve as RunningJob["resolve"], reject };
+      worker.postMessage({ jobId, ...work } satisfies RunnerJob);
     })
       .catch((error: unknown) => {
-        // The thread never started (e.g. it could not load the SQLite module): import here instead.
-        if (error instanceof ThreadNotStarted) return this.inPlace.importNow(target, onProgress);
+        // The thread never started (e.g. it could not load the SQLite module): run it here instead.
+        if (error instanceof ThreadNotStarted) return here();
         throw error;
       })
       .finally(() => {
@@ -304,6 +367,10 @@ export class ThreadImports implements ImportRunner {
       // The thread indexes what the import added next (import-runner-worker.ts).
       if (message.report.entriesAdded > 0) this.startIndexing();
       job.resolve(message.report);
+    } else if (message.kind === "exported") job.resolve(message.result);
+    else if (message.kind === "export-failed") {
+      // The export's own failure (no such entry, a path it cannot write): as on this thread.
+      job.reject(new ApiFailure(message.error.code, message.error.message));
     } else job.reject(new Error(`The import stopped: ${message.message}`));
   }
 
@@ -331,7 +398,7 @@ export class ThreadImports implements ImportRunner {
     if (!this.ready) {
       this.broken = true;
       job?.reject(new ThreadNotStarted(reason));
-    } else job?.reject(new Error(`The import stopped: ${reason}`));
+    } else job?.reject(new Error(`The ${job?.what ?? "import"} stopped: ${reason}`));
   }
 
   /** Lets the process exit while no import runs, and stops the thread after IDLE_RUNNER_MS. */
@@ -381,6 +448,11 @@ function endThread(worker: Worker): Promise<void> {
   });
 }
 
+/** True when `sessionId` has fewer than IN_PLACE_EXPORT_ENTRIES entries (or is not there: the export says so). */
+function smallExport(db: Database, sessionId: string): boolean {
+  return (getSessionRow(db, sessionId)?.entry_count ?? 0) < IN_PLACE_EXPORT_ENTRIES;
+}
+
 /** How many files and folders smallTarget looks at, at most. */
 const MAX_LOOKS = 2000;
 
@@ -423,11 +495,15 @@ class JobQueue {
     return this.waiting > 0;
   }
 
-  /** Adds `job`; if it is dropped before it starts, its result is `dropped()`. */
-  add<T>(job: () => Promise<T>, dropped: () => T): Promise<T> {
+  /**
+   * Adds `job`; if it is dropped before it starts, its result is `dropped()`. Without `dropped`
+   * it is never dropped.
+   */
+  add<T>(job: () => Promise<T>, dropped?: () => T): Promise<T> {
     this.waiting++;
     const generation = this.generation;
-    const turn = () => (generation === this.generation ? job() : Promise.resolve(dropped()));
+    const turn = () =>
+      generation === this.generation || dropped === undefined ? job() : Promise.resolve(dropped());
     const result = this.tail.then(turn).finally(() => {
       this.waiting--;
     });

@@ -131,6 +131,7 @@ describe("library watcher", () => {
       },
       idle: () => running,
       run: () => Promise.reject(new Error("not used here")),
+      exportToFile: () => Promise.reject(new Error("not used here")),
       cancel: () => false,
       searchIndexed: () => Promise.resolve(),
       indexingSearch: false,

@@ -3,7 +3,7 @@
  * or what changed since the version a page has), the view leaf (D14), and export (after the
  * live-file guard: a changed source is re-imported first, agent files are never written).
  */
-import { exportOptionsOf, exportSession, exportSessionToFile, withReimported } from "../../library/export.ts";
+import { exportOptionsOf, exportSession, withReimported } from "../../library/export.ts";
 import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, loadEntriesById, setViewLeaf } from "../../library/load.ts";
 import { sessionTreeUpdate, versionedSessionTree } from "../../library/tree-versions.ts";
@@ -26,7 +26,8 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     const result =
       input.outPath === undefined
         ? exportSession(ctx.db, input.sessionId, options)
-        : exportSessionToFile(ctx.db, input.sessionId, input.outPath, options);
+        : // Written by the import runner (its thread in the app): a long session takes seconds.
+          await ctx.imports.exportToFile({ sessionId: input.sessionId, outPath: input.outPath, options });
     return withReimported(result, live);
   },
   "session:choose-export-path": chooseExportPath,

@@ -1,0 +1,123 @@
+/**
+ * How long an export of the generated 100k-entry session (196 MB) to a file, and browser mode's
+ * download of it, block the serving thread (the longest event-loop delay while it runs: what any
+ * other request waits), when written on that thread (as before; InPlaceImports, as the CLI does)
+ * against the import runner's thread (ThreadImports, as the app and browser mode do now), in one
+ * run on the same library. Run: node bench/export-thread.bench.ts [--entries 100000]
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { EXPORT_FILE_TYPE } from "../core/api/contract.ts";
+import { createApi } from "../main/api/dispatch.ts";
+import { createAppContext } from "../main/app-context.ts";
+import { startBrowserServer } from "../main/server/index.ts";
+import { fmt, importIntoNewLibrary, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
+
+interface Timing {
+  wallMs: number;
+  blockedMs: number;
+  bytes: number;
+}
+
+/** `work`'s wall time and the longest event-loop delay meanwhile. */
+async function measure(work: () => Promise<number>): Promise<Timing> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const started = performance.now();
+  const bytes = await work();
+  const wallMs = performance.now() - started;
+  delay.disable();
+  return { wallMs, blockedMs: delay.max / 1e6, bytes };
+}
+
+/** An export to a file and a download, through the contract of a context with or without the runner's thread. */
+async function exportBoth(
+  dbPath: string,
+  sessionId: string,
+  outDir: string,
+  importThread: boolean,
+): Promise<{ file: Timing; download: Timing }> {
+  const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, importThread });
+  const api = createApi(ctx);
+  const server = await startBrowserServer({ api, rendererDir: outDir });
+  try {
+    const outPath = path.join(outDir, `export-${importThread ? "thread" : "here"}.jsonl`);
+    const file = await measure(async () => {
+      const result = await api.call("session:export", { sessionId, outPath });
+      if (!result.ok) throw new Error(result.error.message);
+      return fs.statSync(outPath).size;
+    });
+    fs.rmSync(outPath);
+    const download = await measure(async () => {
+      const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: EXPORT_FILE_TYPE,
+          "x-canopy-token": server.token,
+        },
+        body: JSON.stringify({ sessionId }),
+      });
+      let bytes = 0;
+      for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
+      return bytes;
+    });
+    return { file, download };
+  } finally {
+    await server.close();
+    await ctx.imports.close();
+    ctx.db.close();
+  }
+}
+
+export async function runExportThreadBench(options: { entries?: number } = {}): Promise<void> {
+  const generated = writeGeneratedSession(defaultGeneratedPath(options.entries), options.entries);
+  const tmp = tempDir("canopy-export-thread-");
+  try {
+    const source = path.join(tmp.dir, "session.jsonl");
+    fs.copyFileSync(generated.file, source);
+    // Not one its agent is writing: the live-folder guard is not what is measured.
+    fs.utimesSync(source, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const dbPath = path.join(tmp.dir, "library.db");
+    const sessionId = importIntoNewLibrary(dbPath, source);
+    const outDir = path.join(tmp.dir, "out");
+    fs.mkdirSync(outDir);
+    const before = await exportBoth(dbPath, sessionId, outDir, false);
+    const now = await exportBoth(dbPath, sessionId, outDir, true);
+    for (const t of [before.file, before.download, now.file, now.download]) {
+      if (t.bytes !== before.file.bytes)
+        throw new Error(`export sizes differ: ${t.bytes} vs ${before.file.bytes}`);
+    }
+    const mb = fmt(before.file.bytes / 1e6, 1);
+    const row = (what: string, a: Timing, b: Timing): string[][] => [
+      [what, "before: on the serving thread", fmt(a.wallMs, 0), fmt(a.blockedMs, 1), ""],
+      [
+        "",
+        "now: import runner's thread",
+        fmt(b.wallMs, 0),
+        fmt(b.blockedMs, 1),
+        `${fmt(a.blockedMs / Math.max(b.blockedMs, 0.01), 0)}× less blocked`,
+      ],
+    ];
+    console.log(
+      `export of a ${mb} MB session; blocked = longest event-loop delay while it runs (now: the first export starts the thread)\n`,
+    );
+    printTable(
+      ["export", "route", "ms", "blocked ms", ""],
+      [
+        ...row("to a file (outPath)", before.file, now.file),
+        ...row("browser-mode download", before.download, now.download),
+      ],
+    );
+  } finally {
+    tmp.cleanup();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runExportThreadBench({ entries: numberArg("--entries") });
+}

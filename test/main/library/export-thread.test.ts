@@ -1,0 +1,177 @@
+// Exports to a file (`session:export` with an outPath) and browser mode's downloads (spooled
+// through such an export) of a long session are written by the import runner's thread, not the
+// serving thread: another request is answered while one runs, and the file, the result and the
+// failures are what the export on the calling thread (exportSessionToFile) gives.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../../core/api/contract.ts";
+import { type Api, createApi } from "../../../main/api/dispatch.ts";
+import { toApiError } from "../../../main/api/errors.ts";
+import type { AppContext } from "../../../main/api/types.ts";
+import { createAppContext } from "../../../main/app-context.ts";
+import { exportSessionToFile } from "../../../main/library/export.ts";
+import { importPath } from "../../../main/library/import.ts";
+import { IN_PLACE_EXPORT_ENTRIES } from "../../../main/library/import-runner.ts";
+import { type BrowserServer, startBrowserServer } from "../../../main/server/index.ts";
+import { generateSession } from "../../../bench/generate-session.ts";
+import { makeTempDir } from "../store/helpers.ts";
+
+const ENTRIES = 6000;
+
+let tmp: { dir: string; cleanup(): void };
+let ctx: AppContext;
+let api: Api;
+let sessionId: string;
+let out: string;
+
+// One library for all: no test changes the session.
+beforeAll(() => {
+  tmp = makeTempDir("canopy-export-thread-");
+  const file = path.join(tmp.dir, "agent", "long.jsonl");
+  fs.mkdirSync(path.dirname(file));
+  fs.writeFileSync(file, generateSession(ENTRIES).text);
+  // Old enough not to count as still being written (the live-folder guard is not what is tested).
+  fs.utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+  ctx = createAppContext({
+    dbPath: path.join(tmp.dir, "library.db"),
+    seedDemo: false,
+    loadUserHooks: false,
+    importThread: true,
+  });
+  api = createApi(ctx);
+  sessionId = importPath(ctx.db, file).files[0]?.sessionId as string;
+  expect(
+    ctx.db.prepare("SELECT entry_count FROM sessions WHERE id = ?").pluck().get(sessionId),
+  ).toBeGreaterThan(IN_PLACE_EXPORT_ENTRIES);
+});
+
+beforeEach(() => {
+  out = path.join(tmp.dir, "out");
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out);
+});
+
+afterAll(async () => {
+  await ctx.imports.close();
+  ctx.db.close();
+  tmp.cleanup();
+});
+
+/**
+ * Runs turns of this thread's event loop until `done()`; in the first turn the import runner is
+ * seen busy, it sends `request` as a window would. Says whether the runner was seen busy and
+ * whether the request was answered while it still was.
+ */
+async function serveWhile(
+  done: () => boolean,
+  request: () => Promise<boolean> = async () => (await api.call("library:list", {})).ok,
+): Promise<{ sawRunner: boolean; answeredMeanwhile: boolean }> {
+  let sawRunner = false;
+  let answeredMeanwhile = false;
+  const giveUp = Date.now() + 30_000;
+  await new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      if (done()) return resolve();
+      if (Date.now() > giveUp) return reject(new Error("the export did not end"));
+      if (!sawRunner && ctx.imports.busy) {
+        sawRunner = true;
+        void request().then((ok) => {
+          answeredMeanwhile = ok && ctx.imports.busy;
+        });
+      }
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
+  return { sawRunner, answeredMeanwhile };
+}
+
+describe("an export of a long session to a file", () => {
+  it("is written on the runner's thread while this one answers; the file and result equal the export here", async () => {
+    const target = path.join(out, "long.jsonl");
+    let answer: Awaited<ReturnType<typeof api.call<"session:export">>> | undefined;
+    const exporting = api.call("session:export", { sessionId, outPath: target }).then((result) => {
+      answer = result;
+    });
+    const served = await serveWhile(() => answer !== undefined);
+    await exporting;
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    const here = path.join(out, "here.jsonl");
+    const old = exportSessionToFile(ctx.db, sessionId, here);
+    expect(answer).toEqual({ ok: true, value: { ...old, path: target } });
+    expect(fs.readFileSync(target).equals(fs.readFileSync(here))).toBe(true);
+  });
+
+  it("with options: the same file as the export here", async () => {
+    const options = { withoutArchived: true, originals: true, leafId: null };
+    const target = path.join(out, "options.jsonl");
+    const answer = await api.call("session:export", { sessionId, outPath: target, ...options });
+    const here = path.join(out, "here.jsonl");
+    const { resumeEntryId, ...old } = exportSessionToFile(ctx.db, sessionId, here, options);
+    expect(answer).toEqual({ ok: true, value: { ...old, path: target, resumeEntryId: expect.any(String) } });
+    expect(typeof resumeEntryId).toBe("string");
+    // The resume marker (a root for leaf null) has a new id and time in each export: the rest is equal.
+    const withoutMarker = (file: string) => fs.readFileSync(file, "utf8").split("\n").slice(0, -2);
+    expect(withoutMarker(target)).toEqual(withoutMarker(here));
+  });
+
+  it("fails as the export here does, in the same one line", async () => {
+    const cases = [
+      { leafId: "no-such-entry", outPath: path.join(out, "a.jsonl") },
+      // A folder is refused.
+      { outPath: out },
+    ];
+    for (const input of cases) {
+      const answer = await api.call("session:export", { sessionId, ...input });
+      let here: unknown = null;
+      try {
+        exportSessionToFile(ctx.db, sessionId, input.outPath, input.leafId ? { leafId: input.leafId } : {});
+      } catch (error) {
+        here = error;
+      }
+      expect(here).not.toBeNull();
+      expect(answer).toEqual({ ok: false, error: toApiError(here) });
+      if (!answer.ok) expect(answer.error.message).not.toContain("\n");
+    }
+  });
+});
+
+describe("browser mode's download of a long session", () => {
+  let server: BrowserServer;
+  beforeEach(async () => {
+    server = await startBrowserServer({ api, rendererDir: tmp.dir });
+  });
+  afterEach(() => server.close());
+
+  const post = (channel: string, input: unknown, accept?: string) =>
+    fetch(`${server.url.split("?")[0]}api/${channel}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-canopy-token": server.token,
+        ...(accept ? { accept } : {}),
+      },
+      body: JSON.stringify(input),
+    });
+
+  it("is spooled on the runner's thread while the server answers another request; the same bytes", async () => {
+    let response: Response | undefined;
+    const downloading = post("session:export", { sessionId }, EXPORT_FILE_TYPE).then((r) => {
+      response = r;
+    });
+    const served = await serveWhile(
+      () => response !== undefined,
+      async () => ((await (await post("library:list", {})).json()) as { ok: boolean }).ok,
+    );
+    await downloading;
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    const body = Buffer.from(await (response as Response).arrayBuffer());
+    const here = path.join(out, "here.jsonl");
+    const old = exportSessionToFile(ctx.db, sessionId, here);
+    expect(body.equals(fs.readFileSync(here))).toBe(true);
+    const result = JSON.parse(decodeURIComponent(response?.headers.get(EXPORT_RESULT_HEADER) ?? ""));
+    const { path: _path, ...rest } = old;
+    expect(result).toEqual(rest);
+  });
+});
