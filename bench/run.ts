@@ -7,6 +7,7 @@ import { runBigTextBench } from "./big-text.bench.ts";
 import { runCompactionBench } from "./compaction.bench.ts";
 import { runContextBench } from "./context.bench.ts";
 import { runExportStreamBench } from "./export-stream.bench.ts";
+import { runExportThreadBench } from "./export-thread.bench.ts";
 import { runImportBench } from "./import.bench.ts";
 import { runLiveAppendBench } from "./live-append.bench.ts";
 import { runLiveRewriteBench } from "./live-rewrite.bench.ts";
@@ -41,6 +42,8 @@ console.log("\n== following other programs' writes (idle 100k-entry library) =="
 await runOutsideChangesBench();
 console.log("\n== export of the 100k session: the old route (one string) against the streamed one ==");
 await runExportStreamBench();
+console.log("\n== export of the 100k session: how long the serving thread is held up, before and now ==");
+await runExportThreadBench();
 console.log("\n== compaction planning ==");
 runCompactionBench();
 console.log("\n== tree rendering in Chromium (10,000 entries, with React Flow's default as baseline) ==");
