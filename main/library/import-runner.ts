@@ -96,8 +96,9 @@ const CLOSE_WAIT_MS = 10_000;
 export const IN_PLACE_BYTES = 8 * 1024 * 1024;
 
 /**
- * A session of fewer entries than this is exported on the calling thread: tens of milliseconds,
- * less than starting the thread (a 196 MB session has 100,000 entries and takes seconds).
+ * A session of fewer entries than this (and a source file under IN_PLACE_BYTES) is exported on the
+ * calling thread: tens of milliseconds, less than starting the thread (a 196 MB session has
+ * 100,000 entries and takes seconds).
  */
 export const IN_PLACE_EXPORT_ENTRIES = 2000;
 
@@ -448,9 +449,14 @@ function endThread(worker: Worker): Promise<void> {
   });
 }
 
-/** True when `sessionId` has fewer than IN_PLACE_EXPORT_ENTRIES entries (or is not there: the export says so). */
+/**
+ * True when `sessionId` has fewer than IN_PLACE_EXPORT_ENTRIES entries and its file was under
+ * IN_PLACE_BYTES (a few entries can hold megabytes of tool output), or is not there (the export
+ * says so).
+ */
 function smallExport(db: Database, sessionId: string): boolean {
-  return (getSessionRow(db, sessionId)?.entry_count ?? 0) < IN_PLACE_EXPORT_ENTRIES;
+  const row = getSessionRow(db, sessionId);
+  return row === undefined || (row.entry_count < IN_PLACE_EXPORT_ENTRIES && row.file_size < IN_PLACE_BYTES);
 }
 
 /** How many files and folders smallTarget looks at, at most. */

@@ -116,6 +116,39 @@ describe("an export of a long session to a file", () => {
     expect(withoutMarker(target)).toEqual(withoutMarker(here));
   });
 
+  it("a session of few but large entries (megabytes of tool output) is written on the runner's thread too", async () => {
+    const file = path.join(tmp.dir, "agent", "few-large.jsonl");
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "few-large", timestamp: "t", cwd: "/w" }),
+    ];
+    for (let i = 0; i < 40; i++) {
+      const message = { role: "user", content: `output ${i} `.padEnd(256 * 1024, "0123456789") };
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id: `m${i}`,
+          parentId: i === 0 ? null : `m${i - 1}`,
+          timestamp: "t",
+          message,
+        }),
+      );
+    }
+    fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    fs.utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const id = importPath(ctx.db, file).files[0]?.sessionId as string;
+    const target = path.join(out, "few-large.jsonl");
+    let answer: Awaited<ReturnType<typeof api.call<"session:export">>> | undefined;
+    const exporting = api.call("session:export", { sessionId: id, outPath: target }).then((result) => {
+      answer = result;
+    });
+    const served = await serveWhile(() => answer !== undefined);
+    await exporting;
+    expect(served.sawRunner).toBe(true);
+    const here = path.join(out, "here.jsonl");
+    expect(answer).toEqual({ ok: true, value: { ...exportSessionToFile(ctx.db, id, here), path: target } });
+    expect(fs.readFileSync(target).equals(fs.readFileSync(here))).toBe(true);
+  });
+
   it("fails as the export here does, in the same one line", async () => {
     const cases = [
       { leafId: "no-such-entry", outPath: path.join(out, "a.jsonl") },
