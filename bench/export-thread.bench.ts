@@ -1,6 +1,6 @@
 /**
- * How long an export of the generated 100k-entry session (196 MB) to a file, and browser mode's
- * download of it, block the serving thread (the longest event-loop delay while it runs: what any
+ * How long an export of the generated 100k-entry session (196 MB) to a file, as the contract's
+ * text (the desktop app's download) and as browser mode's download block the serving thread (the longest event-loop delay while it runs: what any
  * other request waits), when written on that thread (as before; InPlaceImports, as the CLI does)
  * against the import runner's thread (ThreadImports, as the app and browser mode do now), in one
  * run on the same library. Run: node bench/export-thread.bench.ts [--entries 100000]
@@ -42,7 +42,7 @@ async function exportBoth(
   sessionId: string,
   outDir: string,
   importThread: boolean,
-): Promise<{ file: Timing; download: Timing }> {
+): Promise<{ file: Timing; text: Timing; download: Timing }> {
   const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, importThread });
   const api = createApi(ctx);
   const server = await startBrowserServer({ api, rendererDir: outDir });
@@ -54,6 +54,11 @@ async function exportBoth(
       return fs.statSync(outPath).size;
     });
     fs.rmSync(outPath);
+    const text = await measure(async () => {
+      const result = await api.call("session:export", { sessionId });
+      if (!result.ok) throw new Error(result.error.message);
+      return Buffer.byteLength(result.value.text ?? "");
+    });
     const download = await measure(async () => {
       const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
         method: "POST",
@@ -68,7 +73,7 @@ async function exportBoth(
       for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
       return bytes;
     });
-    return { file, download };
+    return { file, text, download };
   } finally {
     await server.close();
     await ctx.imports.close();
@@ -90,7 +95,7 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
     fs.mkdirSync(outDir);
     const before = await exportBoth(dbPath, sessionId, outDir, false);
     const now = await exportBoth(dbPath, sessionId, outDir, true);
-    for (const t of [before.file, before.download, now.file, now.download]) {
+    for (const t of [before.file, before.text, before.download, now.file, now.text, now.download]) {
       if (t.bytes !== before.file.bytes)
         throw new Error(`export sizes differ: ${t.bytes} vs ${before.file.bytes}`);
     }
@@ -112,6 +117,7 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
       ["export", "route", "ms", "blocked ms", ""],
       [
         ...row("to a file (outPath)", before.file, now.file),
+        ...row("text (desktop download)", before.text, now.text),
         ...row("browser-mode download", before.download, now.download),
       ],
     );

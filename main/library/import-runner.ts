@@ -247,7 +247,7 @@ export class ThreadImports implements ImportRunner {
 
   exportToFile(job: ExportJob): Promise<ExportResult> {
     return this.queue.add(() =>
-      smallExport(this.db, job.sessionId)
+      exportsInPlace(this.db, job.sessionId)
         ? Promise.resolve(this.inPlace.exportNow(job))
         : this.onThread<ExportResult>({ export: job }, "export", () => this.inPlace.exportNow(job)),
     );
@@ -454,7 +454,7 @@ function endThread(worker: Worker): Promise<void> {
  * IN_PLACE_BYTES (a few entries can hold megabytes of tool output), or is not there (the export
  * says so).
  */
-function smallExport(db: Database, sessionId: string): boolean {
+export function exportsInPlace(db: Database, sessionId: string): boolean {
   const row = getSessionRow(db, sessionId);
   return row === undefined || (row.entry_count < IN_PLACE_EXPORT_ENTRIES && row.file_size < IN_PLACE_BYTES);
 }

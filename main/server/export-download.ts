@@ -8,22 +8,12 @@
  */
 import fs from "node:fs";
 import type { ServerResponse } from "node:http";
-import os from "node:os";
-import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../core/api/contract.ts";
 import type { ApiResult, ExportResult } from "../../core/api/dto.ts";
 import type { Api } from "../api/dispatch.ts";
-import { removeStaleTempsIn, tempPathFor } from "../library/output-temp.ts";
+import { newSpoolPath } from "../library/export-spool.ts";
 import { toJson } from "../../core/text/json-deep.ts";
-
-/**
- * Where downloads are spooled: a folder of their own next to the library (the system's temp
- * folder for a library in memory), each named as an export's temp file (writer pid and host).
- */
-function spoolFolder(api: Api): string {
-  return path.join(api.ctx.db.memory ? fs.realpathSync(os.tmpdir()) : api.ctx.dataDir, "export-downloads");
-}
 
 function sendJson(res: ServerResponse, result: ApiResult<unknown>): void {
   res.writeHead(200, { "content-type": "application/json" });
@@ -47,10 +37,8 @@ export async function sendExportDownload(api: Api, input: unknown, res: ServerRe
     res.end(text);
     return;
   }
-  const folder = spoolFolder(api);
-  // The spools (and their writes' temp files) of a server that was killed.
-  removeStaleTempsIn(folder);
-  const spool = tempPathFor(path.join(folder, "download.jsonl"));
+  // After removing the spools (and their writes' temp files) of a server that was killed.
+  const spool = newSpoolPath(api.ctx);
   const result = await api.callUnknown("session:export", { ...input, outPath: spool });
   if (!result.ok) return sendJson(res, result);
   let fd: number;

@@ -3,7 +3,8 @@
  * or what changed since the version a page has), the view leaf (D14), and export (after the
  * live-file guard: a changed source is re-imported first, agent files are never written).
  */
-import { exportOptionsOf, exportSession, withReimported } from "../../library/export.ts";
+import { exportOptionsOf, withReimported } from "../../library/export.ts";
+import { exportText } from "../../library/export-spool.ts";
 import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, loadEntriesById, setViewLeaf } from "../../library/load.ts";
 import { sessionTreeUpdate, versionedSessionTree } from "../../library/tree-versions.ts";
@@ -23,11 +24,11 @@ export const sessionHandlers: AreaHandlers<"session"> = {
   "session:export": async (input, ctx) => {
     const live = await guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
     const options = exportOptionsOf(input);
+    // A long session is written by the import runner (its thread in the app): it takes seconds.
     const result =
       input.outPath === undefined
-        ? exportSession(ctx.db, input.sessionId, options)
-        : // Written by the import runner (its thread in the app): a long session takes seconds.
-          await ctx.imports.exportToFile({ sessionId: input.sessionId, outPath: input.outPath, options });
+        ? await exportText(ctx, input.sessionId, options)
+        : await ctx.imports.exportToFile({ sessionId: input.sessionId, outPath: input.outPath, options });
     return withReimported(result, live);
   },
   "session:choose-export-path": chooseExportPath,

@@ -1,7 +1,8 @@
-// Exports to a file (`session:export` with an outPath) and browser mode's downloads (spooled
-// through such an export) of a long session are written by the import runner's thread, not the
-// serving thread: another request is answered while one runs, and the file, the result and the
-// failures are what the export on the calling thread (exportSessionToFile) gives.
+// Exports to a file (`session:export` with an outPath), the export's text (the desktop app's
+// download) and browser mode's downloads (both spooled through such an export) of a long session
+// are written by the import runner's thread, not the serving thread: another request is answered
+// while one runs, and the file, text, result and failures are what the export on the calling
+// thread (exportSessionToFile, exportSession) gives.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { toApiError } from "../../../main/api/errors.ts";
 import type { AppContext } from "../../../main/api/types.ts";
 import { createAppContext } from "../../../main/app-context.ts";
-import { exportSessionToFile } from "../../../main/library/export.ts";
+import { exportSession, exportSessionToFile } from "../../../main/library/export.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { IN_PLACE_EXPORT_ENTRIES } from "../../../main/library/import-runner.ts";
 import { type BrowserServer, startBrowserServer } from "../../../main/server/index.ts";
@@ -167,6 +168,33 @@ describe("an export of a long session to a file", () => {
       expect(answer).toEqual({ ok: false, error: toApiError(here) });
       if (!answer.ok) expect(answer.error.message).not.toContain("\n");
     }
+  });
+});
+
+describe("the export's text (the desktop app's download) of a long session", () => {
+  it("is spooled on the runner's thread and read back while this one answers; the same text and result, no spool left", async () => {
+    let answer: Awaited<ReturnType<typeof api.call<"session:export">>> | undefined;
+    const exporting = api.call("session:export", { sessionId }).then((result) => {
+      answer = result;
+    });
+    const served = await serveWhile(() => answer !== undefined);
+    await exporting;
+    expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
+    expect(answer).toEqual({ ok: true, value: exportSession(ctx.db, sessionId) });
+    expect(fs.readdirSync(path.join(tmp.dir, "export-downloads"))).toEqual([]);
+  });
+
+  it("a bad leaf fails as the export here does", async () => {
+    const answer = await api.call("session:export", { sessionId, leafId: "no-such-entry" });
+    let here: unknown = null;
+    try {
+      exportSession(ctx.db, sessionId, { leafId: "no-such-entry" });
+    } catch (error) {
+      here = error;
+    }
+    expect(answer).toEqual({ ok: false, error: toApiError(here) });
+    const spools = path.join(tmp.dir, "export-downloads");
+    expect(fs.existsSync(spools) ? fs.readdirSync(spools) : []).toEqual([]);
   });
 });
 
