@@ -111,7 +111,9 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
       ],
     ];
     console.log(
-      `export of a ${mb} MB session; blocked = longest event-loop delay while it runs (now: the first export starts the thread)\n`,
+      `export of a ${mb} MB session; blocked = longest event-loop delay while it runs (now: the first export starts the thread);\n` +
+        "text: until its byte length is taken, which makes the text one flat string as sending it over IPC does\n" +
+        "(what is left blocked now: the string is read back a chunk per turn, but made flat at once)\n",
     );
     printTable(
       ["export", "route", "ms", "blocked ms", ""],
