@@ -10,7 +10,7 @@ import path from "node:path";
 import type { ExportResult } from "../../core/api/dto.ts";
 import type { AppContext } from "../api/types.ts";
 import { type ExportRequestOptions, exportSession } from "./export.ts";
-import { exportsInPlace } from "./import-runner.ts";
+import { exportsInPlace, ThreadImports } from "./import-runner.ts";
 import { removeStaleTempsIn, tempPathFor } from "./output-temp.ts";
 
 /**
@@ -46,7 +46,10 @@ export async function exportText(
   sessionId: string,
   options: ExportRequestOptions,
 ): Promise<ExportResult> {
-  if (exportsInPlace(ctx.db, sessionId)) return exportSession(ctx.db, sessionId, options);
+  // Spooled only to leave this thread: the CLI's runner (in place) builds the text here.
+  if (!(ctx.imports instanceof ThreadImports) || exportsInPlace(ctx.db, sessionId)) {
+    return exportSession(ctx.db, sessionId, options);
+  }
   const spool = newSpoolPath(ctx);
   try {
     const { path: _spool, ...result } = await ctx.imports.exportToFile({
