@@ -5,7 +5,7 @@
 // thread (exportSessionToFile, exportSession) gives.
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXPORT_FILE_TYPE, EXPORT_RESULT_HEADER } from "../../../core/api/contract.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { toApiError } from "../../../main/api/errors.ts";
@@ -234,5 +234,21 @@ describe("browser mode's download of a long session", () => {
     const result = JSON.parse(decodeURIComponent(response?.headers.get(EXPORT_RESULT_HEADER) ?? ""));
     const { path: _path, ...rest } = old;
     expect(result).toEqual(rest);
+  });
+});
+
+describe("Canopy closing while an export is written on the runner's thread", () => {
+  it("the export fails in one line", async () => {
+    // The thread has started (one that never started exports in place instead).
+    expect((await api.call("session:export", { sessionId, outPath: path.join(out, "warm.jsonl") })).ok).toBe(
+      true,
+    );
+    const exporting = api.call("session:export", { sessionId, outPath: path.join(out, "closing.jsonl") });
+    await vi.waitFor(() => expect(ctx.imports.busy).toBe(true), { timeout: 10_000, interval: 1 });
+    await ctx.imports.close();
+    expect(await exporting).toEqual({
+      ok: false,
+      error: { code: "internal", message: "The export stopped: Canopy is closing" },
+    });
   });
 });
