@@ -28,6 +28,7 @@ import { runMigrations } from "../main/store/migrations/index.ts";
 import { openDatabase } from "../main/store/open.ts";
 import type { EntryLink } from "../main/store/repos/entries.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
+import { downgradeToSchema6 } from "../test/helpers/tool-facts-oracle.ts";
 import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
@@ -251,22 +252,15 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
 }
 
 /**
- * A library at schema 6 (before migration 7) holding the session; its session id. Imported as
- * today (insertEntries writes schema 7's column), then what migration 7 added is dropped.
+ * A library at schema 6 (before migrations 7 and 8) holding the session; its session id. Imported
+ * as today (insertEntries writes schema 7's column), then what migrations 7 and 8 added is dropped.
  */
 function schema6Library(file: string, sessionFile: string): string {
   const db = openDatabase(file);
   try {
     const sessionId = importPath(db, sessionFile).files[0]?.sessionId;
     if (!sessionId) throw new Error(`${sessionFile} did not import`);
-    db.exec(`
-      DROP TRIGGER entry_json_tool_facts_insert;
-      DROP TRIGGER entry_json_tool_facts_update;
-      DROP TRIGGER entry_json_tool_facts_delete;
-      ALTER TABLE entries DROP COLUMN tool_facts;
-      ALTER TABLE entry_json DROP COLUMN original_in_block;
-    `);
-    db.pragma("user_version = 6");
+    downgradeToSchema6(db);
     db.pragma("wal_checkpoint(TRUNCATE)");
     return sessionId;
   } finally {

@@ -75,11 +75,12 @@ export function copyingRestoreEntryJson(db: Database, pk: number, tokens: number
 }
 
 /**
- * Takes a library back to schema 6 (what migration 7 adds, dropped): how a test gets a library as
- * schema 6 left it, since today's insertEntries writes schema 7's column.
+ * Takes a library back to schema 6 (what migrations 7 and 8 add, dropped): how a test gets a
+ * library as schema 6 left it, since today's insertEntries writes schema 7's column.
  */
 export function downgradeToSchema6(db: Database): void {
   db.exec(`
+    DROP INDEX entries_labels;
     DROP TRIGGER entry_json_tool_facts_insert;
     DROP TRIGGER entry_json_tool_facts_update;
     DROP TRIGGER entry_json_tool_facts_delete;

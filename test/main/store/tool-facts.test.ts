@@ -170,8 +170,8 @@ describe("migration 7 (tool result facts) on a library written by schema 6", () 
 
     expect(runMigrations(db)).toEqual({
       from: 6,
-      to: 7,
-      applied: ["pruning: tool result facts, originals left in their blocks"],
+      to: 8,
+      applied: ["pruning: tool result facts, originals left in their blocks", "label entries index"],
     });
     expectColumnAsTheJsonReads(db, "after the migration");
     expect(toolFactsColumn(db)).toEqual(before);
