@@ -17,6 +17,7 @@ import { IN_PLACE_EXPORT_ENTRIES } from "../../../main/library/import-runner.ts"
 import { type BrowserServer, startBrowserServer } from "../../../main/server/index.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { makeTempDir } from "../store/helpers.ts";
+import { serveWhile } from "../../helpers/serve-while.ts";
 
 const ENTRIES = 6000;
 
@@ -59,35 +60,6 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-/**
- * Runs turns of this thread's event loop until `done()`; in the first turn the import runner is
- * seen busy, it sends `request` as a window would. Says whether the runner was seen busy and
- * whether the request was answered while it still was.
- */
-async function serveWhile(
-  done: () => boolean,
-  request: () => Promise<boolean> = async () => (await api.call("library:list", {})).ok,
-): Promise<{ sawRunner: boolean; answeredMeanwhile: boolean }> {
-  let sawRunner = false;
-  let answeredMeanwhile = false;
-  const giveUp = Date.now() + 30_000;
-  await new Promise<void>((resolve, reject) => {
-    const turn = () => {
-      if (done()) return resolve();
-      if (Date.now() > giveUp) return reject(new Error("the export did not end"));
-      if (!sawRunner && ctx.imports.busy) {
-        sawRunner = true;
-        void request().then((ok) => {
-          answeredMeanwhile = ok && ctx.imports.busy;
-        });
-      }
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-  });
-  return { sawRunner, answeredMeanwhile };
-}
-
 describe("an export of a long session to a file", () => {
   it("is written on the runner's thread while this one answers; the file and result equal the export here", async () => {
     const target = path.join(out, "long.jsonl");
@@ -95,7 +67,7 @@ describe("an export of a long session to a file", () => {
     const exporting = api.call("session:export", { sessionId, outPath: target }).then((result) => {
       answer = result;
     });
-    const served = await serveWhile(() => answer !== undefined);
+    const served = await serveWhile(api, () => answer !== undefined, "the export");
     await exporting;
     expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
     const here = path.join(out, "here.jsonl");
@@ -142,7 +114,7 @@ describe("an export of a long session to a file", () => {
     const exporting = api.call("session:export", { sessionId: id, outPath: target }).then((result) => {
       answer = result;
     });
-    const served = await serveWhile(() => answer !== undefined);
+    const served = await serveWhile(api, () => answer !== undefined, "the export");
     await exporting;
     expect(served.sawRunner).toBe(true);
     const here = path.join(out, "here.jsonl");
@@ -177,7 +149,7 @@ describe("the export's text (the desktop app's download) of a long session", () 
     const exporting = api.call("session:export", { sessionId }).then((result) => {
       answer = result;
     });
-    const served = await serveWhile(() => answer !== undefined);
+    const served = await serveWhile(api, () => answer !== undefined, "the export");
     await exporting;
     expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
     expect(answer).toEqual({ ok: true, value: exportSession(ctx.db, sessionId) });
@@ -222,7 +194,9 @@ describe("browser mode's download of a long session", () => {
       response = r;
     });
     const served = await serveWhile(
+      api,
       () => response !== undefined,
+      "the download",
       async () => ((await (await post("library:list", {})).json()) as { ok: boolean }).ok,
     );
     await downloading;

@@ -20,6 +20,7 @@ import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { type Database, openDatabase } from "../../../main/store/open.ts";
 import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
 import { makeTempDir } from "../store/helpers.ts";
+import { serveWhile } from "../../helpers/serve-while.ts";
 
 const ENTRIES = 5000;
 
@@ -93,32 +94,6 @@ function oldRoute(): ImportedFileReport {
   return importLiveFile(other, file).report;
 }
 
-/**
- * Runs turns of this thread's event loop until `done()`; in the first turn the import runner is
- * seen busy, it asks for the library list as a window would. Says whether the runner was seen
- * busy and whether that request was answered while it still was.
- */
-async function serveWhile(done: () => boolean): Promise<{ sawRunner: boolean; answeredMeanwhile: boolean }> {
-  let sawRunner = false;
-  let answeredMeanwhile = false;
-  const giveUp = Date.now() + 30_000;
-  await new Promise<void>((resolve, reject) => {
-    const turn = () => {
-      if (done()) return resolve();
-      if (Date.now() > giveUp) return reject(new Error("the re-import did not end"));
-      if (!sawRunner && ctx.imports.busy) {
-        sawRunner = true;
-        void api.call("library:list", {}).then((listed) => {
-          answeredMeanwhile = listed.ok && ctx.imports.busy;
-        });
-      }
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-  });
-  return { sawRunner, answeredMeanwhile };
-}
-
 /** Bytes read synchronously from files on this thread while `fn` runs (the runner's thread is not counted). */
 async function syncBytesReadBy(fn: () => Promise<void>): Promise<number> {
   const readSync = vi.spyOn(fs, "readSync");
@@ -173,7 +148,7 @@ describe("a large live file rewritten before its old end", () => {
       const reimport = reimportLive(ctx.db, ctx.imports, file).then((done) => {
         report = done?.report;
       });
-      served = await serveWhile(() => report !== undefined);
+      served = await serveWhile(api, () => report !== undefined, "the re-import");
       await reimport;
     });
     expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
@@ -196,7 +171,7 @@ describe("a large live file rewritten before its old end", () => {
     });
     try {
       rewrite();
-      const served = await serveWhile(() => heard.includes("session:changed"));
+      const served = await serveWhile(api, () => heard.includes("session:changed"), "the re-import");
       expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
     } finally {
       watcher.close();
@@ -212,7 +187,7 @@ describe("a large live file rewritten before its old end", () => {
     const exporting = api.call("session:export", { sessionId }).then((result) => {
       answer = result;
     });
-    const served = await serveWhile(() => answer !== undefined);
+    const served = await serveWhile(api, () => answer !== undefined, "the re-import");
     await exporting;
     expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
     const old = oldRoute();
@@ -229,7 +204,7 @@ describe("a large live file rewritten before its old end", () => {
     const restoring = api.call("library:restore", { sessionId }).then((result) => {
       restored = result.ok;
     });
-    const served = await serveWhile(() => restored);
+    const served = await serveWhile(api, () => restored, "the restore");
     await restoring;
     expect(served).toEqual({ sawRunner: true, answeredMeanwhile: true });
     oldRoute();
