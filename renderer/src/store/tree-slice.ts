@@ -1,10 +1,10 @@
 /**
  * Tree slice: the selected session's tree nodes (refreshed by delta: session:tree-update), the
  * entry selected on the canvas (a would-be leaf whose LLM view is previewed without moving the
- * view leaf), the canvas filter and chain
- * collapsing, and drag-to-branch (the target under the pointer, the preview of what a move there
- * would summarize, and the dialog that confirms it; SPEC §2.8, D13), which Enter and a
- * double-click open too when the settings ask to summarize when navigating.
+ * view leaf), the canvas filter and chain collapsing, and drag-to-branch (the target under the
+ * pointer, the preview of what a move there would summarize, and the dialog that confirms it;
+ * SPEC §2.8, D13), which Enter and a double-click open too when the settings ask to summarize
+ * when navigating.
  */
 import type { StateCreator } from "zustand";
 import type { NavigationPreviewDto, SessionTreeDto } from "../../../core/api/dto.ts";
