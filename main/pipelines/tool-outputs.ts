@@ -1,8 +1,8 @@
 /**
  * A leaf's tool results as the pruning rule reads them (SPEC §7.1), without parsing a
  * 100k-entry session: the path is walked on the structural columns, the token estimate is the
- * one the library stores, and each result's tool name and `prunedAt` come from the column
- * `entries.tool_facts` (migration 007), so neither the outputs nor their JSON are read.
+ * one the library stores, and each result's tool name and `prunedAt` are read by SQLite's JSON
+ * functions, so the outputs themselves never reach JS.
  */
 import type { ToolOutput } from "../../core/compaction/pruning.ts";
 import type { Database } from "../store/open.ts";
@@ -41,23 +41,14 @@ export function loadToolOutputs(
   const unreadable = facts.flatMap((fact, i) => (fact.toolNameAndPrunedAt === null ? [(results[i] as EntryLink)[0]] : []));
   const whole = unreadable.length === 0 ? [] : entryJsonByPk(db, unreadable);
   let next = 0;
-  // Most facts repeat (`["bash",null]`): each distinct text is parsed once.
-  const parsedFacts = new Map<string, [unknown, unknown]>();
   const pkOf = new Map<string, number>();
   const outputs = facts.map((fact, i): ToolOutput => {
     const [pk, id] = results[i] as EntryLink;
     if (id !== null) pkOf.set(id, pk);
     let toolName: unknown;
     let prunedAt: unknown;
-    const text = fact.toolNameAndPrunedAt;
-    if (text !== null) {
-      let pair = parsedFacts.get(text);
-      if (pair === undefined) {
-        pair = JSON.parse(text) as [unknown, unknown];
-        parsedFacts.set(text, pair);
-      }
-      [toolName, prunedAt] = pair;
-    } else {
+    if (fact.toolNameAndPrunedAt !== null) [toolName, prunedAt] = JSON.parse(fact.toolNameAndPrunedAt) as [unknown, unknown];
+    else {
       // Nested deeper than SQLite reads JSON: parsed here, as the full route reads it.
       const { message } = JSON.parse(whole[next++] as string) as { message: { toolName?: unknown; prunedAt?: unknown } };
       toolName = message.toolName ?? null;

@@ -11,8 +11,7 @@ import { deletedSessions } from "./003-deleted-sessions.ts";
 import { entryBlocks } from "./004-entry-blocks.ts";
 import { sessionChanges } from "./005-session-changes.ts";
 import { settingsChanges } from "./006-settings-changes.ts";
-import { pruningColumns } from "./007-pruning-columns.ts";
-import { labelIndex } from "./008-label-index.ts";
+import { labelIndex } from "./007-label-index.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -25,7 +24,6 @@ export const MIGRATIONS: readonly Migration[] = [
   entryBlocks,
   sessionChanges,
   settingsChanges,
-  pruningColumns,
   labelIndex,
 ];
 

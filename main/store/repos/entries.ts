@@ -10,7 +10,6 @@ import {
   EntryJsonReader,
   type JsonPlace,
   jsonTexts,
-  ORIGINAL_JSON,
   STORED_JSON_COLUMNS,
   type StoredJson,
   withJsonText,
@@ -70,33 +69,16 @@ export interface MalformedRow {
 const NEXT_PK = "entries.next_pk";
 
 /**
- * `entries.tool_facts` of a tool result (schema 7) from its JSON text: `[toolName, prunedAt]` as
- * SQLite's json_extract reads them; NULL for a text those functions cannot read (nested past their
- * depth limit), which the prune check parses itself. Triggers on entry_json keep it for rewrites.
- */
-function toolFactsOf(text: string): string {
-  return `CASE WHEN json_valid(${text}) THEN json_extract(${text}, '$.message.toolName', '$.message.prunedAt') END`;
-}
-
-/** The JSON as better-sqlite3 binds it (a Uint8Array that is not a Buffer is viewed as one). */
-function bindable(json: string | Uint8Array): string | Buffer {
-  return typeof json === "string" || Buffer.isBuffer(json)
-    ? json
-    : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
-}
-
-/**
  * Inserts rows; returns their pks. Call inside the caller's transaction (one per import).
  * pks come from a counter in store_meta (never below max(pk) + 1), so they only ever grow, even
  * when the newest entry was deleted: the search-index watermark relies on that.
  */
 export function insertEntries(db: Database, sid: number, rows: readonly NewEntryRow[]): number[] {
   if (rows.length === 0) return [];
-  // The last parameter: the JSON of a tool result (else NULL), for its tool_facts.
   const insert = stmt(
     db,
-    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin, json_block, json_at, json_len, tool_facts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT ${toolFactsOf("t")} FROM (SELECT CAST(? AS TEXT) AS t)))`,
+    `INSERT INTO entries (pk, sid, seq, id, parent_id, type, role, model, timestamp, tokens, origin, json_block, json_at, json_len)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const first = stmt(
     db,
@@ -130,7 +112,6 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
       p.block,
       p.at,
       p.len,
-      r.type === "message" && r.role === "toolResult" ? bindable(r.json) : null,
     );
     pks[i] = pk;
   }
@@ -142,7 +123,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
 }
 
 const ROW_COLUMNS = `e.pk, e.seq, e.id, e.parent_id, e.type, e.role, e.model, e.timestamp, e.tokens, e.origin,
-  ${ORIGINAL_JSON} AS original_json, ${STORED_JSON_COLUMNS}`;
+  j.original_json, ${STORED_JSON_COLUMNS}`;
 
 type StoredEntryRow = Omit<EntryRow, "json"> & StoredJson;
 
@@ -244,7 +225,7 @@ export function entryJson(db: Database, pk: number): string | null {
   return row ? new EntryJsonReader(db).text(row) : null;
 }
 
-/** The label entries of a session, in seq order: through the partial index entries_labels (v8). */
+/** The label entries of a session, in seq order: through the partial index entries_labels (v7). */
 export const LABEL_PKS_SQL = "SELECT pk FROM entries WHERE sid = ? AND type = 'label' ORDER BY seq";
 
 /** The pks of a session's label entries in seq order, without a walk over its other rows. */
@@ -302,10 +283,10 @@ export function entryJsonAndTokensByPk(db: Database, pks: readonly number[]): { 
 
 /**
  * What pruning (SPEC §7.1) reads of the given tool results (by pk, in that order): the stored
- * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them
- * (a missing key reads as null), kept in `entries.tool_facts` by migration 007's triggers, so
- * neither the outputs nor their JSON are read. Null for a text those functions cannot read
- * (nested past their depth limit), for the caller to parse.
+ * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them,
+ * so the outputs themselves never cross into JS (a missing key reads as null). A text those
+ * functions cannot read (nested past their depth limit) gives null, for the caller to parse,
+ * instead of failing the whole read.
  */
 export function toolOutputFactsByPk(
   db: Database,
@@ -313,9 +294,14 @@ export function toolOutputFactsByPk(
 ): { tokens: number; toolNameAndPrunedAt: string | null }[] {
   return stmt(
     db,
-    `SELECT e.tokens AS tokens, e.tool_facts AS toolNameAndPrunedAt
-       FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
-      ORDER BY k.key`,
+    `SELECT tokens,
+            CASE WHEN json_valid(text) THEN json_extract(text, '$.message.toolName', '$.message.prunedAt') END
+              AS toolNameAndPrunedAt
+       FROM (SELECT k.key AS key, e.tokens AS tokens,
+                    coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS text
+               FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+               LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block)
+      ORDER BY key`,
   ).all(JSON.stringify(pks)) as { tokens: number; toolNameAndPrunedAt: string | null }[];
 }
 

@@ -18,10 +18,10 @@ import { requireSession } from "../../../main/library/load.ts";
 import { applyPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
 import { loadSessionState } from "../../../main/pipelines/session-state.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
+import { replaceEntryJson } from "../../../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../../../main/store/transactions.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
-import { copyingReplaceEntryJson } from "../../helpers/tool-facts-oracle.ts";
 import { createHarness, type Harness, importText, removeDir, SessionFile, sized } from "./harness.ts";
 
 /** Two libraries with the same session: one pruned by the app, one by the reference route. */
@@ -40,10 +40,7 @@ afterEach(() => {
   }
 });
 
-/**
- * The full route: every entry parsed, the plan over the whole path, each pruned entry replaced by
- * id and its original copied into original_json, as before schema 7.
- */
+/** The full route: every entry parsed, the plan over the whole path, each pruned entry replaced by id. */
 function referencePrune(ctx: AppContext, sessionId: string, config: PruningConfig): number {
   const state = loadSessionState(ctx.db, sessionId);
   const plan = planPruning(state.path, config);
@@ -57,7 +54,7 @@ function referencePrune(ctx: AppContext, sessionId: string, config: PruningConfi
         ...entry,
         message: applyPruningToMessage(entry.message as never, candidate.tokens, prunedAt),
       };
-      copyingReplaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
+      replaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
     }
   })();
   return plan.candidates.length;
@@ -75,13 +72,6 @@ function storedRows(h: Harness, sessionId: string) {
   }));
 }
 
-/** The session exported as it is and with its originals (D9). */
-async function exported(h: Harness, sessionId: string): Promise<(string | null)[]> {
-  const plain = await h.call("session:export", { sessionId });
-  const originals = await h.call("session:export", { sessionId, originals: true });
-  return [plain.text ?? null, originals.text ?? null];
-}
-
 /** Imports `text` into both libraries, prunes each its way, and compares every row; the count pruned. */
 async function expectSameStoredResult(name: string, text: string, config: PruningConfig): Promise<number> {
   const sessionId = await importText(app, text, name);
@@ -89,7 +79,6 @@ async function expectSameStoredResult(name: string, text: string, config: Prunin
   const pruned = applyPrune(app.api.ctx, sessionId, undefined, config).prunedCount;
   expect(referencePrune(reference.api.ctx, sessionId, config), name).toBe(pruned);
   expect(storedRows(app, sessionId), name).toEqual(storedRows(reference, sessionId));
-  expect(await exported(app, sessionId), name).toEqual(await exported(reference, sessionId));
   return pruned;
 }
 
