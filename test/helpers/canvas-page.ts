@@ -1,7 +1,7 @@
 /**
- * What the editing browser tests do on the canvas page: a session's path from the tree DTO, and
+ * What the editing browser tests do on the canvas page: a session's path from the tree DTO,
  * opening a session at its deep link with every entry shown (filter "all", chains expanded, fit)
- * or from the library sidebar.
+ * or from the library sidebar, and waiting until a pan or zoom of the canvas has come to rest.
  */
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
@@ -36,7 +36,40 @@ export async function openSessionShowingAll(
   await page.getByRole("combobox", { name: /^Filter/ }).selectOption("all");
   await page.getByLabel("Collapse long chains").uncheck();
   await page.getByRole("button", { name: "Fit View" }).click();
-  await page.waitForTimeout(300);
+  await viewportSettled(page);
+}
+
+/**
+ * Waits until the canvas's viewport (React Flow's pan and zoom transform) has not moved for
+ * 10 frames and 300 ms, so an animated move ("Go to leaf" pans for 250 ms) has ended: a fixed
+ * sleep let a test read node positions mid-pan on a loaded machine. Fails after `timeoutMs`.
+ */
+export async function viewportSettled(page: Page, timeoutMs = 10_000): Promise<void> {
+  const settled = await page.evaluate(
+    ({ timeoutMs }) =>
+      new Promise<boolean>((resolve) => {
+        const started = performance.now();
+        const read = () => document.querySelector<HTMLElement>(".react-flow__viewport")?.style.transform ?? null;
+        let last = read();
+        let stableSince = started;
+        let stableFrames = 0;
+        const frame = () => {
+          const now = performance.now();
+          const current = read();
+          if (current !== last) {
+            last = current;
+            stableSince = now;
+            stableFrames = 0;
+          } else stableFrames++;
+          if (current !== null && stableFrames >= 10 && now - stableSince >= 300) resolve(true);
+          else if (now - started > timeoutMs) resolve(false);
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+    { timeoutMs },
+  );
+  if (!settled) throw new Error(`the canvas viewport was still moving (or absent) after ${timeoutMs} ms`);
 }
 
 /** Opens a session from the library sidebar and waits for the LLM view to show its view leaf. */
