@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { viewportSettled } from "../helpers/canvas-page.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 import { artifactsDir, launchChromium } from "../helpers/chromium.ts";
 import { sharedRenderer } from "../helpers/shared-renderer.ts";
@@ -107,9 +108,9 @@ describe("browser mode", () => {
   it("drags the leaf marker onto another entry and moves there with a branch summary", async () => {
     const canvas = page.getByTestId("tree-canvas");
     await page.getByRole("button", { name: "Go to leaf" }).click();
-    await page.waitForTimeout(400);
+    await viewportSettled(page);
     await page.getByRole("button", { name: "Zoom Out" }).click();
-    await page.waitForTimeout(400);
+    await viewportSettled(page);
     const flow = await page.locator(".tree-flow").boundingBox();
     const marker = await page.getByTestId("leaf-marker").boundingBox();
     if (!flow || !marker) throw new Error("canvas or leaf marker not on screen");

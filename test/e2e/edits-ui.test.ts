@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, pathTo, poll, viewportSettled } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
@@ -31,7 +31,7 @@ function openSession(sessionId: string, leafId?: string): Promise<void> {
 
 async function fitView(): Promise<void> {
   await page.getByRole("button", { name: "Fit View" }).click();
-  await page.waitForTimeout(300);
+  await viewportSettled(page);
 }
 
 async function renderedEntryIds(): Promise<string[]> {

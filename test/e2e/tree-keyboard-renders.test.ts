@@ -13,6 +13,7 @@ import { writeGeneratedSession } from "../../bench/generate-session.ts";
 import type { ImportReport, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
+import { viewportSettled } from "../helpers/canvas-page.ts";
 import { launchChromium } from "../helpers/chromium.ts";
 import { COUNT_TREE_RENDERS, type TreeRenders } from "../helpers/react-render-count.ts";
 import { sharedRenderer } from "../helpers/shared-renderer.ts";
@@ -62,7 +63,7 @@ describe("a big session's canvas", () => {
     // The whole tree in view: React Flow mounts every node, as on a big screen zoomed out.
     await page.getByRole("button", { name: "Fit View" }).click();
     await leaf.focus();
-    await page.waitForTimeout(500);
+    await viewportSettled(page);
     const onScreen = await page.locator(".react-flow__node").count();
 
     const moves: { renders: number; revealed: boolean }[] = [];
@@ -72,7 +73,11 @@ describe("a big session's canvas", () => {
       await page.evaluate("window.__treeRenders = { entry: 0, chain: 0 }");
       await page.keyboard.press("ArrowUp");
       await expect.poll(selected).not.toBe(before);
-      await page.waitForTimeout(400); // the LLM view's answer and any pan settle
+      // The LLM view's answer and any pan have ended (a fixed 400 ms let a loaded machine count
+      // a move's late renders with the next one).
+      const now = await selected();
+      await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(now);
+      await viewportSettled(page);
       const counted = await renders();
       moves.push({ renders: counted.entry + counted.chain, revealed: (await nodeCount()) !== nodesBefore });
     }
