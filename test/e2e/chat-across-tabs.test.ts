@@ -146,9 +146,19 @@ describe("a chat reply seen from two tabs", () => {
   });
 
   it("one that finishes in page A shows its reply in page B, without a reload", async () => {
-    enqueueReply("E2E-TABS-REPLY: the parser ", "reads both dialects now.", 1500);
+    // The rest comes once page B has shown the start (1.5 s later raced a loaded machine).
+    let releaseRest = () => {};
+    const holdRest = new Promise<void>((resolve) => {
+      releaseRest = resolve;
+    });
+    fake.enqueue({
+      type: "reply",
+      chunks: ["E2E-TABS-REPLY: the parser ", "reads both dialects now."],
+      holdRest,
+    });
     await send(pageA, "Summarize the change");
     await poll(() => replyText(pageB)).toBe("E2E-TABS-REPLY: the parser ");
+    releaseRest();
     await poll(() => outcome(pageB)).toMatch(/^Reply \S+ added\.$/);
     expect(await textOf(stream(pageB))).toBeNull();
     const tree = await api<SessionTreeDto>("session:tree", { sessionId });

@@ -104,10 +104,16 @@ describe("continuing a session from the composer", () => {
     expect(await page.locator(`#secret-${KEY_ENV}`).count()).toBe(0);
 
     const before = await entryIds(session.id);
+    // The rest of the reply comes once its start has been seen (150 ms later raced a loaded machine).
+    let releaseRest = () => {};
+    const holdRest = new Promise<void>((resolve) => {
+      releaseRest = resolve;
+    });
     fake.enqueue({
       type: "reply",
       chunks: ["The parser ", "now reads ", "the omp dialect."],
       chunkDelayMs: 150,
+      holdRest,
       usage: { prompt_tokens: contextWindow - 2000, completion_tokens: 500 },
       match: isChat,
     });
@@ -115,6 +121,7 @@ describe("continuing a session from the composer", () => {
     await page.locator("#composer").press("Control+Enter");
     await expect.poll(() => page.getByTestId("chat-reply").textContent()).toContain("The parser");
     await shot("02-streaming");
+    releaseRest();
 
     await expect.poll(() => page.getByTestId("chat-message").textContent(), { timeout: 15_000 }).toMatch(
       /passed the threshold: compaction \w+ summarized/,
@@ -176,7 +183,9 @@ describe("continuing a session from the composer", () => {
     fake.enqueue({
       type: "reply",
       chunks: ["Let me think ", "about this ", "for a very ", "long time."],
-      chunkDelayMs: 1500,
+      // Longer than the test: Escape must find it running however slow the steps before it are
+      // (1.5 s a chunk let it finish first on a loaded machine).
+      chunkDelayMs: 60_000,
       match: isChat,
     });
     const text = "Summarize what we did so far.";

@@ -326,15 +326,22 @@ describe("finishing issue 6 in the app", () => {
     const edited = (await tree(session.id)).viewLeafId as string;
     expect(edited).not.toBe(current.viewLeafId);
 
+    // The rest of the reply comes once its start has been seen (200 ms later raced a loaded machine).
+    let releaseRest = () => {};
+    const holdRest = new Promise<void>((resolve) => {
+      releaseRest = resolve;
+    });
     fake.enqueue({
       type: "reply",
       chunks: [REPLY.slice(0, 20), REPLY.slice(20)],
       chunkDelayMs: 200,
+      holdRest,
       match: isChat,
     });
     const continueButton = page.getByRole("button", { name: "Continue from here" });
     await continueButton.click();
     await poll(() => page.getByTestId("chat-reply").textContent()).toContain(REPLY.slice(0, 20));
+    releaseRest();
     await poll(async () => (await tree(session.id)).nodes.length).toBe(current.nodes.length + 2);
     const after = await tree(session.id);
     const reply = after.nodes.find((node) => node.parentId === edited);

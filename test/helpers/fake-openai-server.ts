@@ -22,6 +22,11 @@ export type FakeBehaviour = (
       chunks?: string[];
       finishReason?: "stop" | "length" | "tool_calls" | "content_filter" | null;
       chunkDelayMs?: number;
+      /**
+       * Streaming only: the chunks after the first wait until this settles, so a test can see
+       * the reply's start on screen before the rest comes (a fixed pause raced a loaded machine).
+       */
+      holdRest?: Promise<unknown>;
       /** Delay before the status line (a slow server, to test aborts). */
       headersDelayMs?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
@@ -245,6 +250,7 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
         res.end();
         return;
       }
+      if (index === 1 && behaviour.holdRest) await behaviour.holdRest;
       if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
       if (res.destroyed) return;
       if (behaviour.streamError !== undefined && index >= behaviour.streamError.afterChunks) {
