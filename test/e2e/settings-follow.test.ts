@@ -3,32 +3,20 @@
 // reload; a field being edited keeps what is typed and says what the value became; leaving a
 // field untouched never writes its (older) value back over the change; the model form keeps
 // the context window the CLI set while its user edited the model id. Prints how long each took.
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Settings } from "../../core/settings/schema.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
-import { repoRoot } from "../helpers/fixtures.ts";
-
-const run = promisify(execFile);
+import { cliOn } from "../helpers/outside-writer.ts";
 
 let app: E2eApp;
 let pageB: Page;
 
 /** The real CLI in a process of its own, on the tabs' library; resolves when it has exited. */
 async function cli(...args: string[]): Promise<number> {
-  await run(
-    process.execPath,
-    ["--experimental-strip-types", path.join(repoRoot, "main", "cli.ts"), ...args, "--db", app.dbPath],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, CANOPY_NO_DEMO: "1" },
-    },
-  );
+  await cliOn(app.dbPath, ...args);
   return Date.now();
 }
 

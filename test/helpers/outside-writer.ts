@@ -10,11 +10,23 @@ import { repoRoot } from "./fixtures.ts";
 
 const run = promisify(execFile);
 
-/** Runs `canopy <args> --db <dbPath>` in a child process (no demo seeding) and returns its stdout. */
+/**
+ * Runs `canopy <args> --db <dbPath>` in a child process (no demo seeding) and returns its stdout.
+ * With Node's compile cache, as `npm run canopy` has it: a start without it compiles every source
+ * again (twice the CPU; seconds a call on a loaded machine, in tests that make several).
+ */
 export async function cliOn(dbPath: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    ["--experimental-strip-types", path.join(repoRoot, "main", "cli.ts"), ...args, "--db", dbPath],
+    [
+      "--require",
+      path.join(repoRoot, "scripts", "compile-cache.cjs"),
+      "--experimental-strip-types",
+      path.join(repoRoot, "main", "cli.ts"),
+      ...args,
+      "--db",
+      dbPath,
+    ],
     { cwd: repoRoot, env: { ...process.env, CANOPY_NO_DEMO: "1" } },
   );
   return stdout;
