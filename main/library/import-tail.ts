@@ -16,7 +16,7 @@ import {
   insertMalformed,
   maxSeq,
 } from "../store/repos/entries.ts";
-import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
 import { decodeUtf8, type FileDigest } from "./files.ts";
@@ -66,10 +66,15 @@ function bringsBackStored(
   return stored.some((id) => !inPrefix.has(id));
 }
 
-export function appendTail(db: Database, row: SessionRow, file: AppendedBytes): ImportedFileReport | null {
-  const firstLine = row.imported_lines + 1;
+/**
+ * Stores the tail of `read`'s file (the session row as the caller read it); null when the merge by
+ * id must decide: the tail brings back stored entries, or another connection stored a tail of
+ * this session after `read` was read (checked under the write lock, so no line is stored twice).
+ */
+export function appendTail(db: Database, read: SessionRow, file: AppendedBytes): ImportedFileReport | null {
+  const firstLine = read.imported_lines + 1;
   // A byte-order mark is the file's only at its very start.
-  const tail = row.imported_bytes === 0 ? decodeUtf8(file.tail) : file.tail.toString("utf8");
+  const tail = read.imported_bytes === 0 ? decodeUtf8(file.tail) : file.tail.toString("utf8");
   const parsed = { entries: [] as ParsedEntryLine[], raws: [] as string[], malformed: [] as MalformedLine[] };
   visitEntryLines(tail, firstLine, {
     entry(entry, line, raw) {
@@ -78,11 +83,23 @@ export function appendTail(db: Database, row: SessionRow, file: AppendedBytes): 
     },
     malformed: (m) => parsed.malformed.push(m),
   });
-  if (bringsBackStored(db, row, file, parsed.entries)) return null;
-  const state = tailState(file, file.size, row.imported_bytes, file.tail, file.digest);
+  if (bringsBackStored(db, read, file, parsed.entries)) return null;
+  const state = tailState(file, file.size, read.imported_bytes, file.tail, file.digest);
   let added = 0;
   let problems: SessionProblem[] = [];
-  writeTransaction(db, () => {
+  const stored = writeTransaction(db, (): boolean => {
+    // `read` was read before this write lock: another connection (the import runner's thread, a
+    // CLI) may have stored this very tail since. Then nothing is written here (the caller's merge
+    // by id, or full re-import, finds it stored); else its figures are taken as they are now.
+    const row = getSessionRow(db, read.id);
+    if (
+      row === undefined ||
+      row.sid !== read.sid ||
+      row.imported_bytes !== read.imported_bytes ||
+      row.imported_hash !== read.imported_hash
+    ) {
+      return false;
+    }
     const { sid } = row;
     let removed = 0;
     if (row.provisional_seq !== null) {
@@ -129,10 +146,12 @@ export function appendTail(db: Database, row: SessionRow, file: AppendedBytes): 
     added = Math.max(0, rows.length - removed);
     if (stats === null) problems = refreshSessionStats(db, row);
     else updateSession(db, row.id, stats);
+    return true;
   })();
+  if (!stored) return null;
   return {
     path: file.path,
-    sessionId: row.id,
+    sessionId: read.id,
     status: "updated",
     entriesAdded: added,
     malformedLines: parsed.malformed.length,

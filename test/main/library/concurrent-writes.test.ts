@@ -1,0 +1,128 @@
+// Requests that write the same session at the same time: the serving thread's live re-import
+// (export guard, restore) while another connection (the import runner's thread in a folder
+// import, a CLI) stores the same file's new lines, and a restore whose catch-up with its file is
+// still running when the session is deleted again. Real SQLite, real files, real handlers.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getSessionRow } from "../../../main/store/repos/sessions.ts";
+import { listEntryRows } from "../../../main/store/repos/entries.ts";
+import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
+
+let h: Harness;
+let source: string;
+
+beforeEach(() => {
+  h = createHarness();
+  source = path.join(h.dir, "agent", "session.jsonl");
+  fs.mkdirSync(path.dirname(source));
+  fs.writeFileSync(
+    source,
+    new SessionFile({ id: "same-1" }).user("u1", "hello").assistant("a1", "hi").text(),
+  );
+  makeOld(source);
+});
+afterEach(() => {
+  h.close();
+  removeDir(h.dir);
+});
+
+function makeOld(file: string): void {
+  const old = new Date(Date.now() - 10 * 60_000);
+  fs.utimesSync(file, old, old);
+}
+
+function append(file: string, id: string, parentId: string): void {
+  const entry = {
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-02-01T11:00:00.000Z",
+    message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 1 },
+  };
+  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+/** The ids stored for the session, with how many rows hold each (read past the API). */
+function storedIdCounts(sessionId: string): Map<string, number> {
+  const row = getSessionRow(h.api.ctx.db, sessionId);
+  if (!row) throw new Error(`no row for ${sessionId}`);
+  const counts = new Map<string, number>();
+  for (const r of listEntryRows(h.api.ctx.db, row.sid))
+    counts.set(r.id ?? "", (counts.get(r.id ?? "") ?? 0) + 1);
+  return counts;
+}
+
+const HELD_IMPORT = fileURLToPath(new URL("../../helpers/held-import-worker.ts", import.meta.url));
+
+/**
+ * Another connection imports `file` (held-import-worker.ts); resolves once it holds its rows
+ * uncommitted for `holdMs` (0: once it starts the import), with a promise of its commit.
+ */
+async function importElsewhere(file: string, holdMs: number): Promise<{ committed: Promise<void> }> {
+  const worker = new Worker(HELD_IMPORT, { workerData: { dbPath: h.dbPath, file, holdMs } });
+  const heard = (kind: string) =>
+    new Promise<void>((resolve, reject) => {
+      worker.on("message", (message: { kind: string }) => {
+        if (message.kind === kind) resolve();
+      });
+      worker.on("error", reject);
+    });
+  const committed = heard("committed");
+  await heard(holdMs > 0 ? "holding" : "starting");
+  return { committed: committed.finally(() => worker.terminate()) };
+}
+
+describe("two connections storing the same file's new lines", () => {
+  it("an export's re-import while another connection's import of the tail is not committed yet stores each line once", async () => {
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    append(source, "u2", "a1");
+    append(source, "u3", "u2");
+    makeOld(source);
+    const other = await importElsewhere(source, 600);
+    const out = path.join(h.dir, "out.jsonl");
+    const exported = await h.call("session:export", { sessionId, outPath: out });
+    await other.committed;
+    const counts = storedIdCounts(sessionId);
+    expect([...counts.entries()].filter(([, n]) => n > 1)).toEqual([]);
+    expect(counts.get("u2")).toBe(1);
+    expect(counts.get("u3")).toBe(1);
+    const summary = (await h.call("session:get", { sessionId })).summary;
+    expect(summary.entryCount).toBe(4);
+    expect(exported.lines).toBe(5);
+  });
+
+  it("a label stored while another connection imports the file's new lines keeps its place in the session's figures", async () => {
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    append(source, "u2", "a1");
+    append(source, "u3", "u2");
+    makeOld(source);
+    const { db } = h.api.ctx;
+    // The import's WAL checkpoint (a timer) runs first: it cannot run inside the transaction below.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The label's transaction stays open while the other connection reads the session and waits
+    // for the write lock, as a label does when it commits in the middle of another's import.
+    db.exec("BEGIN IMMEDIATE");
+    let other: { committed: Promise<void> };
+    try {
+      await h.call("edits:label", { sessionId, targetId: "u1", label: "mine" });
+      other = await importElsewhere(source, 0);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    } finally {
+      db.exec("COMMIT");
+    }
+    await other.committed;
+    const counts = storedIdCounts(sessionId);
+    expect(counts.get("u2")).toBe(1);
+    const summary = (await h.call("session:get", { sessionId })).summary;
+    // The header's two entries, the two appended and the label.
+    expect(summary.entryCount).toBe(5);
+    expect(summary.messageCount).toBe(4);
+  });
+});
