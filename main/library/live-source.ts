@@ -10,10 +10,10 @@ import path from "node:path";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
-import { findSessionsByPath } from "../store/repos/sessions.ts";
+import { findSessionsByPath, getSessionRow } from "../store/repos/sessions.ts";
 import { sessionFileHeaderId } from "./export-target.ts";
 import { reimportLive } from "./live-reimport.ts";
-import { getViewLeaf, requireSession } from "./load.ts";
+import { effectiveViewLeaf, requireSession } from "./load.ts";
 
 /** A source file modified this recently counts as still being written by its agent. */
 export const LIVE_WINDOW_MS = 5_000;
@@ -89,7 +89,11 @@ export async function refreshLiveSource(
     ) {
       grew = true;
       entriesAdded = report.entriesAdded;
-      ctx.events.emit("session:changed", { sessionId, viewLeafId: getViewLeaf(ctx.db, sessionId) });
+      // Read again: other requests were served during the re-import (a delete may have come).
+      const now = getSessionRow(ctx.db, sessionId);
+      if (now !== undefined && now.deleted_at === null) {
+        ctx.events.emit("session:changed", { sessionId, viewLeafId: effectiveViewLeaf(now) });
+      }
       ctx.events.emit("library:changed", { sessionIds: [sessionId] });
     }
   }

@@ -15,10 +15,10 @@ import path from "node:path";
 import type { AppContext } from "../api/types.ts";
 import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
-import { findSessionsByPath, listSessionRows } from "../store/repos/sessions.ts";
+import { findSessionsByPath, getSessionRow, listSessionRows } from "../store/repos/sessions.ts";
 import { configuredFolders } from "./folders.ts";
 import { type LiveReimport, reimportLive } from "./live-reimport.ts";
-import { getSessionSummary } from "./load.ts";
+import { effectiveViewLeaf } from "./load.ts";
 
 export interface WatchOptions {
   /** Quiet time after the last change before a file is re-imported (default 300 ms). */
@@ -72,19 +72,16 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     return rows.length > 0 && rows.every((row) => row.deleted_at !== null);
   };
 
-  const announce = (file: string, { report, byRunner }: LiveReimport) => {
+  const announce = ({ report, byRunner }: LiveReimport) => {
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;
     // The runner checkpoints on its own thread.
     if (report.entriesAdded > 0 && !byRunner) setTimeout(() => checkpointWal(ctx.db), 0).unref();
     ctx.events.emit("library:changed", { sessionIds: [sessionId] });
-    try {
-      ctx.events.emit("session:changed", {
-        sessionId,
-        viewLeafId: getSessionSummary(ctx.db, sessionId).viewLeafId,
-      });
-    } catch (error) {
-      log(`watch: ${file} was re-imported but its session could not be read: ${String(error)}`);
+    // Read now: a delete may have been served while the re-import waited (then no window shows it).
+    const row = getSessionRow(ctx.db, sessionId);
+    if (row !== undefined && row.deleted_at === null) {
+      ctx.events.emit("session:changed", { sessionId, viewLeafId: effectiveViewLeaf(row) });
     }
   };
 
@@ -109,7 +106,7 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
         if (closed) return;
         // Dropped by a cancelled import while it waited: taken up again.
         if (done === null) changedAgain.add(file);
-        else announce(file, done);
+        else announce(done);
       })
       .catch((error: unknown) => {
         if (closed) return;

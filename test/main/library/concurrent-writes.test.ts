@@ -6,7 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { getSessionRow } from "../../../main/store/repos/sessions.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
@@ -124,5 +125,95 @@ describe("two connections storing the same file's new lines", () => {
     // The header's two entries, the two appended and the label.
     expect(summary.entryCount).toBe(5);
     expect(summary.messageCount).toBe(4);
+  });
+});
+
+describe("a restore whose catch-up with its file is still running", () => {
+  /** A deleted session whose file gained lines since (its catch-up awaits the file's prefix hash). */
+  async function deletedAndGrown(): Promise<string> {
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    await h.call("library:delete", { sessionId });
+    append(source, "u2", "a1");
+    makeOld(source);
+    return sessionId;
+  }
+
+  it("library:restore and a library:delete sent meanwhile both succeed, in that order", async () => {
+    const sessionId = await deletedAndGrown();
+    const restoring = h.api.call("library:restore", { sessionId });
+    const deleting = h.api.call("library:delete", { sessionId });
+    const [restored, deleted] = await Promise.all([restoring, deleting]);
+    expect(restored).toMatchObject({ ok: true, value: { operation: "restore" } });
+    expect(deleted).toMatchObject({ ok: true, value: { operation: "delete" } });
+    expect(getSessionRow(h.api.ctx.db, sessionId)?.deleted_at).not.toBeNull();
+    // Back in the library, the session has the line its agent wrote, once.
+    await h.call("edits:undo", { sessionId });
+    expect(storedIdCounts(sessionId).get("u2")).toBe(1);
+    expect((await h.call("session:get", { sessionId })).summary.entryCount).toBe(3);
+  });
+
+  it("undo of the delete and a redo sent meanwhile both succeed, in that order", async () => {
+    const sessionId = await deletedAndGrown();
+    const undoing = h.api.call("edits:undo", { sessionId });
+    const redoing = h.api.call("edits:redo", { sessionId });
+    const [undone, redone] = await Promise.all([undoing, redoing]);
+    expect(undone).toMatchObject({ ok: true, value: { operation: "delete" } });
+    expect(redone).toMatchObject({ ok: true, value: { operation: "delete", history: { undo: "delete" } } });
+    expect(getSessionRow(h.api.ctx.db, sessionId)?.deleted_at).not.toBeNull();
+  });
+});
+
+describe("the watcher's re-import of a file whose session is deleted meanwhile", () => {
+  it("announces the library change without a session:changed for it, and logs nothing", async () => {
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    const heard: { name: string; sessionId?: string }[] = [];
+    h.api.ctx.events.subscribe((name, payload) => {
+      heard.push({
+        name,
+        ...(name === "session:changed" ? { sessionId: (payload as { sessionId: string }).sessionId } : {}),
+      });
+    });
+    // The delete comes while the watcher's re-import waits for the file (its prefix hash, read
+    // asynchronously): as a request the serving thread answers meanwhile.
+    const realSource = fs.realpathSync(source);
+    const open = fs.promises.open;
+    const spy = vi.spyOn(fs.promises, "open").mockImplementation((file, ...rest) => {
+      if (file === realSource && heard.every((e) => e.name !== "deleted")) {
+        heard.push({ name: "deleted" });
+        void h.api.call("library:delete", { sessionId });
+      }
+      return open(file, ...rest);
+    });
+    const logged: string[] = [];
+    const watcher = startLibraryWatcher(h.api.ctx, {
+      debounceMs: 20,
+      maxWaitMs: 200,
+      agentFolders: () => [],
+      log: (message) => logged.push(message),
+    });
+    try {
+      append(source, "u2", "a1");
+      const until = Date.now() + 10_000;
+      while (!heard.some((e) => e.name === "library:changed" && heard.some((d) => d.name === "deleted"))) {
+        if (Date.now() > until) throw new Error(`no re-import heard: ${JSON.stringify(heard)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Past the re-import's announcement (its library:changed comes first).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      watcher.close();
+      spy.mockRestore();
+    }
+    expect(logged).toEqual([]);
+    // The delete's own announcement only: the re-import does not tell windows to show it.
+    const afterDelete = heard.slice(heard.findIndex((e) => e.name === "deleted"));
+    expect(afterDelete.filter((e) => e.name === "session:changed" && e.sessionId === sessionId)).toHaveLength(
+      1,
+    );
+    expect(getSessionRow(h.api.ctx.db, sessionId)?.deleted_at).not.toBeNull();
   });
 });
