@@ -13,6 +13,7 @@ import { HookRegistry } from "./hooks/registry.ts";
 import { seedDemoSessions } from "./library/demo.ts";
 import { InPlaceImports, ThreadImports } from "./library/import-runner.ts";
 import { SearchIndexer } from "./library/search-indexer.ts";
+import { WriteGate } from "./library/write-gate.ts";
 import { JobRegistry } from "./pipelines/jobs.ts";
 import { createEnvSecretStore, type SecretStore } from "./secrets.ts";
 import { resolveLibraryPath } from "./store/library-file.ts";
@@ -86,6 +87,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     imports,
+    writes: new WriteGate(),
     connectionTests: new ConnectionTests(),
     searchIndexer,
     env: options.env ?? process.env,

@@ -5,6 +5,7 @@
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
+import { LIBRARY_WRITES } from "../library/write-gate.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
 import { toApiError } from "./errors.ts";
 import { handlers } from "./handlers/index.ts";
@@ -33,6 +34,8 @@ export function createApi(ctx: AppContext): Api {
     // Background search indexing holds its slices while requests come (search-indexer.ts).
     ctx.searchIndexer?.noteRequest();
     try {
+      // A write waits (asynchronously) while the runner holds the library's write lock for long.
+      if (!ctx.writes.open && LIBRARY_WRITES.has(channel)) await ctx.writes.passed();
       assertLibraryInPlace(ctx.db, ctx.libraryFile);
       const handler = handlers[channel];
       const value = await handler(parsed.data, ctx);

@@ -8,6 +8,7 @@ import type { LoadedPrompts } from "../../prompts/index.ts";
 import type { HookRegistry } from "../hooks/registry.ts";
 import type { ImportRunner } from "../library/import-runner.ts";
 import type { SearchIndexer } from "../library/search-indexer.ts";
+import type { WriteGate } from "../library/write-gate.ts";
 import type { JobRegistry } from "../pipelines/jobs.ts";
 import type { SecretStore } from "../secrets.ts";
 import type { LibraryIdentity } from "../store/library-identity.ts";
@@ -29,6 +30,8 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where library imports run: a thread of their own in the app, this thread in the CLI. */
   imports: ImportRunner;
+  /** Where requests that write wait while the runner re-imports a rewritten live file (write-gate.ts). */
+  writes: WriteGate;
   /**
    * Running connection tests (Settings → Test connection) by the id their window made, so a
    * second request can abort the one it names (and not another window's), even one it overtook.

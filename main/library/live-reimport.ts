@@ -12,6 +12,7 @@ import { findSessionsByPath } from "../store/repos/sessions.ts";
 import { fullLiveImport, liveAppend } from "./import-live.ts";
 import { IN_PLACE_BYTES, type ImportRunner } from "./import-runner.ts";
 import { needsLiveSeed, seedLiveMemo } from "./live-seed.ts";
+import type { WriteGate } from "./write-gate.ts";
 
 export interface LiveReimport {
   report: ImportedFileReport;
@@ -28,7 +29,7 @@ export async function reimportLive(
   db: Database,
   imports: ImportRunner,
   file: string,
-  options: { shouldStop?: () => boolean } = {},
+  options: { shouldStop?: () => boolean; writes?: WriteGate } = {},
 ): Promise<LiveReimport | null> {
   // The first append since start: the prefix is hashed in the background, then only the
   // appended bytes are read (a prefix that changed is found, and imported below).
@@ -36,7 +37,10 @@ export async function reimportLive(
   const appended = liveAppend(db, file);
   if (appended !== null) return { report: appended.report, byRunner: false };
   if (!largeChange(db, file)) return { report: fullLiveImport(db, file).report, byRunner: false };
-  const report = (await imports.run(file)).files[0];
+  // Writes wait while this import runs (write-gate.ts), not while it waits for the runner's other jobs.
+  await imports.idle();
+  const run = imports.run(file);
+  const report = (await (options.writes?.hold(run) ?? run)).files[0];
   return report === undefined ? null : { report, byRunner: true };
 }
 

@@ -81,7 +81,7 @@ export async function refreshLiveSource(
   let grew = false;
   let entriesAdded = 0;
   if (stat.size !== row.file_size || stat.mtimeMs !== row.file_mtime_ms) {
-    const report = (await reimportLive(ctx.db, ctx.imports, row.source_path))?.report;
+    const report = (await reimportLive(ctx.db, ctx.imports, row.source_path, { writes: ctx.writes }))?.report;
     if (
       report !== undefined &&
       report.sessionId === sessionId &&

@@ -101,7 +101,7 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
       return;
     }
     running.add(file);
-    void reimportLive(ctx.db, ctx.imports, file, { shouldStop: () => closed })
+    void reimportLive(ctx.db, ctx.imports, file, { shouldStop: () => closed, writes: ctx.writes })
       .then((done) => {
         if (closed) return;
         // Dropped by a cancelled import while it waited: taken up again.

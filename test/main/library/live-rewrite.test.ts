@@ -214,6 +214,43 @@ describe("a large live file rewritten before its old end", () => {
     expect({ ...row, deleted_at: null }).toEqual(oldRow);
   });
 
+  it("a label sent while the runner's re-import holds the library's write lock waits for it without holding this thread up", async () => {
+    rewrite();
+    // A second connection that tells, without waiting, whether another one holds the write lock.
+    const probe = openDatabase(path.join(tmp.dir, "library.db"));
+    probe.pragma("busy_timeout = 0");
+    const lockHeld = () => {
+      try {
+        probe.exec("BEGIN IMMEDIATE");
+        probe.exec("ROLLBACK");
+        return false;
+      } catch (error) {
+        void error;
+        return true;
+      }
+    };
+    try {
+      let exported = false;
+      const exporting = api.call("session:export", { sessionId }).then((result) => {
+        exported = result.ok;
+      });
+      await vi.waitFor(() => expect(lockHeld()).toBe(true), { timeout: 20_000, interval: 1 });
+      const sent = performance.now();
+      const labelling = api.call("edits:label", { sessionId, targetId: "e10", label: "while rewritten" });
+      // The time the request held this thread before its first await: every other request's wait.
+      const heldMs = performance.now() - sent;
+      const labelled = await labelling;
+      await exporting;
+      expect(exported).toBe(true);
+      expect(labelled.ok).toBe(true);
+      expect(heldMs).toBeLessThan(50);
+      const tree = await api.call("session:tree", { sessionId });
+      expect(tree.ok && tree.value.nodes.find((node) => node.id === "e10")?.label).toBe("while rewritten");
+    } finally {
+      probe.close();
+    }
+  });
+
   it("Canopy closing while the re-import runs: the export fails in one line", async () => {
     // The runner's thread started (one that never started imports in place instead).
     expect((await ctx.imports.run(file)).unchanged).toBe(1);
