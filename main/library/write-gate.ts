@@ -6,8 +6,8 @@
 import type { Channel } from "../../core/api/contract.ts";
 
 /**
- * Channels whose handler writes the library when called (a job's write comes after its model
- * call, so chat, compaction and summaries are not held at their start).
+ * Channels whose handler writes the library when called. A job (chat, compaction) writes after
+ * its model call: it waits then, in its pipeline, not at its start.
  */
 export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
   "edits:edit-message",
@@ -20,6 +20,7 @@ export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
   "edits:undo",
   "edits:redo",
   "session:set-view-leaf",
+  "navigation:navigate",
   "pruning:apply",
   "pruning:restore",
   "library:delete",

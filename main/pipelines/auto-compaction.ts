@@ -78,6 +78,7 @@ export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): P
   const settings = loadSettings(ctx.db);
   const none: AutoOutcome = { ran: null, prunedTokens: 0, entryId: null };
   if (!settings.compaction.enabled) return none;
+  if (!ctx.writes.open) await ctx.writes.passed();
   const pruned = applyPrune(ctx, input.sessionId);
   const outcome = { ...none, prunedTokens: pruned.tokensSaved };
   const { assistant } = input;
@@ -237,6 +238,8 @@ export async function runAutoCompaction(
       });
       if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
     }
+    // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
+    if (!ctx.writes.open) await ctx.writes.passed();
     if (signal.aborted) return end(null, true, false);
 
     const entry = appendCompaction(ctx, on.target, result, fromExtension, true);

@@ -241,6 +241,8 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
     duration: Date.now() - startedAt,
     ...(reply.ttft === undefined ? {} : { ttft: reply.ttft }),
   };
+  // While the runner's thread re-imports a rewritten file, its write lock would hold this thread up.
+  if (!ctx.writes.open) await ctx.writes.passed();
   const { entries, followed } = appendMessageChain(ctx, state, prompt ? [prompt, assistant] : [assistant]);
   flow.appended.push(...entries.map((entry) => entry.id));
   if (prompt && !prompt.synthetic) flow.userEntryId = entries[0]?.id;

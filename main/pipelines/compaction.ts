@@ -213,6 +213,8 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   } catch (error) {
     throw summaryFailure(error, signal, "Compaction cancelled");
   }
+  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
+  if (!ctx.writes.open) await ctx.writes.passed();
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
   const entry = appendCompaction(ctx, target, result, fromExtension, input.leafId === undefined);

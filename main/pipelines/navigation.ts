@@ -200,6 +200,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     if (failure.code === "cancelled") return unchanged(plan, true, true);
     throw failure;
   }
+  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
+  if (!ctx.writes.open) await ctx.writes.passed();
   // An acknowledged abort wins over a hook that ignored the signal (SPEC §9.6: session unchanged).
   if (signal.aborted) return unchanged(plan, true, true);
 
