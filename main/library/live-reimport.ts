@@ -34,6 +34,8 @@ export async function reimportLive(
   // The first append since start: the prefix is hashed in the background, then only the
   // appended bytes are read (a prefix that changed is found, and imported below).
   if (needsLiveSeed(db, file)) await seedLiveMemo(db, file, options);
+  // Not while the runner re-imports another rewrite: its write lock would hold this thread up.
+  if (options.writes !== undefined && !options.writes.open) await options.writes.passed();
   const appended = liveAppend(db, file);
   if (appended !== null) return { report: appended.report, byRunner: false };
   if (!largeChange(db, file)) return { report: fullLiveImport(db, file).report, byRunner: false };

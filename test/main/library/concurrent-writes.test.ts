@@ -217,3 +217,28 @@ describe("the watcher's re-import of a file whose session is deleted meanwhile",
     expect(getSessionRow(h.api.ctx.db, sessionId)?.deleted_at).not.toBeNull();
   });
 });
+
+describe("an export while the runner's thread re-imports a rewritten file", () => {
+  it("re-imports its own file's new lines once that import is over (its write lock held nothing up)", async () => {
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    append(source, "u2", "a1");
+    makeOld(source);
+    // Held as reimportLive holds it while the runner imports another session's rewritten file.
+    let end = () => {};
+    h.api.ctx.writes.hold(new Promise<void>((resolve) => (end = resolve)));
+    let answered = false;
+    const exporting = h.api.call("session:export", { sessionId }).then((result) => {
+      answered = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    expect(storedIdCounts(sessionId).get("u2")).toBeUndefined();
+    end();
+    const exported = await exporting;
+    expect(exported).toMatchObject({ ok: true, value: { reimportedEntries: 1 } });
+    expect(storedIdCounts(sessionId).get("u2")).toBe(1);
+  });
+});
