@@ -12,6 +12,7 @@ import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import { iterateEntries, iterateMalformed } from "../store/repos/entry-stream.ts";
+import type { MalformedRow } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { type ArchivedCut, archivedCut } from "./export-archived.ts";
@@ -38,12 +39,12 @@ export interface ExportOptions {
 /** The export's text in chunks of whole lines (each ends with "\n"); returns the result. */
 export type ExportChunks = Generator<string, ExportResult, undefined>;
 
-/**
- * Checks what can fail (the session, the chosen leaf) before the first line, then returns the
- * chunks. Reads only. While the chunks are being taken the connection reads one snapshot and
- * cannot write: take them all (or `return()` the generator) before anything writes.
- */
-export function exportChunks(db: Database, sessionId: string, options: ExportOptions = {}): ExportChunks {
+/** The session's row and its archived entries as an export sees them; throws what it cannot export. */
+function exportable(
+  db: Database,
+  sessionId: string,
+  options: ExportOptions,
+): { row: SessionRow; archived: Set<string> } {
   const row = requireSession(db, sessionId);
   const archived = options.withoutArchived ? archivedEntryIds(db, sessionId) : new Set<string>();
   if (options.leafId !== undefined && options.leafId !== null) {
@@ -54,12 +55,19 @@ export function exportChunks(db: Database, sessionId: string, options: ExportOpt
       throw new StoreError("invalid_input", `Entry ${options.leafId} is archived; it is not in this export`);
     }
   }
-  // The cut needs every entry's place in the tree and the labels' targets, not their text.
-  const cut =
-    archived.size === 0
-      ? { omit: new Set<string>(), moved: new Map<string, string | null>() }
-      : archivedCut([...iterateEntries(db, row.sid, { jsonOf: (type) => type === "label" })], archived);
-  return lines(db, row, options, cut);
+  return { row, archived };
+}
+
+/**
+ * Checks what can fail (the session, the chosen leaf) before the first line, then returns the
+ * chunks. Reads only. The chunks are read from one snapshot of the library, taken at the first
+ * chunk (the checks are made again in it): another connection's write meanwhile (the export runs
+ * on the import runner's thread) is either wholly in the export or not at all. While the chunks
+ * are being taken the connection cannot write: take them all (or `return()` the generator) first.
+ */
+export function exportChunks(db: Database, sessionId: string, options: ExportOptions = {}): ExportChunks {
+  const { row } = exportable(db, sessionId, options);
+  return lines(db, row.sid, sessionId, options);
 }
 
 function headerText(row: SessionRow): string {
@@ -68,16 +76,25 @@ function headerText(row: SessionRow): string {
     : row.header_json;
 }
 
-function* lines(db: Database, row: SessionRow, options: ExportOptions, cut: ArchivedCut): ExportChunks {
-  const { omit, moved } = cut;
+function* lines(db: Database, sid: number, sessionId: string, options: ExportOptions): ExportChunks {
   let pending: string[] = [];
   let size = 0;
   let count = 0;
   let lastEntryId: string | null = null;
-  const entries = iterateEntries(db, row.sid, { originals: options.originals === true });
-  const malformed = iterateMalformed(db, row.sid);
+  const entries = iterateEntries(db, sid, { originals: options.originals === true });
+  // The snapshot begins with this read; the rest below reads it while `entries` is open.
+  let entry = entries.next();
+  let malformed: IterableIterator<MalformedRow> | null = null;
+  let row: SessionRow;
   try {
-    let entry = entries.next();
+    let archived: Set<string>;
+    ({ row, archived } = exportable(db, sessionId, options));
+    // The cut needs every entry's place in the tree and the labels' targets, not their text.
+    const { omit, moved }: ArchivedCut =
+      archived.size === 0
+        ? { omit: new Set<string>(), moved: new Map<string, string | null>() }
+        : archivedCut([...iterateEntries(db, sid, { jsonOf: (type) => type === "label" })], archived);
+    malformed = iterateMalformed(db, sid);
     let bad = malformed.next();
     let headerDone = false;
     // A merge by position of the header, the entries and the malformed lines (each in order); on
@@ -118,10 +135,10 @@ function* lines(db: Database, row: SessionRow, options: ExportOptions, cut: Arch
     }
   } finally {
     entries.return();
-    malformed.return?.();
+    malformed?.return?.();
   }
 
-  const used = new StoredEntryIds(db, row.sid);
+  const used = new StoredEntryIds(db, sid);
   const newId = () => {
     const id = (options.generateId ?? randomEntryId)(used);
     used.add(id);

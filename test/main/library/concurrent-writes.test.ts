@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { getSessionRow } from "../../../main/store/repos/sessions.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
+import { exportChunks, writeChunks } from "../../../main/library/export-lines.ts";
+import { openDatabase } from "../../../main/store/open.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
 
 let h: Harness;
@@ -240,5 +242,48 @@ describe("an export while the runner's thread re-imports a rewritten file", () =
     const exported = await exporting;
     expect(exported).toMatchObject({ ok: true, value: { reimportedEntries: 1 } });
     expect(storedIdCounts(sessionId).get("u2")).toBe(1);
+  });
+});
+
+describe("an export read on another connection while this one writes the session", () => {
+  it("without archived branches: an entry added below an archived one meanwhile is left out with it", async () => {
+    fs.writeFileSync(
+      source,
+      new SessionFile({ id: "same-1" })
+        .user("u1", "hello")
+        .assistant("a1", "hi")
+        .user("x1", "a side question", "a1")
+        .user("u2", "go on", "a1")
+        .assistant("a2", "going")
+        .text(),
+    );
+    makeOld(source);
+    const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
+      sessionId: string;
+    };
+    await h.call("edits:archive", { sessionId, entryId: "x1" });
+    // The export as the import runner's thread makes it: its own connection, the chunks taken after
+    // the checks (the output file is opened in between), while this connection stores an append.
+    const runner = openDatabase(h.dbPath);
+    try {
+      const chunks = exportChunks(runner, sessionId, { withoutArchived: true });
+      append(source, "x2", "x1");
+      makeOld(source);
+      expect((await h.call("library:import", { path: source })).files[0]?.entriesAdded).toBe(1);
+      const parts: string[] = [];
+      writeChunks(chunks, (chunk) => parts.push(chunk));
+      const exported = parts
+        .join("")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as { type: string; id?: string; parentId?: string | null });
+      const ids = new Set(exported.map((entry) => entry.id));
+      expect(
+        exported.filter((e) => e.type !== "session" && e.parentId != null && !ids.has(e.parentId)),
+      ).toEqual([]);
+      expect([...ids].filter((id) => id?.startsWith("x"))).toEqual([]);
+    } finally {
+      runner.close();
+    }
   });
 });
