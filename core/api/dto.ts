@@ -4,6 +4,7 @@
  */
 import type { AgentMessage, LlmMessage, SessionEntry, SessionHeader } from "../session/entries.ts";
 import type { AddedResult, RequestChange, RequestTargetInfo } from "../session/request-messages.ts";
+import type { PlanSettings } from "../compaction/plan-settings.ts";
 
 /** Expected failures travel as data (DESIGN §3). */
 export type ApiErrorCode =
@@ -255,6 +256,8 @@ export interface CompactionPlanDto {
   summarizer: string;
   /** Things the user should know before running it (e.g. nothing new to summarize). */
   notes: string[];
+  /** The settings it was made with: a window re-plans when one of these changes, not on any setting. */
+  plannedWith: PlanSettings;
 }
 
 /** The plan a window showed, named by compaction:run: what it keeps from, at which leaf. */

@@ -7,6 +7,7 @@
 import type { CompactionPlanDto, CompactionRunResult, ShownPlan } from "../../core/api/dto.ts";
 import { computeFileLists } from "../../core/compaction/file-ops.ts";
 import { estimateTokens } from "../../core/compaction/tokens.ts";
+import { planSettingsOf } from "../../core/compaction/plan-settings.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
@@ -116,6 +117,7 @@ function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Pl
       maxSummaryTokens: Math.floor(0.8 * settings.compaction.reserveTokens),
       summarizer: summarizersFor(settings, ctx.secrets).describe,
       notes,
+      plannedWith: planSettingsOf(settings),
     },
   };
 }

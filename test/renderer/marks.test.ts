@@ -56,6 +56,7 @@ const plan = (extra: Partial<CompactionPlanDto>): CompactionPlanDto => ({
   maxSummaryTokens: 100,
   summarizer: "offline",
   notes: [],
+  plannedWith: { keepRecentTokens: 20000, reserveTokens: 16384, remoteEndpoint: null, model: null },
   ...extra,
 });
 

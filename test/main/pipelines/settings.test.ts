@@ -137,6 +137,14 @@ describe("settings", () => {
     const sessionId = await h.importSession(splitSession());
     const plan = await h.call("compaction:preview", { sessionId });
     expect(plan.maxSummaryTokens).toBe(1600);
+    // What a window compares a settings change with (renderer plan-follow.ts).
+    const { model } = await h.call("settings:get", {});
+    expect(plan.plannedWith).toEqual({
+      keepRecentTokens: 1500,
+      reserveTokens: 2000,
+      remoteEndpoint: null,
+      model: { baseUrl: model?.baseUrl, id: model?.id },
+    });
     await h.call("compaction:run", { sessionId });
     const caps = chatRequests(server).map((request) => chatBody(request).max_tokens);
     expect(caps.slice(0, 2).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1000, 1600]);
