@@ -18,8 +18,8 @@ import { cliOn } from "../helpers/outside-writer.ts";
 
 let app: E2eApp;
 let pageB: Page;
-/** The event tab B does not hear yet: held back here until released. */
-let holdEvent: string | null = null;
+/** The events tab B does not hear yet: held back here until released. */
+let holdEvents: string[] = [];
 const held: string[] = [];
 let eventsB: WebSocketRoute | null = null;
 
@@ -49,7 +49,7 @@ const notReloaded = (page: Page) =>
 
 /** Tab B hears what was held back, and everything from now on. */
 function release(): void {
-  holdEvent = null;
+  holdEvents = [];
   for (const message of held.splice(0)) eventsB?.send(message);
 }
 
@@ -73,7 +73,7 @@ beforeAll(async () => {
     eventsB = ws;
     const server = ws.connectToServer();
     server.onMessage((message) => {
-      if (holdEvent !== null && String(message).includes(`"${holdEvent}"`)) held.push(String(message));
+      if (holdEvents.some((name) => String(message).includes(`"${name}"`))) held.push(String(message));
       else ws.send(message);
     });
   });
@@ -129,7 +129,7 @@ describe("what follows a change made elsewhere", () => {
   it("a folder list saved over a change the tab has not heard of yet is refused, keeping what was typed", async () => {
     const three = path.join(app.work, "agents-three");
     const mine = path.join(app.work, "agents-mine");
-    holdEvent = "library:folders-changed";
+    holdEvents = ["library:folders-changed"];
     await apiCall(app.mode, "library:set-folders", { folders: [three] });
     await poll(() => held.length).toBeGreaterThan(0);
     await folderBox(pageB).fill(mine);
@@ -160,7 +160,7 @@ describe("what follows a change made elsewhere", () => {
     await pageB.getByRole("button", { name: "Compact…" }).click();
     await poll(() => planText(pageB).textContent()).toContain(`Keeps from ${shown}`);
 
-    holdEvent = "settings:changed";
+    holdEvents = ["settings:changed"];
     await apiCall(app.mode, "settings:set", { key: "compaction.keepRecentTokens", value: 8000 });
     await poll(() => held.length).toBeGreaterThan(0);
     expect(await runShownPlan(pageB, sessionId)).toBe(shown);
@@ -168,27 +168,31 @@ describe("what follows a change made elsewhere", () => {
   }, 60_000);
 
   it("a plan the session moved away from is not run: refused in one line, and the plan as it is now shown", async () => {
-    const pageA = app.page;
+    // Tab B has not heard of the move yet (an open plan follows its session: plan-follow-session).
+    const page = pageB;
     const sessionId = await demoSessionId(app.mode, "Session store tree");
-    await openSessionShowingAll(pageA, app.mode, sessionId);
-    await pageA.getByRole("button", { name: "Compact…" }).click();
+    await openSessionShowingAll(page, app.mode, sessionId);
+    await page.getByRole("button", { name: "Compact…" }).click();
     const shown = await apiCall<CompactionPlanDto>(app.mode, "compaction:preview", { sessionId });
-    await poll(() => planText(pageA).textContent()).toContain(`Keeps from ${shown.firstKeptEntryId}`);
+    await poll(() => planText(page).textContent()).toContain(`Keeps from ${shown.firstKeptEntryId}`);
 
     // Another window moves the view leaf one message back.
     const view = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
     const back = view.messageEntryIds.filter((id) => id !== null).at(-2) as string;
+    holdEvents = ["session:changed", "library:changed"];
     await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: back });
+    await poll(() => held.length).toBeGreaterThan(0);
     const now = await apiCall<CompactionPlanDto>(app.mode, "compaction:preview", { sessionId });
     expect(now.leafId).toBe(back);
-    await pageA.getByRole("button", { name: "Run compaction" }).click();
-    await poll(() => pageA.getByTestId("plan-remade").textContent()).toBe(
+    await page.getByRole("button", { name: "Run compaction" }).click();
+    await poll(() => page.getByTestId("plan-remade").textContent()).toBe(
       `The plan shown is out of date (the session or the settings changed): it would now keep from ${now.firstKeptEntryId}, so nothing was run. This is the plan now.`,
     );
-    expect(await planText(pageA).textContent()).toContain(`Keeps from ${now.firstKeptEntryId}`);
+    expect(await planText(page).textContent()).toContain(`Keeps from ${now.firstKeptEntryId}`);
     expect((await apiCall<ContextView>(app.mode, "context:get", { sessionId })).compactionId).toBe(
       view.compactionId,
     );
+    release();
     await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: view.leafId });
   }, 60_000);
 

@@ -92,8 +92,10 @@ export interface JobsSlice {
   planError: string | null;
   /** The keepRecentTokens the plan was asked for (null: the setting), reused when it runs. */
   planKeepRecentTokens: number | null;
-  /** Why the plan on screen was made again without being asked (the settings changed: plan-follow.ts). */
+  /** Why the plan on screen was made again without being asked (its session or the settings changed: plan-follow.ts). */
   planNote: string | null;
+  /** Why the plan on screen cannot run (its session deleted, its leaf gone: plan-follow.ts); null: it can. */
+  planBlocked: string | null;
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
@@ -149,9 +151,9 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     const keepRecentTokens = get().planKeepRecentTokens;
     try {
       const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
-      if (get().selectedSessionId === sessionId) set({ plan, planNote: `${why}. This is the plan now.` });
+      if (get().selectedSessionId === sessionId) set({ plan, planNote: `${why}. This is the plan now.`, planBlocked: null });
     } catch (error) {
-      set({ plan: null, planNote: null, planError: `${why}; ${(error as Error).message}` });
+      set({ plan: null, planNote: null, planBlocked: null, planError: `${why}; ${(error as Error).message}` });
     }
   };
   const refresh = async (sessionId: string) => {
@@ -166,12 +168,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     planError: null,
     planKeepRecentTokens: null,
     planNote: null,
+    planBlocked: null,
     runningJobs: {},
     jobMessage: null,
     async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;
-      set({ planError: null, planNote: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
+      set({ planError: null, planNote: null, planBlocked: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
       try {
         const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
         // A slower answer for an older slider position must not replace a newer one.
@@ -181,11 +184,16 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       }
     },
     closePlan() {
-      set({ plan: null, planError: null, planNote: null, planKeepRecentTokens: null });
+      set({ plan: null, planError: null, planNote: null, planBlocked: null, planKeepRecentTokens: null });
     },
     async runCompaction(customInstructions) {
       const sessionId = get().selectedSessionId;
       if (!sessionId || refusedBusy(sessionId)) return;
+      const blocked = get().planBlocked;
+      if (blocked !== null) {
+        set({ jobMessage: { kind: "error", text: blocked } });
+        return;
+      }
       get().ownJobStarting({ kind: "compaction", sessionId });
       set({ jobMessage: null });
       let failure: unknown;
@@ -206,6 +214,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         set({
           plan: null,
           planNote: null,
+          planBlocked: null,
           planKeepRecentTokens: null,
           jobMessage: { kind: "ok", text: compactionAdded(result.entryId) },
         });

@@ -148,6 +148,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         selectedSessionId: sessionId,
         plan: null,
         planError: null,
+        planNote: null,
+        planBlocked: null,
         jobMessage: null,
         tree: null,
         selectedEntryId: null,

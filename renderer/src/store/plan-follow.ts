@@ -1,59 +1,173 @@
 /**
- * An open compaction plan follows the settings (`settings:changed`: this window's Settings,
- * another window or tab, `canopy settings set`): it is made again when what it was planned with
- * changed, and one line says so. A keep-recent figure the user chose on the slider stays theirs
- * (the line says what the setting became). Never a silent swap under a plan already running.
+ * An open compaction plan follows its session and the settings: it is made again when its session
+ * changes (`session:changed`, `library:changed`: the agent appends, a chat turn in another tab, an
+ * edit, a label or a leaf move from the CLI or another window), coalesced so that an agent writing
+ * many lines asks a few times, not once a line; and when a setting it is made with changes
+ * (`settings:changed` for another setting asks nothing). A plan that comes back the same stays
+ * and nothing is said; one that differs replaces it with one line saying why. A session deleted
+ * or a plan's leaf gone: one line, and the plan cannot run. A keep-recent figure the user chose
+ * on the slider stays theirs. Never a silent swap under a compaction already running.
  */
+import { planSettingsChanged, planSettingsOf } from "../../../core/compaction/plan-settings.ts";
 import type { Settings } from "../../../core/settings/schema.ts";
-import { call } from "../api.ts";
+import { ApiCallError, call } from "../api.ts";
 import { useCanopy } from "./index.ts";
-import { selectSessionJob } from "./jobs-slice.ts";
+import { selectRunning } from "./jobs-slice.ts";
+import { leafGoneNote, planChange, sessionChangeNote, sessionGoneNote } from "./plan-change.ts";
+
+/** Quiet time after a session change before the plan is asked again. */
+export const PLAN_FOLLOW_QUIET_MS = 250;
+/** A session that keeps changing (an agent writing) has its plan asked again at least this often. */
+export const PLAN_FOLLOW_MAX_WAIT_MS = 1500;
 
 const tokens = (count: number) => `${count.toLocaleString("en-US")} tokens`;
 
-export async function planFollowsSettings(settings: Settings): Promise<void> {
+/** Why the plan is to be made again: the settings as they became, and/or its session changed. */
+interface Why {
+  settings: Settings | null;
+  session: boolean;
+}
+
+let pending: Why | null = null;
+let timer: ReturnType<typeof setTimeout> | null = null;
+/** When the first change of the pending ones was heard (the max wait counts from it). */
+let pendingSince = 0;
+let inFlight = false;
+
+/** The open plan of this session, when a compaction is not running on it. */
+function followedPlan(sessionId?: string) {
+  const state = useCanopy.getState();
+  const plan = state.plan;
+  if (plan === null || plan.sessionId !== state.selectedSessionId) return null;
+  if (sessionId !== undefined && plan.sessionId !== sessionId) return null;
+  return selectRunning(state) === null ? plan : null;
+}
+
+/** `settings:changed`: the open plan is made again only when a setting it is made with changed. */
+export function planFollowsSettings(settings: Settings): void {
+  const plan = followedPlan();
+  if (plan === null || planSettingsChanged(plan.plannedWith, planSettingsOf(settings)).length === 0) return;
+  want({ settings, session: false }, 0);
+}
+
+/** `session:changed`, `library:changed`, `job:ended` on a session: its open plan is asked again. */
+export function planFollowsSession(sessionId: string): void {
+  if (followedPlan(sessionId) === null) return;
+  want({ settings: null, session: true }, PLAN_FOLLOW_QUIET_MS);
+}
+
+function want(why: Why, quietMs: number): void {
+  const now = Date.now();
+  if (pending === null) pendingSince = now;
+  pending = {
+    settings: why.settings ?? pending?.settings ?? null,
+    session: why.session || (pending?.session ?? false),
+  };
+  if (timer !== null) clearTimeout(timer);
+  const wait = Math.max(0, Math.min(quietMs, pendingSince + PLAN_FOLLOW_MAX_WAIT_MS - now));
+  timer = setTimeout(flush, wait);
+}
+
+/** One request at a time: what comes in meanwhile is asked for once it answered. */
+function flush(): void {
+  timer = null;
+  if (inFlight || pending === null) return;
+  const why = pending;
+  pending = null;
+  inFlight = true;
+  void replan(why).finally(() => {
+    inFlight = false;
+    if (pending !== null && timer === null) timer = setTimeout(flush, 0);
+  });
+}
+
+async function replan(why: Why): Promise<void> {
   const asked = useCanopy.getState();
-  const { plan, planKeepRecentTokens: chosen } = asked;
-  if (plan === null || plan.sessionId !== asked.selectedSessionId || selectSessionJob(asked) !== null) return;
-  const setting = settings.compaction.keepRecentTokens;
+  const plan = followedPlan();
+  const chosen = asked.planKeepRecentTokens;
+  if (plan === null) return;
   let next: typeof plan;
-  let failure: string | null = null;
+  let gone = false;
   try {
     next = await call("compaction:preview", {
       sessionId: plan.sessionId,
       ...(chosen === null ? {} : { keepRecentTokens: chosen }),
     });
+    const change = planChange(plan, next);
+    if (change === "moved") {
+      // The view leaf went elsewhere: is the entry the plan was made at still there at all?
+      gone =
+        (await call("session:entries", { sessionId: plan.sessionId, entryIds: [plan.leafId] })).length === 0;
+    }
   } catch (error) {
-    next = plan;
-    failure = (error as Error).message;
-  }
-  const now = useCanopy.getState();
-  // Asked for another plan, closed it or started the run meanwhile: that one stands.
-  if (now.plan !== plan || now.planKeepRecentTokens !== chosen || selectSessionJob(now) !== null) return;
-  if (failure !== null) {
-    useCanopy.setState({
-      plan: null,
-      planNote: null,
-      planError: `The settings changed, and the plan could not be made again: ${failure}`,
-    });
+    if (stillShown(plan, chosen)) failed(why, error as Error);
     return;
   }
-  const same = JSON.stringify(next) === JSON.stringify(plan);
-  const remade = "The settings changed: the plan was made again with them.";
+  if (!stillShown(plan, chosen)) return;
+  const now = useCanopy.getState();
+  if (gone) {
+    useCanopy.setState({ planBlocked: leafGoneNote(plan.leafId), planNote: null });
+    return;
+  }
+  const change = planChange(plan, next);
+  // Nothing shown changed: no line says it was made again (a restamped one is still taken, so
+  // that the next settings change is compared with the settings it was made with).
+  const same = change === "same" || change === "restamped";
+  const blocked = now.planBlocked !== null;
+  const settingsNote = why.settings === null ? null : noteForSettings(why.settings, plan, next, chosen, same);
+  const sessionNote = change === "settings" && why.settings !== null ? null : sessionChangeNote(change, next);
   let note: string | null;
+  if (same) {
+    if (blocked) note = "The session is as it was when the plan was made: it can run again.";
+    // The line about a figure chosen on the slider goes once the setting is that figure too.
+    else if (why.settings !== null && chosen !== null) note = settingsNote;
+    else note = now.planNote;
+  } else {
+    note = [sessionNote, settingsNote].filter((line) => line !== null).join(" ") || null;
+  }
+  if (change === "same" && note === now.planNote && !blocked) return;
+  useCanopy.setState({ plan: change === "same" ? plan : next, planNote: note, planBlocked: null });
+}
+
+/** The plan asked about is still the one on screen, for the same figure, and nothing runs on it. */
+function stillShown(plan: NonNullable<ReturnType<typeof followedPlan>>, chosen: number | null): boolean {
+  const now = useCanopy.getState();
+  return now.plan === plan && now.planKeepRecentTokens === chosen && selectRunning(now) === null;
+}
+
+function failed(why: Why, error: Error): void {
+  if (why.session || (error instanceof ApiCallError && error.code === "not_found")) {
+    // Deleted, or nothing to compact at its leaf any more (compacted meanwhile): the plan stays
+    // in sight with the reason, and cannot run.
+    useCanopy.setState({ planBlocked: sessionGoneNote(error.message), planNote: null });
+    return;
+  }
+  useCanopy.setState({
+    plan: null,
+    planNote: null,
+    planBlocked: null,
+    planError: `The settings changed, and the plan could not be made again: ${error.message}`,
+  });
+}
+
+/** The line about a settings change (null: none to say). */
+function noteForSettings(
+  settings: Settings,
+  plan: { requestedKeepRecentTokens: number },
+  next: { requestedKeepRecentTokens: number },
+  chosen: number | null,
+  same: boolean,
+): string | null {
+  const setting = settings.compaction.keepRecentTokens;
+  const remade = "The settings changed: the plan was made again with them.";
   if (chosen !== null) {
     // A line about the figure chosen goes once the setting is that figure too.
-    note =
-      setting !== chosen
-        ? `Keep-recent is now ${tokens(setting)} in the settings; this plan keeps the ${tokens(chosen)} you chose.`
-        : same
-          ? null
-          : remade;
-  } else if (next.requestedKeepRecentTokens !== plan.requestedKeepRecentTokens) {
-    note = `Keep-recent is now ${tokens(next.requestedKeepRecentTokens)} (changed in the settings): the plan was made again with it.`;
-  } else {
-    note = same ? now.planNote : remade;
+    if (setting !== chosen)
+      return `Keep-recent is now ${tokens(setting)} in the settings; this plan keeps the ${tokens(chosen)} you chose.`;
+    return same ? null : remade;
   }
-  if (same && note === now.planNote) return;
-  useCanopy.setState({ plan: same ? plan : next, planNote: note });
+  if (next.requestedKeepRecentTokens !== plan.requestedKeepRecentTokens) {
+    return `Keep-recent is now ${tokens(next.requestedKeepRecentTokens)} (changed in the settings): the plan was made again with it.`;
+  }
+  return same ? null : remade;
 }

@@ -3,14 +3,15 @@
  * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
  * streams the summary while it is written, and Escape cancels. Its top row is the open
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
- * The plan is made again when the settings change, wherever (plan-follow.ts), and says so.
+ * The plan is made again when its session or a setting it is made with changes, wherever
+ * (plan-follow.ts), and says so; a plan whose session was deleted or whose leaf is gone cannot run.
  */
 import { useEffect, useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
-import { planFollowsSettings } from "../../store/plan-follow.ts";
+import { planFollowsSession, planFollowsSettings } from "../../store/plan-follow.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
@@ -21,6 +22,7 @@ export function CompactionPanel() {
   const plan = useCanopy((state) => state.plan);
   const planError = useCanopy((state) => state.planError);
   const planNote = useCanopy((state) => state.planNote);
+  const planBlocked = useCanopy((state) => state.planBlocked);
   const running = useCanopy(selectRunning);
   // A chat turn holds the session too: no compaction starts before it ends.
   const busy = useCanopy((state) => selectSessionJob(state) !== null);
@@ -35,7 +37,20 @@ export function CompactionPanel() {
   // compaction runs, and back to Compact… once it is done.
   useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
   useReturnFocus(running !== null, () => compactButton.current);
-  useEffect(() => onEvent("settings:changed", (payload) => void planFollowsSettings(payload.settings)), []);
+  useEffect(() => {
+    const offs = [
+      onEvent("settings:changed", (payload) => planFollowsSettings(payload.settings)),
+      onEvent("session:changed", (payload) => planFollowsSession(payload.sessionId)),
+      onEvent("library:changed", (payload) => {
+        for (const sessionId of payload.sessionIds) planFollowsSession(sessionId);
+      }),
+      // A compaction elsewhere: the changes it made may have been heard while it still ran.
+      onEvent("job:ended", (payload) => planFollowsSession(payload.sessionId)),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }, []);
 
   return (
     <section className="panel compaction-panel" aria-label="Compaction">
@@ -70,6 +85,11 @@ export function CompactionPanel() {
               {planNote}
             </p>
           )}
+          {planBlocked && (
+            <p className="note" role="status" data-testid="plan-blocked">
+              {planBlocked}
+            </p>
+          )}
           <p>
             Keeps from <code>{plan.firstKeptEntryId}</code>
             {plan.isSplitTurn ? ` (split turn from ${plan.turnStartEntryId})` : ""}; summarizes{" "}
@@ -95,7 +115,7 @@ export function CompactionPanel() {
             onChange={(event) => setInstructions(event.target.value)}
           />
           <div className="row">
-            <button type="button" onClick={() => void runCompaction(instructions)} disabled={busy}>
+            <button type="button" onClick={() => void runCompaction(instructions)} disabled={busy || planBlocked !== null}>
               Run compaction
             </button>
             <button type="button" onClick={closePlan} disabled={running !== null}>
