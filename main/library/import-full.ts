@@ -35,6 +35,7 @@ import { writeTransaction } from "../store/transactions.ts";
 import { adoptAgentMigration, isAgentMigration } from "./agent-migration.ts";
 import { emptyContentFacts } from "./entry-facts.ts";
 import { entryTokens, isOmpEntry, isOmpHeader, toEntryRow } from "./entry-rows.ts";
+import { markFrom, parseLineMarks, shiftAt } from "./file-lines.ts";
 import { digestBytes } from "./files.ts";
 import type { SessionSource } from "./import-source.ts";
 import { type FileBytes, type FileFacts, fileState, malformedProblems } from "./import-state.ts";
@@ -190,10 +191,17 @@ export function mergeSource(
     // New lines go after everything stored, in file order; a grown file keeps seq = line.
     let last = Math.max(maxSeq(db, sid), row.header_line);
     let provisionalSeq: number | null = null;
+    let marks = parseLineMarks(row.line_marks);
+    let marked = false;
     const agentPruned: { id: string; entry: SessionEntry; json: string }[] = [];
     const place = (line: number): number => {
       const seq = Math.max(line + row.line_shift, last + 1);
       last = seq;
+      // A line placed further on than its number: problems still name the file's line.
+      if (seq - line !== shiftAt(marks, seq)) {
+        marks = markFrom(marks, seq, seq - line) ?? marks;
+        marked = true;
+      }
       if (line === state.provisionalLine) provisionalSeq = seq;
       return seq;
     };
@@ -242,6 +250,7 @@ export function mergeSource(
       ...headerColumns(source, omp, file),
       ...state.patch,
       ...(state.provisionalLine === source.headerLine ? { imported_hash: null } : {}),
+      ...(marked ? { line_marks: JSON.stringify(marks) } : {}),
       provisional_seq: provisionalSeq,
     });
     added = Math.max(0, added - removed);

@@ -19,6 +19,7 @@ import {
 import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { isOmpEntry, toEntryRow } from "./entry-rows.ts";
+import { markFrom, parseLineMarks } from "./file-lines.ts";
 import { decodeUtf8, type FileDigest } from "./files.ts";
 import { type FileBytes, malformedProblems, tailState } from "./import-state.ts";
 import { refreshSessionStats } from "./stats.ts";
@@ -131,6 +132,8 @@ export function appendTail(db: Database, read: SessionRow, file: AppendedBytes):
       parsed.malformed.map((m) => ({ seq: m.line + shift, raw: m.raw, error: m.error })),
     );
     const provisional = state.provisionalLine;
+    // Where the file's lines are when Canopy's rows pushed them on (problems name the file's line).
+    const marks = markFrom(parseLineMarks(row.line_marks), firstLine + shift, shift);
     const hasProvisionalRow =
       provisional !== null &&
       (parsed.entries.some((e) => e.line === provisional) ||
@@ -138,6 +141,7 @@ export function appendTail(db: Database, read: SessionRow, file: AppendedBytes):
     updateSession(db, row.id, {
       ...state.patch,
       line_shift: shift,
+      ...(marks === null ? {} : { line_marks: JSON.stringify(marks) }),
       provisional_seq: hasProvisionalRow ? provisional + shift : null,
       ...(row.dialect === "pi" && parsed.entries.some((e) => isOmpEntry(e.entry))
         ? { dialect: "omp" as const }

@@ -24,6 +24,7 @@ import {
   listMalformed,
 } from "../store/repos/entries.ts";
 import { getSessionRow, listSessionRows, type SessionRow, updateSession } from "../store/repos/sessions.ts";
+import { fileLineAt, parseLineMarks } from "./file-lines.ts";
 
 export { searchMessages } from "./search.ts";
 
@@ -129,8 +130,10 @@ export function loadEntriesById(db: Database, sessionId: string, ids: readonly s
 }
 
 export function loadMalformedLines(db: Database, sessionId: string): MalformedLineDto[] {
-  const { sid } = requireSession(db, sessionId);
-  return listMalformed(db, sid).map((m) => ({ line: m.seq, raw: m.raw, error: m.error }));
+  const { sid, line_marks } = requireSession(db, sessionId);
+  // Malformed lines are the file's own: their line in it, where Canopy's rows pushed them on.
+  const marks = parseLineMarks(line_marks);
+  return listMalformed(db, sid).map((m) => ({ line: fileLineAt(marks, m.seq), raw: m.raw, error: m.error }));
 }
 
 /** Labels applied in line order: non-empty sets, absent/empty clears (SPEC §2.1, global). */

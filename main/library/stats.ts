@@ -15,8 +15,9 @@ import {
   listEntryShapes,
   type NewEntryRow,
 } from "../store/repos/entries.ts";
-import { type SessionPatch, updateSession } from "../store/repos/sessions.ts";
+import { type SessionPatch, sessionLineMarks, updateSession } from "../store/repos/sessions.ts";
 import { type ContentFacts, firstMessageTextOf, TreeOrderCheck, trimmedString } from "./entry-facts.ts";
+import { fileLineAt, type LineMarks, parseLineMarks } from "./file-lines.ts";
 
 type Loose = { [key: string]: unknown };
 
@@ -72,21 +73,22 @@ function obviouslyHealthy(shapes: readonly EntryShape[]): boolean {
 
 /**
  * Tree problems (D3) from the structural columns, with the parentIds those cannot hold; lines
- * are the stored seq.
+ * are the file's for its rows (`marks`: sessions.line_marks), the stored seq for Canopy's.
  */
 export function treeProblems(
   shapes: readonly EntryShape[],
   oddParents: OddParentIds = NO_ODD_PARENTS,
+  marks: LineMarks = [],
 ): SessionProblem[] {
   if (oddParents.size === 0 && obviouslyHealthy(shapes)) return [];
   const stubs: SessionEntry[] = new Array(shapes.length);
   const lines: number[] = new Array(shapes.length);
   for (let i = 0; i < shapes.length; i++) {
-    const [, seq, id, parentId, type] = shapes[i] as EntryShape;
+    const [, seq, id, parentId, type, , , origin] = shapes[i] as EntryShape;
     const stub: Loose = { type, parentId: oddParents.has(i) ? oddParents.get(i) : parentId, timestamp: "" };
     if (id !== null) stub.id = id;
     stubs[i] = stub as SessionEntry;
-    lines[i] = seq;
+    lines[i] = origin === "file" ? fileLineAt(marks, seq) : seq;
   }
   return [...buildTreeIndex(stubs, { lines }).problems];
 }
@@ -134,6 +136,7 @@ function shapeStats(
   /** The rows were already seen in order by a TreeOrderCheck that found them healthy. */
   knownHealthy: boolean,
   oddParents: OddParentIds,
+  marks: LineMarks = [],
 ): SessionStats {
   let messageCount = 0;
   let compactionCount = 0;
@@ -145,7 +148,7 @@ function shapeStats(
     else if (type === "branch_summary") branchSummaryCount++;
     if (origin === "file") fileLeaf = id;
   }
-  const problems = knownHealthy && oddParents.size === 0 ? [] : treeProblems(shapes, oddParents);
+  const problems = knownHealthy && oddParents.size === 0 ? [] : treeProblems(shapes, oddParents, marks);
   return {
     patch: {
       entry_count: shapes.length,
@@ -179,6 +182,7 @@ export function computeSessionStats(db: Database, sid: number): SessionStats {
     },
     false,
     oddParentIds(db, shapes),
+    parseLineMarks(sessionLineMarks(db, sid)),
   );
 }
 

@@ -12,6 +12,7 @@ import { entryBlocks } from "./004-entry-blocks.ts";
 import { sessionChanges } from "./005-session-changes.ts";
 import { settingsChanges } from "./006-settings-changes.ts";
 import { labelIndex } from "./007-label-index.ts";
+import { lineMarks } from "./008-line-marks.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionChanges,
   settingsChanges,
   labelIndex,
+  lineMarks,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

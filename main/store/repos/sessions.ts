@@ -33,6 +33,11 @@ export interface SessionRow {
   provisional_seq: number | null;
   /** seq = physical line + line_shift for lines read from the tail of the file. */
   line_shift: number;
+  /**
+   * JSON [fromSeq, shift] pairs, by fromSeq (migration 8): the file's rows from fromSeq on are at
+   * seq = line in the file + shift (main/library/file-lines.ts); none: seq = line.
+   */
+  line_marks: string;
   view_leaf_id: string | null;
   view_leaf_set: 0 | 1;
   is_demo: 0 | 1;
@@ -54,6 +59,11 @@ export interface SessionRow {
   deleted_at: string | null;
   imported_at: string;
   updated_at: string;
+}
+
+/** A session's line_marks (JSON), by sid. */
+export function sessionLineMarks(db: Database, sid: number): string {
+  return (stmt(db, "SELECT line_marks FROM sessions WHERE sid = ?").pluck().get(sid) as string | undefined) ?? "[]";
 }
 
 /** Columns a caller may set; `id`, `imported_at` and `updated_at` are managed here. */
@@ -83,6 +93,7 @@ const PATCHABLE = new Set<string>([
   "imported_lines",
   "provisional_seq",
   "line_shift",
+  "line_marks",
   "view_leaf_id",
   "view_leaf_set",
   "is_demo",
