@@ -78,7 +78,10 @@ function removeAppended(
   if (children.length > 0) {
     // Later edits were undone before this one, so what hangs below it is no edit of the stack: a
     // chat reply, a compaction or summary, or the agent's own entry, none of which undo removes.
-    // (An edited message is hidden instead: hideEdit. A label has children only in odd cases.)
+    // (An edited message is hidden instead: hideEdit.) A label entry hangs below the last entry
+    // and never becomes the view leaf (D15, setLabel), so only a reply continued from the label
+    // entry itself, or an agent's line naming it, hangs below one: removing the label would
+    // orphan that entry, which undo never removes, so the undo is refused with the way out.
     throw new ApiFailure(
       "conflict",
       `Entry ${describeChild(db, sid, children[0] as string)} hangs below this label, and undo does not remove it; nothing was undone (archive the branch to hide it)`,

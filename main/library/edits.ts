@@ -192,7 +192,8 @@ export function setLabel(
 ): EditResultDto {
   return appendOp(ctx, sessionId, "label", (used) => {
     // No tree needed: the target exists, and its label comes from the label entries alone.
-    const { sid } = requireSession(ctx.db, sessionId);
+    const row = requireSession(ctx.db, sessionId);
+    const { sid } = row;
     if (!entryIdExists(ctx.db, sid, targetId)) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
     // The label it already has (or clearing one it does not have): nothing to append.
     if (currentLabel(ctx.db, sid, targetId) === (label ?? "")) return { entries: [], leafTo: undefined };
@@ -204,7 +205,10 @@ export function setLabel(
       targetId,
     };
     if (label !== null && label !== "") entry.label = label;
-    return { entries: [entry], leafTo: undefined };
+    // A view leaf that follows the last entry (no file leaf: a fork) would follow onto the label
+    // entry, and the next reply would hang below it: it stays where it is, set (undo unsets it).
+    const follows = row.view_leaf_set === 0 && row.file_leaf_id === null;
+    return { entries: [entry], leafTo: follows ? effectiveViewLeaf(row) : undefined };
   });
 }
 
