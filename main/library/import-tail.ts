@@ -149,7 +149,11 @@ export function appendTail(db: Database, read: SessionRow, file: AppendedBytes):
     });
     added = Math.max(0, rows.length - removed);
     if (stats === null) problems = refreshSessionStats(db, row);
-    else updateSession(db, row.id, stats);
+    else {
+      updateSession(db, row.id, stats);
+      // The session's tree problems, as a recount reports them (the append left them as they were).
+      problems = stats.problem_count === 0 ? [] : (JSON.parse(stats.problems_json) as SessionProblem[]);
+    }
     return true;
   })();
   if (!stored) return null;

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../../core/session/entries.ts";
 import { importPath } from "../../../main/library/import.ts";
+import { reimportLive } from "../../../main/library/live-reimport.ts";
 import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { getSessionDetail, getViewLeaf, loadSessionEntries } from "../../../main/library/load.ts";
 import { computeSessionStats } from "../../../main/library/stats.ts";
@@ -488,9 +489,18 @@ async function run(seed: number, steps: number, canopy: boolean): Promise<void> 
       const row = getSessionRow(h.api.ctx.db, sessionId) as SessionRow;
       synced = false;
       if (row.deleted_at === null && r.chance(0.8)) {
-        await refreshLiveSource(h.api.ctx, sessionId);
-        log.push("re-import");
+        const report = (await reimportLive(h.api.ctx.db, h.api.ctx.imports, f.file))?.report;
+        log.push(`re-import (${report?.status})`);
         synced = true;
+        // Whichever way the new lines were taken (figures from them, or a recount), the report
+        // lists the session's tree problems, and the malformed lines it read.
+        const after = getSessionRow(h.api.ctx.db, sessionId) as SessionRow;
+        if (report?.status === "updated") {
+          expect(
+            report.problems.filter((p) => p.kind !== "malformed_line" && p.kind !== "file_rewritten"),
+            `seed ${seed}, step ${step}: ${log.slice(-3).join(" → ")}: the report's tree problems`,
+          ).toEqual(JSON.parse(after.problems_json));
+        }
       }
     } else {
       log.push(await canopyStep(r, sessionId, step));
