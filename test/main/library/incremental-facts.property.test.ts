@@ -2,7 +2,7 @@
 // (children, roots, orphans and their late parents, duplicate ids, cycles, self-parents, unknown
 // types, entries without an id or with a parentId that is no link, labels, titles, malformed
 // lines, a cut-off last line completed or rewritten later, lines of other fixtures) and Canopy's
-// own operations (labels, edits, chat appends, archive, delete, undo, redo, view leaf) — the
+// own operations (labels, edits, chat appends, archive, delete, prune, undo, redo, view leaf) — the
 // incrementally kept figures, problem list and tree equal a full recount, and, while the session
 // holds only the file's entries, a fresh import of the same file into an empty library.
 import fs from "node:fs";
@@ -123,28 +123,31 @@ function message(id: unknown, parentId: unknown, role: "user" | "assistant", tex
 }
 
 /** One synthetic line the agent appends (complete, without its newline). */
-function syntheticLine(r: Rng, f: AgentFile): string {
+function syntheticLine(r: Rng, f: AgentFile, forced?: "tool-output"): string {
   const existing = () => (f.ids.length > 0 ? r.pick(f.ids) : null);
-  const kind = r.pick([
-    "child",
-    "child",
-    "child",
-    "assistant",
-    "root",
-    "orphan",
-    "late-parent",
-    "late-parent",
-    "duplicate",
-    "cycle",
-    "self",
-    "unknown",
-    "no-id",
-    "bad-parent",
-    "label",
-    "info",
-    "compaction",
-    "branch-summary",
-  ] as const);
+  const kind =
+    forced ??
+    r.pick([
+      "child",
+      "child",
+      "child",
+      "assistant",
+      "root",
+      "orphan",
+      "late-parent",
+      "late-parent",
+      "duplicate",
+      "cycle",
+      "self",
+      "unknown",
+      "no-id",
+      "bad-parent",
+      "label",
+      "info",
+      "compaction",
+      "branch-summary",
+      "tool-output",
+    ] as const);
   const id = f.freshId(r);
   let entry: Loose;
   switch (kind) {
@@ -221,6 +224,25 @@ function syntheticLine(r: Rng, f: AgentFile): string {
         ...(r.chance(0.7) ? { shortSummary: `title ${id}` } : {}),
       };
       break;
+    case "tool-output": {
+      // A large tool output below the file's last entry (15k tokens): a few make pruning worth it.
+      const message = {
+        role: "toolResult",
+        toolCallId: `c${id}`,
+        toolName: "bash",
+        isError: false,
+        timestamp: 3,
+      };
+      const content = [{ type: "text", text: `${id} `.padEnd(60_000, "output ") }];
+      entry = {
+        type: "message",
+        id,
+        parentId: f.ids.at(-1) ?? null,
+        timestamp: at,
+        message: { ...message, content },
+      };
+      break;
+    }
     case "branch-summary":
       entry = {
         type: "branch_summary",
@@ -275,10 +297,21 @@ function growFile(r: Rng, f: AgentFile, own: string[]): string {
     if (id !== null) f.ids.push(id);
     return "rewrote the cut-off line";
   }
-  const what = r.pick(["synthetic", "synthetic", "own", "foreign", "malformed", "blank", "cut"] as const);
-  const count = 1 + r.int(4);
+  const what = r.pick([
+    "synthetic",
+    "synthetic",
+    "own",
+    "foreign",
+    "malformed",
+    "blank",
+    "cut",
+    "tools",
+  ] as const);
+  // Five large tool outputs in a row: enough for pruning to take the two oldest.
+  const count = what === "tools" ? 5 : 1 + r.int(4);
   for (let i = 0; i < count; i++) {
     if (what === "synthetic") addLine(syntheticLine(r, f));
+    else if (what === "tools") addLine(syntheticLine(r, f, "tool-output"));
     else if (what === "own" && own.length > 0) addLine(own.shift() as string);
     else if (what === "foreign") addLine(r.pick(r.pick(fixtureLines).slice(1)));
     else if (what === "malformed")
@@ -317,6 +350,17 @@ function freshImport(text: string, name: string): { db: Database; row: SessionRo
   };
 }
 
+/** Entries whose JSON Canopy rewrote (pruned tool outputs, D9). */
+function rewrittenRows(db: Database, sid: number): number {
+  return (
+    db
+      .prepare(
+        "SELECT count(*) AS n FROM entries e JOIN entry_json j ON j.pk = e.pk WHERE e.sid = ? AND j.original_json IS NOT NULL",
+      )
+      .get(sid) as { n: number }
+  ).n;
+}
+
 function canopyRows(db: Database, sid: number): number {
   return (
     db.prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND origin = 'canopy'").get(sid) as {
@@ -325,11 +369,14 @@ function canopyRows(db: Database, sid: number): number {
   ).n;
 }
 
+/** The stored JSON text of the file's entries, in order (a rewritten one's current text). */
 function fileEntryJson(db: Database, sid: number): string[] {
   return (
     db
       .prepare(
-        "SELECT j.json FROM entries e JOIN entry_json j ON j.pk = e.pk WHERE e.sid = ? AND e.origin = 'file' ORDER BY e.seq",
+        `SELECT coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS json
+           FROM entries e LEFT JOIN entry_json j ON j.pk = e.pk LEFT JOIN entry_blocks b ON b.block = e.json_block
+          WHERE e.sid = ? AND e.origin = 'file' ORDER BY e.seq`,
       )
       .all(sid) as { json: string }[]
   ).map((r) => r.json);
@@ -373,15 +420,20 @@ function check(sessionId: string, f: AgentFile, label: string, synced: boolean):
   if (!synced) return;
   const fresh = freshImport(f.text, path.basename(f.file));
   try {
-    expect(fileEntryJson(db, row.sid), `${label}: the file's entries`).toEqual(
-      fileEntryJson(fresh.db, fresh.row.sid),
-    );
+    // Pruned tool outputs (Canopy's, restorable) are the one change to the file's entries.
+    const pruned = rewrittenRows(db, row.sid) > 0;
+    const fileRows = fileEntryJson(db, row.sid);
+    expect(fileRows.length).toBe(row.entry_count - canopyRows(db, row.sid));
+    if (!pruned) {
+      expect(fileRows, `${label}: the file's entries`).toEqual(fileEntryJson(fresh.db, fresh.row.sid));
+    }
     // Malformed lines are the file's alone: the same lines, named by their line in the file.
     expect(getSessionDetail(db, sessionId).malformed, `${label}: malformed lines`).toEqual(
       getSessionDetail(fresh.db, fresh.row.id).malformed,
     );
     if (canopyRows(db, row.sid) === 0) {
       expect(statsOf(row), `${label}: figures vs fresh import`).toEqual(statsOf(fresh.row));
+      if (pruned) return;
       const mine = view(db, sessionId);
       const theirs = view(fresh.db, fresh.row.id);
       // Canopy's own state: where the user looks, and which branches are archived.
@@ -426,6 +478,8 @@ async function canopyStep(r: Rng, sessionId: string, step: number): Promise<stri
     "undo",
     "redo",
     "delete",
+    "prune",
+    "unprune",
   ] as const);
   const target = entries.length > 0 ? (r.pick(entries) as SessionEntry).id : null;
   let result: { ok: boolean; error?: { message: string } } = { ok: true };
@@ -457,6 +511,10 @@ async function canopyStep(r: Rng, sessionId: string, step: number): Promise<stri
     result = await h.api.call("session:set-view-leaf", { sessionId, leafId: target });
   } else if (action === "undo" || action === "redo") {
     result = await h.api.call(action === "undo" ? "edits:undo" : "edits:redo", { sessionId });
+  } else if (action === "prune" || action === "unprune") {
+    const done = await h.api.call(action === "prune" ? "pruning:apply" : "pruning:restore", { sessionId });
+    if (done.ok) return `${action} (${done.value.prunedCount})`;
+    result = done;
   } else if (action === "delete") {
     result = await h.api.call("library:delete", { sessionId });
   }
