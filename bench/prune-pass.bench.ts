@@ -1,10 +1,14 @@
 /**
- * The first prune of the generated 100k-entry session (SPEC §7.1 marks ~38,800 tool outputs) and
- * a second one (nothing left to prune): the current route against the previous one (kept below:
- * every candidate's whole JSON read and parsed, one lookup and one text read per row written),
- * with the whole-session load as baseline. Each run is a child process on a copy of one library;
- * rows read and written and JSON.parse calls are counted in the child, and both routes must leave
- * every row of the library the same (a digest of each row's JSON, original and token estimate).
+ * Pruning on the generated 100k-entry session (SPEC §7.1 marks ~38,800 of its ~48,700 tool
+ * outputs): a prune check (preview), the first prune and a second one (nothing left to prune), by
+ * the previous route (main at c955775, kept below: each check reads every tool result's JSON for
+ * its tool name and prunedAt, each pruned original is copied into original_json) and by the
+ * current one (tool_facts, migration 009, filled by the first check; originals left in their
+ * blocks), with the whole-session load as baseline. The current route's first check of a session
+ * fills tool_facts, so it is timed apart from a later check. Each run is a child process on a copy
+ * of one library (as an import leaves it: no tool_facts rows); rows read and written and
+ * JSON.parse calls are counted in the child, and both routes must leave every row the same (a
+ * digest of each row's JSON, original and token estimate).
  * Run: node bench/prune-pass.bench.ts [--runs N]
  */
 import { spawnSync } from "node:child_process";
@@ -12,25 +16,29 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Statement } from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
 import { applyPruningToMessage, planPruningOf, type ToolOutput } from "../core/compaction/pruning.ts";
-import type { MessageEntry, SessionEntry } from "../core/session/entries.ts";
-import type { AppContext } from "../main/api/types.ts";
+import type { MessageEntry } from "../core/session/entries.ts";
+import { toJson } from "../core/text/json-deep.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { entryTokens } from "../main/library/entry-rows.ts";
+import { importPath } from "../main/library/import.ts";
 import { requireSession } from "../main/library/load.ts";
-import { applyPrune } from "../main/pipelines/pruning.ts";
+import { applyPrune, planPrune } from "../main/pipelines/pruning.ts";
 import { loadPathLinks, loadSessionState } from "../main/pipelines/session-state.ts";
-import { type EntryLink, entryJsonByPk, forEachEntryRow } from "../main/store/repos/entries.ts";
-import { replaceEntryJson } from "../main/store/repos/entry-json.ts";
+import { openDatabase } from "../main/store/open.ts";
+import type { EntryLink } from "../main/store/repos/entries.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
-import { fmt, importIntoNewLibrary, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 const OPS = {
   baseline: "baseline: whole session parsed (loadSessionState)",
+  previousCheck: "prune check (preview), previous route",
+  currentFirstCheck: "first check, current route (fills tool_facts)",
+  currentCheck: "later check, current route",
   previousFirst: "first prune, previous route",
-  currentFirst: "first prune, current route",
+  currentFirst: "first prune, current route (no check before)",
   previousSecond: "second prune, previous route",
   currentSecond: "second prune, current route",
 } as const;
@@ -38,6 +46,8 @@ type Op = keyof typeof OPS;
 
 interface ChildResult {
   ms: number;
+  /** CPU time of the process (user + system) over the same span: less swayed by a busy machine. */
+  cpuMs: number;
   pruned: number;
   rowsRead: number;
   parsed: number;
@@ -46,59 +56,98 @@ interface ChildResult {
   turnMs: number;
   /** sha256 of every row of the session after the run (seq, tokens, JSON, original). */
   digest: string;
+  /** The library's size after the run (pages in use or free, MB). */
+  mb: number;
 }
 
-/** The route before this bench's change (main/pipelines/pruning.ts + tool-outputs.ts at de06b9f). */
-function previousApplyPrune(ctx: AppContext, sessionId: string): number {
-  const walked = loadPathLinks(ctx.db, sessionId);
+const BLOCK_TEXT = "CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)";
+
+/** The previous route's read of the path's tool results (tool-outputs.ts at c955775): each one's JSON. */
+function previousToolOutputs(db: Database, sessionId: string) {
+  const walked = loadPathLinks(db, sessionId);
   if (walked === null) throw new Error("the generated session has no tree problems");
   const results = walked.up
     .map((position) => walked.links[position] as EntryLink)
     .filter((link) => link[3] === "message" && link[4] === "toolResult");
-  const facts = ctx.db
+  const facts = db
     .prepare(
-      `SELECT e.tokens AS tokens,
-              json_extract(coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)),
-                           '$.message.toolName', '$.message.prunedAt') AS pair
-         FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
-         LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
-        ORDER BY k.key`,
+      `SELECT tokens, CASE WHEN json_valid(text) THEN json_extract(text, '$.message.toolName', '$.message.prunedAt') END AS pair
+         FROM (SELECT k.key AS key, e.tokens AS tokens, coalesce(j.json, ${BLOCK_TEXT}) AS text
+                 FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+                 LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block)
+        ORDER BY key`,
     )
-    .all(JSON.stringify(results.map((link) => link[0]))) as { tokens: number; pair: string }[];
+    .all(JSON.stringify(results.map((link) => link[0]))) as { tokens: number; pair: string | null }[];
   const pkOf = new Map<string, number>();
   const outputs = facts.map((fact, i): ToolOutput => {
     const [pk, id] = results[i] as EntryLink;
     if (id !== null) pkOf.set(id, pk);
+    if (fact.pair === null) throw new Error("the generated session has no deeply nested entry");
     const [toolName, prunedAt] = JSON.parse(fact.pair) as [unknown, unknown];
     return { entryId: id ?? undefined, tokens: fact.tokens, toolName, pruned: prunedAt !== null };
   });
+  return { outputs, pkOf };
+}
+
+/** The previous route's preview (pruning.ts at c955775): the plan and each candidate's tool name. */
+function previousCheck(db: Database, sessionId: string): number {
+  const { outputs } = previousToolOutputs(db, sessionId);
+  const plan = planPruningOf(outputs);
+  const names = new Map(outputs.map((output) => [output.entryId, output.toolName]));
+  return plan.candidates.map((candidate) => names.get(candidate.entryId)).length;
+}
+
+/**
+ * The previous route's apply (pruning.ts + entry-json.ts at c955775): SQLite cuts each output out,
+ * JS rewrites the rest, and each original is copied out of its block into original_json.
+ */
+function previousApplyPrune(db: Database, sessionId: string): number {
+  const { outputs, pkOf } = previousToolOutputs(db, sessionId);
   const plan = planPruningOf(outputs);
   if (!plan.willPrune) return 0;
-  const ids = plan.candidates.map((candidate) => candidate.entryId);
-  const jsons = entryJsonByPk(
-    ctx.db,
-    ids.map((id) => pkOf.get(id) as number),
-  );
-  const entries = new Map(jsons.map((json, i) => [ids[i] as string, JSON.parse(json) as SessionEntry]));
+  const pks = plan.candidates.map((candidate) => pkOf.get(candidate.entryId) as number);
+  const text = `coalesce(j.json, ${BLOCK_TEXT})`;
+  const cut = db
+    .prepare(
+      `SELECT json_set(${text}, '$.message.content', 0)
+         FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+         LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+        ORDER BY k.key`,
+    )
+    .pluck(true)
+    .all(JSON.stringify(pks)) as string[];
   const prunedAt = Date.now();
-  const { sid } = requireSession(ctx.db, sessionId);
-  writeTransaction(ctx.db, () => {
-    for (const candidate of plan.candidates) {
-      const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
-      if (entry?.message.role !== "toolResult") continue;
+  const setJson = db.prepare(
+    `INSERT INTO entry_json (pk, json, original_json)
+     SELECT e.pk, @json, CASE WHEN j.pk IS NULL THEN ${BLOCK_TEXT} END
+       FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+      WHERE e.pk = @pk
+     ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json
+      WHERE json IS NOT excluded.json`,
+  );
+  const setTokens = db.prepare(
+    "UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens",
+  );
+  writeTransaction(db, () => {
+    plan.candidates.forEach((candidate, i) => {
+      const entry = JSON.parse(cut[i] as string) as MessageEntry;
       const pruned: MessageEntry = {
         ...entry,
-        message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt),
+        message: applyPruningToMessage(entry.message as never, candidate.tokens, prunedAt),
       };
-      replaceEntryJson(ctx.db, sid, candidate.entryId, JSON.stringify(pruned), entryTokens(pruned));
-    }
+      const row = { pk: pks[i], json: toJson(pruned), tokens: entryTokens(pruned) };
+      setJson.run(row);
+      setTokens.run(row);
+    });
   })();
   return plan.candidates.length;
 }
 
 /** Counts rows handed to JS, rows changed and JSON.parse calls from now on. */
-function startCounting(ctx: AppContext): () => Omit<ChildResult, "ms" | "turnMs" | "pruned" | "digest"> {
-  const proto = Object.getPrototypeOf(ctx.db.prepare("SELECT 1")) as Statement;
+function startCounting(
+  db: Database,
+): () => Omit<ChildResult, "ms" | "cpuMs" | "turnMs" | "pruned" | "digest" | "mb"> {
+  const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
   const { all, get, run } = proto;
   const parse = JSON.parse;
   const counts = { rowsRead: 0, parsed: 0, rowsWritten: 0 };
@@ -128,36 +177,74 @@ function startCounting(ctx: AppContext): () => Omit<ChildResult, "ms" | "turnMs"
   };
 }
 
-/** A digest of every row of the session: what "the same stored result" compares. */
-function rowsDigest(ctx: AppContext, sessionId: string): string {
+/**
+ * A digest of every row of the session, by SQL: the JSON as stored and the original, copied
+ * (previous route) or left in the block (current). What "the same rows" compares.
+ */
+function rowsDigest(db: Database, sessionId: string): string {
   const hash = createHash("sha256");
-  forEachEntryRow(ctx.db, requireSession(ctx.db, sessionId).sid, (row) => {
-    hash.update(JSON.stringify([row.seq, row.tokens, row.json, row.original_json]));
-  });
+  const rows = db
+    .prepare(
+      `SELECT e.seq, e.tokens, coalesce(j.json, ${BLOCK_TEXT}),
+              CASE WHEN j.original_in_block = 1 THEN ${BLOCK_TEXT} ELSE j.original_json END
+         FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
+        WHERE e.sid = ? ORDER BY e.seq`,
+    )
+    .raw(true)
+    .iterate(requireSession(db, sessionId).sid) as IterableIterator<unknown[]>;
+  for (const row of rows) hash.update(JSON.stringify(row));
   return hash.digest("hex");
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
 }
 
 function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
   // One prunedAt for both routes, so that their stored rows can be compared.
   Date.now = () => Date.parse("2026-03-01T12:00:00.000Z");
-  const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, env: {} });
+  const previous = op.startsWith("previous");
+  const ctx = previous ? null : createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, env: {} });
+  const db = ctx?.db ?? openDatabase(dbPath);
   try {
-    const prune = op.startsWith("previous")
-      ? () => previousApplyPrune(ctx, sessionId)
-      : () => applyPrune(ctx, sessionId).prunedCount;
+    const prune = ctx
+      ? () => applyPrune(ctx, sessionId).prunedCount
+      : () => previousApplyPrune(db, sessionId);
+    const check = ctx
+      ? () => planPrune(ctx, sessionId).candidates.length
+      : () => previousCheck(db, sessionId);
     // A chat turn prunes twice (SPEC §9.3: before the prompt and after the reply).
     const firstStarted = performance.now();
     if (op.endsWith("Second")) prune();
+    else if (op === "currentCheck") check();
     const firstMs = performance.now() - firstStarted;
-    const stop = startCounting(ctx);
+    const stop = startCounting(db);
     const started = performance.now();
+    const cpu = process.cpuUsage();
     let pruned = 0;
-    if (op === "baseline") loadSessionState(ctx.db, sessionId);
+    if (op === "baseline") loadSessionState(db, sessionId);
+    else if (op.endsWith("Check")) pruned = check();
     else pruned = prune();
     const ms = performance.now() - started;
+    const cpuMs = cpuMsSince(cpu);
     const counts = stop();
-    const digest = op === "baseline" ? "" : rowsDigest(ctx, sessionId);
-    return { ms, turnMs: firstMs + ms, pruned, ...counts, digest };
+    const digest = op === "baseline" ? "" : rowsDigest(db, sessionId);
+    const pages = (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
+    return { ms, cpuMs, turnMs: firstMs + ms, pruned, ...counts, digest, mb: pages / 1e6 };
+  } finally {
+    db.close();
+  }
+}
+
+/** A library holding the session as an import leaves it; its session id. */
+function importedLibrary(file: string, sessionFile: string): string {
+  const ctx = createAppContext({ dbPath: file, seedDemo: false, loadUserHooks: false, env: {} });
+  try {
+    const sessionId = importPath(ctx.db, sessionFile).files[0]?.sessionId;
+    if (!sessionId) throw new Error(`${sessionFile} did not import`);
+    ctx.db.pragma("wal_checkpoint(TRUNCATE)");
+    return sessionId;
   } finally {
     ctx.db.close();
   }
@@ -169,7 +256,7 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
   const tmp = tempDir("canopy-prune-bench-");
   try {
     const library = path.join(tmp.dir, "library.db");
-    const sessionId = importIntoNewLibrary(library, generated.file);
+    const sessionId = importedLibrary(library, generated.file);
     const results = new Map<Op, ChildResult[]>();
     for (let run = 0; run < runs; run++) {
       for (const op of Object.keys(OPS) as Op[]) {
@@ -193,7 +280,12 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
     const of = (op: Op) => {
       const list = results.get(op) ?? [];
       const last = list.at(-1) as ChildResult;
-      return { ...last, ms: median(list.map((r) => r.ms)), turnMs: median(list.map((r) => r.turnMs)) };
+      return {
+        ...last,
+        ms: median(list.map((r) => r.ms)),
+        cpuMs: median(list.map((r) => r.cpuMs)),
+        turnMs: median(list.map((r) => r.turnMs)),
+      };
     };
     const base = of("baseline").ms;
     const rows = (Object.keys(OPS) as Op[]).map((op) => {
@@ -201,6 +293,7 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
       return [
         OPS[op],
         fmt(r.ms),
+        fmt(r.cpuMs),
         `${fmt(r.ms / base, 2)}x`,
         fmt(r.pruned),
         fmt(r.rowsRead),
@@ -210,23 +303,31 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
     });
     console.log(
       `\n${generated.entries} entries (${fmt(generated.bytes / 1e6)} MB), median of ${runs} run(s), each in its own process;` +
-        "\nvs baseline = run ms / baseline ms (the whole-session load, measured in the same run)\n",
+        "\nvs baseline = run ms / baseline ms (the whole-session load, measured in the same run); cpu ms: the" +
+        "\nchild's user + system time over the same span (steadier on a shared machine);" +
+        "\npruned = candidates (check) or outputs pruned\n",
     );
-    printTable(["operation", "ms", "vs baseline", "pruned", "rows read", "JSON.parse", "rows written"], rows);
-    const ratio = (previous: Op, current: Op) => fmt(of(previous).ms / of(current).ms, 1);
+    printTable(
+      ["operation", "ms", "cpu ms", "vs baseline", "pruned", "rows read", "JSON.parse", "rows written"],
+      rows,
+    );
+    const ratio = (previous: Op, current: Op) =>
+      `${fmt(of(previous).ms / of(current).ms, 1)}x (cpu ${fmt(of(previous).cpuMs / of(current).cpuMs, 1)}x)`;
     const turn = (op: Op) => of(op).turnMs;
     const same = (previous: Op, current: Op) =>
       (results.get(previous) ?? []).every((r, i) => r.digest === results.get(current)?.[i]?.digest)
         ? "yes"
         : "NO";
     console.log(
-      `\nprevious / current: first prune ${ratio("previousFirst", "currentFirst")}x, ` +
-        `second prune ${ratio("previousSecond", "currentSecond")}x (the V8 collection of what the first prune ` +
-        "left tends to land in the second)" +
+      `\nprevious / current: first check ${ratio("previousCheck", "currentFirstCheck")}, later check ` +
+        `${ratio("previousCheck", "currentCheck")}, first prune ` +
+        `${ratio("previousFirst", "currentFirst")}, second prune ${ratio("previousSecond", "currentSecond")}` +
         `\nfirst + second prune (a chat turn's two checks, in one process): previous ${fmt(turn("previousSecond"))} ms, ` +
         `current ${fmt(turn("currentSecond"))} ms, ${fmt(turn("previousSecond") / turn("currentSecond"), 1)}x` +
-        `\nevery stored row the same after both routes: first prune ${same("previousFirst", "currentFirst")}, ` +
-        `second prune ${same("previousSecond", "currentSecond")}`,
+        `\nevery stored row the same after both routes: check ${same("previousCheck", "currentCheck")}, first prune ` +
+        `${same("previousFirst", "currentFirst")}, second prune ${same("previousSecond", "currentSecond")}` +
+        `\nlibrary size after the first prune: previous ${fmt(of("previousFirst").mb)} MB, current ${fmt(of("currentFirst").mb)} MB ` +
+        `(before: ${fmt(fs.statSync(library).size / 1e6)} MB)`,
     );
   } finally {
     tmp.cleanup();

@@ -51,6 +51,7 @@ export interface ToolOutput {
   entryId: string | undefined;
   /** estimateTokens of the result as it is now (a pruned one: its notice). */
   tokens: number;
+  /** `message.toolName`; a reader may leave a pruned result's null (the rule never reads it). */
   toolName: unknown;
   /** `prunedAt` is set (not undefined, not null). */
   pruned: boolean;

@@ -150,7 +150,7 @@ export function adoptAgentMigration(db: Database, row: SessionRow, source: Sessi
   const setParent = db.prepare("UPDATE entries SET parent_id = ? WHERE pk = ?");
   const setJson = db.prepare(
     `INSERT INTO entry_json (pk, json, original_json) VALUES (?, ?, ?)
-     ON CONFLICT (pk) DO UPDATE SET json = excluded.json, original_json = excluded.original_json`,
+     ON CONFLICT (pk) DO UPDATE SET json = excluded.json, original_json = excluded.original_json, original_in_block = 0`,
   );
   for (const own of all) {
     if (own.origin !== "canopy") continue;

@@ -81,17 +81,21 @@ function planFor(
   const read = loadToolOutputs(ctx.db, sessionId, leafId);
   if (read !== null) {
     const plan = planPruningOf(read.outputs, config);
-    const toolNames = new Map(read.outputs.map((output) => [output.entryId, output.toolName]));
+    // Built when first asked (the preview's candidates), not for every check.
+    let toolNames: Map<string | undefined, unknown> | undefined;
     return {
       viewLeafId: read.viewLeafId,
       leafId: read.leafId,
       plan,
-      toolNameOf: (entryId) => toolNames.get(entryId),
+      toolNameOf: (entryId) => {
+        toolNames ??= new Map(read.outputs.map((output) => [output.entryId, output.toolName]));
+        return toolNames.get(entryId);
+      },
       candidateEntries: () => {
         const ids = plan.candidates.map((candidate) => candidate.entryId);
         const entries = entriesWithoutOutput(
           ctx,
-          ids.map((id) => read.pkOf.get(id) as number),
+          ids.map((id) => read.pkOf(id) as number),
         );
         return new Map(entries.map((entry, i) => [ids[i] as string, entry]));
       },
@@ -99,7 +103,7 @@ function planFor(
       write: (_sid, pruned) =>
         replaceEntryJsonByPk(
           ctx.db,
-          pruned.map((row): JsonReplacement => ({ pk: read.pkOf.get(row.entryId) as number, json: row.json, tokens: row.tokens })),
+          pruned.map((row): JsonReplacement => ({ pk: read.pkOf(row.entryId) as number, json: row.json, tokens: row.tokens })),
         ),
     };
   }

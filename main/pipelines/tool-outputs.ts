@@ -1,12 +1,15 @@
 /**
  * A leaf's tool results as the pruning rule reads them (SPEC §7.1), without parsing a
  * 100k-entry session: the path is walked on the structural columns, the token estimate is the
- * one the library stores, and each result's tool name and `prunedAt` are read by SQLite's JSON
- * functions, so the outputs themselves never reach JS.
+ * one the library stores, and each result's tool name and `prunedAt` come from tool_facts
+ * (migration 009), which this check fills for the results that have no row yet (the first check
+ * of a session, entries appended since): imports never pay for it, later checks read no JSON.
  */
 import type { ToolOutput } from "../../core/compaction/pruning.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryLink, entryJsonByPk, toolOutputFactsByPk } from "../store/repos/entries.ts";
+import { type EntryLink, entryJsonByPk } from "../store/repos/entries.ts";
+import { fillToolFacts, readToolFacts, type ToolFactRow } from "../store/repos/tool-facts.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { loadPathLinks } from "./session-state.ts";
 
 export interface PathToolOutputs {
@@ -14,8 +17,22 @@ export interface PathToolOutputs {
   leafId: string | null;
   /** The path's tool results, newest first. */
   outputs: ToolOutput[];
-  /** The library row (pk) of each result, by entry id. */
-  pkOf: Map<string, number>;
+  /** The library row (pk) of a result, by entry id (the map is built at the first call). */
+  pkOf(entryId: string): number | undefined;
+}
+
+/** The facts of `pks`, those no check has read yet read from their JSON and stored first. */
+function factsOf(db: Database, pks: readonly number[]): ToolFactRow[] {
+  const facts = readToolFacts(db, pks);
+  const missing = facts.flatMap((fact, i) => (fact[1] === 0 ? [i] : []));
+  if (missing.length === 0) return facts;
+  const missingPks = missing.map((i) => pks[i] as number);
+  writeTransaction(db, () => fillToolFacts(db, missingPks))();
+  const filled = readToolFacts(db, missingPks);
+  missing.forEach((at, i) => {
+    facts[at] = filled[i] as ToolFactRow;
+  });
+  return facts;
 }
 
 /**
@@ -34,27 +51,35 @@ export function loadToolOutputs(
     const link = walked.links[position] as EntryLink;
     if (link[3] === "message" && link[4] === "toolResult") results.push(link);
   }
-  const facts = toolOutputFactsByPk(
+  const facts = factsOf(
     db,
     results.map((link) => link[0]),
   );
-  const unreadable = facts.flatMap((fact, i) => (fact.toolNameAndPrunedAt === null ? [(results[i] as EntryLink)[0]] : []));
+  const unreadable = facts.flatMap((fact, i) => (fact[2] === null ? [(results[i] as EntryLink)[0]] : []));
   const whole = unreadable.length === 0 ? [] : entryJsonByPk(db, unreadable);
   let next = 0;
-  const pkOf = new Map<string, number>();
-  const outputs = facts.map((fact, i): ToolOutput => {
-    const [pk, id] = results[i] as EntryLink;
-    if (id !== null) pkOf.set(id, pk);
-    let toolName: unknown;
-    let prunedAt: unknown;
-    if (fact.toolNameAndPrunedAt !== null) [toolName, prunedAt] = JSON.parse(fact.toolNameAndPrunedAt) as [unknown, unknown];
-    else {
+  // Most tool names repeat ('"bash"'): each distinct text is parsed once.
+  const names = new Map<string | null, unknown>([[null, null]]);
+  const outputs = facts.map(([tokens, , pruned, name], i): ToolOutput => {
+    const id = (results[i] as EntryLink)[1];
+    if (pruned === null) {
       // Nested deeper than SQLite reads JSON: parsed here, as the full route reads it.
       const { message } = JSON.parse(whole[next++] as string) as { message: { toolName?: unknown; prunedAt?: unknown } };
-      toolName = message.toolName ?? null;
-      prunedAt = message.prunedAt ?? null;
+      const prunedAt = message.prunedAt ?? null;
+      return { entryId: id ?? undefined, tokens, toolName: message.toolName ?? null, pruned: prunedAt !== null };
     }
-    return { entryId: id ?? undefined, tokens: fact.tokens, toolName, pruned: prunedAt !== null };
+    let toolName = names.get(name);
+    if (toolName === undefined && !names.has(name)) {
+      toolName = JSON.parse(name as string);
+      names.set(name, toolName);
+    }
+    return { entryId: id ?? undefined, tokens, toolName, pruned: pruned === 1 };
   });
+  // Only a prune that writes needs the rows: a check of a long session does not build this map.
+  let pks: Map<string, number> | undefined;
+  const pkOf = (entryId: string) => {
+    pks ??= new Map(results.flatMap(([pk, id]) => (id === null ? [] : [[id, pk] as const])));
+    return pks.get(entryId);
+  };
   return { viewLeafId: walked.viewLeafId, leafId: walked.leafId, outputs, pkOf };
 }

@@ -13,6 +13,7 @@ import { sessionChanges } from "./005-session-changes.ts";
 import { settingsChanges } from "./006-settings-changes.ts";
 import { labelIndex } from "./007-label-index.ts";
 import { lineMarks } from "./008-line-marks.ts";
+import { pruneFacts } from "./009-prune-facts.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   settingsChanges,
   labelIndex,
   lineMarks,
+  pruneFacts,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

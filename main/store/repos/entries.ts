@@ -10,6 +10,7 @@ import {
   EntryJsonReader,
   type JsonPlace,
   jsonTexts,
+  ORIGINAL_JSON,
   STORED_JSON_COLUMNS,
   type StoredJson,
   withJsonText,
@@ -123,7 +124,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
 }
 
 const ROW_COLUMNS = `e.pk, e.seq, e.id, e.parent_id, e.type, e.role, e.model, e.timestamp, e.tokens, e.origin,
-  j.original_json, ${STORED_JSON_COLUMNS}`;
+  ${ORIGINAL_JSON} AS original_json, ${STORED_JSON_COLUMNS}`;
 
 type StoredEntryRow = Omit<EntryRow, "json"> & StoredJson;
 
@@ -279,30 +280,6 @@ export function entryJsonAndTokensByPk(db: Database, pks: readonly number[]): { 
   ).all(JSON.stringify(pks)) as (StoredJson & { tokens: number })[];
   const texts = jsonTexts(db, rows);
   return rows.map((row, i) => ({ json: texts[i] as string, tokens: row.tokens }));
-}
-
-/**
- * What pruning (SPEC §7.1) reads of the given tool results (by pk, in that order): the stored
- * token estimate, and `[toolName, prunedAt]` of the message as SQLite's JSON functions read them,
- * so the outputs themselves never cross into JS (a missing key reads as null). A text those
- * functions cannot read (nested past their depth limit) gives null, for the caller to parse,
- * instead of failing the whole read.
- */
-export function toolOutputFactsByPk(
-  db: Database,
-  pks: readonly number[],
-): { tokens: number; toolNameAndPrunedAt: string | null }[] {
-  return stmt(
-    db,
-    `SELECT tokens,
-            CASE WHEN json_valid(text) THEN json_extract(text, '$.message.toolName', '$.message.prunedAt') END
-              AS toolNameAndPrunedAt
-       FROM (SELECT k.key AS key, e.tokens AS tokens,
-                    coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS text
-               FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
-               LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block)
-      ORDER BY key`,
-  ).all(JSON.stringify(pks)) as { tokens: number; toolNameAndPrunedAt: string | null }[];
 }
 
 /** The entry a lookup by id resolves to: the LAST one in file order, as the agents' byId does. */

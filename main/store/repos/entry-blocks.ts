@@ -86,6 +86,15 @@ export function writeJsonBlocks(
 export const STORED_JSON_COLUMNS =
   "j.json AS json, e.json_block AS json_block, e.json_at AS json_at, e.json_len AS json_len";
 
+/**
+ * The entry's original text (schema 8): `entry_json.original_json`, or, when `original_in_block`,
+ * the text of its block, cut out by SQLite as pruning used to copy it. Over `entries AS e` joined
+ * with `entry_json AS j`; NULL when the entry was not changed.
+ */
+export const ORIGINAL_JSON = `CASE WHEN j.original_in_block = 1
+    THEN (SELECT CAST(substr(ob.data, e.json_at + 1, e.json_len) AS TEXT) FROM entry_blocks AS ob WHERE ob.block = e.json_block)
+    ELSE j.original_json END`;
+
 /** An entry's JSON as stored: its text (entry_json), or its place in a block. */
 export interface StoredJson {
   json: string | null;

@@ -1,12 +1,18 @@
 /**
- * Changing an entry's JSON in place without losing it (D9): the first change moves the text as
- * read into `original_json` (an entry stored in a block gets its `entry_json` row then);
- * restoring puts it back. Used by pruning; exports can still write
- * the originals.
+ * Changing an entry's JSON in place without losing it (D9): the first change keeps the text as
+ * read as the original — an entry stored in a block gets its `entry_json` row then, its original
+ * left in the block (`original_in_block`, schema 8), any other's moves into `original_json`;
+ * restoring puts it back. Used by pruning; exports can still write the originals.
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
-import { EntryJsonReader, STORED_JSON_COLUMNS, type StoredJson } from "./entry-blocks.ts";
+import { ORIGINAL_JSON, STORED_JSON_COLUMNS, type StoredJson } from "./entry-blocks.ts";
+
+/**
+ * What `original_json` becomes when an entry_json row's text is replaced (ON CONFLICT): the first
+ * change keeps the text it replaces, later ones the first original; one in the block stays there.
+ */
+const KEEP_ORIGINAL = "CASE WHEN original_in_block = 1 THEN NULL ELSE coalesce(original_json, json) END";
 
 /** Replaces the JSON (and token estimate) of the newest entry with that id; keeps the original. */
 export function replaceEntryJson(
@@ -25,9 +31,9 @@ export function replaceEntryJson(
   // An entry stored in a block gets its entry_json row now, the block's text as its original.
   stmt(
     db,
-    `INSERT INTO entry_json (pk, json, original_json) VALUES (?, ?, ?)
-     ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json`,
-  ).run(row.pk, json, row.json === null ? new EntryJsonReader(db).text(row) : null);
+    `INSERT INTO entry_json (pk, json, original_json, original_in_block) VALUES (?, ?, NULL, ?)
+     ON CONFLICT (pk) DO UPDATE SET original_json = ${KEEP_ORIGINAL}, json = excluded.json`,
+  ).run(row.pk, json, row.json === null ? 1 : 0);
   stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, row.pk);
   return true;
 }
@@ -41,17 +47,22 @@ export function listPrunedEntryRows(
   db: Database,
   sid: number,
 ): { pk: number; id: string; originalJson: string }[] {
+  // The original is read once per row (MATERIALIZED: not cut out of its block again for each use).
   const rows = stmt(
     db,
-    `SELECT e.pk AS pk, e.id AS id, j.original_json AS originalJson,
-            CASE WHEN json_valid(j.json) AND json_valid(j.original_json) THEN NULL ELSE j.json END AS unreadableJson
-       FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
-      WHERE e.sid = ? AND e.id IS NOT NULL AND j.original_json IS NOT NULL
-        AND CASE WHEN json_valid(j.json) AND json_valid(j.original_json)
-                 THEN json_extract(j.json, '$.message.prunedAt') IS NOT NULL
-                      AND json_extract(j.original_json, '$.message.prunedAt') IS NULL
+    `WITH changed AS MATERIALIZED (
+       SELECT e.pk AS pk, e.id AS id, e.seq AS seq, j.json AS json, ${ORIGINAL_JSON} AS originalJson
+         FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
+        WHERE e.sid = ? AND e.id IS NOT NULL AND (j.original_json IS NOT NULL OR j.original_in_block = 1))
+     SELECT pk, id, originalJson,
+            CASE WHEN json_valid(json) AND json_valid(originalJson) THEN NULL ELSE json END AS unreadableJson
+       FROM changed
+      WHERE originalJson IS NOT NULL
+        AND CASE WHEN json_valid(json) AND json_valid(originalJson)
+                 THEN json_extract(json, '$.message.prunedAt') IS NOT NULL
+                      AND json_extract(originalJson, '$.message.prunedAt') IS NULL
                  ELSE 1 END
-      ORDER BY e.seq`,
+      ORDER BY seq`,
   ).all(sid) as { pk: number; id: string; originalJson: string; unreadableJson: string | null }[];
   const prunedAt = (json: string) => (JSON.parse(json) as { message?: { prunedAt?: unknown } }).message?.prunedAt ?? null;
   return rows
@@ -63,7 +74,14 @@ export function listPrunedEntryRows(
 export function restoreEntryJson(db: Database, pk: number, tokens: number): void {
   stmt(
     db,
-    "UPDATE entry_json SET json = original_json, original_json = NULL WHERE pk = ? AND original_json IS NOT NULL",
+    `UPDATE entry_json
+        SET json = CASE WHEN original_in_block = 1
+                        THEN (SELECT CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)
+                                FROM entries AS e JOIN entry_blocks AS b ON b.block = e.json_block
+                               WHERE e.pk = entry_json.pk)
+                        ELSE original_json END,
+            original_json = NULL, original_in_block = 0
+      WHERE pk = ? AND (original_json IS NOT NULL OR original_in_block = 1)`,
   ).run(pk);
   stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
 }
@@ -96,18 +114,16 @@ export interface JsonReplacement {
 
 /**
  * replaceEntryJson for rows known by pk, with prepared statements (call inside the caller's
- * transaction): the original is kept as replaceEntryJson keeps it, but an entry stored in a
- * block has its text copied into `original_json` by SQLite, without a trip through JS. A row
+ * transaction): the original is kept as replaceEntryJson keeps it — an entry stored in a block
+ * leaves it there, nothing is copied (the first prune of a long session copied ~88 MB). A row
  * whose JSON or token estimate would not change is not written.
  */
 export function replaceEntryJsonByPk(db: Database, rows: readonly JsonReplacement[]): void {
   const setJson = stmt(
     db,
-    `INSERT INTO entry_json (pk, json, original_json)
-     SELECT e.pk, @json, CASE WHEN j.pk IS NULL THEN CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT) END
-       FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block
-      WHERE e.pk = @pk
-     ON CONFLICT (pk) DO UPDATE SET original_json = coalesce(original_json, json), json = excluded.json
+    `INSERT INTO entry_json (pk, json, original_json, original_in_block)
+     SELECT e.pk, @json, NULL, e.json_block IS NOT NULL FROM entries AS e WHERE e.pk = @pk
+     ON CONFLICT (pk) DO UPDATE SET original_json = ${KEEP_ORIGINAL}, json = excluded.json
       WHERE json IS NOT excluded.json`,
   );
   const setTokens = stmt(db, "UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens");

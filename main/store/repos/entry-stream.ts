@@ -8,6 +8,7 @@ import type { Database } from "better-sqlite3";
 import { StoreError } from "../errors.ts";
 import { stmt } from "../statements.ts";
 import type { EntryOrigin, MalformedRow } from "./entries.ts";
+import { ORIGINAL_JSON } from "./entry-blocks.ts";
 
 export interface StreamedEntry {
   seq: number;
@@ -48,7 +49,11 @@ class JsonTextReader {
 
   text(row: PlacedRow): string {
     if (row.edited) {
-      const stored = stmt(this.db, "SELECT json, original_json FROM entry_json WHERE pk = ?").get(row.pk) as
+      const stored = stmt(
+        this.db,
+        `SELECT j.json AS json, ${ORIGINAL_JSON} AS original_json
+           FROM entry_json AS j JOIN entries AS e ON e.pk = j.pk WHERE j.pk = ?`,
+      ).get(row.pk) as
         | { json: string; original_json: string | null }
         | undefined;
       if (stored) return this.originals && stored.original_json !== null ? stored.original_json : stored.json;

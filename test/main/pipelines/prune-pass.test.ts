@@ -1,5 +1,5 @@
 // Applying pruning (SPEC §7.1 with D9) cuts each candidate's output out in SQLite and writes the
-// pruned entries by row, copying the originals inside SQLite: the library must end up exactly as
+// pruned entries by row, leaving the originals in their blocks: the library must end up exactly as
 // the full route leaves it (every entry parsed, each pruned one stringified and replaced by id),
 // row for row — JSON, original and token estimate — on the fixtures, generated sessions and texts
 // that JSON.stringify would not write (spaces, escapes, duplicate keys, deep nesting).

@@ -1,8 +1,9 @@
 // Pruning and restoring rewrite tool results only: on a long session they parse the outputs they
 // change, not every compaction and root again to recount the session's cached figures (which
 // cannot change), and those figures stay exactly what a full recount gives. The first prune hands
-// JS no tool output (SQLite cuts each one out, and copies the original) and writes each pruned
-// output once; a second one, with nothing left to prune, reads no entry into JS and writes nothing.
+// JS no tool output (SQLite cuts each one out; the original stays in its block) and writes each
+// pruned output once; a second one, with nothing left to prune, reads no entry into JS and writes
+// nothing.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { requireSession } from "../../../main/library/load.ts";
@@ -79,15 +80,17 @@ describe("pruning on a long session", () => {
       prunedCount = (await h.call("pruning:apply", { sessionId })).prunedCount;
     });
     expect(prunedCount).toBeGreaterThan(80);
-    // The path's links (a row per entry), a row per tool result (its token estimate, tool name and
-    // prunedAt) and one per pruned output (its entry without the output): the full JSON of each
-    // pruned output was read, then read again to keep it, with a lookup by id per row.
-    expect(first.rows).toBeLessThan(entries + TURNS + prunedCount + 20);
+    // The path's links (a row per entry), two rows per tool result (its token estimate and facts:
+    // none yet, then as this first check of the session stored them in tool_facts) and one per
+    // pruned output (its entry without the output): the full JSON of each pruned output was read,
+    // then read again to keep it, with a lookup by id per row.
+    expect(first.rows).toBeLessThan(entries + 2 * TURNS + prunedCount + 20);
     expect(first.parsed).toBeLessThan(TURNS + prunedCount + 10);
     // Each parse is a tool name with prunedAt, or an entry without its 8,000-character output.
     expect(first.parsedChars).toBeLessThan(TURNS * 40 + prunedCount * 1000);
-    // One entry_json row and one token estimate per pruned output.
-    expect(first.written).toBe(2 * prunedCount);
+    // A tool_facts row per tool result (the session's first check), one entry_json row and one
+    // token estimate per pruned output.
+    expect(first.written).toBe(TURNS + 2 * prunedCount);
 
     const second = await readsDuring(db, async () => {
       expect((await h.call("pruning:apply", { sessionId })).prunedCount).toBe(0);

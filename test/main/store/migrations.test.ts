@@ -43,6 +43,7 @@ describe("openDatabase + migrations", () => {
       "settings",
       "settings_changes",
       "store_meta",
+      "tool_facts",
     ]);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
@@ -64,6 +65,7 @@ describe("openDatabase + migrations", () => {
         "session_changes",
         "settings",
         "store_meta",
+        "tool_facts",
       ].includes(t.name),
     )) {
       expect(t.strict, t.name).toBe(1);
