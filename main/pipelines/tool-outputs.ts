@@ -8,8 +8,7 @@
 import type { ToolOutput } from "../../core/compaction/pruning.ts";
 import type { Database } from "../store/open.ts";
 import { type EntryLink, entryJsonByPk } from "../store/repos/entries.ts";
-import { fillToolFacts, readToolFacts, type ToolFactRow } from "../store/repos/tool-facts.ts";
-import { writeTransaction } from "../store/transactions.ts";
+import { readToolFacts, storeToolFacts, type ToolFactRow } from "../store/repos/tool-facts.ts";
 import { loadPathLinks } from "./session-state.ts";
 
 export interface PathToolOutputs {
@@ -26,9 +25,10 @@ function factsOf(db: Database, pks: readonly number[]): ToolFactRow[] {
   const facts = readToolFacts(db, pks);
   const missing = facts.flatMap((fact, i) => (fact[1] === 0 ? [i] : []));
   if (missing.length === 0) return facts;
-  const missingPks = missing.map((i) => pks[i] as number);
-  writeTransaction(db, () => fillToolFacts(db, missingPks))();
-  const filled = readToolFacts(db, missingPks);
+  const filled = storeToolFacts(
+    db,
+    missing.map((i) => pks[i] as number),
+  );
   missing.forEach((at, i) => {
     facts[at] = filled[i] as ToolFactRow;
   });

@@ -5,6 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
+import { writeTransaction } from "../transactions.ts";
 
 /**
  * [tokens, known, pruned, toolName] of a tool result: `known` 0 when no check has read the entry
@@ -27,22 +28,65 @@ export function readToolFacts(db: Database, pks: readonly number[]): ToolFactRow
 }
 
 /**
- * Reads the facts of the given entries from their JSON (SQLite's JSON functions, as the check
- * read them before the table) and stores them. Call inside a write transaction. The pair is
- * extracted once per text; its parts are split from that short array.
+ * The facts of the entries `json_each(?)` lists, from their JSON, as the check read them before
+ * the table: `[toolName, prunedAt]` by SQLite's JSON functions (NULL for a text they cannot
+ * read), once per text; MATERIALIZED so that the columns split from that short pair do not
+ * each read the text again.
  */
-export function fillToolFacts(db: Database, pks: readonly number[]): void {
+const FROM_JSON = `WITH read AS MATERIALIZED (
+    SELECT k.key AS key, e.pk AS pk, e.tokens AS tokens,
+           (SELECT CASE WHEN json_valid(t) THEN json_extract(t, '$.message.toolName', '$.message.prunedAt') END
+              FROM (SELECT coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS t)) AS pair
+      FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+      LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block),
+  facts AS (
+    SELECT key, pk, tokens, CASE WHEN pair IS NOT NULL THEN pair ->> '$[1]' IS NOT NULL END AS pruned,
+           pair -> '$[0]' AS tool_name
+      FROM read)`;
+
+/** Reads the facts of the given entries from their JSON and stores them; inside a write transaction. */
+function fillToolFacts(db: Database, pks: readonly number[]): void {
   if (pks.length === 0) return;
   stmt(
     db,
-    `INSERT INTO tool_facts (pk, pruned, tool_name)
-     SELECT pk, CASE WHEN pair IS NOT NULL THEN pair ->> '$[1]' IS NOT NULL END, pair -> '$[0]'
-       FROM (SELECT e.pk AS pk,
-                    (SELECT CASE WHEN json_valid(t) THEN json_extract(t, '$.message.toolName', '$.message.prunedAt') END
-                       FROM (SELECT coalesce(j.json, CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)) AS t)) AS pair
-               FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
-               LEFT JOIN entry_json AS j ON j.pk = e.pk LEFT JOIN entry_blocks AS b ON b.block = e.json_block)
-      WHERE true
+    `${FROM_JSON}
+     INSERT INTO tool_facts (pk, pruned, tool_name) SELECT pk, pruned, tool_name FROM facts WHERE true
      ON CONFLICT (pk) DO NOTHING`,
   ).run(JSON.stringify(pks));
+}
+
+/** readToolFacts from the entries' JSON, storing nothing (for a check that cannot write now). */
+export function readToolFactsFromJson(db: Database, pks: readonly number[]): ToolFactRow[] {
+  return stmt(
+    db,
+    `${FROM_JSON}
+     SELECT tokens, 1, pruned, CASE WHEN pruned = 0 THEN tool_name END FROM facts ORDER BY key`,
+  )
+    .raw(true)
+    .all(JSON.stringify(pks)) as ToolFactRow[];
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/**
+ * The facts of entries no check has read yet (by pk, in that order), stored on the way. A check
+ * does not wait for the write lock: while another connection holds it (an import on its thread,
+ * the CLI) they are read from the JSON and stored by a later check, so a preview is never held
+ * up (or failed after busy_timeout) by a write it does not need.
+ */
+export function storeToolFacts(db: Database, pks: readonly number[]): ToolFactRow[] {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 0");
+  try {
+    writeTransaction(db, () => fillToolFacts(db, pks))();
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    return readToolFactsFromJson(db, pks);
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+  return readToolFacts(db, pks);
 }

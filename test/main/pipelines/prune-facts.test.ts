@@ -7,7 +7,7 @@
 // (entry_json.original_in_block), which are read, restored and follow an id migration as copies did.
 import fs from "node:fs";
 import path from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
+import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { DEFAULT_PRUNING, type PruningConfig } from "../../../core/compaction/pruning.ts";
@@ -343,5 +343,30 @@ describe("an original left in its block (schema 8)", () => {
     expect(parentOf(after?.json)).toMatch(/^m/);
     // The original is rewritten on the new ids too, not read back from the block.
     expect(after?.original_json).toBe(original.replace(`"parentId":"${last}"`, `"parentId":"${parentOf(after?.json)}"`));
+  }, 60_000);
+});
+
+describe("a first check while another connection holds the write lock (an import on its thread)", () => {
+  it("answers at once from the JSON, storing nothing; the next check stores the facts", async () => {
+    const { db } = h.api.ctx;
+    const sessionId = (await h.call("library:import", { path: path.join(writeSessions(h.dir), "generated.jsonl") })).files[0]
+      ?.sessionId as string;
+    const other = new BetterSqlite3(h.dbPath);
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      const started = performance.now();
+      const preview = await h.call("pruning:preview", { sessionId });
+      // busy_timeout is 5 s: the fill did not wait for it.
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(preview.candidates.length).toBeGreaterThan(100);
+      expect(factRows(db)).toBe(0);
+      expect(expectBothRoutesAgree(db, "read without storing")).toBeGreaterThan(500);
+      expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+      other.exec("ROLLBACK");
+      expect(await h.call("pruning:preview", { sessionId })).toEqual(preview);
+      expect(factRows(db)).toBeGreaterThan(500);
+    } finally {
+      other.close();
+    }
   }, 60_000);
 });
