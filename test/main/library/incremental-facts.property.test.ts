@@ -350,12 +350,12 @@ function freshImport(text: string, name: string): { db: Database; row: SessionRo
   };
 }
 
-/** Entries whose JSON Canopy rewrote (pruned tool outputs, D9). */
+/** Entries whose JSON Canopy rewrote (pruned tool outputs, D9): the original copied or left in its block. */
 function rewrittenRows(db: Database, sid: number): number {
   return (
     db
       .prepare(
-        "SELECT count(*) AS n FROM entries e JOIN entry_json j ON j.pk = e.pk WHERE e.sid = ? AND j.original_json IS NOT NULL",
+        "SELECT count(*) AS n FROM entries e JOIN entry_json j ON j.pk = e.pk WHERE e.sid = ? AND (j.original_json IS NOT NULL OR j.original_in_block = 1)",
       )
       .get(sid) as { n: number }
   ).n;
