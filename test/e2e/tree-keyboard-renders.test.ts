@@ -72,11 +72,16 @@ describe("a big session's canvas", () => {
       const nodesBefore = await nodeCount();
       await page.evaluate("window.__treeRenders = { entry: 0, chain: 0 }");
       await page.keyboard.press("ArrowUp");
-      await expect.poll(selected).not.toBe(before);
+      // A new entry is selected (the selection can be briefly unmarked while a chain splits).
+      await expect.poll(async () => ((await selected()) ?? before) !== before).toBe(true);
       // The LLM view's answer and any pan have ended (a fixed 400 ms let a loaded machine count
       // a move's late renders with the next one).
-      const now = await selected();
-      await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(now);
+      await expect
+        .poll(async () => {
+          const now = await selected();
+          return now !== null && (await page.getByTestId("llm-view").getAttribute("data-leaf-id")) === now;
+        })
+        .toBe(true);
       await viewportSettled(page);
       const counted = await renders();
       moves.push({ renders: counted.entry + counted.chain, revealed: (await nodeCount()) !== nodesBefore });
