@@ -35,6 +35,6 @@ export function fileLineAt(marks: LineMarks, seq: number): number {
  */
 export function markFrom(marks: LineMarks, fromSeq: number, shift: number): LineMarks | null {
   const kept = marks.filter(([from]) => from < fromSeq);
-  if (kept.length === marks.length && shiftAt(kept, fromSeq) === shift) return null;
-  return shiftAt(kept, fromSeq) === shift ? kept : [...kept, [fromSeq, shift]];
+  if (shiftAt(kept, fromSeq) !== shift) return [...kept, [fromSeq, shift]];
+  return kept.length === marks.length ? null : kept;
 }
