@@ -25,7 +25,10 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   rendererDir = await sharedRenderer();
   dir = mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-"));
-  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir });
+  // A data folder with a long path and no hyphen to break at, as a real one can be: its paths
+  // (hooks) are shown in the sidebar.
+  const dataDir = path.join(dir, ".local_share_a_data_folder_whose_path_is_as_long_as_a_real_one");
+  mode = await startBrowserMode({ dbPath: path.join(dataDir, "library.db"), rendererDir });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 });
@@ -175,6 +178,10 @@ describe("browser mode", () => {
     await page.getByRole("button", { name: "Test connection" }).click();
     await expect.poll(() => page.getByTestId("settings-panel").getByRole("status").textContent()).toContain("offline");
     await page.screenshot({ path: path.join(shots, "07-settings.png") });
+    // The hooks folder's long path wraps: the sidebar never scrolls sideways.
+    expect(await page.getByTestId("settings-panel").locator("code").textContent()).toContain(".local_share_a_data_folder");
+    const sidebar = await page.locator("aside.sidebar").evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(sidebar[0]).toBeLessThanOrEqual(sidebar[1]);
   });
 
   it("edits settings in the panel, and shows the main side's reason when a value is refused", async () => {
