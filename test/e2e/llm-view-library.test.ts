@@ -238,6 +238,10 @@ describe("library sidebar", () => {
     );
     await button.waitFor();
     expect(await button.locator("mark").count()).toBeGreaterThan(0);
+    // A demo copy and an imported file can share a title: the hit says which one it is.
+    expect(hit.sessionId.endsWith("~demo")).toBe(true);
+    expect(await button.locator(".badge").textContent()).toBe("demo");
+    expect(await button.getAttribute("title")).toContain(`session ${hit.sessionId}`);
     await button.click();
     await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(hit.entryId);
     expect(new URL(page.url()).hash).toBe(

@@ -4,25 +4,31 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { searchIndexingNote } from "../../../../core/api/contract.ts";
-import type { SearchHit } from "../../../../core/api/dto.ts";
+import type { SearchHit, SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { snippetPieces } from "./library-format.ts";
 
 const DEBOUNCE_MS = 250;
 
-function HitButton({ hit, title }: { hit: SearchHit; title: string }) {
+/**
+ * One hit. Two sessions can share a title (a demo copy and the imported file, or a fork), so a hit
+ * carries the session's demo badge and its source file in the tooltip, as the session list does.
+ */
+function HitButton({ hit, title, session }: { hit: SearchHit; title: string; session: SessionSummary | undefined }) {
   const openSearchHit = useCanopy((state) => state.openSearchHit);
   return (
     <button
       type="button"
       className="search-hit"
+      title={session ? `${session.sourcePath ?? "no source file"}\nsession ${session.id}` : `session ${hit.sessionId}`}
       data-hit-session-id={hit.sessionId}
       data-hit-entry-id={hit.entryId}
       onClick={() => void openSearchHit(hit)}
     >
       <span className="hit-head">
         <span className="hit-title">{showBidiControls(title)}</span>
+        {session?.isDemo && <span className="badge">demo</span>}
         {hit.role && <span className="hit-role">{hit.role === "toolResult" ? "tool result" : hit.role}</span>}
       </span>
       <span className="hit-snippet">
@@ -58,10 +64,8 @@ export function LibrarySearch() {
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => void search(value), DEBOUNCE_MS);
   };
-  const titleOf = (hit: SearchHit) => {
-    if (hit.sessionTitle) return hit.sessionTitle;
-    return sessions.find((session) => session.id === hit.sessionId)?.firstMessage ?? hit.sessionId;
-  };
+  const sessionOf = (hit: SearchHit) => sessions.find((session) => session.id === hit.sessionId);
+  const titleOf = (hit: SearchHit) => hit.sessionTitle ?? sessionOf(hit)?.firstMessage ?? hit.sessionId;
 
   return (
     <search className="library-search">
@@ -108,7 +112,7 @@ export function LibrarySearch() {
             <ul className="search-hits" aria-label="Search results">
               {hits.map((hit) => (
                 <li key={`${hit.sessionId}:${hit.entryId}`}>
-                  <HitButton hit={hit} title={titleOf(hit)} />
+                  <HitButton hit={hit} title={titleOf(hit)} session={sessionOf(hit)} />
                 </li>
               ))}
             </ul>
