@@ -3,7 +3,7 @@
  * composer below it, and what the model sees at the selected leaf on the right. Escape cancels
  * running work (the chat turn, compaction or branch summary of the open session, whichever
  * window started it, or an import). Files dropped on the window are imported (desktop app); the
- * desktop menu's commands arrive as app:command.
+ * desktop menu's commands arrive as app:command. "?" lists the keyboard shortcuts.
  */
 import { useEffect } from "react";
 import { onEvent, onEventsConnected } from "./api.ts";
@@ -19,6 +19,7 @@ import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
 import { EditActions } from "./features/edits/EditActions.tsx";
 import { ExportDialog } from "./features/export/ExportDialog.tsx";
+import { ShortcutsHelp } from "./features/help/ShortcutsHelp.tsx";
 import { TreePanel } from "./features/tree/TreePanel.tsx";
 import { useCanopy } from "./store/index.ts";
 import { useRouteSync } from "./use-route-sync.ts";
@@ -75,7 +76,10 @@ export function App() {
   return (
     <div className={dropping ? "app dropping" : "app"}>
       <aside className="sidebar">
-        <h1>Canopy</h1>
+        <div className="sidebar-head">
+          <h1>Canopy</h1>
+          <ShortcutsHelp />
+        </div>
         <LibrarySidebar />
         <SettingsPanel />
       </aside>

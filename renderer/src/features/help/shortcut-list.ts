@@ -1,0 +1,63 @@
+/**
+ * Every keyboard shortcut of the window, grouped by where it acts: the one list the shortcuts
+ * dialog (?) shows. Keep it in step with the handlers (App, tree, composer, edits, sidebar) and
+ * with the README's "Keyboard" paragraph.
+ */
+
+export interface Shortcut {
+  keys: string[];
+  what: string;
+}
+
+export interface ShortcutGroup {
+  title: string;
+  shortcuts: Shortcut[];
+}
+
+export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
+  {
+    title: "Anywhere",
+    shortcuts: [
+      { keys: ["?"], what: "This list of shortcuts" },
+      { keys: ["/", "Ctrl/Cmd+K"], what: "Search all sessions" },
+      { keys: ["Escape"], what: "Cancel the running reply, compaction, branch summary or import" },
+      { keys: ["Ctrl/Cmd+Z"], what: "Undo Canopy's last edit of the open session (not while typing)" },
+      { keys: ["Ctrl/Cmd+Shift+Z"], what: "Redo" },
+      { keys: ["F2"], what: "Rename the open session" },
+    ],
+  },
+  {
+    title: "Session tree",
+    shortcuts: [
+      { keys: ["↑", "↓"], what: "Select the parent / the first child" },
+      { keys: ["←", "→"], what: "Select the previous / next sibling" },
+      { keys: ["Enter"], what: "Move the view leaf to the selected entry (also a double-click)" },
+      { keys: ["Escape"], what: "Clear the selection" },
+    ],
+  },
+  {
+    title: "Session list and search",
+    shortcuts: [
+      { keys: ["↑", "↓"], what: "Move between sessions and project folders" },
+      { keys: ["Escape"], what: "Clear the search or the list filter" },
+    ],
+  },
+  {
+    title: "Composer and dialogs",
+    shortcuts: [
+      { keys: ["Ctrl/Cmd+Enter"], what: "Send the message" },
+      { keys: ["Enter"], what: "Confirm a dialog (export, rename, label)" },
+      { keys: ["Escape"], what: "Close a dialog, a plan or an editor" },
+    ],
+  },
+  {
+    title: "Desktop app menu",
+    shortcuts: [
+      { keys: ["Ctrl/Cmd+O"], what: "Import session files" },
+      { keys: ["Ctrl/Cmd+Shift+O"], what: "Import a folder" },
+      { keys: ["Ctrl/Cmd+E"], what: "Export the open session" },
+      { keys: ["Ctrl/Cmd+Shift+K"], what: "Compact the open session" },
+      { keys: ["Ctrl/Cmd+L"], what: "Go to the view leaf" },
+    ],
+  },
+];

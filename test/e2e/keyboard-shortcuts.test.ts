@@ -1,0 +1,99 @@
+// The keyboard shortcuts in Chromium through browser mode: "?" and the sidebar's "?" button list
+// every shortcut, Escape closes the list and gives the focus back; "?" typed in a text field stays
+// text; "/" and Ctrl+K put the keyboard in the search box.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
+import { SHORTCUT_GROUPS } from "../../renderer/src/features/help/shortcut-list.ts";
+import { launchChromium } from "../helpers/chromium.ts";
+import { sharedRenderer } from "../helpers/shared-renderer.ts";
+
+let mode: BrowserMode;
+let browser: Browser;
+let page: Page;
+let dir: string | undefined;
+
+beforeAll(async () => {
+  const rendererDir = await sharedRenderer();
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-keys-"));
+  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(mode.url);
+  await page.getByTestId("llm-view").waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await mode?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const dialog = () => page.getByRole("dialog", { name: "Keyboard shortcuts" });
+// Nothing focused: keys go to the page itself (body cannot take the focus, so blur what has it).
+const focusNothing = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+const activeId = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
+
+describe("keyboard shortcuts", () => {
+  it('"?" lists every shortcut; Escape closes the list', async () => {
+    await focusNothing();
+    await page.keyboard.press("Shift+Slash");
+    await dialog().waitFor();
+    for (const group of SHORTCUT_GROUPS) {
+      const section = dialog().getByRole("region", { name: group.title });
+      expect(await section.locator(".shortcut").count()).toBe(group.shortcuts.length);
+      for (const shortcut of group.shortcuts) expect(await section.textContent()).toContain(shortcut.what);
+    }
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
+    // Escape closes the list and nothing else: it does not reach the window, where the app-wide
+    // Escape cancels running work.
+    await page.evaluate(() => {
+      const seen = window as unknown as { escapesSeen: number };
+      seen.escapesSeen = 0;
+      window.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") seen.escapesSeen += 1;
+      });
+    });
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "detached" });
+    expect(await page.evaluate(() => (window as unknown as { escapesSeen: number }).escapesSeen)).toBe(0);
+  });
+
+  it('the sidebar\'s "?" button opens the list, and the focus goes back to it when it closes', async () => {
+    const button = page.getByRole("button", { name: "Keyboard shortcuts" });
+    await button.click();
+    await dialog().waitFor();
+    // Tab stays inside the list.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.closest('[role="dialog"]') !== null)).toBe(true);
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "detached" });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Keyboard shortcuts",
+    );
+  });
+
+  it('"?" and "/" typed in a text field stay text', async () => {
+    const composer = page.locator("#composer");
+    await composer.fill("");
+    await composer.focus();
+    await page.keyboard.type("why? a/b");
+    expect(await composer.inputValue()).toBe("why? a/b");
+    expect(await dialog().count()).toBe(0);
+    expect(await activeId()).toBe("composer");
+    await composer.fill("");
+  });
+
+  it('"/" and Ctrl+K put the keyboard in the search box', async () => {
+    await focusNothing();
+    await page.keyboard.press("Slash");
+    expect(await activeId()).toBe("library-search");
+    expect(await page.locator("#library-search").inputValue()).toBe("");
+    await page.locator("#composer").focus();
+    await page.keyboard.press("Control+K");
+    expect(await activeId()).toBe("library-search");
+  });
+});
