@@ -33,7 +33,7 @@ const FILTER_HINT = "Filter the list by title, first message or folder";
 /** Height of a project heading and the gap below it, for placing chunks before they are measured. */
 const HEADING_PX = 30;
 
-/** ArrowUp/ArrowDown (Home/End) move the focus between the rows and headings of the list. */
+/** ArrowUp/ArrowDown move the focus between the rows and headings of the list. */
 function moveFocus(event: KeyboardEvent<HTMLElement>): void {
   const keys: Record<string, number> = { ArrowDown: 1, ArrowUp: -1 };
   const step = keys[event.key];
