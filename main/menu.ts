@@ -126,7 +126,10 @@ export function buildMenuTemplate(actions: MenuActions, options: MenuOptions): M
     { role: "windowMenu" },
     {
       role: "help",
-      submenu: [{ id: "data-folder", label: "Open Data Folder", click: () => actions.openDataFolder() }],
+      submenu: [
+        { id: "shortcuts", label: "Keyboard Shortcuts", click: () => actions.send({ command: "shortcuts" }) },
+        { id: "data-folder", label: "Open Data Folder", click: () => actions.openDataFolder() },
+      ],
     },
   ];
 }

@@ -66,5 +66,7 @@ export type AppCommand =
   | { command: "open-session"; sessionId: string }
   /** Something to tell the user (an import that failed, a folder import's summary). */
   | { command: "notify"; level: "info" | "error"; message: string }
+  /** Help › Keyboard Shortcuts: show the list of shortcuts. */
+  | { command: "shortcuts" }
   /** View › Appearance: the theme source the window now follows. */
   | { command: "theme"; theme: "system" | "light" | "dark" };

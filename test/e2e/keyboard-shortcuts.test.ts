@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
-import { SHORTCUT_GROUPS } from "../../renderer/src/features/help/shortcut-list.ts";
+import { SHORTCUT_GROUPS, SHOW_SHORTCUTS_EVENT } from "../../renderer/src/features/help/shortcut-list.ts";
 import { launchChromium } from "../helpers/chromium.ts";
 import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
@@ -74,6 +74,13 @@ describe("keyboard shortcuts", () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
       "Keyboard shortcuts",
     );
+  });
+
+  it("Help › Keyboard Shortcuts (the desktop menu's command) opens the list", async () => {
+    await page.evaluate((name) => window.dispatchEvent(new Event(name)), SHOW_SHORTCUTS_EVENT);
+    await dialog().waitFor();
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "detached" });
   });
 
   it('"?" and "/" typed in a text field stay text', async () => {

@@ -371,6 +371,7 @@ describe("the menu", () => {
       "compact",
       "go-to-leaf",
       "theme-dark",
+      "shortcuts",
       "data-folder",
     ])
       click(byId(id));
@@ -381,6 +382,7 @@ describe("the menu", () => {
       'send {"command":"compact"}',
       'send {"command":"go-to-leaf"}',
       "theme dark",
+      'send {"command":"shortcuts"}',
       "openDataFolder",
     ]);
   });

@@ -1,10 +1,12 @@
 /**
  * The desktop shell's menu actions and opened files (app:command): export (opens the export
- * dialog), compact, go to the view leaf, open a session, show a message, follow a theme.
+ * dialog), compact, go to the view leaf, open a session, show a message, follow a theme, list the
+ * keyboard shortcuts.
  */
 import { useEffect } from "react";
 import type { AppCommand } from "../../../../core/api/dto-app.ts";
 import { onEvent } from "../../api.ts";
+import { SHOW_SHORTCUTS_EVENT } from "../help/shortcut-list.ts";
 import { useCanopy } from "../../store/index.ts";
 import { applyTheme } from "./theme.ts";
 
@@ -38,6 +40,9 @@ export async function runAppCommand(command: AppCommand): Promise<void> {
       return;
     case "theme":
       applyTheme(command.theme, document.documentElement);
+      return;
+    case "shortcuts":
+      window.dispatchEvent(new Event(SHOW_SHORTCUTS_EVENT));
       return;
   }
 }

@@ -1,14 +1,15 @@
 /**
- * The keyboard shortcuts: a "?" button in the sidebar's head and the "?" key open a dialog listing
- * them (shortcut-list.ts); "/" and Ctrl/Cmd+K put the keyboard in the search box. Escape or Close
- * shuts the dialog (without cancelling running work) and the focus goes back where it was.
+ * The keyboard shortcuts: a "?" button in the sidebar's head, the "?" key and Help › Keyboard
+ * Shortcuts (desktop app) open a dialog listing them (shortcut-list.ts); "/" and Ctrl/Cmd+K put
+ * the keyboard in the search box. Escape or Close shuts the dialog (without cancelling running
+ * work) and the focus goes back where it was.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { isTyping } from "../edits/typing.ts";
 import "./help.css";
-import { SHORTCUT_GROUPS } from "./shortcut-list.ts";
+import { SHORTCUT_GROUPS, SHOW_SHORTCUTS_EVENT } from "./shortcut-list.ts";
 
 function focusSearch(): boolean {
   const search = document.getElementById("library-search");
@@ -40,8 +41,13 @@ export function ShortcutsHelp() {
         event.preventDefault();
       }
     };
+    const show = () => setOpen(true);
     window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
+    window.addEventListener(SHOW_SHORTCUTS_EVENT, show);
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      window.removeEventListener(SHOW_SHORTCUTS_EVENT, show);
+    };
   }, []);
 
   useEffect(() => {

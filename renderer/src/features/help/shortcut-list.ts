@@ -4,6 +4,9 @@
  * with the README's "Keyboard" paragraph.
  */
 
+/** The window event that opens the shortcuts list (Help › Keyboard Shortcuts in the desktop app). */
+export const SHOW_SHORTCUTS_EVENT = "canopy:show-shortcuts";
+
 export interface Shortcut {
   keys: string[];
   what: string;
