@@ -180,8 +180,10 @@ describe("browser mode", () => {
     await page.screenshot({ path: path.join(shots, "07-settings.png") });
     // The hooks folder's long path wraps: the sidebar never scrolls sideways.
     expect(await page.getByTestId("settings-panel").locator("code").textContent()).toContain(".local_share_a_data_folder");
-    const sidebar = await page.locator("aside.sidebar").evaluate((el) => [el.scrollWidth, el.clientWidth]);
-    expect(sidebar[0]).toBeLessThanOrEqual(sidebar[1]);
+    const sidebar = await page
+      .locator("aside.sidebar")
+      .evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+    expect(sidebar.scrollWidth).toBeLessThanOrEqual(sidebar.clientWidth);
   });
 
   it("edits settings in the panel, and shows the main side's reason when a value is refused", async () => {
