@@ -8,6 +8,7 @@
 import type { FormEvent, KeyboardEvent } from "react";
 import { transport } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
+import "../common/modal.css";
 import "./export.css";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { keepTabInside } from "../common/focus-trap.ts";
@@ -53,9 +54,9 @@ export function ExportDialog() {
   };
 
   return (
-    <div className="export-backdrop">
+    <div className="modal-backdrop">
       <form
-        className="export-dialog"
+        className="modal-dialog export-dialog"
         role="dialog"
         aria-modal="true"
         aria-labelledby="export-dialog-title"

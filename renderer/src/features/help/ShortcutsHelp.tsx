@@ -8,6 +8,7 @@ import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { isTyping } from "../edits/typing.ts";
+import "../common/modal.css";
 import "./help.css";
 import { SHORTCUT_GROUPS, SHOW_SHORTCUTS_EVENT } from "./shortcut-list.ts";
 
@@ -76,9 +77,9 @@ export function ShortcutsHelp() {
         ?
       </button>
       {open && (
-        <div className="shortcuts-backdrop">
+        <div className="modal-backdrop shortcuts-backdrop">
           <div
-            className="shortcuts-dialog"
+            className="modal-dialog shortcuts-dialog"
             role="dialog"
             aria-modal="true"
             aria-labelledby="shortcuts-title"
