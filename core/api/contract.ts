@@ -71,8 +71,9 @@ export interface Requests {
   "session:get": { input: { sessionId: string }; output: SessionDetail };
   /**
    * Some entries of a session by id (the last entry with each id, as the tree has it), in the
-   * order asked; ids the session does not have are left out. What `canopy chat` prints after a
-   * turn: a few entries, without session:get's whole session. */
+   * order asked; ids the session does not have are left out, and one in an archived branch is
+   * marked `archived`. What `canopy chat` prints after a turn: a few entries, without
+   * session:get's whole session. */
   "session:entries": { input: { sessionId: string; entryIds: string[] }; output: StoredEntry[] };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };

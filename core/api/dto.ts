@@ -108,6 +108,8 @@ export interface StoredEntry {
   line: number;
   /** Heuristic token estimate of the message the entry produces (0 for metadata). */
   tokens: number;
+  /** session:entries only: the entry is in an archived branch (hidden from the canvas by default). */
+  archived?: true;
 }
 
 export interface MalformedLineDto {

@@ -17,13 +17,14 @@ import {
   deleteCanopyEntries,
   type EditOpRow,
   firstUndoneOp,
+  isBelow,
   lastDoneOp,
   originsOf,
   setArchived,
   setOpData,
   setOpState,
 } from "../store/repos/edits.ts";
-import { entryIdExists, entryLinkById } from "../store/repos/entries.ts";
+import { entryIdExists } from "../store/repos/entries.ts";
 import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { catchUpWithFile, setDeleted } from "./delete.ts";
@@ -93,30 +94,6 @@ function removeAppended(
   const patch = statsAfterRemove(db, row, removed);
   if (patch === null) refreshSessionStats(db, row);
   else updateSession(db, row.id, patch);
-}
-
-/**
- * True when `leafId` is one of `rootIds` or below one, walking up its parents through the id
- * index. An entry is stored after its parent (pk grows with every insert), so the walk stops at
- * the first entry older than the roots — a few steps from a reply below the edit — instead of
- * reading the session's whole structure (seconds on a 100k-entry session). Only an entry that
- * named an id before the id existed (an orphan then) could hang below a root from further up.
- */
-function isBelow(db: Database, sid: number, leafId: string, rootIds: readonly string[]): boolean {
-  const roots = new Set(rootIds);
-  const pks = rootIds.map((id) => entryLinkById(db, sid, id)?.[0]).filter((pk) => pk !== undefined);
-  if (pks.length === 0) return false;
-  const oldest = Math.min(...pks);
-  const seen = new Set<string>();
-  let cursor: string | null = leafId;
-  while (cursor !== null && !seen.has(cursor)) {
-    if (roots.has(cursor)) return true;
-    seen.add(cursor);
-    const link = entryLinkById(db, sid, cursor);
-    if (link === undefined || link[0] < oldest) return false;
-    cursor = link[2];
-  }
-  return false;
 }
 
 /**

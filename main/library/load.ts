@@ -15,7 +15,7 @@ import type {
 import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Database } from "../store/open.ts";
-import { nextOpKinds } from "../store/repos/edits.ts";
+import { archivedRoots, isBelow, nextOpKinds } from "../store/repos/edits.ts";
 import {
   entryIdExists,
   forEachEntryNodeSource,
@@ -117,14 +117,23 @@ export function loadStoredEntries(db: Database, sessionId: string): StoredEntry[
 
 /**
  * Entries by id, in the order asked (the last entry with each id, as the tree's byId has it);
- * ids the session does not have are left out. Each is one lookup through the id index.
+ * ids the session does not have are left out. Each is one lookup through the id index; one in
+ * an archived branch says so (an open plan tells an archived leaf from one gone: plan-follow.ts).
  */
 export function loadEntriesById(db: Database, sessionId: string, ids: readonly string[]): StoredEntry[] {
   const { sid } = requireSession(db, sessionId);
+  const roots = [...archivedRoots(db, sid)];
   const out: StoredEntry[] = [];
   for (const id of ids) {
     const row = getEntryRowById(db, sid, id);
-    if (row) out.push({ entry: JSON.parse(row.json) as SessionEntry, line: row.seq, tokens: row.tokens });
+    if (!row) continue;
+    const archived = roots.length > 0 && isBelow(db, sid, id, roots);
+    out.push({
+      entry: JSON.parse(row.json) as SessionEntry,
+      line: row.seq,
+      tokens: row.tokens,
+      ...(archived ? { archived: true as const } : {}),
+    });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // session:entries: a few entries by id (what `canopy chat` prints after a turn), without
-// session:get's whole session; and `canopy chat` asks for only the entries its turn appended.
+// session:get's whole session, those of an archived branch marked; and `canopy chat` asks for only
+// the entries its turn appended.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -72,6 +73,27 @@ describe("session:entries", () => {
     expect((got[1]?.entry as { message?: { content: string } } | undefined)?.message?.content).toBe("a again");
     const missing = await api.call("session:entries", { sessionId: "missing", entryIds: [] });
     expect(missing.ok).toBe(false);
+  });
+
+  it("marks the entries of an archived branch (so an open plan can tell its leaf archived from gone)", async () => {
+    const sessionId = await importSession([
+      { type: "session", version: 3, id: "e3", timestamp: at(0), cwd: "/w" },
+      user("a", null, "first", 1),
+      user("b", "a", "second", 2),
+      user("c", "b", "third", 3),
+      user("x", "a", "other branch", 4),
+    ]);
+    const ids = { sessionId, entryIds: ["a", "b", "c", "x"] };
+    const before = await value(api.call("session:entries", ids));
+    expect(before.map((s) => s.archived ?? false)).toEqual([false, false, false, false]);
+    await value(api.call("edits:archive", { sessionId, entryId: "b", confirm: true }));
+    const after = await value(api.call("session:entries", ids));
+    expect(after.map((s) => [s.entry.id, s.archived ?? false])).toEqual([
+      ["a", false],
+      ["b", true],
+      ["c", true],
+      ["x", false],
+    ]);
   });
 
   it("is what canopy chat reads after a turn: never the whole session", async () => {

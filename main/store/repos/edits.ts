@@ -5,7 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { nowIso, stmt } from "../statements.ts";
-import type { EntryShape } from "./entries.ts";
+import { type EntryShape, entryLinkById } from "./entries.ts";
 import { toJson } from "../../../core/text/json-deep.ts";
 
 export type OpState = "done" | "undone";
@@ -71,6 +71,30 @@ export function archivedRoots(db: Database, sid: number): Set<string> {
     .pluck(true)
     .all(sid) as string[];
   return new Set(ids);
+}
+
+/**
+ * True when `leafId` is one of `rootIds` or below one, walking up its parents through the id
+ * index. An entry is stored after its parent (pk grows with every insert), so the walk stops at
+ * the first entry older than the roots — a few steps from a reply below the edit — instead of
+ * reading the session's whole structure (seconds on a 100k-entry session). Only an entry that
+ * named an id before the id existed (an orphan then) could hang below a root from further up.
+ */
+export function isBelow(db: Database, sid: number, leafId: string, rootIds: readonly string[]): boolean {
+  const roots = new Set(rootIds);
+  const pks = rootIds.map((id) => entryLinkById(db, sid, id)?.[0]).filter((pk) => pk !== undefined);
+  if (pks.length === 0) return false;
+  const oldest = Math.min(...pks);
+  const seen = new Set<string>();
+  let cursor: string | null = leafId;
+  while (cursor !== null && !seen.has(cursor)) {
+    if (roots.has(cursor)) return true;
+    seen.add(cursor);
+    const link = entryLinkById(db, sid, cursor);
+    if (link === undefined || link[0] < oldest) return false;
+    cursor = link[2];
+  }
+  return false;
 }
 
 export function setArchived(db: Database, sid: number, entryId: string, archived: boolean): void {
