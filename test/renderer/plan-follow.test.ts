@@ -3,8 +3,10 @@
 // changes asks for the plan a few times, not once per change, also while they never stop; a plan
 // that comes back the same stays as it was with nothing said; one that differs says why (grew,
 // moved, changed); a leaf gone or a session deleted blocks Run with one line; a setting the plan
-// is not made with asks nothing.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+// is not made with asks nothing. A request that fails for a passing reason keeps the plan shown,
+// runnable (main refuses it if stale), with one line and Retry; a settings change heard while
+// Compact… still asked is made again once it answered; a leaf archived says so, not "moved".
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
 import { DEFAULT_SETTINGS, type Settings } from "../../core/settings/schema.ts";
 import { ApiCallError } from "../helpers/scripted-api.ts";
@@ -14,17 +16,22 @@ let previewAnswer: () => CompactionPlanDto = () => {
   throw new Error("not scripted");
 };
 let entriesAnswer: string[] = [];
+let archivedAnswer: string[] = [];
+let runAnswer: (input: unknown) => unknown = () => {
+  throw new Error("must not run");
+};
 
 vi.mock("../../renderer/src/api.ts", async () => {
-  const { scriptedApi } = await import("../helpers/scripted-api.ts");
+  const { reloadScript, scriptedApi } = await import("../helpers/scripted-api.ts");
   return scriptedApi(
     {
       "compaction:preview": () => previewAnswer(),
       "session:entries": (input: { entryIds: string[] }) =>
-        input.entryIds.filter((id) => entriesAnswer.includes(id)).map((id) => ({ entry: { id } })),
-      "compaction:run": () => {
-        throw new Error("must not run");
-      },
+        input.entryIds
+          .filter((id) => entriesAnswer.includes(id))
+          .map((id) => ({ entry: { id }, ...(archivedAnswer.includes(id) ? { archived: true } : {}) })),
+      "compaction:run": (input: unknown) => runAnswer(input),
+      ...reloadScript("s1", "a3"),
     },
     { record: (channel, input) => calls.push({ channel, input }) },
   );
@@ -37,9 +44,12 @@ interface PlanState {
   planBlocked: string | null;
   planKeepRecentTokens: number | null;
   planError: string | null;
+  planRetry: string | null;
+  planAsking: number;
   runningJobs: Record<string, unknown>;
   jobMessage: { kind: string; text: string } | null;
   runCompaction(instructions: string): Promise<void>;
+  previewCompaction(keepRecentTokens?: number): Promise<void>;
 }
 // Imported through variables so the node type-check (no DOM lib) does not follow the store.
 const storeModule = "../../renderer/src/store/index.ts";
@@ -50,6 +60,8 @@ const { useCanopy } = (await import(storeModule)) as {
 const follow = (await import(followModule)) as {
   planFollowsSession(sessionId: string): void;
   planFollowsSettings(settings: Settings): void;
+  planFollowsAnswers(): () => void;
+  retryPlan(): void;
   PLAN_FOLLOW_QUIET_MS: number;
   PLAN_FOLLOW_MAX_WAIT_MS: number;
 };
@@ -92,10 +104,17 @@ const settingsWith = (change: (settings: Settings) => void): Settings => {
   return settings;
 };
 
+const stopFollowingAnswers = follow.planFollowsAnswers();
+afterAll(() => stopFollowingAnswers());
+
 beforeEach(() => {
   vi.useFakeTimers();
   calls.length = 0;
   entriesAnswer = ["u1", "a1", "u2", "a2", "u3", "a3"];
+  archivedAnswer = [];
+  runAnswer = () => {
+    throw new Error("must not run");
+  };
   previewAnswer = () => planAt("a3", ["u1", "a1", "u2", "a2", "u3", "a3"]);
   useCanopy.setState({
     selectedSessionId: "s1",
@@ -104,6 +123,8 @@ beforeEach(() => {
     planBlocked: null,
     planKeepRecentTokens: null,
     planError: null,
+    planRetry: null,
+    planAsking: 0,
     runningJobs: {},
     jobMessage: null,
   });
@@ -306,5 +327,164 @@ describe("a settings change", () => {
       await vi.advanceTimersByTimeAsync(1);
       expect(previews()).toBe(i + 1);
     }
+  });
+});
+
+describe("a request that fails for a passing reason", () => {
+  const unreachable = "Canopy is not reachable: its server (npm run serve) stopped. Start it again and open the URL it prints";
+  const settle = async () => {
+    follow.planFollowsSession("s1");
+    await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+  };
+  const failing = () => {
+    throw new ApiCallError("io_error", unreachable);
+  };
+  const runs = () => calls.filter((call) => call.channel === "compaction:run");
+
+  it("keeps the plan shown, runnable, says why in one line; Retry makes it again", async () => {
+    useCanopy.setState({ planNote: "an earlier line" });
+    previewAnswer = failing;
+    await settle();
+    expect(state().plan).toBe(shown);
+    expect(state().planBlocked).toBeNull();
+    expect(state().planNote).toBeNull();
+    expect(state().planRetry).toBe(
+      `The session changed, and the plan could not be made again: ${unreachable}. Retry asks again; Run first checks that this plan still holds, and runs nothing if it does not.`,
+    );
+    // Retry, still failing: the same line; then answered: the line goes, and says it was made again.
+    follow.retryPlan();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(previews()).toBe(2);
+    expect(state().planRetry).not.toBeNull();
+    previewAnswer = () => planAt("a3", ["u1", "a1", "u2", "a2", "u3", "a3"]);
+    follow.retryPlan();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(previews()).toBe(3);
+    expect(state().planRetry).toBeNull();
+    expect(state().plan).toBe(shown);
+    expect(state().planNote).toBe("The plan was made again: nothing in it changed.");
+  });
+
+  it("Run sends the plan shown; main refusing it as stale runs nothing and shows the plan as it is now", async () => {
+    previewAnswer = failing;
+    await settle();
+    expect(state().planRetry).not.toBeNull();
+    const stale =
+      "The plan shown is out of date (the session or the settings changed): it would now keep from u4, so nothing was run";
+    runAnswer = () => {
+      throw new ApiCallError("stale_plan", stale);
+    };
+    const grown = planAt("a4", ["u1", "a1", "u2", "a2", "u3", "a3", "u4", "a4"]);
+    previewAnswer = () => grown;
+    await state().runCompaction("");
+    expect(runs()).toHaveLength(1);
+    expect(runs()[0]?.input).toMatchObject({ sessionId: "s1", shown: { leafId: "a3", firstKeptEntryId: "u3" } });
+    expect(state().plan).toEqual(grown);
+    expect(state().planNote).toBe(`${stale}. This is the plan now.`);
+    expect(state().planRetry).toBeNull();
+  });
+
+  it("Run of the plan shown when it still holds: it runs", async () => {
+    previewAnswer = failing;
+    await settle();
+    runAnswer = () => ({ entryId: "c1" });
+    await state().runCompaction("");
+    expect(runs()).toHaveLength(1);
+    expect(state().jobMessage?.kind).toBe("ok");
+    expect(state().planRetry).toBeNull();
+    expect(state().plan).toBeNull();
+  });
+
+  it("main answering that there is no plan (nothing to compact) still blocks Run, for a settings change too", async () => {
+    previewAnswer = () => {
+      throw new ApiCallError("invalid_input", "Nothing to compact (session too small)");
+    };
+    follow.planFollowsSettings(
+      settingsWith((s) => {
+        s.compaction.keepRecentTokens = 90000;
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state().plan).toBe(shown);
+    expect(state().planBlocked).toBe("Nothing to compact (session too small); this plan cannot run.");
+    expect(state().planRetry).toBeNull();
+  });
+});
+
+describe("a settings change heard while Compact… still asks", () => {
+  it("is made again once the first plan is in, with the settings as they are", async () => {
+    useCanopy.setState({ plan: null });
+    let answer: (plan: CompactionPlanDto) => void = () => {};
+    previewAnswer = () =>
+      new Promise<CompactionPlanDto>((resolve) => {
+        answer = resolve;
+      }) as unknown as CompactionPlanDto;
+    const asked = state().previewCompaction();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(previews()).toBe(1);
+    follow.planFollowsSettings(
+      settingsWith((s) => {
+        s.compaction.keepRecentTokens = 8000;
+      }),
+    );
+    const withNew = planAt("a3", ["u1", "a1", "u2", "a2", "u3", "a3"], {
+      firstKeptEntryId: "u2",
+      keptEntryIds: ["u2", "a2", "u3", "a3"],
+      summarizeEntryIds: ["u1", "a1"],
+      requestedKeepRecentTokens: 8000,
+      keepRecentTokens: 8000,
+      plannedWith: { keepRecentTokens: 8000, reserveTokens: 16384, remoteEndpoint: null, model: null },
+    });
+    // The first answer was made before the change.
+    answer(shown);
+    previewAnswer = () => withNew;
+    await asked;
+    await vi.advanceTimersByTimeAsync(1);
+    expect(previews()).toBe(2);
+    expect(state().plan).toEqual(withNew);
+    expect(state().planNote).toBe(
+      "Keep-recent is now 8,000 tokens (changed in the settings): the plan was made again with it.",
+    );
+  });
+
+  it("asks nothing more when the answer was made with them already", async () => {
+    useCanopy.setState({ plan: null });
+    const withNew = planAt("a3", ["u1", "a1", "u2", "a2", "u3", "a3"], {
+      plannedWith: { keepRecentTokens: 8000, reserveTokens: 16384, remoteEndpoint: null, model: null },
+    });
+    let answer: (plan: CompactionPlanDto) => void = () => {};
+    previewAnswer = () =>
+      new Promise<CompactionPlanDto>((resolve) => {
+        answer = resolve;
+      }) as unknown as CompactionPlanDto;
+    const asked = state().previewCompaction();
+    await vi.advanceTimersByTimeAsync(1);
+    follow.planFollowsSettings(
+      settingsWith((s) => {
+        s.compaction.keepRecentTokens = 8000;
+      }),
+    );
+    answer(withNew);
+    await asked;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(previews()).toBe(1);
+    expect(state().plan).toBe(withNew);
+  });
+});
+
+describe("its leaf archived", () => {
+  it("says it was archived and what the plan applies to now, not that the view leaf moved", async () => {
+    // An answered edit a3' undone: its branch archived, the view leaf back on a3.
+    const edited = planAt("e3", ["u1", "a1", "u2", "a2", "e3"]);
+    useCanopy.setState({ plan: edited });
+    entriesAnswer = ["u1", "a1", "u2", "a2", "u3", "a3", "e3"];
+    archivedAnswer = ["e3"];
+    follow.planFollowsSession("s1");
+    await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+    expect(state().plan?.leafId).toBe("a3");
+    expect(state().planBlocked).toBeNull();
+    expect(state().planNote).toBe(
+      "The entry this plan was made at (e3) was archived (hidden; Show archived shows it): the plan was made again at the view leaf, a3.",
+    );
   });
 });

@@ -96,6 +96,13 @@ export interface JobsSlice {
   planNote: string | null;
   /** Why the plan on screen cannot run (its session deleted, its leaf gone: plan-follow.ts); null: it can. */
   planBlocked: string | null;
+  /**
+   * The plan on screen could not be made again after a change (a passing failure, plan-follow.ts):
+   * why, in one line, next to Retry. It can still run: the main side refuses it if it is out of date.
+   */
+  planRetry: string | null;
+  /** How many compaction:preview requests of Compact… and the slider are still unanswered. */
+  planAsking: number;
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
@@ -151,9 +158,10 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     const keepRecentTokens = get().planKeepRecentTokens;
     try {
       const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
-      if (get().selectedSessionId === sessionId) set({ plan, planNote: `${why}. This is the plan now.`, planBlocked: null });
+      if (get().selectedSessionId === sessionId)
+        set({ plan, planNote: `${why}. This is the plan now.`, planBlocked: null, planRetry: null });
     } catch (error) {
-      set({ plan: null, planNote: null, planBlocked: null, planError: `${why}; ${(error as Error).message}` });
+      set({ plan: null, planNote: null, planBlocked: null, planRetry: null, planError: `${why}; ${(error as Error).message}` });
     }
   };
   const refresh = async (sessionId: string) => {
@@ -169,22 +177,35 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     planKeepRecentTokens: null,
     planNote: null,
     planBlocked: null,
+    planRetry: null,
+    planAsking: 0,
     runningJobs: {},
     jobMessage: null,
     async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;
-      set({ planError: null, planNote: null, planBlocked: null, jobMessage: null, planKeepRecentTokens: keepRecentTokens ?? null });
+      set({
+        planError: null,
+        planNote: null,
+        planBlocked: null,
+        planRetry: null,
+        jobMessage: null,
+        planKeepRecentTokens: keepRecentTokens ?? null,
+        planAsking: get().planAsking + 1,
+      });
       try {
         const plan = await call("compaction:preview", keepRecentTokens ? { sessionId, keepRecentTokens } : { sessionId });
         // A slower answer for an older slider position must not replace a newer one.
         if ((get().planKeepRecentTokens ?? undefined) === keepRecentTokens) set({ plan });
       } catch (error) {
         set({ plan: null, planError: (error as Error).message });
+      } finally {
+        // The last answer in: a settings change heard meanwhile is checked against it (plan-follow.ts).
+        set({ planAsking: get().planAsking - 1 });
       }
     },
     closePlan() {
-      set({ plan: null, planError: null, planNote: null, planBlocked: null, planKeepRecentTokens: null });
+      set({ plan: null, planError: null, planNote: null, planBlocked: null, planRetry: null, planKeepRecentTokens: null });
     },
     async runCompaction(customInstructions) {
       const sessionId = get().selectedSessionId;
@@ -215,6 +236,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           plan: null,
           planNote: null,
           planBlocked: null,
+          planRetry: null,
           planKeepRecentTokens: null,
           jobMessage: { kind: "ok", text: compactionAdded(result.entryId) },
         });

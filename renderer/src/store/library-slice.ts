@@ -150,6 +150,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         planError: null,
         planNote: null,
         planBlocked: null,
+        planRetry: null,
         jobMessage: null,
         tree: null,
         selectedEntryId: null,

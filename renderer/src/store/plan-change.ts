@@ -1,7 +1,8 @@
 /**
  * How a compaction plan made again differs from the one on screen, and the one line the panel
  * says about it: the session grew, its view leaf moved, it changed otherwise, the settings it is
- * made with changed, or nothing did (then the plan on screen stays and nothing is said).
+ * made with changed, or nothing did (then the plan on screen stays and nothing is said); and the
+ * lines for a plan that cannot be made again (its leaf gone or archived, the request failed).
  */
 import type { CompactionPlanDto } from "../../../core/api/dto.ts";
 
@@ -51,3 +52,17 @@ export const leafGoneNote = (leafId: string) =>
 
 /** The line when the plan's session cannot be planned on any more (deleted, or nothing to compact now). */
 export const sessionGoneNote = (message: string) => `${message.replace(/\.$/, "")}; this plan cannot run.`;
+
+/**
+ * The line when the plan's own leaf was archived (its branch hidden: an answered edit undone, or
+ * Archive branch) and the view leaf went elsewhere: the plan now is the one at the view leaf.
+ */
+export const archivedLeafNote = (leafId: string, nextLeafId: string) =>
+  `The entry this plan was made at (${leafId}) was archived (hidden; Show archived shows it): the plan was made again at the view leaf, ${nextLeafId}.`;
+
+/**
+ * The line when the plan could not be made again after a change (`what`: "The session changed")
+ * for a passing reason (the server unreachable, …): the plan shown stays, and can still run.
+ */
+export const replanFailedNote = (what: string, message: string) =>
+  `${what}, and the plan could not be made again: ${message.replace(/\.$/, "")}. Retry asks again; Run first checks that this plan still holds, and runs nothing if it does not.`;

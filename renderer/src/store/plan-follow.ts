@@ -5,15 +5,25 @@
  * many lines asks a few times, not once a line; and when a setting it is made with changes
  * (`settings:changed` for another setting asks nothing). A plan that comes back the same stays
  * and nothing is said; one that differs replaces it with one line saying why. A session deleted
- * or a plan's leaf gone: one line, and the plan cannot run. A keep-recent figure the user chose
- * on the slider stays theirs. Never a silent swap under a compaction already running.
+ * or a plan's leaf gone: one line, and the plan cannot run; its leaf archived: the plan at the view
+ * leaf, saying so. A request that fails for a passing reason keeps the plan shown, runnable (main
+ * refuses it once out of date: `stale_plan`), with one line and Retry. A settings change heard
+ * while Compact… was still asking is checked against its answer. A keep-recent figure the user
+ * chose on the slider stays theirs. Never a silent swap under a compaction already running.
  */
 import { planSettingsChanged, planSettingsOf } from "../../../core/compaction/plan-settings.ts";
 import type { Settings } from "../../../core/settings/schema.ts";
 import { ApiCallError, call } from "../api.ts";
 import { useCanopy } from "./index.ts";
 import { selectRunning } from "./jobs-slice.ts";
-import { leafGoneNote, planChange, sessionChangeNote, sessionGoneNote } from "./plan-change.ts";
+import {
+  archivedLeafNote,
+  leafGoneNote,
+  planChange,
+  replanFailedNote,
+  sessionChangeNote,
+  sessionGoneNote,
+} from "./plan-change.ts";
 
 /** Quiet time after a session change before the plan is asked again. */
 export const PLAN_FOLLOW_QUIET_MS = 250;
@@ -33,6 +43,10 @@ let timer: ReturnType<typeof setTimeout> | null = null;
 /** When the first change of the pending ones was heard (the max wait counts from it). */
 let pendingSince = 0;
 let inFlight = false;
+/** Why the last request failed for a passing reason (what Retry asks for again); null: none did. */
+let lastFailed: Why | null = null;
+/** The latest settings heard while Compact… or the slider was still asking (its answer may predate them). */
+let heardWhileAsking: Settings | null = null;
 
 /** The open plan of this session, when a compaction is not running on it. */
 function followedPlan(sessionId?: string) {
@@ -45,6 +59,7 @@ function followedPlan(sessionId?: string) {
 
 /** `settings:changed`: the open plan is made again only when a setting it is made with changed. */
 export function planFollowsSettings(settings: Settings): void {
+  if (useCanopy.getState().planAsking > 0) heardWhileAsking = settings;
   const plan = followedPlan();
   if (plan === null || planSettingsChanged(plan.plannedWith, planSettingsOf(settings)).length === 0) return;
   want({ settings, session: false }, 0);
@@ -54,6 +69,27 @@ export function planFollowsSettings(settings: Settings): void {
 export function planFollowsSession(sessionId: string): void {
   if (followedPlan(sessionId) === null) return;
   want({ settings: null, session: true }, PLAN_FOLLOW_QUIET_MS);
+}
+
+/**
+ * Once the plans asked for by Compact… or the slider are all in, the one shown is made again if a
+ * settings change heard meanwhile is not what it was made with. Returns the unsubscribe.
+ */
+export function planFollowsAnswers(): () => void {
+  return useCanopy.subscribe((state, before) => {
+    if (state.planAsking > 0 || before.planAsking === 0) return;
+    const settings = heardWhileAsking;
+    heardWhileAsking = null;
+    const plan = followedPlan();
+    if (settings === null || plan === null) return;
+    if (planSettingsChanged(plan.plannedWith, planSettingsOf(settings)).length > 0) want({ settings, session: false }, 0);
+  });
+}
+
+/** Retry: the request that failed is made again (the panel's line about it stays until it answers). */
+export function retryPlan(): void {
+  if (followedPlan() === null) return;
+  want(lastFailed ?? { settings: null, session: true }, 0);
 }
 
 function want(why: Why, quietMs: number): void {
@@ -87,7 +123,8 @@ async function replan(why: Why): Promise<void> {
   const chosen = asked.planKeepRecentTokens;
   if (plan === null) return;
   let next: typeof plan;
-  let gone = false;
+  /** Where the entry the plan was made at is, once the view leaf went elsewhere. */
+  let leaf: "kept" | "gone" | "archived" = "kept";
   try {
     next = await call("compaction:preview", {
       sessionId: plan.sessionId,
@@ -95,18 +132,19 @@ async function replan(why: Why): Promise<void> {
     });
     const change = planChange(plan, next);
     if (change === "moved") {
-      // The view leaf went elsewhere: is the entry the plan was made at still there at all?
-      gone =
-        (await call("session:entries", { sessionId: plan.sessionId, entryIds: [plan.leafId] })).length === 0;
+      // The view leaf went elsewhere: is the entry the plan was made at still there, or hidden?
+      const [found] = await call("session:entries", { sessionId: plan.sessionId, entryIds: [plan.leafId] });
+      leaf = found === undefined ? "gone" : found.archived ? "archived" : "kept";
     }
   } catch (error) {
     if (stillShown(plan, chosen)) failed(why, error as Error);
     return;
   }
   if (!stillShown(plan, chosen)) return;
+  lastFailed = null;
   const now = useCanopy.getState();
-  if (gone) {
-    useCanopy.setState({ planBlocked: leafGoneNote(plan.leafId), planNote: null });
+  if (leaf === "gone") {
+    useCanopy.setState({ planBlocked: leafGoneNote(plan.leafId), planNote: null, planRetry: null });
     return;
   }
   const change = planChange(plan, next);
@@ -115,18 +153,24 @@ async function replan(why: Why): Promise<void> {
   const same = change === "same" || change === "restamped";
   const blocked = now.planBlocked !== null;
   const settingsNote = why.settings === null ? null : noteForSettings(why.settings, plan, next, chosen, same);
-  const sessionNote = change === "settings" && why.settings !== null ? null : sessionChangeNote(change, next);
+  const sessionNote =
+    leaf === "archived"
+      ? archivedLeafNote(plan.leafId, next.leafId)
+      : change === "settings" && why.settings !== null
+        ? null
+        : sessionChangeNote(change, next);
   let note: string | null;
   if (same) {
     if (blocked) note = "The session is as it was when the plan was made: it can run again.";
+    else if (now.planRetry !== null) note = "The plan was made again: nothing in it changed.";
     // The line about a figure chosen on the slider goes once the setting is that figure too.
     else if (why.settings !== null && chosen !== null) note = settingsNote;
     else note = now.planNote;
   } else {
     note = [sessionNote, settingsNote].filter((line) => line !== null).join(" ") || null;
   }
-  if (change === "same" && note === now.planNote && !blocked) return;
-  useCanopy.setState({ plan: change === "same" ? plan : next, planNote: note, planBlocked: null });
+  if (change === "same" && note === now.planNote && !blocked && now.planRetry === null) return;
+  useCanopy.setState({ plan: change === "same" ? plan : next, planNote: note, planBlocked: null, planRetry: null });
 }
 
 /** The plan asked about is still the one on screen, for the same figure, and nothing runs on it. */
@@ -136,18 +180,18 @@ function stillShown(plan: NonNullable<ReturnType<typeof followedPlan>>, chosen: 
 }
 
 function failed(why: Why, error: Error): void {
-  if (why.session || (error instanceof ApiCallError && error.code === "not_found")) {
-    // Deleted, or nothing to compact at its leaf any more (compacted meanwhile): the plan stays
-    // in sight with the reason, and cannot run.
-    useCanopy.setState({ planBlocked: sessionGoneNote(error.message), planNote: null });
+  if (error instanceof ApiCallError && (error.code === "not_found" || error.code === "invalid_input")) {
+    // Main answered that there is no plan: deleted, or nothing to compact at its leaf any more
+    // (compacted meanwhile). The plan stays in sight with the reason, and cannot run.
+    lastFailed = null;
+    useCanopy.setState({ planBlocked: sessionGoneNote(error.message), planNote: null, planRetry: null });
     return;
   }
-  useCanopy.setState({
-    plan: null,
-    planNote: null,
-    planBlocked: null,
-    planError: `The settings changed, and the plan could not be made again: ${error.message}`,
-  });
+  // A passing failure (the server unreachable, …) says nothing about the session: the plan shown
+  // stays and can run — main checks it against the session as it is and refuses it if stale.
+  lastFailed = why;
+  const what = why.session ? "The session changed" : "The settings changed";
+  useCanopy.setState({ planNote: null, planRetry: replanFailedNote(what, error.message) });
 }
 
 /** The line about a settings change (null: none to say). */

@@ -4,14 +4,15 @@
  * streams the summary while it is written, and Escape cancels. Its top row is the open
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
  * The plan is made again when its session or a setting it is made with changes, wherever
- * (plan-follow.ts), and says so; a plan whose session was deleted or whose leaf is gone cannot run.
+ * (plan-follow.ts), and says so; a plan whose session was deleted or whose leaf is gone cannot run;
+ * one that could not be made again (a passing failure) says why and offers Retry.
  */
 import { useEffect, useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
-import { planFollowsSession, planFollowsSettings } from "../../store/plan-follow.ts";
+import { planFollowsAnswers, planFollowsSession, planFollowsSettings, retryPlan } from "../../store/plan-follow.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
@@ -23,6 +24,7 @@ export function CompactionPanel() {
   const planError = useCanopy((state) => state.planError);
   const planNote = useCanopy((state) => state.planNote);
   const planBlocked = useCanopy((state) => state.planBlocked);
+  const planRetry = useCanopy((state) => state.planRetry);
   const running = useCanopy(selectRunning);
   // A chat turn holds the session too: no compaction starts before it ends.
   const busy = useCanopy((state) => selectSessionJob(state) !== null);
@@ -46,6 +48,8 @@ export function CompactionPanel() {
       }),
       // A compaction elsewhere: the changes it made may have been heard while it still ran.
       onEvent("job:ended", (payload) => planFollowsSession(payload.sessionId)),
+      // A settings change heard while Compact… still asked: its answer is checked against it.
+      planFollowsAnswers(),
     ];
     return () => {
       for (const off of offs) off();
@@ -88,6 +92,14 @@ export function CompactionPanel() {
           {planBlocked && (
             <p className="note" role="status" data-testid="plan-blocked">
               {planBlocked}
+            </p>
+          )}
+          {planRetry && (
+            <p className="note" role="alert" data-testid="plan-retry">
+              {planRetry}{" "}
+              <button type="button" onClick={retryPlan}>
+                Retry
+              </button>
             </p>
           )}
           <p>
