@@ -3,7 +3,8 @@
 // does not answer) keeps the plan shown and Run, says so in one line with Retry (reached from the
 // keyboard), and a Run of a plan that went stale meanwhile is refused with nothing run; a setting
 // changed while Compact… still waits for its first plan is applied to it; the entry the plan was
-// made at archived (an answered edit undone) is said as archived, not as a view leaf moved.
+// made at archived (an answered edit undone) is said as archived, not as a view leaf moved, and
+// archived with the view leaf on it (Archive branch, confirmed) says the plan still applies there.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Route } from "playwright-core";
@@ -208,5 +209,18 @@ describe("the entry the plan was made at archived", () => {
     expect(await textOf(keepsFrom())).toContain(`Keeps from ${now.firstKeptEntryId}`);
     expect(await app.page.getByTestId("plan-blocked").count()).toBe(0);
     expect(await runButton().isEnabled()).toBe(true);
+  }, 60_000);
+
+  it("with the view leaf (Archive branch, confirmed, in another window): says the plan still applies to it", async () => {
+    const shown = await openPlan();
+    expect(shown.leafId).toBe("a8");
+    await apiCall<EditResultDto>(app.mode, "edits:archive", { sessionId, entryId: "u8", confirm: true });
+    await poll(() => textOf(remade())).toBe(
+      "The entry this plan is made at (a8) was archived (hidden; Show archived shows it): it is still the view leaf, so the plan still applies to it.",
+    );
+    expect(await textOf(keepsFrom())).toContain(`Keeps from ${shown.firstKeptEntryId}`);
+    expect(await runButton().isEnabled()).toBe(true);
+    await apiCall<EditResultDto>(app.mode, "edits:unarchive", { sessionId, entryId: "u8" });
+    await poll(() => remade().count()).toBe(0);
   }, 60_000);
 });

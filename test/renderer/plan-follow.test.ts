@@ -488,3 +488,23 @@ describe("its leaf archived", () => {
     );
   });
 });
+
+describe("its leaf archived where it is (Archive branch on the view leaf, confirmed)", () => {
+  it("says the plan still applies to it; restored, the line goes", async () => {
+    const settle = async () => {
+      follow.planFollowsSession("s1");
+      await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+    };
+    archivedAnswer = ["u3", "a3"];
+    await settle();
+    expect(state().plan).toBe(shown);
+    expect(state().planBlocked).toBeNull();
+    expect(state().planNote).toBe(
+      "The entry this plan is made at (a3) was archived (hidden; Show archived shows it): it is still the view leaf, so the plan still applies to it.",
+    );
+    archivedAnswer = [];
+    await settle();
+    expect(state().planNote).toBeNull();
+    expect(state().plan).toBe(shown);
+  });
+});

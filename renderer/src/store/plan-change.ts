@@ -61,6 +61,13 @@ export const archivedLeafNote = (leafId: string, nextLeafId: string) =>
   `The entry this plan was made at (${leafId}) was archived (hidden; Show archived shows it): the plan was made again at the view leaf, ${nextLeafId}.`;
 
 /**
+ * The line when the plan's own leaf was archived and is still the view leaf (Archive branch,
+ * confirmed): the plan is unchanged, and applies to a leaf the canvas now hides.
+ */
+export const archivedHereNote = (leafId: string) =>
+  `The entry this plan is made at (${leafId}) was archived (hidden; Show archived shows it): it is still the view leaf, so the plan still applies to it.`;
+
+/**
  * The line when the plan could not be made again after a change (`what`: "The session changed")
  * for a passing reason (the server unreachable, …): the plan shown stays, and can still run.
  */

@@ -6,7 +6,7 @@
  * (`settings:changed` for another setting asks nothing). A plan that comes back the same stays
  * and nothing is said; one that differs replaces it with one line saying why. A session deleted
  * or a plan's leaf gone: one line, and the plan cannot run; its leaf archived: the plan at the view
- * leaf, saying so. A request that fails for a passing reason keeps the plan shown, runnable (main
+ * leaf, saying so (or, the view leaf archived with it, that the plan still applies there). A request that fails for a passing reason keeps the plan shown, runnable (main
  * refuses it once out of date: `stale_plan`), with one line and Retry. A settings change heard
  * while Compact… was still asking is checked against its answer. A keep-recent figure the user
  * chose on the slider stays theirs. Never a silent swap under a compaction already running.
@@ -17,6 +17,7 @@ import { ApiCallError, call } from "../api.ts";
 import { useCanopy } from "./index.ts";
 import { selectRunning } from "./jobs-slice.ts";
 import {
+  archivedHereNote,
   archivedLeafNote,
   leafGoneNote,
   planChange,
@@ -125,6 +126,8 @@ async function replan(why: Why): Promise<void> {
   let next: typeof plan;
   /** Where the entry the plan was made at is, once the view leaf went elsewhere. */
   let leaf: "kept" | "gone" | "archived" = "kept";
+  /** The plan's own leaf, still the view leaf, is in an archived branch (null: not asked). */
+  let hiddenHere: boolean | null = null;
   try {
     next = await call("compaction:preview", {
       sessionId: plan.sessionId,
@@ -135,6 +138,10 @@ async function replan(why: Why): Promise<void> {
       // The view leaf went elsewhere: is the entry the plan was made at still there, or hidden?
       const [found] = await call("session:entries", { sessionId: plan.sessionId, entryIds: [plan.leafId] });
       leaf = found === undefined ? "gone" : found.archived ? "archived" : "kept";
+    } else if (why.session && (change === "same" || change === "restamped")) {
+      // Nothing the plan shows changed: its branch may have been archived (Archive branch, confirmed).
+      const [found] = await call("session:entries", { sessionId: plan.sessionId, entryIds: [plan.leafId] });
+      hiddenHere = found?.archived === true;
     }
   } catch (error) {
     if (stillShown(plan, chosen)) failed(why, error as Error);
@@ -163,6 +170,8 @@ async function replan(why: Why): Promise<void> {
   if (same) {
     if (blocked) note = "The session is as it was when the plan was made: it can run again.";
     else if (now.planRetry !== null) note = "The plan was made again: nothing in it changed.";
+    else if (hiddenHere === true) note = archivedHereNote(plan.leafId);
+    else if (hiddenHere === false && now.planNote === archivedHereNote(plan.leafId)) note = null;
     // The line about a figure chosen on the slider goes once the setting is that figure too.
     else if (why.settings !== null && chosen !== null) note = settingsNote;
     else note = now.planNote;
