@@ -72,6 +72,17 @@ async function openPlan(): Promise<CompactionPlanDto> {
   return expected;
 }
 
+/** The page's compaction:preview requests so far. */
+let previews = 0;
+
+/** Waits until the page has asked for no plan for a while (longer than the re-plan's max wait). */
+async function settledPreviews(): Promise<void> {
+  for (let seen = -1; seen !== previews; ) {
+    seen = previews;
+    await quietFor(1800);
+  }
+}
+
 /** Every compaction:preview of the page fails as a request that gets no answer. */
 async function previewsFail(): Promise<() => Promise<void>> {
   const abort = (route: Route) => route.abort("connectionrefused");
@@ -88,6 +99,9 @@ beforeAll(async () => {
   await apiCall(app.mode, "settings:set", { key: "compaction.keepRecentTokens", value: 400 });
   const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
   sessionId = report.files[0]?.sessionId as string;
+  app.page.on("request", (request) => {
+    if (PREVIEW(new URL(request.url()))) previews++;
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -108,7 +122,11 @@ describe("a compaction plan that cannot be made again", () => {
     expect(await textOf(keepsFrom())).toContain(`Keeps from ${shown.firstKeptEntryId}`);
     expect(await app.page.getByTestId("plan-blocked").count()).toBe(0);
 
+    // Every re-plan the change asked for has failed (none waits any more) before requests pass again.
+    await settledPreviews();
     await succeed();
+    await quietFor(500);
+    expect(await retryLine().count()).toBe(1);
     await retryButton().focus();
     const retried = Date.now();
     await app.page.keyboard.press("Enter");
@@ -128,8 +146,11 @@ describe("a compaction plan that cannot be made again", () => {
     for (const n of [8, 9]) for (const text of turn(n)) appendFileSync(file, `${text}\n`);
     await poll(() => textOf(retryLine())).toContain("the plan could not be made again");
     await poll(async () => (await tree()).fileLeafId).toBe("a9");
+    await settledPreviews();
     const before = await compactions();
     await succeed();
+    await quietFor(500);
+    expect(await textOf(keepsFrom())).toContain(`Keeps from ${shown.firstKeptEntryId}`);
     await runButton().click();
     const now = await current();
     expect(now.firstKeptEntryId).not.toBe(shown.firstKeptEntryId);
