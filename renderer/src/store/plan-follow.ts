@@ -5,11 +5,12 @@
  * many lines asks a few times, not once a line; and when a setting it is made with changes
  * (`settings:changed` for another setting asks nothing). A plan that comes back the same stays
  * and nothing is said; one that differs replaces it with one line saying why. A session deleted
- * or a plan's leaf gone: one line, and the plan cannot run; its leaf archived: the plan at the view
- * leaf, saying so (or, the view leaf archived with it, that the plan still applies there). A request that fails for a passing reason keeps the plan shown, runnable (main
- * refuses it once out of date: `stale_plan`), with one line and Retry. A settings change heard
- * while Compact… was still asking is checked against its answer. A keep-recent figure the user
- * chose on the slider stays theirs. Never a silent swap under a compaction already running.
+ * or a plan's leaf gone: one line, and the plan cannot run; its leaf archived: the plan at the
+ * view leaf, saying so (or, the view leaf archived with it, that the plan still applies there).
+ * A request that fails for a passing reason keeps the plan shown, runnable (main refuses it once
+ * out of date: `stale_plan`), with one line and Retry. A settings change heard while Compact… was
+ * still asking is checked against its answer. A keep-recent figure the user chose on the slider
+ * stays theirs. Never a silent swap under a compaction already running.
  */
 import { planSettingsChanged, planSettingsOf } from "../../../core/compaction/plan-settings.ts";
 import type { Settings } from "../../../core/settings/schema.ts";
