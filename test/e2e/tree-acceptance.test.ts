@@ -332,11 +332,21 @@ describe("tree acceptance (issue 4)", () => {
 
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
-    const plan = await api<{ firstKeptEntryId: string; summarizeEntryIds: string[] }>("compaction:preview", {
+    const plan = await api<{
+      firstKeptEntryId: string;
+      summarizeEntryIds: string[];
+      keptTokens: number;
+      maxSummaryTokens: number;
+    }>("compaction:preview", {
       sessionId: session.id,
     });
     const cutNode = page.locator(`.tree-node[data-entry-id="${plan.firstKeptEntryId}"]`);
     await expect.poll(() => cutNode.getByTestId("planned-cut").count()).toBe(1);
+    // What stays and what the summary may add, never a "before → after" that can read as growth.
+    expect(await cutNode.getByTestId("planned-cut").textContent()).toMatch(/^✂ planned cut · keeps ~[\d.]+k? \+ summary$/);
+    expect(await page.getByTestId("compaction-plan").textContent()).toContain(
+      `After: ~${plan.keptTokens.toLocaleString()} kept verbatim (estimated) + a summary of at most ${plan.maxSummaryTokens.toLocaleString()}`,
+    );
     await expect.poll(() => page.getByTestId("planned-cut").count()).toBe(1);
     await expect.poll(() => page.locator('[data-will-summarize="true"]').count()).toBeGreaterThan(0);
     await shot(page, "04-compaction-plan");

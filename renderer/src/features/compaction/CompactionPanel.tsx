@@ -110,8 +110,9 @@ export function CompactionPanel() {
           </p>
           <p>
             Tokens before: {plan.tokensBefore.toLocaleString()} (measured {plan.tokensBeforeMeasured?.toLocaleString() ?? "n/a"}
-            , estimated {plan.tokensBeforeEstimated.toLocaleString()}) → after: ≤{" "}
-            {(plan.keptTokens + plan.maxSummaryTokens).toLocaleString()}. Summarizer: {plan.summarizer}.
+            , estimated {plan.tokensBeforeEstimated.toLocaleString()}). After: ~{plan.keptTokens.toLocaleString()} kept
+            verbatim (estimated) + a summary of at most {plan.maxSummaryTokens.toLocaleString()} (≤{" "}
+            {(plan.keptTokens + plan.maxSummaryTokens).toLocaleString()}). Summarizer: {plan.summarizer}.
           </p>
           <KeepRecentSlider plan={plan} />
           {plan.notes.map((note) => (

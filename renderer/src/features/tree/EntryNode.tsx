@@ -24,7 +24,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   const keptBy = useCanopy((state) => selectLayout(state)?.firstKeptBy.get(id)?.join(" ") ?? "");
   const plannedTokens = useCanopy((state) =>
     state.plan && state.plan.firstKeptEntryId === id
-      ? `${formatTokens(state.plan.tokensBefore)} → ≤ ${formatTokens(state.plan.keptTokens + state.plan.maxSummaryTokens)}`
+      ? `keeps ~${formatTokens(state.plan.keptTokens)} + summary`
       : "",
   );
 
