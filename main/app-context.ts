@@ -65,7 +65,9 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     options.loadUserHooks === false
       ? Promise.resolve()
       : loadHookModules(hooks, path.join(dataDir, "hooks")).then(() => undefined);
-  const imports = options.importThread === true ? new ThreadImports(db, dbPath) : new InPlaceImports(db);
+  const writes = new WriteGate();
+  const imports =
+    options.importThread === true ? new ThreadImports(db, dbPath, { writes }) : new InPlaceImports(db);
   const events = new EventBus();
   const searchIndexer = options.backgroundSearchIndex === true ? new SearchIndexer(db, imports) : null;
   if (searchIndexer !== null) {
@@ -87,7 +89,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     hooksReady,
     jobs: new JobRegistry(),
     imports,
-    writes: new WriteGate(),
+    writes,
     connectionTests: new ConnectionTests(),
     searchIndexer,
     env: options.env ?? process.env,

@@ -4,6 +4,7 @@
  * B-trees per session), so a commit per file writes ~0.7 MB of WAL on top of the file's own data.
  */
 import { type Database, resumeForeignKeyChecks, suspendForeignKeyChecks } from "../store/open.ts";
+import { beginWrite, endedWrite } from "../store/transactions.ts";
 import { reasonOf } from "./files.ts";
 
 /** Files of known sessions up to this size (parsed in place) share a transaction. */
@@ -115,7 +116,7 @@ export class ImportBatch {
     // Set before the batch begins: the pragma cannot change inside a transaction.
     this.checksOff = group === "new" && suspendForeignKeyChecks(this.db);
     try {
-      this.db.exec("BEGIN IMMEDIATE");
+      beginWrite(this.db);
     } catch (error) {
       this.end();
       throw error;
@@ -130,6 +131,7 @@ export class ImportBatch {
   }
 
   private end(): void {
+    if (this.group !== null) endedWrite(this.db);
     if (this.checksOff) resumeForeignKeyChecks(this.db);
     this.checksOff = false;
     this.group = null;

@@ -8,14 +8,17 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { toApiError } from "../api/errors.ts";
 import { checkpointWal, type Database, openDatabase } from "../store/open.ts";
+import { watchWriteLocks } from "../store/transactions.ts";
 import { exportSessionToFile } from "./export.ts";
 import { importPath } from "./import.ts";
 import type { ExportJob, RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
+import { askingWatch } from "./runner-write-lock.ts";
 import { indexSearchSlice } from "./search.ts";
 
 const port = parentPort;
 const init = workerData as RunnerInit;
 const stopJob = new Int32Array(init.stopJob);
+const lockAck = new Int32Array(init.lockAck);
 let db: Database | null = null;
 /** A slice of search indexing is scheduled. */
 let indexing = false;
@@ -25,6 +28,18 @@ const SEARCH_SLICE_ROWS = 2000;
 
 function post(message: RunnerMessage): void {
   port?.postMessage(message);
+}
+
+/**
+ * The library, opened on first use. Its write transactions are told to the serving thread first
+ * (runner-write-lock.ts): the writes there wait for them without holding that thread up.
+ */
+function library(): Database {
+  if (db === null) {
+    db = openDatabase(init.dbPath);
+    watchWriteLocks(db, askingWatch(lockAck, post));
+  }
+  return db;
 }
 
 port?.on("message", (job: RunnerJob | "stop") => {
@@ -38,8 +53,7 @@ port?.on("message", (job: RunnerJob | "stop") => {
     return;
   }
   try {
-    db ??= openDatabase(init.dbPath);
-    const report = importPath(db, job.target, {
+    const report = importPath(library(), job.target, {
       onProgress: (done, total, file) => post({ kind: "progress", jobId: job.jobId, done, total, file }),
       shouldStop: () => Atomics.load(stopJob, 0) === job.jobId,
     });
@@ -61,8 +75,7 @@ port?.on("message", (job: RunnerJob | "stop") => {
 /** Writes an export (the serving thread checked its target first); its failure as the API says it. */
 function exportToFile(jobId: number, { sessionId, outPath, options }: ExportJob): void {
   try {
-    db ??= openDatabase(init.dbPath);
-    post({ kind: "exported", jobId, result: exportSessionToFile(db, sessionId, outPath, options) });
+    post({ kind: "exported", jobId, result: exportSessionToFile(library(), sessionId, outPath, options) });
   } catch (error) {
     post({ kind: "export-failed", jobId, error: toApiError(error) });
   }

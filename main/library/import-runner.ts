@@ -14,6 +14,8 @@ import { checkpointWal, type Database } from "../store/open.ts";
 import { getSessionRow } from "../store/repos/sessions.ts";
 import { type ExportRequestOptions, exportSessionToFile } from "./export.ts";
 import { type ImportOptions, importPath } from "./import.ts";
+import { ThreadWriteLock, type WriteLockMessage } from "./runner-write-lock.ts";
+import type { WriteGate } from "./write-gate.ts";
 import { workerScriptPath } from "./worker-script.ts";
 
 export type ImportProgress = NonNullable<ImportOptions["onProgress"]>;
@@ -58,6 +60,8 @@ export interface ImportRunner {
 export interface RunnerInit {
   dbPath: string;
   stopJob: SharedArrayBuffer;
+  /** Int32 [the thread's last ask to take the write lock that the serving thread answered]. */
+  lockAck: SharedArrayBuffer;
 }
 
 /** An export to a file (see ImportRunner.exportToFile): what the `session:export` request asked. */
@@ -78,7 +82,8 @@ export type RunnerMessage =
   | { kind: "failed"; jobId: number; message: string }
   | { kind: "exported"; jobId: number; result: ExportResult }
   | { kind: "export-failed"; jobId: number; error: ApiError }
-  | { kind: "indexed" };
+  | { kind: "indexed" }
+  | WriteLockMessage;
 
 /** A thread not used for this long is stopped (the next import starts another). */
 export const IDLE_RUNNER_MS = 30_000;
@@ -219,16 +224,21 @@ export class ThreadImports implements ImportRunner {
   private readonly stopJob = new Int32Array(new SharedArrayBuffer(4));
   /** Resolves once the last thread asked to end has ended. */
   private ended: Promise<void> = Promise.resolve();
+  private readonly lockAck = new Int32Array(new SharedArrayBuffer(4));
+  /** Closes the serving thread's write gate while the thread holds the write lock. */
+  private readonly writeLock: ThreadWriteLock;
 
   /**
    * `db`: the calling thread's connection (used when the thread cannot start); `dbPath`: its file;
-   * `script`: the thread's script (default: import-runner-worker next to this module).
+   * `script`: the thread's script (default: import-runner-worker next to this module); `writes`:
+   * the gate this thread's writes wait at while the thread holds the write lock.
    */
-  constructor(db: Database, dbPath: string, options: { script?: string } = {}) {
+  constructor(db: Database, dbPath: string, options: { script?: string; writes?: WriteGate } = {}) {
     this.db = db;
     this.dbPath = dbPath;
     this.script = options.script ?? workerScriptPath(import.meta.url, "import-runner-worker");
     this.inPlace = new InPlaceImports(db);
+    this.writeLock = new ThreadWriteLock(options.writes, this.lockAck);
   }
 
   get busy(): boolean {
@@ -337,7 +347,11 @@ export class ThreadImports implements ImportRunner {
     let worker: Worker;
     try {
       worker = new Worker(script, {
-        workerData: { dbPath: this.dbPath, stopJob: this.stopJob.buffer } satisfies RunnerInit,
+        workerData: {
+          dbPath: this.dbPath,
+          stopJob: this.stopJob.buffer,
+          lockAck: this.lockAck.buffer,
+        } satisfies RunnerInit,
       });
     } catch (error) {
       void error;
@@ -359,6 +373,10 @@ export class ThreadImports implements ImportRunner {
     }
     if (message.kind === "indexed") {
       this.endIndexing();
+      return;
+    }
+    if (message.kind === "writing" || message.kind === "written") {
+      this.writeLock.take(message);
       return;
     }
     const job = this.current;
@@ -395,6 +413,8 @@ export class ThreadImports implements ImportRunner {
     this.worker = null;
     // What it did not index, a search catches up itself.
     this.endIndexing();
+    // A thread that ended holds no lock.
+    this.writeLock.release();
     const job = this.current;
     if (!this.ready) {
       this.broken = true;

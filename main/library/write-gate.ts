@@ -1,7 +1,8 @@
 /**
  * Requests that write the library wait here, asynchronously, while the import runner's thread
- * re-imports a rewritten live file in one transaction of seconds (196 MB: ~4 s); else they wait for
- * SQLite's lock on the serving thread (busy_timeout), holding every other request up. Reads go on.
+ * holds the write lock (runner-write-lock.ts: a large file is stored in one transaction of seconds,
+ * 196 MB: ~4 s); else they wait for SQLite's lock on the serving thread (busy_timeout), holding
+ * every other request up. Reads go on.
  */
 import type { Channel } from "../../core/api/contract.ts";
 
