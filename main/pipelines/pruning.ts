@@ -153,22 +153,30 @@ export function applyPrune(
   leafId?: string | null,
   config: PruningConfig = DEFAULT_PRUNING,
 ): PruneResultDto {
-  const planned = planFor(ctx, sessionId, leafId, config);
-  const { plan } = planned;
-  if (!plan.willPrune) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
-  const entries = planned.candidateEntries();
-  const prunedAt = Date.now();
-  const { sid } = requireSession(ctx.db, sessionId);
-  const rows: { entryId: string; json: string; tokens: number }[] = [];
-  for (const candidate of plan.candidates) {
-    const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
-    if (entry?.message.role !== "toolResult") continue;
-    const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
-    rows.push({ entryId: candidate.entryId, json: toJson(pruned), tokens: entryTokens(pruned) });
-  }
-  // One transaction; no cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
-  writeTransaction(ctx.db, () => planned.write(sid, rows))();
-  ctx.events.emit("session:changed", { sessionId, viewLeafId: planned.viewLeafId });
+  // Planned under the write lock: rows read before it could be changed meanwhile by another
+  // connection (the import runner's thread storing an agent's new lines, a CLI's prune or
+  // restore), and the prune would act on what they were.
+  const done = writeTransaction(ctx.db, () => {
+    const planned = planFor(ctx, sessionId, leafId, config);
+    const { plan } = planned;
+    if (!plan.willPrune) return null;
+    const entries = planned.candidateEntries();
+    const prunedAt = Date.now();
+    const { sid } = requireSession(ctx.db, sessionId);
+    const rows: { entryId: string; json: string; tokens: number }[] = [];
+    for (const candidate of plan.candidates) {
+      const entry = entries.get(candidate.entryId) as MessageEntry | undefined;
+      if (entry?.message.role !== "toolResult") continue;
+      const pruned: MessageEntry = { ...entry, message: applyPruningToMessage(entry.message, candidate.tokens, prunedAt) };
+      rows.push({ entryId: candidate.entryId, json: toJson(pruned), tokens: entryTokens(pruned) });
+    }
+    // No cached figure of the session (stats.ts) can change: see UNCHANGED_STATS.
+    planned.write(sid, rows);
+    return planned;
+  })();
+  if (done === null) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
+  const { plan } = done;
+  ctx.events.emit("session:changed", { sessionId, viewLeafId: done.viewLeafId });
   return {
     sessionId,
     prunedCount: plan.candidates.length,
@@ -179,9 +187,11 @@ export function applyPrune(
 
 /** Puts every pruned tool output of the session back (D9: pruning never destroys data). */
 export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDto {
-  const { sid } = requireSession(ctx.db, sessionId);
-  const rows = listPrunedEntryRows(ctx.db, sid);
-  writeTransaction(ctx.db, () => {
+  // The pruned rows are read under the write lock: one pruned by another connection just before
+  // it (a CLI's prune) is restored too, one it restored is not counted again.
+  const ids = writeTransaction(ctx.db, () => {
+    const { sid } = requireSession(ctx.db, sessionId);
+    const rows = listPrunedEntryRows(ctx.db, sid);
     let toolResultsOnly = true;
     for (const row of rows) {
       const original = JSON.parse(row.originalJson) as SessionEntry;
@@ -190,8 +200,8 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
     }
     // UNCHANGED_STATS holds for tool results; anything else (a hand-written prunedAt) is recounted.
     if (!toolResultsOnly) refreshSessionStats(ctx.db, { sid, id: sessionId });
+    return rows.map((row) => row.id);
   })();
-  const ids = rows.map((row) => row.id);
   // From the session's row: parsing every entry for it took seconds on a long session.
   const viewLeafId = getViewLeaf(ctx.db, sessionId);
   ctx.events.emit("session:changed", { sessionId, viewLeafId });
