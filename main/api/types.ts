@@ -30,7 +30,7 @@ export interface AppContext {
   jobs: JobRegistry;
   /** Where library imports run: a thread of their own in the app, this thread in the CLI. */
   imports: ImportRunner;
-  /** Where requests that write wait while the runner re-imports a rewritten live file (write-gate.ts). */
+  /** Where requests that write wait while the runner's thread holds the write lock (write-gate.ts). */
   writes: WriteGate;
   /**
    * Running connection tests (Settings → Test connection) by the id their window made, so a

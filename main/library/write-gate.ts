@@ -24,10 +24,30 @@ export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
   "navigation:navigate",
   "pruning:apply",
   "pruning:restore",
+  "library:import",
+  "library:import-default-folders",
   "library:delete",
   "library:restore",
   "library:set-folders",
   "settings:set",
+]);
+
+/**
+ * Channels that write the library but do not wait at their start: each keeps clear of the runner's
+ * write lock itself. A job (chat turn, compaction) waits for the gate right before it stores what
+ * its model call gave; an export re-imports its grown source first, waiting for the gate then
+ * (reimportLive); a search catches the index up only while the runner neither imports nor indexes;
+ * a prune preview stores the tool facts it read only when it need not wait for the lock
+ * (storeToolFacts). test/main/api/library-writes.test.ts checks that every channel in neither list
+ * writes nothing.
+ */
+export const WRITES_ON_THEIR_OWN: ReadonlySet<Channel> = new Set<Channel>([
+  "chat:send",
+  "chat:continue",
+  "compaction:run",
+  "session:export",
+  "library:search",
+  "pruning:preview",
 ]);
 
 export class WriteGate {
