@@ -360,13 +360,20 @@ export class ThreadImports implements ImportRunner {
     }
     this.worker = worker;
     this.ready = false;
-    worker.on("message", (message: RunnerMessage) => this.receive(message));
-    worker.on("error", (error) => this.lose(worker, error.message));
-    worker.on("exit", (code) => this.lose(worker, `the import thread exited (code ${code})`));
+    worker.on("message", (message: RunnerMessage) => this.receive(message, worker));
+    worker.on("error", (error) => {
+      this.writeLock.ended(worker);
+      this.lose(worker, error.message);
+    });
+    worker.on("exit", (code) => {
+      // A thread that ended holds no lock (even one that ended after close() let it go).
+      this.writeLock.ended(worker);
+      this.lose(worker, `the import thread exited (code ${code})`);
+    });
     return worker;
   }
 
-  private receive(message: RunnerMessage): void {
+  private receive(message: RunnerMessage, worker: Worker): void {
     if (message.kind === "ready") {
       this.ready = true;
       return;
@@ -376,7 +383,7 @@ export class ThreadImports implements ImportRunner {
       return;
     }
     if (message.kind === "writing" || message.kind === "written") {
-      this.writeLock.take(message);
+      this.writeLock.take(message, worker);
       return;
     }
     const job = this.current;
@@ -413,8 +420,6 @@ export class ThreadImports implements ImportRunner {
     this.worker = null;
     // What it did not index, a search catches up itself.
     this.endIndexing();
-    // A thread that ended holds no lock.
-    this.writeLock.release();
     const job = this.current;
     if (!this.ready) {
       this.broken = true;

@@ -37,20 +37,25 @@ export function askingWatch(ack: Int32Array, post: (message: WriteLockMessage) =
   };
 }
 
-/** The serving thread's side: closes `gate` while the thread writes, and answers its asks. */
+/**
+ * The serving thread's side: closes `gate` while a thread writes, and answers its asks. `thread`
+ * names the thread a message came from: one that ends (or is terminated) in the middle of its
+ * transaction lets the gate go with it.
+ */
 export class ThreadWriteLock {
   private readonly gate: WriteGate | undefined;
   private readonly ack: Int32Array;
   private end: (() => void) | null = null;
+  private holder: unknown = null;
 
   constructor(gate: WriteGate | undefined, ack: Int32Array) {
     this.gate = gate;
     this.ack = ack;
   }
 
-  take(message: WriteLockMessage): void {
+  take(message: WriteLockMessage, thread: unknown): void {
     if (message.kind === "written") {
-      this.release();
+      if (thread === this.holder) this.release();
       return;
     }
     if (this.end === null && this.gate !== undefined) {
@@ -60,14 +65,20 @@ export class ThreadWriteLock {
         }),
       );
     }
+    this.holder = thread;
     // Answered on this thread's event loop: no write of this thread is under way now.
     Atomics.store(this.ack, 0, message.seq);
     Atomics.notify(this.ack, 0);
   }
 
-  /** The thread let the lock go (or ended). */
-  release(): void {
+  /** `thread` ended: what it held is let go. */
+  ended(thread: unknown): void {
+    if (thread === this.holder) this.release();
+  }
+
+  private release(): void {
     this.end?.();
     this.end = null;
+    this.holder = null;
   }
 }
