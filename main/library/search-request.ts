@@ -27,8 +27,9 @@ export async function searchLibrary(ctx: AppContext, input: SearchInput): Promis
   const { db, imports, searchIndexer } = ctx;
   // The CLI's runner indexes nothing on its own; an app without an indexer (tests) waits for the thread's.
   if (searchIndexer === null) await imports.searchIndexed();
-  // While an import thread writes, catching up here would wait for its write lock.
-  if (!imports.busy && !imports.indexingSearch) {
+  // While an import thread writes (or holds the write gate), catching up here would wait for its
+  // write lock.
+  if (!imports.busy && !imports.indexingSearch && ctx.writes.open) {
     if (searchIndexer === null) catchUp(ctx);
     else if (countPendingTextUpTo(db, SEARCH_CATCH_UP_ROWS + 1) <= SEARCH_CATCH_UP_ROWS)
       indexPendingSearchText(db);

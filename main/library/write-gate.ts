@@ -36,7 +36,8 @@ export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
  * Channels that write the library but do not wait at their start: each keeps clear of the runner's
  * write lock itself. A job (chat turn, compaction) waits for the gate right before it stores what
  * its model call gave; an export re-imports its grown source first, waiting for the gate then
- * (reimportLive); a search catches the index up only while the runner neither imports nor indexes;
+ * (reimportLive); a search catches the index up only while the runner neither imports nor indexes
+ * and the gate is open;
  * a prune preview stores the tool facts it read only when it need not wait for the lock
  * (storeToolFacts). test/main/api/library-writes.test.ts checks that every channel in neither list
  * writes nothing.

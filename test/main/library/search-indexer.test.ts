@@ -168,6 +168,27 @@ describe("background search indexing", () => {
     }
   });
 
+  it("a search while writes are held (the import thread holds the write lock) indexes nothing itself", async () => {
+    const file = path.join(lib.dir, "small.jsonl");
+    writeSession(file, "small", SEARCH_CATCH_UP_ROWS);
+    importPath(lib.db, file);
+    const { ctx, api } = app();
+    let letGo = () => {};
+    ctx.writes.hold(new Promise<void>((resolve) => (letGo = resolve)));
+    try {
+      const changes = ctx.db.prepare("SELECT total_changes() AS n").get() as { n: number };
+      const found = await api.call("library:search", { query: "wombat", limit: 500 });
+      // Catching up would have waited for the other connection's write lock: it answers from
+      // what is indexed and says how far indexing is instead.
+      expect(found.ok && found.value.indexing).not.toBeNull();
+      expect((ctx.db.prepare("SELECT total_changes() AS n").get() as { n: number }).n).toBe(changes.n);
+    } finally {
+      letGo();
+      ctx.searchIndexer?.close();
+      ctx.db.close();
+    }
+  });
+
   it("a request that comes during idle indexing waits for no more than the slice running", async () => {
     const file = path.join(lib.dir, "big.jsonl");
     writeSession(file, "big", 60_000);
