@@ -3,13 +3,16 @@
  * text (the desktop app's download) and as browser mode's download block the serving thread (the longest event-loop delay while it runs: what any
  * other request waits), when written on that thread (as before; InPlaceImports, as the CLI does)
  * against the import runner's thread (ThreadImports, as the app and browser mode do now), in one
- * run on the same library. Run: node bench/export-thread.bench.ts [--entries 100000]
+ * run on the same library. The API's text export over HTTP (the JSON answer) is also measured as
+ * the server sends it now (streamed from the spool, server/export-json.ts) against that answer made
+ * one JSON string, as it was before. Run: node bench/export-thread.bench.ts [--entries 100000]
  */
 import fs from "node:fs";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { EXPORT_FILE_TYPE } from "../core/api/contract.ts";
+import { toJson } from "../core/text/json-deep.ts";
 import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { startBrowserServer } from "../main/server/index.ts";
@@ -42,7 +45,7 @@ async function exportBoth(
   sessionId: string,
   outDir: string,
   importThread: boolean,
-): Promise<{ file: Timing; text: Timing; download: Timing }> {
+): Promise<{ file: Timing; text: Timing; download: Timing; answer: Timing; answerWhole: Timing }> {
   const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, importThread });
   const api = createApi(ctx);
   const server = await startBrowserServer({ api, rendererDir: outDir });
@@ -73,7 +76,23 @@ async function exportBoth(
       for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
       return bytes;
     });
-    return { file, text, download };
+    // The API's text export over HTTP: the JSON answer, streamed from the spool a slice per turn …
+    const answer = await measure(async () => {
+      const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-canopy-token": server.token },
+        body: JSON.stringify({ sessionId }),
+      });
+      let bytes = 0;
+      for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
+      return bytes;
+    });
+    // … against that answer made one JSON string, as the server did before (res.end(toJson(result))).
+    const answerWhole = await measure(async () => {
+      const result = await api.call("session:export", { sessionId });
+      return Buffer.byteLength(toJson(result));
+    });
+    return { file, text, download, answer, answerWhole };
   } finally {
     await server.close();
     await ctx.imports.close();
@@ -99,6 +118,8 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
       if (t.bytes !== before.file.bytes)
         throw new Error(`export sizes differ: ${t.bytes} vs ${before.file.bytes}`);
     }
+    if (now.answer.bytes !== now.answerWhole.bytes)
+      throw new Error(`answer sizes differ: ${now.answer.bytes} vs ${now.answerWhole.bytes}`);
     const mb = fmt(before.file.bytes / 1e6, 1);
     const row = (what: string, a: Timing, b: Timing): string[][] => [
       [what, "before: on the serving thread", fmt(a.wallMs, 0), fmt(a.blockedMs, 1), ""],
@@ -121,6 +142,14 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
         ...row("to a file (outPath)", before.file, now.file),
         ...row("text (desktop download)", before.text, now.text),
         ...row("browser-mode download", before.download, now.download),
+        ...row("API text (HTTP JSON answer)", before.answer, now.answer),
+        [
+          "",
+          "now, answer one JSON string (as before)",
+          fmt(now.answerWhole.wallMs, 0),
+          fmt(now.answerWhole.blockedMs, 1),
+          `${fmt(now.answerWhole.blockedMs / Math.max(now.answer.blockedMs, 0.01), 0)}× more than streamed`,
+        ],
       ],
     );
   } finally {

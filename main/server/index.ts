@@ -11,6 +11,7 @@ import { WebSocketServer } from "ws";
 import { EXPORT_FILE_TYPE } from "../../core/api/contract.ts";
 import type { Api } from "../api/dispatch.ts";
 import { sendExportDownload } from "./export-download.ts";
+import { isTextExport, sendExportJson } from "./export-json.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
 import { serveStatic } from "./static.ts";
 import { toJson } from "../../core/text/json-deep.ts";
@@ -129,6 +130,11 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
       if (channel === "session:export" && wantsJsonl(req)) {
         // The JSONL file itself, not JSON-encoded into the answer (export-download.ts).
         await sendExportDownload(api, input, res);
+        return;
+      }
+      if (isTextExport(channel, input)) {
+        // The text streamed into the JSON answer a slice per turn (export-json.ts).
+        await sendExportJson(api, input, res);
         return;
       }
       const result = await api.callUnknown(channel, input);
