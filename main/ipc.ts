@@ -7,7 +7,9 @@
 import { CHANNELS } from "../core/api/contract.ts";
 import type { ApiResult } from "../core/api/dto.ts";
 import { decodeJson, encodeJson, type JsonText } from "../core/api/wire.ts";
+import { isTooLongError } from "../core/text/too-long.ts";
 import type { Api } from "./api/dispatch.ts";
+import { tooLargeError } from "./api/too-large.ts";
 
 /** The parts of an IpcMainInvokeEvent the sender check reads. */
 export interface InvokeEvent {
@@ -62,7 +64,14 @@ export async function answerRequest(
 ): Promise<JsonText<ApiResult<unknown>>> {
   const read = readInput(text);
   if (!read) return encodeJson<ApiResult<unknown>>(NOT_JSON_TEXT);
-  return encodeJson(await api.callUnknown(channel, read.input));
+  const result = await api.callUnknown(channel, read.input);
+  try {
+    return encodeJson(result);
+  } catch (error) {
+    // The answer's JSON is too long for one string: the page gets one line saying what instead.
+    if (!isTooLongError(error)) throw error;
+    return encodeJson<ApiResult<unknown>>({ ok: false, error: tooLargeError(channel) });
+  }
 }
 
 /** Only the app's own page, in its top-level frame, may call the API (no remote content is loaded). */

@@ -20,6 +20,8 @@ export type ApiErrorCode =
   | "live_source"
   /** A compaction:run naming the plan its window showed, which the session and settings no longer give: nothing ran. */
   | "stale_plan"
+  /** The answer (or a text it needs) is longer than one JavaScript string holds (~512 MB): ask for less. */
+  | "too_large"
   | "internal";
 
 export interface ApiError {

@@ -3,6 +3,7 @@
  * deep for its recursion (a few thousand levels, where it throws RangeError) is written by an
  * explicit-stack writer giving the same text. Entry JSON may nest that deep (JSON.parse reads it).
  */
+import { isStringLengthError, JsonTooLongError } from "./too-long.ts";
 
 type Frame = {
   /** The array, or the object's own keys paired with the object. */
@@ -17,21 +18,34 @@ type Frame = {
 
 /**
  * JSON.stringify(value, null, indent) for a value of any depth (cycles still throw TypeError);
- * indented text too long for a string is given without indentation (the same JSON value).
+ * indented text too long for a string is given without indentation (the same JSON value). A value
+ * whose JSON is too long for a string even so throws JsonTooLongError (too-long.ts).
  */
 export function toJson(value: unknown, indent?: number): string {
   try {
+    return anyDepthJson(value, indent);
+  } catch (error) {
+    if (!isStringLengthError(error)) throw error;
+  }
+  // Indented, the text may be too long where the compact text is not: the same JSON value.
+  if (indent) {
+    try {
+      return anyDepthJson(value, 0);
+    } catch (error) {
+      if (!isStringLengthError(error)) throw error;
+    }
+  }
+  throw new JsonTooLongError();
+}
+
+/** JSON.stringify, or the explicit-stack writer where its recursion is too deep (RangeError too). */
+function anyDepthJson(value: unknown, indent: number | undefined): string {
+  try {
     return JSON.stringify(value, null, indent);
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
+    if (!(error instanceof RangeError) || isStringLengthError(error)) throw error;
   }
-  try {
-    return deepToJson(value, indent ?? 0);
-  } catch (error) {
-    // Indented, a value thousands of levels deep is more text than a string holds: write it compact.
-    if (!(error instanceof RangeError) || !indent) throw error;
-    return deepToJson(value, 0);
-  }
+  return deepToJson(value, indent ?? 0);
 }
 
 /** What JSON.stringify writes for `value` under `key` before recursion: a leaf's text, "" to skip, or the value to open. */

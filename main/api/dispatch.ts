@@ -7,8 +7,10 @@ import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
 import { LIBRARY_WRITES } from "../library/write-gate.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
+import { isTooLongError } from "../../core/text/too-long.ts";
 import { toApiError } from "./errors.ts";
 import { handlers } from "./handlers/index.ts";
+import { tooLargeError } from "./too-large.ts";
 import type { AppContext } from "./types.ts";
 
 export interface Api {
@@ -41,6 +43,8 @@ export function createApi(ctx: AppContext): Api {
       const value = await handler(parsed.data, ctx);
       return { ok: true, value };
     } catch (error) {
+      // A text too long for a string (the export's, a handler's JSON): say which and what instead.
+      if (isTooLongError(error)) return { ok: false, error: tooLargeError(channel) };
       return { ok: false, error: toApiError(error) };
     } finally {
       ctx.searchIndexer?.noteRequest();

@@ -9,7 +9,10 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { EXPORT_FILE_TYPE } from "../../core/api/contract.ts";
+import type { ApiResult } from "../../core/api/dto.ts";
+import { isTooLongError } from "../../core/text/too-long.ts";
 import type { Api } from "../api/dispatch.ts";
+import { tooLargeError } from "../api/too-large.ts";
 import { sendExportDownload } from "./export-download.ts";
 import { isTextExport, sendExportJson } from "./export-json.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
@@ -86,6 +89,19 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * The answer's JSON; when it is too long for one string, the one-line failure saying what to ask
+ * for instead (thrown out of this async handler, it would stop the server).
+ */
+function answerText(channel: string, result: ApiResult<unknown>): string {
+  try {
+    return toJson(result);
+  } catch (error) {
+    if (!isTooLongError(error)) throw error;
+    return toJson({ ok: false, error: tooLargeError(channel) });
+  }
+}
+
 /** The page asks for an export as the file itself (a download), not as JSON. */
 function wantsJsonl(req: IncomingMessage): boolean {
   return (req.headers.accept ?? "").split(",").some((type) => type.trim().startsWith(EXPORT_FILE_TYPE));
@@ -139,7 +155,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
       }
       const result = await api.callUnknown(channel, input);
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(toJson(result));
+      res.end(answerText(channel, result));
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
