@@ -21,10 +21,15 @@ import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { showToOutput } from "./cli/show-stdout.ts";
+import { writeJsonList } from "./cli/json-out.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
 import { toJson } from "../core/text/json-deep.ts";
 
 export type { CliIo } from "./cli/context.ts";
+
+/** What to do when one message of `context --json` is too long for a string. */
+const CONTEXT_INSTEAD =
+  "export the session with `canopy export <session> --out <file>` (written as it is read), or ask for an earlier leaf (--leaf)";
 
 async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promise<boolean> {
   const { options } = parsed;
@@ -94,9 +99,11 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       if (options.json && options.request) {
         // The request-level list (SPEC §3.6): the same planRequest the view's annotations come from.
         const plan = planRequestFor(view.messages, view.request.target, { blockImages: view.request.blockImages });
-        cli.io.out(toJson(plan.messages, 2));
+        await writeJsonList(cli.io, plan.messages, "a message of the request", CONTEXT_INSTEAD);
+      } else if (options.json) {
+        await writeJsonList(cli.io, view.messages, "a message of the LLM view", CONTEXT_INSTEAD);
       } else {
-        cli.io.out(options.json ? toJson(view.messages, 2) : renderContext(view));
+        cli.io.out(renderContext(view));
       }
       return true;
     }
