@@ -7,7 +7,6 @@ import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
 import { LIBRARY_WRITES } from "../library/write-gate.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
-import { isTooLongError } from "../../core/text/too-long.ts";
 import { toApiError } from "./errors.ts";
 import { handlers } from "./handlers/index.ts";
 import { tooLargeError } from "./too-large.ts";
@@ -43,9 +42,10 @@ export function createApi(ctx: AppContext): Api {
       const value = await handler(parsed.data, ctx);
       return { ok: true, value };
     } catch (error) {
-      // A text too long for a string (the export's, a handler's JSON): say which and what instead.
-      if (isTooLongError(error)) return { ok: false, error: tooLargeError(channel) };
-      return { ok: false, error: toApiError(error) };
+      const failure = toApiError(error);
+      // A text too long for a string (here or on the runner's thread): say which and what instead.
+      if (failure.code === "too_large") return { ok: false, error: tooLargeError(channel, parsed.data) };
+      return { ok: false, error: failure };
     } finally {
       ctx.searchIndexer?.noteRequest();
     }

@@ -3,7 +3,10 @@
  * `{ok:false, error:{code, message}}` data by the dispatcher before they cross any transport.
  */
 import type { ApiError, ApiErrorCode } from "../../core/api/dto.ts";
+import { isTooLongError } from "../../core/text/too-long.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
+
+const TOO_LONG = "A text is longer than the longest text JavaScript can hold (about 512 MB)";
 
 const STORE_CODES: Record<StoreErrorCode, ApiErrorCode> = {
   not_found: "not_found",
@@ -49,6 +52,8 @@ export function invalidInput(message: string): ApiFailure {
 /** Any thrown value as a one-line ApiError (never a stack trace). */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiFailure) return { code: error.code, message: error.message };
+  // The dispatcher says which answer and what instead (too-large.ts); this is the runner's word.
+  if (isTooLongError(error)) return { code: "too_large", message: TOO_LONG };
   if (error instanceof StoreError) return { code: STORE_CODES[error.code], message: oneLine(error.message) };
   const code = (error as { code?: unknown } | null)?.code;
   // better-sqlite3 gives extended codes: SQLITE_BUSY_RECOVERY, SQLITE_BUSY_SNAPSHOT, …

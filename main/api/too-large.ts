@@ -20,7 +20,15 @@ const INSTEAD: Record<string, string> = {
 };
 
 /** The failure of `channel` whose answer (or the text it builds) is too long for one string. */
-export function tooLargeError(channel: string): ApiError {
+export function tooLargeError(channel: string, input?: unknown): ApiError {
+  const outPath = (input as { outPath?: unknown } | undefined)?.outPath;
+  if (channel === "session:export" && typeof outPath === "string") {
+    // Exports stream: only one line (an entry) can be that long. The file is replaced atomically.
+    return {
+      code: "too_large",
+      message: `A line of the export (one entry) is ${LIMIT}: the export stopped and ${outPath} was not written (a file there is as it was); the session's source file holds the entry as the agent wrote it`,
+    };
+  }
   const what = channel === "session:export" ? "The export's text" : `The answer to ${channel}`;
   const instead = INSTEAD[channel] ?? "ask for less at a time";
   return { code: "too_large", message: `${what} is ${LIMIT}: ${instead}` };

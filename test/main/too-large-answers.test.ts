@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../bench/generate-session.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
+import { toApiError } from "../../main/api/errors.ts";
 import type { AppContext } from "../../main/api/types.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { answerRequest } from "../../main/ipc.ts";
@@ -158,5 +159,47 @@ describe("an export's text longer than one string (in process, read back from th
     const out = path.join(tmp.dir, "whole.jsonl");
     expect((await api.call("session:export", { sessionId, outPath: out })).ok).toBe(true);
     expect(fs.statSync(out).size).toBeGreaterThan(0);
+  });
+});
+
+describe("an export to a file with a line too long for one string (in place, as the CLI exports)", () => {
+  it("fails in one line; the file there is as it was, no temp file is left", async () => {
+    const here = createAppContext({
+      dbPath: path.join(tmp.dir, "library.db"),
+      seedDemo: false,
+      loadUserHooks: false,
+      importThread: false,
+    });
+    try {
+      const folder = path.join(tmp.dir, "exports");
+      fs.mkdirSync(folder);
+      const target = path.join(folder, "session.jsonl");
+      fs.writeFileSync(target, "the export before\n");
+      // The resume marker is the last line written (toJson): V8's RangeError there, as for a gigantic entry.
+      vi.spyOn(JSON, "stringify").mockImplementation(((value: unknown, replacer: never, indent: never) => {
+        const text = stringify(value, replacer, indent);
+        if (text?.includes("canopy.resume")) throw new RangeError("Invalid string length");
+        return text;
+      }) as typeof JSON.stringify);
+      const answer = await createApi(here).call("session:export", {
+        sessionId,
+        outPath: target,
+        leafId: "huge",
+      });
+      vi.restoreAllMocks();
+      expect(answer).toEqual({
+        ok: false,
+        error: {
+          code: "too_large",
+          message: `A line of the export (one entry) is longer than the longest text JavaScript can hold (about 512 MB): the export stopped and ${target} was not written (a file there is as it was); the session's source file holds the entry as the agent wrote it`,
+        },
+      });
+      expect(fs.readdirSync(folder)).toEqual(["session.jsonl"]);
+      // On the runner's thread the failure crosses as this, which the dispatcher words as above.
+      expect(toApiError(new RangeError("Invalid string length")).code).toBe("too_large");
+      expect(fs.readFileSync(target, "utf8")).toBe("the export before\n");
+    } finally {
+      here.db.close();
+    }
   });
 });
