@@ -49,7 +49,7 @@ function anyDepthJson(value: unknown, indent: number | undefined): string {
 }
 
 /** What JSON.stringify writes for `value` under `key` before recursion: a leaf's text, "" to skip, or the value to open. */
-function prepare(key: string, raw: unknown): unknown {
+export function prepare(key: string, raw: unknown): unknown {
   let value = raw;
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key);

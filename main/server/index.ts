@@ -5,7 +5,7 @@
  * another host and event sockets opened from another origin (origin.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { EXPORT_FILE_TYPE } from "../../core/api/contract.ts";
@@ -18,6 +18,7 @@ import { isTextExport, sendExportJson } from "./export-json.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
 import { serveStatic } from "./static.ts";
 import { toJson } from "../../core/text/json-deep.ts";
+import { jsonPieces } from "../../core/text/json-pieces.ts";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** The page never sends anything over the event socket: a larger frame closes it. */
@@ -89,17 +90,46 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Bytes gathered per write of an answer. */
+const ANSWER_WRITE_BYTES = 1 << 20;
+
 /**
- * The answer's JSON; when it is too long for one string, the one-line failure saying what to ask
- * for instead (thrown out of this async handler, it would stop the server).
+ * The answer's JSON as pieces, an item of its lists each (json-pieces.ts: a 100k-entry
+ * session:get was one JSON.stringify of 200 MB, several times slower); when one piece is too long
+ * for a string, the one-line failure saying what to ask for instead (thrown out of this async
+ * handler, it would stop the server).
  */
-function answerText(channel: string, result: ApiResult<unknown>): string {
+function answerPieces(channel: string, result: ApiResult<unknown>): string[] {
   try {
-    return toJson(result);
+    // The result, its value, a list in the value: each item is one piece.
+    return jsonPieces(result, 3);
   } catch (error) {
     if (!isTooLongError(error)) throw error;
-    return toJson({ ok: false, error: tooLargeError(channel) });
+    return [toJson({ ok: false, error: tooLargeError(channel) })];
   }
+}
+
+/** Writes the pieces encoded straight into buffers of ANSWER_WRITE_BYTES: never one string. */
+function sendAnswer(res: ServerResponse, pieces: readonly string[]): void {
+  res.writeHead(200, { "content-type": "application/json" });
+  let buffer = Buffer.allocUnsafe(ANSWER_WRITE_BYTES);
+  let used = 0;
+  for (const piece of pieces) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: a piece that may not fit goes after a flush.
+    if (piece.length * 3 > ANSWER_WRITE_BYTES - used) {
+      if (used > 0) {
+        res.write(buffer.subarray(0, used));
+        buffer = Buffer.allocUnsafe(ANSWER_WRITE_BYTES);
+        used = 0;
+      }
+      if (piece.length * 3 > ANSWER_WRITE_BYTES) {
+        res.write(piece);
+        continue;
+      }
+    }
+    used += buffer.write(piece, used);
+  }
+  res.end(buffer.subarray(0, used));
 }
 
 /** The page asks for an export as the file itself (a download), not as JSON. */
@@ -154,8 +184,7 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
         return;
       }
       const result = await api.callUnknown(channel, input);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(answerText(channel, result));
+      sendAnswer(res, answerPieces(channel, result));
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
