@@ -1,5 +1,5 @@
 // Browser mode's JSON answers are made an item of their lists at a time (json-pieces.ts) and
-// written from buffers, not as one JSON.stringify of the whole (a 100k-entry session:get spent
+// written from buffers (the desktop app's IPC answers are made so and joined), not as one JSON.stringify of the whole (a 100k-entry session:get spent
 // more time there than anywhere): the bytes are toJson's of the in-process answer (the oracle), for
 // the shared fixtures, a generated long session and entries stored in odd but valid JSON.
 import fs from "node:fs";
@@ -10,6 +10,7 @@ import { toJson } from "../../core/text/json-deep.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import type { AppContext } from "../../main/api/types.ts";
 import { createAppContext } from "../../main/app-context.ts";
+import { answerRequest } from "../../main/ipc.ts";
 import { importPath } from "../../main/library/import.ts";
 import { type BrowserServer, startBrowserServer } from "../../main/server/index.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
@@ -75,7 +76,9 @@ async function httpAnswer(channel: string, input: unknown): Promise<Buffer> {
 
 describe("browser mode's JSON answers, made a list item at a time", () => {
   it("are toJson's bytes of the in-process answer (session:get, session:tree, context:get, library:list)", async () => {
-    expect(sessions.map((s) => s.name)).toEqual(expect.arrayContaining(["odd.jsonl", "long.jsonl", "tree-03.jsonl"]));
+    expect(sessions.map((s) => s.name)).toEqual(
+      expect.arrayContaining(["odd.jsonl", "long.jsonl", "tree-03.jsonl"]),
+    );
     expect(longId).not.toBe("");
     for (const { name, id } of sessions) {
       for (const [channel, input] of [
@@ -108,5 +111,20 @@ describe("browser mode's JSON answers, made a list item at a time", () => {
     vi.restoreAllMocks();
     expect(got.length).toBeGreaterThan(1_000_000);
     expect(longest).toBeLessThan(got.length / 100);
+  });
+
+  it("the desktop app's IPC answer is the same text, also never one JSON.stringify of the whole", async () => {
+    const stringify = JSON.stringify;
+    const input = stringify({ sessionId: longId });
+    let longest = 0;
+    vi.spyOn(JSON, "stringify").mockImplementation(((value: unknown, replacer: never, indent: never) => {
+      const text = stringify(value, replacer, indent);
+      longest = Math.max(longest, text?.length ?? 0);
+      return text;
+    }) as typeof JSON.stringify);
+    const answer = await answerRequest(api, "session:get", input);
+    vi.restoreAllMocks();
+    expect(answer).toBe(toJson(await api.call("session:get", { sessionId: longId })));
+    expect(longest).toBeLessThan(answer.length / 100);
   });
 });
