@@ -15,6 +15,7 @@ import { EXPORT_FILE_TYPE } from "../core/api/contract.ts";
 import { toJson } from "../core/text/json-deep.ts";
 import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
+import { answerRequest } from "../main/ipc.ts";
 import { startBrowserServer } from "../main/server/index.ts";
 import { fmt, importIntoNewLibrary, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
@@ -45,7 +46,14 @@ async function exportBoth(
   sessionId: string,
   outDir: string,
   importThread: boolean,
-): Promise<{ file: Timing; text: Timing; download: Timing; answer: Timing; answerWhole: Timing }> {
+): Promise<{
+  file: Timing;
+  text: Timing;
+  download: Timing;
+  answer: Timing;
+  answerWhole: Timing;
+  ipc: Timing;
+}> {
   const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, importThread });
   const api = createApi(ctx);
   const server = await startBrowserServer({ api, rendererDir: outDir });
@@ -92,7 +100,11 @@ async function exportBoth(
       const result = await api.call("session:export", { sessionId });
       return Buffer.byteLength(toJson(result));
     });
-    return { file, text, download, answer, answerWhole };
+    // The desktop app's IPC answer, until it is handed back (Electron then flattens it as it sends it).
+    const ipc = await measure(
+      async () => (await answerRequest(api, "session:export", JSON.stringify({ sessionId }))).length,
+    );
+    return { file, text, download, answer, answerWhole, ipc };
   } finally {
     await server.close();
     await ctx.imports.close();
@@ -118,6 +130,7 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
       if (t.bytes !== before.file.bytes)
         throw new Error(`export sizes differ: ${t.bytes} vs ${before.file.bytes}`);
     }
+    if (now.ipc.bytes !== now.answerWhole.bytes) throw new Error(`IPC answer differs: ${now.ipc.bytes}`);
     if (now.answer.bytes !== now.answerWhole.bytes)
       throw new Error(`answer sizes differ: ${now.answer.bytes} vs ${now.answerWhole.bytes}`);
     const mb = fmt(before.file.bytes / 1e6, 1);
@@ -143,6 +156,7 @@ export async function runExportThreadBench(options: { entries?: number } = {}): 
         ...row("text (desktop download)", before.text, now.text),
         ...row("browser-mode download", before.download, now.download),
         ...row("API text (HTTP JSON answer)", before.answer, now.answer),
+        ...row("text over IPC (desktop app)", before.ipc, now.ipc),
         [
           "",
           "now, answer one JSON string (as before)",

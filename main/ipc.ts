@@ -9,6 +9,8 @@ import type { ApiResult } from "../core/api/dto.ts";
 import { decodeJson, encodeJson, type JsonText } from "../core/api/wire.ts";
 import { isTooLongError } from "../core/text/too-long.ts";
 import type { Api } from "./api/dispatch.ts";
+import { toApiError } from "./api/errors.ts";
+import { exportAnswerPieces, isTextExport } from "./api/export-answer.ts";
 import { tooLargeError } from "./api/too-large.ts";
 
 /** The parts of an IpcMainInvokeEvent the sender check reads. */
@@ -64,6 +66,7 @@ export async function answerRequest(
 ): Promise<JsonText<ApiResult<unknown>>> {
   const read = readInput(text);
   if (!read) return encodeJson<ApiResult<unknown>>(NOT_JSON_TEXT);
+  if (isTextExport(channel, read.input)) return exportAnswerText(api, read.input);
   const result = await api.callUnknown(channel, read.input);
   try {
     return encodeJson(result);
@@ -72,6 +75,22 @@ export async function answerRequest(
     if (!isTooLongError(error)) throw error;
     return encodeJson<ApiResult<unknown>>({ ok: false, error: tooLargeError(channel) });
   }
+}
+
+/**
+ * A text export's answer joined from its pieces (export-answer.ts): the text is escaped a slice
+ * per turn, never on this thread at once; the joined pieces are flattened only as they are sent.
+ */
+async function exportAnswerText(api: Api, input: Record<string, unknown>): Promise<JsonText<ApiResult<unknown>>> {
+  let text = "";
+  try {
+    for await (const piece of exportAnswerPieces(api, input)) text += piece;
+  } catch (error) {
+    // Past the longest string: say to export to a file; a spool that could not be read: why.
+    const failure = isTooLongError(error) ? tooLargeError("session:export") : toApiError(error);
+    return encodeJson<ApiResult<unknown>>({ ok: false, error: failure });
+  }
+  return text as JsonText<ApiResult<unknown>>;
 }
 
 /** Only the app's own page, in its top-level frame, may call the API (no remote content is loaded). */
