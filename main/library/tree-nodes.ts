@@ -11,7 +11,9 @@ import { cutForDisplay } from "../../core/text/display-cut.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../store/open.ts";
-import { forEachEntryNodeSource } from "../store/repos/entries.ts";
+import { archivedRoots } from "../store/repos/edits.ts";
+import { type EntryNodeSource, forEachEntryNodeSource, rewrittenEntries } from "../store/repos/entries.ts";
+import type { SessionRow } from "../store/repos/sessions.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { fileProblems } from "./import-state.ts";
 import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } from "./load.ts";
@@ -134,6 +136,60 @@ function entryForNode(type: string, json: string, leanFrom: number): SessionEntr
 }
 
 /**
+ * What extending a session's tree by its appended entries needs to know of the tree as made
+ * (tree-grow.ts): the rows it was made from, its nodes by id, the labels, the parent ids its
+ * orphans wait for, the archived roots, and the rewritten entries' JSON and tokens.
+ */
+export interface TreeGrowth {
+  sid: number;
+  /** Entry rows of the session read (nodes or not), the last one's seq and the highest pk. */
+  rows: number;
+  maxSeq: number;
+  maxPk: number;
+  nodeById: Map<string, TreeNodeDto>;
+  labels: ReadonlyMap<string, string>;
+  /** Parent ids named by nodes made roots because no entry has them (an orphan's missing parent). */
+  wanted: Set<string>;
+  /** The archived roots (archived_entries), sorted and joined. */
+  archivedRoots: string;
+  /** pk → token estimate and JSON of every rewritten entry (entry_json). */
+  rewritten: Map<number, { tokens: number; json: string }>;
+}
+
+/** The session's archived roots as TreeGrowth keeps them. */
+export function archivedRootsKey(db: Database, sid: number): string {
+  return JSON.stringify([...archivedRoots(db, sid)].sort());
+}
+
+/** The parts of the tree answer that come from the session row, its problems and undo stack. */
+export function treeFrame(
+  db: Database,
+  sessionId: string,
+  row: SessionRow,
+): Omit<SessionTreeDto, "sessionId" | "nodes"> {
+  return {
+    viewLeafId: effectiveViewLeaf(row),
+    fileLeafId: row.file_leaf_id,
+    // Malformed lines too: the app lists every problem of the file.
+    problems: fileProblems(loadMalformedLines(db, sessionId), JSON.parse(row.problems_json) as SessionProblem[]),
+    history: editHistory(db, row.sid),
+  };
+}
+
+/** The node made of an appended entry (tree-grow.ts): as the whole walk makes it. */
+export function appendedNode(
+  stored: EntryNodeSource,
+  parentId: string | null,
+  label: string | undefined,
+  archived: boolean,
+): TreeNodeDto {
+  const facts = factsOf(entryForNode(stored.type, stored.json(), LEAN_NODE_CHARS));
+  const node = nodeOf(facts, stored.seq, stored.tokens, parentId, label);
+  if (archived) node.archived = true;
+  return node;
+}
+
+/**
  * `leanFromChars`: the JSON length from which a message is read lean (tests lower it; such a
  * read neither takes nor keeps facts in the cache of tree-node-cache.ts).
  */
@@ -142,6 +198,15 @@ export function loadSessionTree(
   sessionId: string,
   options: { leanFromChars?: number } = {},
 ): SessionTreeDto {
+  return buildSessionTree(db, sessionId, options).tree;
+}
+
+/** loadSessionTree, with what tree-grow.ts needs to extend it (none for a lean test read). */
+export function buildSessionTree(
+  db: Database,
+  sessionId: string,
+  options: { leanFromChars?: number } = {},
+): { tree: SessionTreeDto; growth: TreeGrowth | null } {
   const leanFrom = options.leanFromChars ?? LEAN_NODE_CHARS;
   // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
   const row = requireSession(db, sessionId);
@@ -152,7 +217,13 @@ export function loadSessionTree(
   const cache = options.leanFromChars === undefined ? sessionFacts<NodeFacts>(db, row.sid) : null;
   const nodes: TreeNodeDto[] = [];
   const seen = new Set<string>();
+  let rows = 0;
+  let maxSeq = Number.MIN_SAFE_INTEGER;
+  let maxPk = 0;
   forEachEntryNodeSource(db, row.sid, (stored, at) => {
+    rows++;
+    maxSeq = stored.seq;
+    if (stored.pk > maxPk) maxPk = stored.pk;
     const id = stored.id;
     // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
     if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
@@ -168,13 +239,27 @@ export function loadSessionTree(
     nodes.push(node);
   });
   cache?.done();
-  return {
-    sessionId,
-    nodes,
-    viewLeafId: effectiveViewLeaf(row),
-    fileLeafId: row.file_leaf_id,
-    // Malformed lines too: the app lists every problem of the file.
-    problems: fileProblems(loadMalformedLines(db, sessionId), JSON.parse(row.problems_json) as SessionProblem[]),
-    history: editHistory(db, row.sid),
+  const tree: SessionTreeDto = { sessionId, nodes, ...treeFrame(db, sessionId, row) };
+  if (cache === null) return { tree, growth: null };
+  const nodeById = new Map<string, TreeNodeDto>();
+  const wanted = new Set<string>();
+  for (const node of nodes) {
+    nodeById.set(node.id, node);
+    const raw = (index.byId.get(node.id) as SessionEntry).parentId as unknown;
+    if (typeof raw === "string" && raw !== node.id && !index.byId.has(raw)) wanted.add(raw);
+  }
+  const rewritten = new Map<number, { tokens: number; json: string }>();
+  for (const r of rewrittenEntries(db, row.sid)) rewritten.set(r.pk, { tokens: r.tokens, json: r.json });
+  const growth: TreeGrowth = {
+    sid: row.sid,
+    rows,
+    maxSeq,
+    maxPk,
+    nodeById,
+    labels: index.labels,
+    wanted,
+    archivedRoots: archivedRootsKey(db, row.sid),
+    rewritten,
   };
+  return { tree, growth };
 }

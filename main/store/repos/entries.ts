@@ -186,6 +186,59 @@ export function forEachEntryNodeSource(
     `SELECT e.pk, e.id, e.seq, e.type, e.tokens, ${STORED_JSON_COLUMNS}
      FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
   ).all(sid) as NodeSourceRow[];
+  visitNodeSources(db, rows, visit);
+}
+
+/** An entry's node source with its stored parent link (the tail a grown tree is extended by). */
+export type EntryTailSource = EntryNodeSource & { parentId: string | null };
+
+/** forEachEntryNodeSource over the entries after line `afterSeq` only, with their parent_id. */
+export function forEachEntryNodeSourceAfter(
+  db: Database,
+  sid: number,
+  afterSeq: number,
+  visit: (source: EntryTailSource, index: number) => void,
+): void {
+  const rows = stmt(
+    db,
+    `SELECT e.pk, e.id, e.seq, e.type, e.tokens, e.parent_id AS parentId, ${STORED_JSON_COLUMNS}
+     FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? AND e.seq > ? ORDER BY e.seq`,
+  ).all(sid, afterSeq) as (NodeSourceRow & { parentId: string | null })[];
+  visitNodeSources(db, rows, (source, index) => {
+    (source as EntryTailSource).parentId = (rows[index] as { parentId: string | null }).parentId;
+    visit(source as EntryTailSource, index);
+  });
+}
+
+/**
+ * The entries before line `upToSeq` of a session: how many, and the highest pk among them. pks
+ * are never reused and always grow, so a row removed or put in among them changes one of the two.
+ */
+export function entryRowsUpTo(db: Database, sid: number, upToSeq: number): { count: number; maxPk: number } {
+  const row = stmt(
+    db,
+    "SELECT count(*) AS count, coalesce(max(pk), 0) AS maxPk FROM entries WHERE sid = ? AND seq <= ?",
+  ).get(sid, upToSeq) as { count: number; maxPk: number };
+  return row;
+}
+
+/**
+ * Every rewritten entry of a session (an entry_json row): pk, token estimate and JSON text. The
+ * few entry_json rows lead (CROSS JOIN), not the session's every entry.
+ */
+export function rewrittenEntries(db: Database, sid: number): { pk: number; tokens: number; json: string }[] {
+  return stmt(
+    db,
+    `SELECT j.pk AS pk, e.tokens AS tokens, j.json AS json
+       FROM entry_json AS j CROSS JOIN entries AS e ON e.pk = j.pk WHERE e.sid = ? ORDER BY j.pk`,
+  ).all(sid) as { pk: number; tokens: number; json: string }[];
+}
+
+function visitNodeSources(
+  db: Database,
+  rows: NodeSourceRow[],
+  visit: (source: EntryNodeSource, index: number) => void,
+): void {
   const reader = new EntryJsonReader(db, rows);
   let current = rows[0] as NodeSourceRow;
   const source: EntryNodeSource = {

@@ -2,7 +2,8 @@
  * session:tree-update (tree-versions.ts, core/api/tree-delta.ts): after random sequences of what
  * changes an open session (agent appends and re-imports, labels, edits, archiving, undo/redo,
  * pruning, view-leaf moves, a rewritten file with entries removed), the tree a window keeps by
- * applying each answer to the tree it had equals a fresh whole session:tree of another connection.
+ * applying each answer to the tree it had equals a fresh whole session:tree of another connection;
+ * so does the tree extended by appended rows only (tree-grow.ts), which the runs must take.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { applyTreeUpdate } from "../../../core/api/tree-delta.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { loadSessionTree } from "../../../main/library/tree-nodes.ts";
+import { treeBuilds } from "../../../main/library/tree-versions.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
 import { makeTempDir } from "../store/helpers.ts";
 
@@ -121,7 +123,56 @@ async function agentAppends(run: Run): Promise<string> {
     if (roll < 0.15 && run.pending.length > 0) id = run.pending.shift() as string;
     // A duplicate id (the file is broken): the later entry wins, its node moves to the end.
     if (roll >= 0.4 && roll < 0.45) id = pick(run, ids);
-    if (roll >= 0.15 && roll < 0.3) {
+    if (roll >= 0.45 && roll < 0.55) {
+      // A compaction, then (on the next lines) the entries under it.
+      lines.push(
+        JSON.stringify({
+          type: "compaction",
+          id,
+          parentId: parent,
+          timestamp,
+          summary: `summary ${run.step} ${"of a long talk ".repeat(200)}`,
+          firstKeptEntryId: pick(run, ids),
+          tokensBefore: 1000 + run.step,
+        }),
+      );
+    } else if (roll >= 0.55 && roll < 0.6) {
+      // A line without an id: kept, no node; the next line hangs under the same parent.
+      lines.push(JSON.stringify({ type: "model_change", parentId: parent, timestamp, provider: "p", modelId: "m" }));
+      continue;
+    } else if (roll >= 0.6 && roll < 0.65) {
+      // An assistant turn with only a tool call, and its result (markers on both nodes).
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp,
+          message: {
+            role: "assistant",
+            content: [{ type: "toolCall", id: `call-${id}`, name: "bash", arguments: { command: "ls" } }],
+            stopReason: "toolUse",
+            timestamp: 0,
+          },
+        }),
+        JSON.stringify({
+          type: "message",
+          id: `${id}-result`,
+          parentId: id,
+          timestamp,
+          message: {
+            role: "toolResult",
+            toolCallId: `call-${id}`,
+            toolName: "bash",
+            content: [{ type: "text", text: "out ".repeat(1000) }],
+            isError: false,
+            timestamp: 0,
+          },
+        }),
+      );
+      parent = `${id}-result`;
+      continue;
+    } else if (roll >= 0.15 && roll < 0.3) {
       lines.push(
         JSON.stringify({
           type: "label",
@@ -162,6 +213,21 @@ async function agentAppends(run: Run): Promise<string> {
   fs.appendFileSync(run.file, `${lines.join("\n")}\n`);
   await ok(run.writer, "library:import", { path: run.file });
   return `append ${count}`;
+}
+
+/** The view leaf moved to a node, then the agent appends under it (the window refreshes after both). */
+async function leafMoveThenAppend(run: Run): Promise<string> {
+  const ids = await nodeIds(run);
+  const leafId = pick(run, ids);
+  await ok(run.writer, "session:set-view-leaf", { sessionId: run.sessionId, leafId });
+  const id = `after-leaf-${run.step}`;
+  const timestamp = new Date(Date.UTC(2026, 11, 4, 1, 0, run.step)).toISOString();
+  fs.appendFileSync(
+    run.file,
+    `${JSON.stringify({ type: "message", id, parentId: leafId, timestamp, message: { role: "user", content: `under ${leafId}`, timestamp: 0 } })}\n`,
+  );
+  await ok(run.writer, "library:import", { path: run.file });
+  return "leaf+append";
 }
 
 /** The file is rewritten by another program: its last lines removed, a line's text changed. */
@@ -224,14 +290,23 @@ async function randomRun(fixture: string, seed: number, steps: number) {
   await eager.refresh();
   await lagging.refresh();
   const done: string[] = [];
+  let grown = 0;
   for (run.step = 1; run.step <= steps; run.step++) {
     const roll = run.random();
     done.push(
-      roll < 0.45 ? await agentAppends(run) : roll < 0.5 ? await fileRewritten(run) : await canopyChange(run),
+      roll < 0.4
+        ? await agentAppends(run)
+        : roll < 0.45
+          ? await leafMoveThenAppend(run)
+          : roll < 0.5
+            ? await fileRewritten(run)
+            : await canopyChange(run),
     );
     // The oracle: the tree made whole by another connection, without any kept version.
     const fresh = facts(loadSessionTree(run.reference.ctx.db, sessionId));
+    const before = treeBuilds.grown;
     await eager.refresh();
+    if (treeBuilds.grown > before) grown++;
     expect(facts(eager.tree as SessionTreeDto), `seed ${seed} after ${done.join(", ")}`).toEqual(fresh);
     if (run.step % 3 === 0) {
       await lagging.refresh();
@@ -241,7 +316,7 @@ async function randomRun(fixture: string, seed: number, steps: number) {
       ).toEqual(fresh);
     }
   }
-  return { eager, lagging, done };
+  return { eager, lagging, done, grown };
 }
 
 describe("a window's tree refreshed by session:tree-update", () => {
@@ -250,13 +325,20 @@ describe("a window's tree refreshed by session:tree-update", () => {
     ["tree-01.jsonl", 2],
     ["tree-01.omp.jsonl", 3],
     ["tree-02.jsonl", 4],
+    ["tree-03.jsonl", 6],
+    ["real-before-compaction.v1.jsonl", 7],
     ["real-large-session.v1.jsonl", 5],
+    ["tree-00.jsonl", 11],
+    ["tree-02.jsonl", 12],
+    ["real-large-session.v1.jsonl", 13],
   ])(
     "equals a fresh session:tree after random changes (%s, seed %i)",
     async (fixture, seed) => {
-      const { eager, lagging } = await randomRun(fixture, seed, 30);
+      const { eager, lagging, grown } = await randomRun(fixture, seed, 30);
       // The refreshes were answered mostly by deltas: the cheap path is the one checked here.
       expect(eager.deltas).toBeGreaterThan(eager.wholes);
+      // Some trees were extended by the appended rows rather than made whole.
+      expect(grown).toBeGreaterThan(2);
       expect(lagging.deltas + lagging.wholes).toBe(10);
     },
     120_000,
@@ -283,6 +365,65 @@ describe("what session:tree-update answers", () => {
     expect(update.changed).toEqual([]);
     expect(update.removed).toEqual([]);
     expect(update.fileLeafId).toBe("appended-1");
+  });
+
+  it("after agent appends: the tree is extended by them, not made whole, and equals a fresh one", async () => {
+    const file = path.join(tmp.dir, "tree-02.jsonl");
+    fs.copyFileSync(fixturePath("tree-02.jsonl"), file);
+    const api = connect();
+    const reference = connect();
+    const sessionId = (await ok(api, "library:import", { path: file })).files[0]?.sessionId as string;
+    const window = new Window(api, sessionId);
+    await window.refresh();
+    for (let i = 0; i < 3; i++) {
+      const leaf = window.tree?.fileLeafId as string;
+      fs.appendFileSync(
+        file,
+        `${JSON.stringify({ type: "message", id: `grow-${i}`, parentId: leaf, timestamp: "2026-12-04T00:00:00.000Z", message: { role: "user", content: `next ${i}`, timestamp: 0 } })}\n`,
+      );
+      await ok(api, "library:import", { path: file });
+      const { grown, whole } = treeBuilds;
+      const update = await window.refresh();
+      expect(treeBuilds.grown - grown, `append ${i}`).toBe(1);
+      expect(treeBuilds.whole - whole, `append ${i}`).toBe(0);
+      expect(update).toMatchObject({ kind: "delta", removed: [], changed: [] });
+      expect(facts(window.tree as SessionTreeDto)).toEqual(facts(loadSessionTree(reference.ctx.db, sessionId)));
+    }
+  });
+
+  it("after pruning and restoring appended tool outputs: made whole, equal to a fresh tree", async () => {
+    const file = path.join(tmp.dir, "tree-00.jsonl");
+    fs.copyFileSync(fixturePath("tree-00.jsonl"), file);
+    const api = connect();
+    const reference = connect();
+    const sessionId = (await ok(api, "library:import", { path: file })).files[0]?.sessionId as string;
+    const window = new Window(api, sessionId);
+    await window.refresh();
+    let parent = window.tree?.fileLeafId as string;
+    const lines: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const timestamp = new Date(Date.UTC(2026, 11, 4, 2, 0, i)).toISOString();
+      const call = { type: "toolCall", id: `call-${i}`, name: "bash", arguments: { command: `ls ${i}` } };
+      lines.push(
+        JSON.stringify({ type: "message", id: `a-${i}`, parentId: parent, timestamp, message: { role: "assistant", content: [call], stopReason: "toolUse", timestamp: 0 } }),
+        JSON.stringify({ type: "message", id: `r-${i}`, parentId: `a-${i}`, timestamp, message: { role: "toolResult", toolCallId: `call-${i}`, toolName: "bash", content: [{ type: "text", text: `output ${i} `.repeat(2500) }], isError: false, timestamp: 0 } }),
+      );
+      parent = `r-${i}`;
+    }
+    fs.appendFileSync(file, `${lines.join("\n")}\n`);
+    await ok(api, "library:import", { path: file });
+    await window.refresh();
+    const fresh = () => facts(loadSessionTree(reference.ctx.db, sessionId));
+    expect(facts(window.tree as SessionTreeDto)).toEqual(fresh());
+    const pruned = await ok(api, "pruning:apply", { sessionId });
+    expect(pruned.prunedCount).toBeGreaterThan(0);
+    await window.refresh();
+    expect(window.tree?.nodes.some((node) => node.pruned)).toBe(true);
+    expect(facts(window.tree as SessionTreeDto)).toEqual(fresh());
+    await ok(api, "pruning:restore", { sessionId });
+    await window.refresh();
+    expect(window.tree?.nodes.some((node) => node.pruned)).toBe(false);
+    expect(facts(window.tree as SessionTreeDto)).toEqual(fresh());
   });
 
   it("after a view-leaf move: no node at all", async () => {
