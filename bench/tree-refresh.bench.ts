@@ -1,6 +1,7 @@
 /**
  * Refreshing an open big session after one agent append: the bytes and time of session:tree over
- * HTTP (the full answer, and the delta from the tree the page has: `since`), and in Chromium
+ * HTTP (the delta from the tree the page has, `since`, asked first as the open page does, then
+ * the full answer), and in Chromium
  * (browser mode) the time from the page asking for the tree after the append (library:import
  * of the grown file announces it; the page refreshes) to the appended entry painted on the canvas.
  * Run: node --experimental-strip-types bench/tree-refresh.bench.ts [--entries N] [--runs N] [--no-browser]
@@ -89,12 +90,13 @@ export async function runTreeRefreshBench(
       let previous = await treeOverHttp(mode.port, mode.token, { sessionId });
       for (let run = 0; run < runs; run++) {
         append();
+        // First, as the open page asks after an append: the delta from the tree it had.
+        const since = (previous.tree as { version?: string }).version;
+        const d = since === undefined ? undefined : await treeOverHttp(mode.port, mode.token, { sessionId, since });
+        // Then the whole answer, as a page opening the session gets it.
         const f = await treeOverHttp(mode.port, mode.token, { sessionId });
         full.push(f);
-        // The same refresh from the tree the page had before the append (when the contract has it).
-        const since = (previous.tree as { version?: string }).version;
-        const d = since === undefined ? f : await treeOverHttp(mode.port, mode.token, { sessionId, since });
-        delta.push(d);
+        delta.push(d ?? f);
         previous = f;
       }
       const row = (name: string, xs: { bytes: number; ms: number }[]) => [
