@@ -43,6 +43,7 @@ export function growSessionTree(
   if (oldRewritten !== growth.rewritten.size) return null;
 
   const roots = growth.archivedRoots === "[]" ? null : new Set(JSON.parse(growth.archivedRoots) as string[]);
+  const known = (id: string) => growth.ids.has(id) || growth.appendedIds.has(id) || addedById.has(id);
   const added: TreeNodeDto[] = [];
   const addedById = new Map<string, TreeNodeDto>();
   const wanted: string[] = [];
@@ -62,7 +63,7 @@ export function growSessionTree(
     const id = stored.id;
     if (whole || id === null) return;
     // A duplicate id moves a node; an id an orphan waits for gives it a parent (in this batch too).
-    if (growth.nodeById.has(id) || addedById.has(id) || growth.wanted.has(id) || wanted.includes(id)) {
+    if (known(id) || growth.wanted.has(id) || wanted.includes(id)) {
       whole = true;
       return;
     }
@@ -70,11 +71,12 @@ export function growSessionTree(
     let parentId: string | null = null;
     // No entry before it names it as its parent (that would be an orphan): no cycle can close here.
     if (raw !== null && raw !== id) {
-      if (growth.nodeById.has(raw) || addedById.has(raw)) parentId = raw;
+      if (known(raw)) parentId = raw;
       else wanted.push(raw);
     }
-    const parent = parentId === null ? undefined : (growth.nodeById.get(parentId) ?? addedById.get(parentId));
-    const archived = (parent?.archived ?? false) || (roots?.has(id) ?? false);
+    const archived =
+      (parentId !== null && (growth.archived.has(parentId) || addedById.get(parentId)?.archived === true)) ||
+      (roots?.has(id) ?? false);
     const node = appendedNode(stored, parentId, growth.labels.get(id), archived);
     added.push(node);
     addedById.set(id, node);
@@ -84,7 +86,10 @@ export function growSessionTree(
   growth.rows += rows;
   growth.maxSeq = maxSeq;
   growth.maxPk = maxPk;
-  for (const node of added) growth.nodeById.set(node.id, node);
+  for (const node of added) {
+    growth.appendedIds.add(node.id);
+    if (node.archived) growth.archived.add(node.id);
+  }
   for (const id of wanted) growth.wanted.add(id);
   for (const [pk, r] of newlyRewritten) growth.rewritten.set(pk, r);
   return {

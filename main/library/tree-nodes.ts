@@ -146,7 +146,11 @@ export interface TreeGrowth {
   rows: number;
   maxSeq: number;
   maxPk: number;
-  nodeById: Map<string, TreeNodeDto>;
+  /** The ids of the nodes: the structural index's, then those appended. */
+  ids: ReadonlyMap<string, unknown>;
+  appendedIds: Set<string>;
+  /** The ids of the archived nodes (grows with the nodes appended under them). */
+  archived: Set<string>;
   labels: ReadonlyMap<string, string>;
   /** Parent ids named by nodes made roots because no entry has them (an orphan's missing parent). */
   wanted: Set<string>;
@@ -241,12 +245,12 @@ export function buildSessionTree(
   cache?.done();
   const tree: SessionTreeDto = { sessionId, nodes, ...treeFrame(db, sessionId, row) };
   if (cache === null) return { tree, growth: null };
-  const nodeById = new Map<string, TreeNodeDto>();
+  // The index reports every node made a root for want of its parent (a stored parent_id is a string).
   const wanted = new Set<string>();
-  for (const node of nodes) {
-    nodeById.set(node.id, node);
-    const raw = (index.byId.get(node.id) as SessionEntry).parentId as unknown;
-    if (typeof raw === "string" && raw !== node.id && !index.byId.has(raw)) wanted.add(raw);
+  for (const problem of index.problems) {
+    if (problem.kind !== "orphan" || problem.entryId === undefined) continue;
+    const raw = index.byId.get(problem.entryId)?.parentId as unknown;
+    if (typeof raw === "string") wanted.add(raw);
   }
   const rewritten = new Map<number, { tokens: number; json: string }>();
   for (const r of rewrittenEntries(db, row.sid)) rewritten.set(r.pk, { tokens: r.tokens, json: r.json });
@@ -255,7 +259,9 @@ export function buildSessionTree(
     rows,
     maxSeq,
     maxPk,
-    nodeById,
+    ids: index.byId,
+    appendedIds: new Set(),
+    archived,
     labels: index.labels,
     wanted,
     archivedRoots: archivedRootsKey(db, row.sid),

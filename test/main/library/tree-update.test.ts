@@ -94,6 +94,15 @@ interface Run {
   step: number;
   /** Ids named as parents before they exist (an orphan, repaired when the id comes). */
   pending: string[];
+  /** The file's last line has no newline yet (stored provisionally, read again when it gets one). */
+  open: boolean;
+}
+
+/** Appends `lines` to the run's file, ending the open last line first; the last may stay open. */
+function appendLines(run: Run, lines: readonly string[], leaveOpen = false): void {
+  const text = `${run.open ? "\n" : ""}${lines.join("\n")}${leaveOpen ? "" : "\n"}`;
+  fs.appendFileSync(run.file, text);
+  run.open = leaveOpen;
 }
 
 const pick = <T>(run: Run, items: readonly T[]): T => items[Math.floor(run.random() * items.length)] as T;
@@ -210,9 +219,11 @@ async function agentAppends(run: Run): Promise<string> {
     }
     parent = id;
   }
-  fs.appendFileSync(run.file, `${lines.join("\n")}\n`);
+  // Sometimes the agent has not written the last line's newline yet.
+  const leaveOpen = run.random() < 0.15;
+  appendLines(run, lines, leaveOpen);
   await ok(run.writer, "library:import", { path: run.file });
-  return `append ${count}`;
+  return `append ${count}${leaveOpen ? " (open)" : ""}`;
 }
 
 /** The view leaf moved to a node, then the agent appends under it (the window refreshes after both). */
@@ -222,10 +233,9 @@ async function leafMoveThenAppend(run: Run): Promise<string> {
   await ok(run.writer, "session:set-view-leaf", { sessionId: run.sessionId, leafId });
   const id = `after-leaf-${run.step}`;
   const timestamp = new Date(Date.UTC(2026, 11, 4, 1, 0, run.step)).toISOString();
-  fs.appendFileSync(
-    run.file,
-    `${JSON.stringify({ type: "message", id, parentId: leafId, timestamp, message: { role: "user", content: `under ${leafId}`, timestamp: 0 } })}\n`,
-  );
+  appendLines(run, [
+    JSON.stringify({ type: "message", id, parentId: leafId, timestamp, message: { role: "user", content: `under ${leafId}`, timestamp: 0 } }),
+  ]);
   await ok(run.writer, "library:import", { path: run.file });
   return "leaf+append";
 }
@@ -238,6 +248,7 @@ async function fileRewritten(run: Run): Promise<string> {
   const at = 1 + Math.floor(run.random() * (kept.length - 1));
   kept[at] = (kept[at] as string).replace(/"text":"/, '"text":"rewritten ');
   fs.writeFileSync(run.file, `${kept.join("\n")}\n`);
+  run.open = false;
   await ok(run.writer, "library:import", { path: run.file });
   return "rewrite";
 }
@@ -281,7 +292,7 @@ async function randomRun(fixture: string, seed: number, steps: number) {
   const writer = connect();
   const report = await ok(writer, "library:import", { path: file });
   const sessionId = report.files[0]?.sessionId as string;
-  const run: Run = { file, sessionId, writer, reference: connect(), random: rng(seed), step: 0, pending: [] };
+  const run: Run = { file, sessionId, writer, reference: connect(), random: rng(seed), step: 0, pending: [], open: false };
   // Two windows on one server (its own connection, the one the writes come from, as the watcher
   // and edits share it): one refreshes after every change, one after every third.
   const server = writer;
