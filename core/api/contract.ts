@@ -113,10 +113,17 @@ export interface Requests {
    * its blob store (`blob:sha256:…`) as their base64, as the agent loads them (SPEC §1.7);
    * without it they stay refs (the page shows placeholders). `agentMessages: false` leaves the
    * agent's messages out of the answer (the page shows only the provider messages: a session
-   * with a 20 MB text would otherwise send it twice).
+   * with a 20 MB text would otherwise send it twice). `holeLongTexts` sends very long texts
+   * with their middle left out (`textHoles` says where and how much).
    */
   "context:get": {
-    input: { sessionId: string; leafId?: string | null; blobImages?: boolean; agentMessages?: boolean };
+    input: {
+      sessionId: string;
+      leafId?: string | null;
+      blobImages?: boolean;
+      agentMessages?: boolean;
+      holeLongTexts?: boolean;
+    };
     output: ContextView;
   };
 

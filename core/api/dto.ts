@@ -5,6 +5,7 @@
 import type { AgentMessage, LlmMessage, SessionEntry, SessionHeader } from "../session/entries.ts";
 import type { AddedResult, RequestChange, RequestTargetInfo } from "../session/request-messages.ts";
 import type { PlanSettings } from "../compaction/plan-settings.ts";
+import type { MessageTextHole } from "../text/text-hole.ts";
 
 /** Expected failures travel as data (DESIGN §3). */
 export type ApiErrorCode =
@@ -142,6 +143,11 @@ export interface ContextView {
   agentMessages?: AgentMessage[];
   /** … and exactly what the provider receives (SPEC §3.4, D4). */
   messages: LlmMessage[];
+  /**
+   * Asked with `holeLongTexts`: the texts of `messages` sent with their middle left out (very long
+   * ones only; core/text/text-hole.ts). Token figures and `request` are of the whole texts.
+   */
+  textHoles?: MessageTextHole[];
   /** For each LLM message, the id of the entry it came from (same order as `messages`). */
   messageEntryIds: (string | null)[];
   /** For each LLM message, its heuristic token estimate. */

@@ -67,6 +67,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       leafId: entryId.nullable().optional(),
       blobImages: z.boolean().optional(),
       agentMessages: z.boolean().optional(),
+      holeLongTexts: z.boolean().optional(),
     })
     .strict(),
   "compaction:preview": z

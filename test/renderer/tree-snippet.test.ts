@@ -3,6 +3,8 @@
 // the message from the leaf's LLM view (200 characters, as before) when it is on screen.
 import { describe, expect, it } from "vitest";
 import type { ContextView, TreeNodeDto } from "../../core/api/dto.ts";
+import { flatten } from "../../core/session/describe.ts";
+import { HOLE_ABOVE_CHARS, holeLongTexts } from "../../core/text/text-hole.ts";
 import {
   answeringText,
   entryFullText,
@@ -13,6 +15,7 @@ import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
 import { shownSnippet } from "../../renderer/src/features/tree/snippet.ts";
 import { TreeBuilder } from "./tree-builders.ts";
 
+const HUGE = `Start. ${"A long line of the log.\n".repeat(HOLE_ABOVE_CHARS / 10)}END`;
 const LONG = `Please refactor the parser. ${"The lexer keeps every token in memory. ".repeat(10)}END`;
 
 function view(leafId: string, content: unknown): ContextView {
@@ -79,5 +82,19 @@ describe("the whole text for the editor", () => {
     expect(await entryFullText({ id: "u1" }, view("a1", "other"), fetchView)).toBe(LONG);
     expect(await entryFullText({ id: "u1" }, null, fetchView)).toBe(LONG);
     expect(asked).toEqual(["u1", "u1"]);
+  });
+
+  it("asks for the whole view when the one on screen has the text without its middle", async () => {
+    const holed = holeLongTexts([{ role: "user", content: HUGE, timestamp: 0 }]);
+    const onScreen = { ...view("u1", holed.messages[0]?.content), textHoles: holed.holes };
+    const asked: string[] = [];
+    const fetchView = async (leafId: string) => {
+      asked.push(leafId);
+      return view(leafId, HUGE);
+    };
+    expect(await entryFullText({ id: "u1" }, onScreen, fetchView)).toBe(HUGE);
+    expect(asked).toEqual(["u1"]);
+    // Its beginning is enough for the composer's "Answering:" line.
+    expect(answeringText({ id: "u1", text: "x", cut: true }, onScreen)).toBe(flatten(HUGE, 200));
   });
 });

@@ -4,12 +4,15 @@
  * the last valid assistant usage among the entries the view is built from. On request, images in
  * the agent's blob store are resolved to their data, as the agent does on load. `request` says
  * what the request to the model does to those messages (SPEC §3.6), for the configured model's
- * chat request or, without one, for the session's own model.
+ * chat request or, without one, for the session's own model. The page asks for very long texts
+ * with a hole (holeLongTexts): it shows their beginning, and asks for the whole text when wanted.
  */
 import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
+import type { LlmMessage } from "../../../core/session/entries.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
 import { planRequestFor, sessionRequestTarget } from "../../../core/session/request-messages.ts";
+import { holeLongTexts } from "../../../core/text/text-hole.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
 import { requireSession } from "../../library/load.ts";
@@ -19,6 +22,13 @@ import { loadSettings } from "../../settings/store.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
 import type { AreaHandlers } from "../types.ts";
+
+/** The messages, with their very long texts holed when asked (the page: they are not all shown). */
+function messagesOf(messages: LlmMessage[], holed: boolean): Pick<ContextView, "messages" | "textHoles"> {
+  if (!holed) return { messages };
+  const cut = holeLongTexts(messages);
+  return { messages: cut.messages, textHoles: cut.holes };
+}
 
 export const contextHandlers: AreaHandlers<"context"> = {
   "context:get": (input, ctx): ContextView => {
@@ -40,9 +50,10 @@ export const contextHandlers: AreaHandlers<"context"> = {
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       ...(input.agentMessages === false ? {} : { agentMessages: view.context.messages }),
-      messages: input.blobImages
-        ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages)
-        : view.messages,
+      ...messagesOf(
+        input.blobImages ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages) : view.messages,
+        input.holeLongTexts === true,
+      ),
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,

@@ -33,6 +33,11 @@ export interface LlmViewSlice {
   /** Bumped by "expand all" / "collapse all"; messages follow it until toggled one by one. */
   expandAll: { expanded: boolean; revision: number };
   loadContext(sessionId: string | null, leafId: string | null | undefined): Promise<void>;
+  /**
+   * The view on screen with all its texts: `context` itself unless some came without their
+   * middle (textHoles); then the whole view is asked for once and, still on screen, replaces it.
+   */
+  loadWholeContext(): Promise<ContextView>;
   loadLimits(): Promise<void>;
   /** Compares what the model receives at two leaves (null: an empty context). */
   openLeafDiff(beforeLeafId: string | null, afterLeafId: string | null, title?: string): Promise<void>;
@@ -46,15 +51,16 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
   // Answers can come back out of order (fast selection changes): only the latest request counts.
   let contextRequest = 0;
   let diffRequest = 0;
+  let whole: { of: ContextView; view: Promise<ContextView> } | null = null;
 
   // The page shows only the provider messages: the agent's would double the answer's size.
-  const fetchView = (sessionId: string, leafId: string | null | undefined) =>
-    call(
-      "context:get",
-      leafId === undefined
-        ? { sessionId, agentMessages: false }
-        : { sessionId, leafId, agentMessages: false },
-    );
+  const fetchView = (sessionId: string, leafId: string | null | undefined, holeLongTexts = false) =>
+    call("context:get", {
+      sessionId,
+      ...(leafId === undefined ? {} : { leafId }),
+      agentMessages: false,
+      ...(holeLongTexts ? { holeLongTexts } : {}),
+    });
 
   const runDiff = async (
     beforeLeafId: string | null,
@@ -99,7 +105,8 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       // Settings may have changed since (model configured, reserve edited): cheap to re-read.
       void get().loadLimits();
       try {
-        const context = await fetchView(sessionId, leafId);
+        // Very long texts come without their middle: the view shows their beginning only.
+        const context = await fetchView(sessionId, leafId, true);
         // Ignore a late answer for another session or an older selection.
         if (request === contextRequest && get().selectedSessionId === sessionId)
           set({ context, contextLoading: false });
@@ -107,6 +114,24 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
         if (request === contextRequest)
           set({ context: null, contextLoading: false, contextError: (error as Error).message });
       }
+    },
+    loadWholeContext() {
+      const current = get().context;
+      if (!current) return Promise.reject(new Error("no LLM view is open"));
+      if (!current.textHoles?.length) return Promise.resolve(current);
+      if (whole?.of !== current) {
+        const view = fetchView(current.sessionId, current.leafId).then((result) => {
+          if (get().context === current) set({ context: result });
+          return result;
+        });
+        const asked = { of: current, view };
+        whole = asked;
+        // A failure is not kept: the next click asks again.
+        view.catch(() => {
+          if (whole === asked) whole = null;
+        });
+      }
+      return whole.view;
     },
     async loadLimits() {
       try {

@@ -11,6 +11,7 @@ import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import type { AddedResult, RequestChange } from "../../../../core/session/request-messages.ts";
 import { groupRequestNotes, type RequestNoteKey } from "../../../../core/session/request-note-groups.ts";
+import type { MessageTextHole } from "../../../../core/text/text-hole.ts";
 import { useCanopy } from "../../store/index.ts";
 import { AddedResultItem } from "./AddedResultItem.tsx";
 import { ContextBar } from "./ContextBar.tsx";
@@ -75,6 +76,13 @@ function MessageList({ context, grouped }: { context: ContextView; grouped: Read
     scrolledFor.current = key;
     current.scrollIntoView({ block: "nearest" });
   }, [context, selectedEntryId]);
+  // Per message, its texts that came without their middle (same arrays while the view stays).
+  const holes = useMemo(() => {
+    const byMessage = new Map<number, MessageTextHole[]>();
+    for (const hole of context.textHoles ?? [])
+      byMessage.set(hole.messageIndex, [...(byMessage.get(hole.messageIndex) ?? []), hole]);
+    return byMessage;
+  }, [context.textHoles]);
   if (context.messages.length === 0) {
     return (
       <p className="empty">
@@ -110,6 +118,7 @@ function MessageList({ context, grouped }: { context: ContextView; grouped: Read
             current={entryId !== null && entryId === selectedEntryId}
             changes={changes[index] ?? NO_CHANGES}
             grouped={grouped}
+            holes={holes.get(index)}
           />,
         ];
       })}

@@ -2,9 +2,10 @@
  * One text of a message body, cut for display when long (core/text/display-cut): the first
  * ~100 KB on a line boundary, with a note of how much is not shown, "Show all" and "Copy full
  * text". Showing all of a text too long for markdown lays it out as plain text in pieces the
- * browser skips while they are off screen. What is copied is always the whole text.
+ * browser skips while they are off screen. What is copied is always the whole text. A text that
+ * came without its middle (`hole`) is counted whole; "Show all" and "Copy" ask for the rest.
  */
-import { type ReactNode, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import {
   countLines,
   cutForDisplay,
@@ -12,6 +13,7 @@ import {
   splitForDisplay,
   utf8Length,
 } from "../../../../core/text/display-cut.ts";
+import { type ShownHole, wholeBytes, wholeLength, wholeLines } from "../../../../core/text/text-hole.ts";
 import { formatSize } from "../library/library-format.ts";
 import { Markdown } from "./Markdown.tsx";
 
@@ -26,7 +28,10 @@ export interface LongTextProps {
   text: string;
   render: Render;
   /** Class of the element that holds the text (`tool-output`, `reply-error`…). */
-  className?: string;
+  className?: string | undefined;
+  /** The middle of the text is not here: `wholeText` asks for all of it. */
+  hole?: ShownHole | undefined;
+  wholeText?: (() => Promise<string>) | undefined;
 }
 
 function Whole({ text, render, className }: LongTextProps): ReactNode {
@@ -49,7 +54,7 @@ function Pieces({ text, className }: { text: string; className: string | undefin
   );
 }
 
-function CopyButton({ text }: { text: string }) {
+function CopyButton({ text }: { text: string | (() => Promise<string>) }) {
   const [status, setStatus] = useState<string | null>(null);
   const copy = () => {
     // Absent outside a secure context (a page not served from localhost or the app).
@@ -58,11 +63,18 @@ function CopyButton({ text }: { text: string }) {
       setStatus("Could not copy: this page has no access to the clipboard.");
       return;
     }
-    clipboard.writeText(text).then(
-      () => setStatus(`Copied ${formatSize(utf8Length(text))}.`),
-      (error: unknown) =>
-        setStatus(`Could not copy: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    let copied = "";
+    const whole = typeof text === "string" ? Promise.resolve(text) : text();
+    whole
+      .then((value) => {
+        copied = value;
+        return clipboard.writeText(value);
+      })
+      .then(
+        () => setStatus(`Copied ${formatSize(utf8Length(copied))}.`),
+        (error: unknown) =>
+          setStatus(`Could not copy: ${error instanceof Error ? error.message : String(error)}`),
+      );
   };
   return (
     <>
@@ -79,25 +91,50 @@ function CopyButton({ text }: { text: string }) {
 }
 
 export function LongText(props: LongTextProps) {
-  const { text, render, className } = props;
+  const { text, render, className, hole, wholeText } = props;
+  // A hole lies past the cut (text-hole.ts keeps more than DISPLAY_CUT_CHARS before it).
   const cut = useMemo(() => cutForDisplay(text, DISPLAY_CUT_CHARS), [text]);
+  const hiddenChars = wholeLength(text, hole) - cut.shown.length;
   const [showAll, setShowAll] = useState(false);
+  const [wholeError, setWholeError] = useState<string | null>(null);
   const sizes = useMemo(
     () =>
-      cut.hiddenChars === 0
+      hiddenChars === 0
         ? null
         : {
             shownBytes: utf8Length(cut.shown),
-            totalBytes: utf8Length(text),
+            totalBytes: wholeBytes(text, hole),
             shownLines: countLines(cut.shown),
-            totalLines: countLines(text),
+            totalLines: wholeLines(text, hole),
           },
-    [cut, text],
+    [cut, text, hole, hiddenChars],
   );
-  if (sizes === null) return <Whole {...props} />;
+  const waitsForWhole = showAll && hole !== undefined && wholeText !== undefined;
+  // Asked for all of a text without its middle: the rest arrives as new props (the message,
+  // whole); until then the beginning stays, with the button saying so.
+  useEffect(() => {
+    if (!waitsForWhole || !wholeText) return;
+    let current = true;
+    wholeText().catch((error: unknown) => {
+      if (!current) return;
+      setShowAll(false);
+      setWholeError(
+        `Could not load the whole text: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+    return () => {
+      current = false;
+    };
+  }, [waitsForWhole, wholeText]);
+  if (sizes === null) return <Whole text={text} render={render} className={className} />;
+  const copyText = hole && wholeText ? wholeText : text;
+  const askAll = () => {
+    setShowAll(true);
+    setWholeError(null);
+  };
 
   const total = `${formatSize(sizes.totalBytes)} (${sizes.totalLines.toLocaleString("en-US")} lines)`;
-  if (showAll) {
+  if (showAll && !hole) {
     const plain = render !== "markdown" || text.length > MARKDOWN_MAX_CHARS;
     return (
       <>
@@ -112,25 +149,35 @@ export function LongText(props: LongTextProps) {
           </button>{" "}
           <CopyButton text={text} />
         </p>
-        {plain ? <Pieces text={text} className={className} /> : <Whole {...props} />}
+        {plain ? (
+          <Pieces text={text} className={className} />
+        ) : (
+          <Whole text={text} render={render} className={className} />
+        )}
       </>
     );
   }
   return (
     <>
       <Whole text={cut.shown} render={render} className={className} />
-      <p className="cut-note" data-testid="cut-note" data-cut="shown" data-hidden-chars={cut.hiddenChars}>
+      <p className="cut-note" data-testid="cut-note" data-cut="shown" data-hidden-chars={hiddenChars}>
         Showing the first {formatSize(sizes.shownBytes)} ({sizes.shownLines.toLocaleString("en-US")} lines) of{" "}
         {total}; the other {formatSize(sizes.totalBytes - sizes.shownBytes)} are not shown.{" "}
         <button
           type="button"
           className="link-button"
           aria-label={`Show all ${formatSize(sizes.totalBytes)} of this text`}
-          onClick={() => setShowAll(true)}
+          disabled={showAll}
+          onClick={askAll}
         >
-          Show all
+          {showAll ? "Loading all…" : "Show all"}
         </button>{" "}
-        <CopyButton text={text} />
+        <CopyButton text={copyText} />
+        {wholeError && (
+          <span className="copy-status" role="alert">
+            {wholeError}
+          </span>
+        )}
       </p>
     </>
   );

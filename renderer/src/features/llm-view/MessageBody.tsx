@@ -2,16 +2,38 @@
  * The body of one message in the LLM view: markdown prose, a summary with its `<summary>` tags
  * visible (what the model sees), thinking set apart, tool calls as name + pretty JSON, tool output
  * preformatted, image placeholders with their type and size, and the error of a failed reply.
- * Every text goes through LongText, which shows a very long one cut until the user asks for all.
+ * Every text goes through LongText, which shows a very long one cut until the user asks for all;
+ * a text that came without its middle gets it from `wholeParts` (the message asked for whole).
  */
 import { formatSize } from "../library/library-format.ts";
 import { LongText } from "./LongText.tsx";
 import type { MessagePart } from "./message-parts.ts";
 
-function Part({ part }: { part: MessagePart }) {
+type WholeParts = () => Promise<readonly MessagePart[]>;
+
+/** The whole text of the part at `index` (as `pick` reads it from the part), from the whole message. */
+function wholeTextOf(wholeParts: WholeParts | undefined, index: number, pick: (part: MessagePart) => string) {
+  if (!wholeParts) return undefined;
+  return async () => {
+    const part = (await wholeParts())[index];
+    if (!part) throw new Error("the message changed");
+    return pick(part);
+  };
+}
+
+const textOf = (part: MessagePart) => ("text" in part ? part.text : "");
+const summaryOf = (part: MessagePart) => (part.kind === "summary" ? part.summary : textOf(part));
+
+function Part({
+  part,
+  whole,
+}: {
+  part: MessagePart;
+  whole: (pick: (part: MessagePart) => string) => (() => Promise<string>) | undefined;
+}) {
   switch (part.kind) {
     case "markdown":
-      return <LongText text={part.text} render="markdown" />;
+      return <LongText text={part.text} render="markdown" hole={part.hole} wholeText={whole(textOf)} />;
     case "summary":
       return (
         <div className="summary-part">
@@ -22,7 +44,7 @@ function Part({ part }: { part: MessagePart }) {
           )}
           <div className="summary-tag">{"<summary>"}</div>
           <div className="summary-text">
-            <LongText text={part.summary} render="markdown" />
+            <LongText text={part.summary} render="markdown" hole={part.hole} wholeText={whole(summaryOf)} />
           </div>
           <div className="summary-tag">{"</summary>"}</div>
           {part.after && <LongText text={part.after} render="markdown" />}
@@ -32,7 +54,7 @@ function Part({ part }: { part: MessagePart }) {
       return (
         <div className="thinking-part">
           <div className="part-label">thinking</div>
-          <LongText text={part.text} render="markdown" />
+          <LongText text={part.text} render="markdown" hole={part.hole} wholeText={whole(textOf)} />
         </div>
       );
     case "toolCall":
@@ -46,7 +68,15 @@ function Part({ part }: { part: MessagePart }) {
         </div>
       );
     case "output":
-      return <LongText text={part.text} render="pre" className="tool-output" />;
+      return (
+        <LongText
+          text={part.text}
+          render="pre"
+          className="tool-output"
+          hole={part.hole}
+          wholeText={whole(textOf)}
+        />
+      );
     case "image": {
       const size = part.bytes > 0 ? ` · ${formatSize(part.bytes)}` : "";
       return (
@@ -61,12 +91,21 @@ function Part({ part }: { part: MessagePart }) {
   }
 }
 
-export function MessageBody({ parts, hiddenChars }: { parts: readonly MessagePart[]; hiddenChars: number }) {
+export function MessageBody({
+  parts,
+  hiddenChars,
+  wholeParts,
+}: {
+  parts: readonly MessagePart[];
+  hiddenChars: number;
+  /** The parts of the whole message, for texts that came without their middle. */
+  wholeParts?: WholeParts | undefined;
+}) {
   return (
     <>
       {parts.map((part, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: parts of one message never reorder
-        <Part key={index} part={part} />
+        <Part key={index} part={part} whole={(pick) => wholeTextOf(wholeParts, index, pick)} />
       ))}
       {hiddenChars > 0 && (
         <p className="hidden-note">… {hiddenChars.toLocaleString("en-US")} more characters</p>

@@ -8,6 +8,7 @@
  */
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import type { MessageTextHole } from "../../../../core/text/text-hole.ts";
 import type { RequestChange } from "../../../../core/session/request-messages.ts";
 import {
   type RequestNoteKey,
@@ -36,6 +37,8 @@ export interface MessageItemProps {
   changes: readonly RequestChange[];
   /** Kinds of note said once above the list: this message shows them as a short mark only. */
   grouped: ReadonlySet<RequestNoteKey>;
+  /** Its texts that came without their middle (none: undefined). */
+  holes?: readonly MessageTextHole[] | undefined;
 }
 
 export function EntryLink({ entryId }: { entryId: string | null }) {
@@ -76,9 +79,21 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
 }
 
 export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
-  const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped } = props;
+  const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped, holes } = props;
   const expandAll = useCanopy((state) => state.expandAll);
-  const parts = useMemo(() => messageParts(message), [message]);
+  const loadWholeContext = useCanopy((state) => state.loadWholeContext);
+  const parts = useMemo(() => messageParts(message, holes), [message, holes]);
+  const wholeParts = useMemo(
+    () =>
+      holes
+        ? async () => {
+            const whole = (await loadWholeContext()).messages[index];
+            if (!whole) throw new Error("the view changed");
+            return messageParts(whole);
+          }
+        : undefined,
+    [holes, index, loadWholeContext],
+  );
   const long = useMemo(() => isLong(parts), [parts]);
   const [override, setOverride] = useState<boolean | null>(null);
   const bodyId = useId();
@@ -157,7 +172,7 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
         </ul>
       )}
       <div id={bodyId} className={`message-body${collapsed ? " collapsed" : ""}`}>
-        <MessageBody parts={shown.parts} hiddenChars={shown.hiddenChars} />
+        <MessageBody parts={shown.parts} hiddenChars={shown.hiddenChars} wholeParts={wholeParts} />
       </div>
     </li>
   );

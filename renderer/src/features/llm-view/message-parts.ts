@@ -7,33 +7,52 @@
 import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { countLines, cutForDisplay } from "../../../../core/text/display-cut.ts";
 import { toJson } from "../../../../core/text/json-deep.ts";
+import {
+  type MessageTextHole,
+  type ShownHole,
+  shownHole,
+  type TextHole,
+  wholeLength,
+  wholeLines,
+} from "../../../../core/text/text-hole.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 
+/**
+ * `hole`: the text came without its middle (a very long one, core/text/text-hole.ts); in a
+ * summary, the hole is in `summary`.
+ */
 export type MessagePart =
-  | { kind: "markdown"; text: string }
+  | { kind: "markdown"; text: string; hole?: ShownHole }
   /** A user message made from a compaction or branch summary: framing, the summary, anything after. */
-  | { kind: "summary"; framing: string; summary: string; after: string }
-  | { kind: "thinking"; text: string }
+  | { kind: "summary"; framing: string; summary: string; after: string; hole?: ShownHole }
+  | { kind: "thinking"; text: string; hole?: ShownHole }
   | { kind: "toolCall"; name: string; id: string; argumentsJson: string }
   /** Tool output and other text that is not prose: shown preformatted, never as markdown. */
-  | { kind: "output"; text: string }
+  | { kind: "output"; text: string; hole?: ShownHole }
   | { kind: "image"; mimeType: string; bytes: number }
-  | { kind: "error"; text: string };
+  | { kind: "error"; text: string; hole?: undefined };
 
 const SUMMARY_OPEN = "<summary>\n";
 const SUMMARY_CLOSE = "\n</summary>";
 
 /** Splits text that wraps a `<summary>` block (SPEC §3.5) into framing, summary and the rest. */
 export function splitSummary(text: string): { framing: string; summary: string; after: string } | null {
-  const start = text.indexOf(SUMMARY_OPEN);
-  if (start < 0 || (start > 0 && text[start - 1] !== "\n")) return null;
-  const end = text.lastIndexOf(SUMMARY_CLOSE);
-  if (end < start + SUMMARY_OPEN.length - 1) return null;
+  const bounds = summaryBounds(text);
+  if (!bounds) return null;
   return {
-    framing: text.slice(0, start).trimEnd(),
-    summary: text.slice(start + SUMMARY_OPEN.length, end),
-    after: text.slice(end + SUMMARY_CLOSE.length).trimStart(),
+    framing: text.slice(0, bounds.start - SUMMARY_OPEN.length).trimEnd(),
+    summary: text.slice(bounds.start, bounds.end),
+    after: text.slice(bounds.end + SUMMARY_CLOSE.length).trimStart(),
   };
+}
+
+/** Where the summary of a `<summary>` block starts and ends in `text`, or null. */
+function summaryBounds(text: string): { start: number; end: number } | null {
+  const open = text.indexOf(SUMMARY_OPEN);
+  if (open < 0 || (open > 0 && text[open - 1] !== "\n")) return null;
+  const end = text.lastIndexOf(SUMMARY_CLOSE);
+  if (end < open + SUMMARY_OPEN.length - 1) return null;
+  return { start: open + SUMMARY_OPEN.length, end };
 }
 
 /** Bytes behind a base64 string (what an image placeholder reports). */
@@ -53,12 +72,26 @@ function prettyJson(value: unknown): string {
   }
 }
 
-function textPart(text: string, asSummary: boolean): MessagePart {
+/** `hole` (at an index of `text`) where it is in `text.slice(from)` once shown. */
+function holeFrom(text: string, from: number, hole: TextHole): ShownHole {
+  return shownHole(hole, showBidiControls(text.slice(from, hole.at)).length);
+}
+
+function textPart(text: string, asSummary: boolean, hole: TextHole | undefined): MessagePart {
   if (asSummary) {
     const split = splitSummary(text);
-    if (split) return { kind: "summary", ...split };
+    const bounds = summaryBounds(text);
+    // A hole outside the summary (a text that only looks like one): shown as the text it is.
+    if (split && bounds && !hole) return { kind: "summary", ...split };
+    if (split && bounds && hole && hole.at >= bounds.start && hole.at <= bounds.end)
+      return { kind: "summary", ...split, hole: holeFrom(text, bounds.start, hole) };
   }
-  return { kind: "markdown", text };
+  return hole ? { kind: "markdown", text, hole: holeFrom(text, 0, hole) } : { kind: "markdown", text };
+}
+
+/** `part` with the hole of its text, when it has one. */
+function withHole<P extends MessagePart>(part: P, text: string, hole: TextHole | undefined): P {
+  return hole ? { ...part, hole: holeFrom(text, 0, hole) } : part;
 }
 
 /** The part with its bidi controls spelled out (what the model receives, made visible). */
@@ -66,7 +99,7 @@ function shown(part: MessagePart): MessagePart {
   switch (part.kind) {
     case "summary":
       return {
-        kind: "summary",
+        ...part,
         framing: showBidiControls(part.framing),
         summary: showBidiControls(part.summary),
         after: showBidiControls(part.after),
@@ -85,23 +118,28 @@ function shown(part: MessagePart): MessagePart {
   }
 }
 
-export function messageParts(message: LlmMessage): MessagePart[] {
-  return rawParts(message).map(shown);
+/** The display parts of `message`; `holes`: those of its texts that came without their middle. */
+export function messageParts(message: LlmMessage, holes?: readonly MessageTextHole[]): MessagePart[] {
+  const byBlock = new Map<number | null, TextHole>();
+  for (const { block, hole } of holes ?? []) byBlock.set(block, hole);
+  return rawParts(message, byBlock).map(shown);
 }
 
-function rawParts(message: LlmMessage): MessagePart[] {
+function rawParts(message: LlmMessage, holes: ReadonlyMap<number | null, TextHole>): MessagePart[] {
   if (message.role === "user") {
-    if (typeof message.content === "string") return [textPart(message.content, true)];
-    return message.content.map((block) =>
+    if (typeof message.content === "string") return [textPart(message.content, true, holes.get(null))];
+    return message.content.map((block, index) =>
       block.type === "text"
-        ? textPart(block.text, true)
+        ? textPart(block.text, true, holes.get(index))
         : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
     );
   }
   if (message.role === "assistant") {
-    const parts: MessagePart[] = message.content.map((block): MessagePart => {
-      if (block.type === "text") return { kind: "markdown", text: block.text };
-      if (block.type === "thinking") return { kind: "thinking", text: block.thinking };
+    const parts: MessagePart[] = message.content.map((block, index): MessagePart => {
+      const hole = holes.get(index);
+      if (block.type === "text") return withHole({ kind: "markdown", text: block.text }, block.text, hole);
+      if (block.type === "thinking")
+        return withHole({ kind: "thinking", text: block.thinking }, block.thinking, hole);
       return { kind: "toolCall", name: block.name, id: block.id, argumentsJson: prettyJson(block.arguments) };
     });
     if (message.stopReason === "error" || message.stopReason === "aborted") {
@@ -111,9 +149,9 @@ function rawParts(message: LlmMessage): MessagePart[] {
     }
     return parts;
   }
-  return message.content.map((block) =>
+  return message.content.map((block, index) =>
     block.type === "text"
-      ? { kind: "output", text: block.text }
+      ? withHole({ kind: "output", text: block.text }, block.text, holes.get(index))
       : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
   );
 }
@@ -122,13 +160,13 @@ function rawParts(message: LlmMessage): MessagePart[] {
 function partChars(part: MessagePart): number {
   switch (part.kind) {
     case "summary":
-      return part.framing.length + part.summary.length + part.after.length;
+      return part.framing.length + wholeLength(part.summary, part.hole) + part.after.length;
     case "toolCall":
       return part.name.length + part.argumentsJson.length;
     case "image":
       return 40;
     default:
-      return part.text.length;
+      return wholeLength(part.text, part.hole);
   }
 }
 
@@ -136,13 +174,13 @@ function partChars(part: MessagePart): number {
 function partLines(part: MessagePart): number {
   switch (part.kind) {
     case "summary":
-      return countLines(part.framing) + countLines(part.summary) + countLines(part.after) + 2;
+      return countLines(part.framing) + wholeLines(part.summary, part.hole) + countLines(part.after) + 2;
     case "toolCall":
       return countLines(part.argumentsJson) + 1;
     case "image":
       return 1;
     default:
-      return countLines(part.text);
+      return wholeLines(part.text, part.hole);
   }
 }
 
@@ -170,8 +208,10 @@ function cutPart(part: MessagePart, maxChars: number): { part: MessagePart; hidd
       const room = maxChars - part.framing.length;
       const cut =
         room > 0 ? cutForDisplay(part.summary, room) : { shown: "", hiddenChars: part.summary.length };
-      const hiddenChars = cut.hiddenChars + part.after.length;
-      return hiddenChars === 0 ? null : { part: { ...part, summary: cut.shown, after: "" }, hiddenChars };
+      // A hole lies past any collapsed body's budget (text-hole.ts keeps far more before it).
+      const hiddenChars = cut.hiddenChars + (part.hole?.chars ?? 0) + part.after.length;
+      const { hole: _, ...whole } = part;
+      return hiddenChars === 0 ? null : { part: { ...whole, summary: cut.shown, after: "" }, hiddenChars };
     }
     case "toolCall": {
       const cut = cutForDisplay(part.argumentsJson, maxChars);
@@ -181,9 +221,9 @@ function cutPart(part: MessagePart, maxChars: number): { part: MessagePart; hidd
     }
     default: {
       const cut = cutForDisplay(part.text, maxChars);
-      return cut.hiddenChars === 0
-        ? null
-        : { part: { ...part, text: cut.shown }, hiddenChars: cut.hiddenChars };
+      const { hole, ...whole } = part;
+      const hiddenChars = cut.hiddenChars + (hole?.chars ?? 0);
+      return hiddenChars === 0 ? null : { part: { ...whole, text: cut.shown }, hiddenChars };
     }
   }
 }

@@ -8,11 +8,20 @@ import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { flatten } from "../../../../core/session/describe.ts";
 import { shownSnippet } from "./snippet.ts";
 
-/** The entry's text from `context` when that view was built for it and holds it, else null. */
-export function textFromContext(node: Pick<TreeNodeDto, "id">, context: ContextView | null): string | null {
+/**
+ * The entry's text from `context` when that view was built for it and holds it, else null;
+ * `beginning`: its first characters are enough (a text without its middle will do).
+ */
+export function textFromContext(
+  node: Pick<TreeNodeDto, "id">,
+  context: ContextView | null,
+  { beginning = false }: { beginning?: boolean } = {},
+): string | null {
   if (context?.leafId !== node.id) return null;
   const index = context.messageEntryIds.lastIndexOf(node.id);
   if (index === -1) return null;
+  // A text that came without its middle (textHoles) is not the whole text; its beginning is.
+  if (!beginning && context.textHoles?.some((hole) => hole.messageIndex === index)) return null;
   const content = (context.messages[index] as { content?: unknown } | undefined)?.content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -40,6 +49,6 @@ export function answeringText(
   node: Pick<TreeNodeDto, "id" | "text" | "cut">,
   context: ContextView | null,
 ): string {
-  const text = textFromContext(node, context);
+  const text = textFromContext(node, context, { beginning: true });
   return text === null ? shownSnippet(node) : flatten(text, 200);
 }
