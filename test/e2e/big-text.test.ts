@@ -57,7 +57,13 @@ async function contextAnswerSizes(run: () => Promise<void>): Promise<number[]> {
   const sizes: Promise<number>[] = [];
   const onResponse = (response: Response) => {
     if (response.url().includes("/api/context%3Aget") || response.url().includes("/api/context:get"))
-      sizes.push(response.body().then((body) => body.length));
+      // The size the network saw: the inspector does not keep a 21 MB body to hand back.
+      sizes.push(
+        response
+          .finished()
+          .then(() => response.request().sizes())
+          .then((sizes) => sizes.responseBodySize),
+      );
   };
   page.on("response", onResponse);
   try {
