@@ -56,7 +56,7 @@ const textOf = (message: LlmMessage | undefined): string => {
   const content = message?.content;
   if (typeof content === "string") return content;
   const block = content?.[0];
-  return block && "text" in block ? block.text : "";
+  return block && "text" in block && typeof block.text === "string" ? block.text : "";
 };
 
 describe("context:get with holeLongTexts", () => {
