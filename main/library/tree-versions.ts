@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { SessionTreeDto, SessionTreeUpdateDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { diffTreeNodes, sameNode } from "../../core/api/tree-delta.ts";
 import type { Database } from "../store/open.ts";
+import { readSnapshot } from "../store/transactions.ts";
 import { growSessionTree } from "./tree-grow.ts";
 import { buildSessionTree, type TreeGrowth } from "./tree-nodes.ts";
 
@@ -50,7 +51,7 @@ function keptOf(db: Database): Map<string, Kept[]> {
  * anything else makes the whole tree. Both read one snapshot of the library (a transaction).
  */
 export function versionedSessionTree(db: Database, sessionId: string): SessionTreeDto & { version: string } {
-  return db.transaction(() => versionedTree(db, sessionId))();
+  return readSnapshot(db, () => versionedTree(db, sessionId));
 }
 
 function versionedTree(db: Database, sessionId: string): SessionTreeDto & { version: string } {

@@ -59,3 +59,12 @@ export function beginWrite(db: Database): void {
 export function endedWrite(db: Database): void {
   watches.get(db)?.released();
 }
+
+/**
+ * `fn`'s reads as one snapshot of the library (a deferred transaction: other connections' commits
+ * meanwhile are not seen). `fn` must only read: a deferred transaction that starts writing can
+ * fail SQLITE_BUSY where an IMMEDIATE one would have waited (use writeTransaction for that).
+ */
+export function readSnapshot<R>(db: Database, fn: () => R): R {
+  return db.transaction(fn)();
+}
