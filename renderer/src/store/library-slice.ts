@@ -119,9 +119,18 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     searchError: null,
     async loadLibrary() {
       set({ libraryLoading: true });
+      // The delete Ctrl+Z would undo when this list was asked for (one made meanwhile is newer).
+      const deleted = get().lastDeleted;
       try {
         const sessions = await call("library:list", {});
         set({ sessions, libraryLoading: false, libraryLoaded: true, libraryError: null });
+        if (deleted && get().lastDeleted === deleted && sessions.some((s) => s.id === deleted.sessionId)) {
+          // It is back already (restored in another window, or its file imported again): Ctrl+Z
+          // must not undo whatever the session's history now ends with, nor the notice offer it.
+          const notice = get().notice;
+          const back = { level: "info" as const, message: `“${deleted.title}” is back in the library.` };
+          set({ lastDeleted: null, ...(notice?.undoDeleteOf === deleted.sessionId ? { notice: back } : {}) });
+        }
         // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
         const linked = window.location.hash.startsWith("#/session/");
         if (!get().selectedSessionId && !linked && sessions[0]) {

@@ -1,0 +1,81 @@
+// Editing flows as a fast keyboard user meets them in Debian's Chromium (browser mode, bundled
+// demo data): a delete undone in another window must not leave this one offering to undo it
+// (its Ctrl+Z would undo the session's last edit instead). Screenshots: test-artifacts/edits-qa/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+
+const shots = path.join(artifactsDir(), "edits-qa");
+const PARSER_TITLE = "Refactor the parser (omp dialect copy of tree-01)";
+const STORE_TITLE = "Session store tree";
+
+let app: E2eApp;
+let mode: BrowserMode;
+let page: Page;
+
+const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
+const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
+const undoButton = () => page.getByTestId("edit-actions").getByRole("button", { name: "Undo", exact: true });
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  app = await startE2eApp("edits-qa");
+  ({ mode, page } = app);
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("editing flows, as a demanding user", () => {
+  it("a delete undone elsewhere is no longer offered by the notice or Ctrl+Z, which would undo the session's last edit", async () => {
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    const store = await demoSessionId(mode, STORE_TITLE);
+    const before = await tree(parser);
+    const target = before.nodes.find((node) => node.parentId !== null && node.label === undefined);
+    if (!target) throw new Error("no unlabelled entry in the parser session");
+    // An edit made before the delete: the session's history ends with it once the delete is undone.
+    await api("edits:label", { sessionId: parser, targetId: target.id, label: "qa-kept" });
+
+    await openSessionShowingAll(page, mode, parser);
+    await page.getByRole("button", { name: `Delete “${PARSER_TITLE}” from the library` }).click();
+    await page.getByRole("alertdialog", { name: "Delete this session from the library?" }).waitFor();
+    await page.keyboard.press("Enter");
+    await poll(() => page.getByTestId("notice").textContent()).toContain(`Deleted “${PARSER_TITLE}”`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).not.toBe(parser);
+    await page
+      .getByRole("button", { name: new RegExp(`^${STORE_TITLE}`) })
+      .first()
+      .click();
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(store);
+    expect(await undoButton().getAttribute("title")).toContain(`Undo delete of “${PARSER_TITLE}”`);
+
+    // Another window (or `canopy undelete`) brings it back.
+    await api("edits:undo", { sessionId: parser });
+    await poll(async () =>
+      (await api<{ id: string }[]>("library:list", {})).some((s) => s.id === parser),
+    ).toBe(true);
+
+    await poll(() => undoButton().getAttribute("title")).not.toContain("Undo delete");
+    await poll(() => page.getByTestId("notice").textContent()).toContain(
+      `“${PARSER_TITLE}” is back in the library.`,
+    );
+    expect(await page.getByRole("button", { name: "Undo the delete" }).count()).toBe(0);
+    await shot("01-delete-undone-elsewhere");
+
+    // Ctrl+Z now is about the open session (nothing to undo there), not the parser's label.
+    await page.locator("body").press("Control+z");
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Nothing to undo");
+    const after = await tree(parser);
+    expect(after.nodes.find((node) => node.id === target.id)?.label).toBe("qa-kept");
+    expect(after.history.undo).toBe("label");
+  });
+});
