@@ -1,6 +1,7 @@
 // Editing flows as a fast keyboard user meets them in Debian's Chromium (browser mode, bundled
 // demo data): a delete undone in another window must not leave this one offering to undo it
-// (its Ctrl+Z would undo the session's last edit instead). Screenshots: test-artifacts/edits-qa/.
+// (its Ctrl+Z would undo the session's last edit instead), and the label box belongs to the
+// entry selected now, not to the one it was typed for. Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -23,6 +24,7 @@ let page: Page;
 const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
 const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
+const labelBox = () => page.getByRole("textbox", { name: "Label", exact: true });
 const undoButton = () => page.getByTestId("edit-actions").getByRole("button", { name: "Undo", exact: true });
 
 beforeAll(async () => {
@@ -77,5 +79,31 @@ describe("editing flows, as a demanding user", () => {
     const after = await tree(parser);
     expect(after.nodes.find((node) => node.id === target.id)?.label).toBe("qa-kept");
     expect(after.history.undo).toBe("label");
+  });
+
+  it("typing a label, then selecting another entry: the box shows that entry's label and Set label cannot give it the text typed for the first", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const labelled = new Set(
+      (await tree(sessionId)).nodes.filter((node) => node.label).map((node) => node.id),
+    );
+    const rendered = await page
+      .getByTestId("tree-canvas")
+      .locator(".tree-node[data-entry-id]")
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
+    const [first, second] = rendered.filter((id) => id !== "" && !labelled.has(id));
+    if (!first || !second) throw new Error("fewer than two unlabelled entries on the canvas");
+    const entry = (id: string) => page.locator(`.tree-node[data-entry-id="${id}"]`);
+
+    await entry(first).click();
+    await poll(() => page.getByTestId("edit-target").textContent()).toContain(first.slice(0, 8));
+    await labelBox().fill("qa-typed-for-first");
+    await entry(second).click();
+    await poll(() => page.getByTestId("edit-target").textContent()).toContain(second.slice(0, 8));
+    await poll(() => labelBox().inputValue()).toBe("");
+    expect(await page.getByRole("button", { name: "Set label" }).isDisabled()).toBe(true);
+    await shot("02-label-box-follows-selection");
+    const after = await tree(sessionId);
+    expect(after.nodes.find((node) => node.id === second)?.label).toBeUndefined();
   });
 });

@@ -54,7 +54,10 @@ export function EditActions() {
   const node = treeNode(nodes, entryId);
   const nodeLabel = node?.label ?? "";
 
-  useEffect(() => setLabel(nodeLabel), [nodeLabel]);
+  // Another entry selected: the box shows its label, not what was typed for the previous one.
+  const nodeId = node?.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: nodeId is what resets the box
+  useEffect(() => setLabel(nodeLabel), [nodeId, nodeLabel]);
   useEffect(() => {
     if (editing && editing.entryId !== entryId) setEditing(null);
   }, [editing, entryId]);
