@@ -106,4 +106,32 @@ describe("editing flows, as a demanding user", () => {
     const after = await tree(sessionId);
     expect(after.nodes.find((node) => node.id === second)?.label).toBeUndefined();
   });
+
+  it("Ctrl+Z right after a fork, in the new session it opened, undoes the fork and goes back to the original", async () => {
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    const before = await tree(parser);
+    await openSessionShowingAll(page, mode, parser);
+    await page.getByRole("button", { name: "Fork to new session" }).click();
+    const canvas = page.getByTestId("tree-canvas");
+    await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(parser);
+    const forkId = (await canvas.getAttribute("data-tree-session")) ?? "";
+    expect((await api<{ id: string }[]>("library:list", {})).some((s) => s.id === forkId)).toBe(true);
+    await poll(() => undoButton().getAttribute("title")).toContain("Undo fork");
+    expect(await undoButton().isDisabled()).toBe(false);
+    await shot("03-fork-undoable-from-the-fork");
+
+    await page.locator("body").press("Control+z");
+    await poll(() => canvas.getAttribute("data-tree-session")).toBe(parser);
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid fork");
+    expect((await api<{ id: string }[]>("library:list", {})).some((s) => s.id === forkId)).toBe(false);
+    const after = await tree(parser);
+    expect(after.history).toEqual({ undo: before.history.undo, redo: "fork" });
+    expect(after.nodes.length).toBe(before.nodes.length);
+
+    // Redo (in the original) brings the fork back.
+    await page.locator("body").press("Control+Shift+z");
+    await poll(async () =>
+      (await api<{ id: string }[]>("library:list", {})).some((s) => s.id === forkId),
+    ).toBe(true);
+  });
 });

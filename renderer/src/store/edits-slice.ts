@@ -38,6 +38,11 @@ export interface EditsSlice {
   deleteConfirm: NamedSession | null;
   /** The session deleted last: Ctrl+Z (or the notice's Undo) restores it, until another edit. */
   lastDeleted: NamedSession | null;
+  /**
+   * The fork made last, which opened the new session: there, with no edit of its own yet,
+   * Ctrl+Z undoes the fork (recorded on the source session) and goes back to the source.
+   */
+  lastFork: { sourceSessionId: string; forkSessionId: string } | null;
   askDelete(session: NamedSession): void;
   cancelDelete(): void;
   /** Deletes a session from the library (its file is untouched). */
@@ -70,8 +75,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     set({ editBusy: true, jobMessage: null });
     try {
       const result = await edit(sessionId);
-      // Another edit happened: Ctrl+Z is about this session again, not the deleted one.
-      if (get().lastDeleted) set({ lastDeleted: null });
+      // Another edit happened: Ctrl+Z is about this session again, not the deleted one or a fork.
+      if (get().lastDeleted || get().lastFork) set({ lastDeleted: null, lastFork: null });
       const text = await after(result, sessionId);
       set({ jobMessage: { kind: "ok", text } });
       return result;
@@ -95,6 +100,41 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
   const nameOf = (sessionId: string): NamedSession => {
     const summary = get().sessions.find((session) => session.id === sessionId);
     return { sessionId, title: summary ? (summary.title ?? summary.firstMessage) : sessionId };
+  };
+
+  /** The fork Ctrl+Z undoes from the fork itself: the open session, with no edit of its own. */
+  const forkToUndo = () => {
+    const fork = get().lastFork;
+    const tree = get().tree;
+    const open = get().selectedSessionId;
+    if (!fork || open !== fork.forkSessionId || tree?.sessionId !== open) return null;
+    return tree.history.undo === null ? fork : null;
+  };
+
+  /** Undoes the fork from the new session: the source's last operation, if it still is that fork. */
+  const undoFork = async (): Promise<EditResultDto | null> => {
+    const fork = forkToUndo();
+    if (!fork || get().editBusy || selectRunning(get())) return null;
+    set({ editBusy: true, jobMessage: null });
+    try {
+      const source = await call("session:tree", { sessionId: fork.sourceSessionId });
+      if (source.history.undo !== "fork") {
+        const text = "The fork is no longer the original session's last edit; undo it there.";
+        set({ lastFork: null, jobMessage: { kind: "error", text } });
+        return null;
+      }
+      const result = await call("edits:undo", { sessionId: fork.sourceSessionId });
+      set({ lastFork: null });
+      await get().selectSession(fork.sourceSessionId);
+      void get().loadLibrary();
+      set({ jobMessage: { kind: "ok", text: "Undid fork: the new session left the library; Redo brings it back." } });
+      return result;
+    } catch (error) {
+      set({ jobMessage: { kind: "error", text: `Undo failed: ${(error as Error).message}` } });
+      return null;
+    } finally {
+      set({ editBusy: false });
+    }
   };
 
   const undoRedo = (direction: "undo" | "redo") =>
@@ -124,6 +164,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     editBusy: false,
     deleteConfirm: null,
     lastDeleted: null,
+    lastFork: null,
     setShowArchived(show) {
       set({ showArchived: show });
     },
@@ -141,9 +182,12 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       return run(
         "Forking",
         (sessionId) => call("edits:fork", { sessionId, entryId }),
-        async (result) => {
+        async (result, sessionId) => {
           await get().loadLibrary();
-          if (result.forkSessionId) await get().selectSession(result.forkSessionId);
+          if (result.forkSessionId) {
+            set({ lastFork: { sourceSessionId: sessionId, forkSessionId: result.forkSessionId } });
+            await get().selectSession(result.forkSessionId);
+          }
           return `Forked to a new session ending at ${entryId}.`;
         },
       );
@@ -242,6 +286,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         const result = await call("library:delete", { sessionId: session.sessionId });
         set({
           lastDeleted: session,
+          lastFork: null,
           notice: {
             level: "info",
             message: `Deleted “${session.title}” from the library; its file is untouched.`,
@@ -276,6 +321,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     },
     undoEdit() {
       if (get().lastDeleted) return get().undoDelete();
+      if (forkToUndo()) return undoFork();
       return undoRedo("undo");
     },
     redoEdit() {

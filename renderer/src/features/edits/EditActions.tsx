@@ -46,6 +46,10 @@ export function EditActions() {
     state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,
   );
   const lastDeleted = useCanopy((state) => state.lastDeleted);
+  // Right after a fork, in the new session with no edit of its own, Ctrl+Z undoes the fork.
+  const forkUndoable = useCanopy(
+    (state) => state.lastFork !== null && state.lastFork.forkSessionId === state.selectedSessionId,
+  );
   const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);
   const [label, setLabel] = useState("");
   const editButton = useRef<HTMLButtonElement>(null);
@@ -87,7 +91,9 @@ export function EditActions() {
     ? `Undo delete of “${lastDeleted.title}”`
     : history?.undo
       ? `Undo ${operationName(history.undo)}`
-      : null;
+      : forkUndoable && history
+        ? `Undo ${operationName("fork")} (back to the original session)`
+        : null;
   const redoTitle = history?.redo ? `Redo ${operationName(history.redo)}` : null;
 
   const closeEditor = () => {
