@@ -134,4 +134,34 @@ describe("editing flows, as a demanding user", () => {
       (await api<{ id: string }[]>("library:list", {})).some((s) => s.id === forkId),
     ).toBe(true);
   });
+
+  it("archiving the branch of the view leaf asks with the focus on the question: Escape keeps it, Enter archives, the focus comes back", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const archived = async () => (await tree(sessionId)).nodes.filter((node) => node.archived).length;
+    expect(await archived()).toBe(0);
+    const question = page.getByRole("alertdialog", { name: "Archive the branch holding the view leaf?" });
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+
+    await page.getByRole("button", { name: "Archive branch" }).click();
+    await question.waitFor();
+    await poll(focusedText).toBe("Archive anyway");
+    await shot("04-archive-question-focused");
+    await page.keyboard.press("Escape");
+    await poll(() => question.count()).toBe(0);
+    await poll(focusedText).toBe("Archive branch");
+    expect(await archived()).toBe(0);
+
+    await page.keyboard.press("Enter");
+    await question.waitFor();
+    await poll(focusedText).toBe("Archive anyway");
+    await page.keyboard.press("Enter");
+    await poll(archived).toBeGreaterThan(0);
+    await poll(() => question.count()).toBe(0);
+    await poll(focusedText).toBe("Restore branch");
+
+    // The keyboard goes on: Ctrl+Z undoes the archive.
+    await page.keyboard.press("Control+z");
+    await poll(archived).toBe(0);
+  });
 });

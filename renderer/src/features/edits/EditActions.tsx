@@ -10,6 +10,7 @@ import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
+import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
 import { isTyping } from "./typing.ts";
@@ -41,7 +42,6 @@ export function EditActions() {
   const entryId = useCanopy((state) => state.selectedEntryId ?? state.tree?.viewLeafId ?? null);
   const context = useCanopy((state) => state.context);
   const busy = useCanopy((state) => state.editBusy || selectRunning(state) !== null);
-  const archiveConfirm = useCanopy((state) => state.archiveConfirm);
   const history = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,
   );
@@ -167,13 +167,19 @@ export function EditActions() {
           (node.archived ? (
             <button
               type="button"
+              data-archive-button
               disabled={busy}
               onClick={() => void actions.restoreBranch(archivedRoot(nodes, node))}
             >
               Restore branch
             </button>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void actions.archiveBranch(node.id)}>
+            <button
+              type="button"
+              data-archive-button
+              disabled={busy}
+              onClick={() => void actions.archiveBranch(node.id)}
+            >
               Archive branch
             </button>
           ))}
@@ -240,21 +246,7 @@ export function EditActions() {
           </div>
         </form>
       )}
-      {archiveConfirm && (
-        <div
-          className="edit-confirm"
-          role="alertdialog"
-          aria-label="Archive the branch holding the view leaf?"
-        >
-          <p>{archiveConfirm.message}</p>
-          <button type="button" onClick={() => void actions.archiveBranch(archiveConfirm.entryId, true)}>
-            Archive anyway
-          </button>
-          <button type="button" onClick={() => actions.cancelArchive()}>
-            Cancel
-          </button>
-        </div>
-      )}
+      <ArchiveConfirm />
     </div>
   );
 }
