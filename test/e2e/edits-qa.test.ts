@@ -1,7 +1,9 @@
 // Editing flows as a fast keyboard user meets them in Debian's Chromium (browser mode, bundled
 // demo data): a delete undone in another window must not leave this one offering to undo it
 // (its Ctrl+Z would undo the session's last edit instead), and the label box belongs to the
-// entry selected now, not to the one it was typed for. Screenshots: test-artifacts/edits-qa/.
+// entry selected now, not to the one it was typed for; the archive question takes the focus; a
+// fork is undone from the fork; a session deleted in one tab is left in the other. Screenshots:
+// test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -11,7 +13,7 @@ import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { demoSessionId, type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
 
 const shots = path.join(artifactsDir(), "edits-qa");
 const PARSER_TITLE = "Refactor the parser (omp dialect copy of tree-01)";
@@ -163,5 +165,36 @@ describe("editing flows, as a demanding user", () => {
     // The keyboard goes on: Ctrl+Z undoes the archive.
     await page.keyboard.press("Control+z");
     await poll(archived).toBe(0);
+  });
+
+  it("a session deleted in another tab is left in this one too, with Undo, instead of a tree and an LLM view that cannot load", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    const other = await openPage(app);
+    try {
+      await openSessionShowingAll(page, mode, sessionId);
+      await openSessionShowingAll(other, mode, sessionId);
+      await page.getByRole("button", { name: `Delete “${STORE_TITLE}” from the library` }).click();
+      await page.getByRole("alertdialog", { name: "Delete this session from the library?" }).waitFor();
+      await page.keyboard.press("Enter");
+      await poll(() => page.getByTestId("notice").textContent()).toContain(`Deleted “${STORE_TITLE}”`);
+
+      const canvas = other.getByTestId("tree-canvas");
+      await poll(() => other.getByTestId("notice").textContent()).toContain(
+        `“${STORE_TITLE}” was deleted from the library in another window`,
+      );
+      await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(sessionId);
+      await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(null);
+      expect(await other.getByText("could not be loaded").count()).toBe(0);
+      await other.screenshot({ path: path.join(shots, "05-deleted-in-another-tab.png") });
+
+      // Its Undo brings the session back here; the tab that deleted it stops offering Undo.
+      await other.getByRole("button", { name: "Undo the delete" }).click();
+      await poll(() => canvas.getAttribute("data-tree-session")).toBe(sessionId);
+      await poll(() => page.getByTestId("notice").textContent()).toContain(
+        `“${STORE_TITLE}” is back in the library.`,
+      );
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -47,6 +47,11 @@ export interface EditsSlice {
   cancelDelete(): void;
   /** Deletes a session from the library (its file is untouched). */
   deleteSession(session: NamedSession): Promise<EditResultDto | null>;
+  /**
+   * The open session left the library elsewhere (another window deleted it, or undid the fork
+   * that made it): this window leaves it too, and offers Undo as after its own delete.
+   */
+  leaveDeletedElsewhere(session: NamedSession): Promise<void>;
   /** Brings the last deleted session back and opens it. */
   undoDelete(): Promise<EditResultDto | null>;
   /** Undoes the last delete if there is one, else the open session's last edit. */
@@ -301,6 +306,20 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       } finally {
         set({ editBusy: false });
       }
+    },
+    async leaveDeletedElsewhere(session) {
+      const { sessionId } = session;
+      if (get().selectedSessionId !== sessionId || get().editBusy) return;
+      set({
+        lastDeleted: session,
+        lastFork: null,
+        notice: {
+          level: "info",
+          message: `“${session.title}” was deleted from the library in another window; its file is untouched.`,
+          undoDeleteOf: sessionId,
+        },
+      });
+      await leaveDeleted(sessionId);
     },
     async undoDelete() {
       const deleted = get().lastDeleted;
