@@ -2,8 +2,8 @@
 // demo data): a delete undone in another window must not leave this one offering to undo it
 // (its Ctrl+Z would undo the session's last edit instead), and the label box belongs to the
 // entry selected now, not to the one it was typed for; the archive question takes the focus; a
-// fork is undone from the fork; a session deleted in one tab is left in the other. Screenshots:
-// test-artifacts/edits-qa/.
+// fork is undone from the fork; a session deleted in one tab is left in the other; the branch
+// dialog gives the focus to the entry moved to. Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { demoSessionId, type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
 
@@ -196,5 +196,44 @@ describe("editing flows, as a demanding user", () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("after dragging the leaf marker and answering the branch dialog, the focus is on the entry moved to and the arrow keys go on", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const before = await tree(sessionId);
+    const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
+    const rendered = await page
+      .getByTestId("tree-canvas")
+      .locator(".tree-node[data-entry-id]")
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
+    const byId = new Map(before.nodes.map((node) => [node.id, node]));
+    const targetId = rendered.find((id) => {
+      const node = byId.get(id);
+      return (
+        node !== undefined && !onPath.has(id) && node.parentId !== null && rendered.includes(node.parentId)
+      );
+    });
+    const target = targetId === undefined ? undefined : byId.get(targetId);
+    if (!target?.parentId) throw new Error("no entry off the active path, with its parent, on the canvas");
+
+    const marker = await page.getByTestId("leaf-marker").boundingBox();
+    const drop = await page.locator(`.tree-node[data-entry-id="${target.id}"]`).boundingBox();
+    if (!marker || !drop) throw new Error("leaf marker or drop target not on screen");
+    await page.mouse.move(marker.x + marker.width / 2, marker.y + marker.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(marker.x + 20, marker.y + 20, { steps: 5 });
+    await page.mouse.move(drop.x + drop.width / 2, drop.y + drop.height / 2, { steps: 10 });
+    await page.mouse.up();
+    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
+    await dialog.waitFor();
+    await page.keyboard.press("Enter");
+    await poll(async () => (await tree(sessionId)).viewLeafId).toBe(target.id);
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-entry-id") ?? null)).toBe(
+      target.id,
+    );
+    await page.keyboard.press("ArrowUp");
+    await poll(() => page.getByTestId("edit-target").textContent()).toContain(target.parentId.slice(0, 8));
+    await shot("06-after-branch-dialog");
   });
 });

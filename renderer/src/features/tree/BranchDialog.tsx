@@ -1,7 +1,8 @@
 /**
  * After a drop (or Enter / a double-click with "Ask to summarize when navigating" on): move the
  * view leaf with no summary, with a summary of the branch being left, or with a summary focused
- * by the user's instructions (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it.
+ * by the user's instructions (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it; the
+ * focus then goes to the entry it was about.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -9,6 +10,7 @@ import { keepTabInside } from "../common/focus-trap.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 import { shownSnippet } from "./snippet.ts";
+import { focusTreeNode } from "./use-canvas-viewport.ts";
 
 export function BranchDialog() {
   const dialog = useCanopy((state) => state.branchDialog);
@@ -22,6 +24,23 @@ export function BranchDialog() {
   const firstButton = useRef<HTMLButtonElement>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const targetId = dialog?.targetId ?? null;
+
+  // The dialog took the focus: once it closes (moved, or Escape) with the focus gone with it,
+  // the entry it was about gets it, so the arrow keys go on from there.
+  const lastTarget = useRef<string | null>(null);
+  useEffect(() => {
+    if (targetId !== null) {
+      lastTarget.current = targetId;
+      return;
+    }
+    const closed = lastTarget.current;
+    lastTarget.current = null;
+    if (closed === null) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    const layoutId = selectLayout(useCanopy.getState())?.nodeOfEntry(closed);
+    if (layoutId) focusTreeNode(document.querySelector<HTMLElement>("[data-testid=tree-canvas]"), layoutId);
+  }, [targetId]);
 
   useEffect(() => {
     if (targetId === null) return;
