@@ -3,7 +3,8 @@
 // (its Ctrl+Z would undo the session's last edit instead), and the label box belongs to the
 // entry selected now, not to the one it was typed for; the archive question takes the focus; a
 // fork is undone from the fork; a session deleted in one tab is left in the other; the branch
-// dialog gives the focus to the entry moved to. Screenshots: test-artifacts/edits-qa/.
+// dialog gives the focus to the entry moved to, and saving an edit gives it back to Edit.
+// Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -235,5 +236,22 @@ describe("editing flows, as a demanding user", () => {
     await page.keyboard.press("ArrowUp");
     await poll(() => page.getByTestId("edit-target").textContent()).toContain(target.parentId.slice(0, 8));
     await shot("06-after-branch-dialog");
+  });
+
+  it("saving an edit as a new branch gives the focus back to Edit as new branch, as Cancel does", async () => {
+    const sessionId = await demoSessionId(mode, PARSER_TITLE);
+    const before = await tree(sessionId);
+    const user = pathTo(before.nodes, before.viewLeafId)
+      .filter((node) => node.kind === "user" && node.parentId !== null)
+      .at(-1);
+    if (!user) throw new Error("no user message on the parser session's path");
+    await openSessionShowingAll(page, mode, sessionId, user.id);
+    await page.getByRole("button", { name: "Edit as new branch" }).click();
+    await page.getByLabel("Edited message").fill("QA: saved from the keyboard.");
+    await page.getByRole("button", { name: "Save as new branch" }).click();
+    await poll(async () => (await tree(sessionId)).nodes.length).toBe(before.nodes.length + 1);
+    await poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toBe(
+      "Edit as new branch",
+    );
   });
 });

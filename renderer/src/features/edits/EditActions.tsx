@@ -122,7 +122,14 @@ export function EditActions() {
     if (!editing || editing.text.trim() === "") return;
     const { entryId: target, text } = editing;
     void actions.editMessage(target, text).then((result) => {
-      if (result) setEditing(null);
+      if (!result) return;
+      setEditing(null);
+      // The box went with its focused Save button (closed already as the new entry got selected):
+      // the focus goes back to Edit, as on Cancel, once the buttons are enabled again.
+      requestAnimationFrame(() => {
+        const active = document.activeElement;
+        if (active === null || active === document.body) editButton.current?.focus();
+      });
     });
   };
   const onLabel = (event: FormEvent) => {
