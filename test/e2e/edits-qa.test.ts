@@ -3,7 +3,8 @@
 // (its Ctrl+Z would undo the session's last edit instead), and the label box belongs to the
 // entry selected now, not to the one it was typed for; the archive question takes the focus; a
 // fork is undone from the fork; a session deleted in one tab is left in the other; the branch
-// dialog gives the focus to the entry moved to, and saving an edit gives it back to Edit.
+// dialog gives the focus to the entry moved to, saving an edit gives it back to Edit, and
+// Ctrl+Z works with the focus on a checkbox or a select.
 // Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -253,5 +254,29 @@ describe("editing flows, as a demanding user", () => {
     await poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toBe(
       "Edit as new branch",
     );
+  });
+
+  it("Ctrl+Z works with the focus on a checkbox or a select (Show archived, Filter), not only on the page", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    const before = await tree(sessionId);
+    const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
+    const off = before.nodes.find(
+      (node) => !onPath.has(node.id) && !node.archived && node.parentId !== null && onPath.has(node.parentId),
+    );
+    if (!off) throw new Error("no branch off the active path");
+    await openSessionShowingAll(page, mode, sessionId);
+    const archived = async () => (await tree(sessionId)).nodes.filter((node) => node.archived).length;
+    await api("edits:archive", { sessionId, entryId: off.id });
+    await poll(() => undoButton().getAttribute("title")).toContain("Undo archive");
+
+    await page.getByLabel("Show archived").check();
+    await page.keyboard.press("Control+z");
+    await poll(archived).toBe(0);
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid archive");
+
+    await page.getByRole("combobox", { name: /^Filter/ }).focus();
+    await page.keyboard.press("Control+Shift+z");
+    await poll(archived).toBeGreaterThan(0);
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Redid archive");
   });
 });
