@@ -182,7 +182,7 @@ describe("editing flows, as a demanding user", () => {
 
       const canvas = other.getByTestId("tree-canvas");
       await poll(() => other.getByTestId("notice").textContent()).toContain(
-        `“${STORE_TITLE}” was deleted from the library in another window`,
+        `“${STORE_TITLE}” was deleted from the library elsewhere (another window or the CLI)`,
       );
       await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(sessionId);
       await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(null);

@@ -14,42 +14,13 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 import { cliOn, quietFor } from "../helpers/outside-writer.ts";
+import { planSession } from "../helpers/plan-session.ts";
 
 let app: E2eApp;
 let file: string;
 let sessionId: string;
 
-const T0 = Date.parse("2026-04-02T08:00:00.000Z");
-const words = (n: number, s: number) =>
-  Array.from({ length: 120 }, (_, i) => `word${(i * 7 + n + s) % 97}`).join(" ");
-const line = (id: string, parentId: string | null, role: "user" | "assistant", s: number) =>
-  JSON.stringify({
-    type: "message",
-    id,
-    parentId,
-    timestamp: new Date(T0 + s * 1000).toISOString(),
-    message:
-      role === "user"
-        ? { role, content: [{ type: "text", text: words(1, s) }], timestamp: T0 + s * 1000 }
-        : {
-            role,
-            content: [{ type: "text", text: words(2, s) }],
-            timestamp: T0 + s * 1000,
-            stopReason: "stop",
-          },
-  });
-/** Turn `n`: u<n> (child of a<n-1>) and a<n>. */
-const turn = (n: number) => [
-  line(`u${n}`, n === 1 ? null : `a${n - 1}`, "user", 2 * n),
-  line(`a${n}`, `u${n}`, "assistant", 2 * n + 1),
-];
-const header = JSON.stringify({
-  type: "session",
-  version: 3,
-  id: "plan-failures-1",
-  timestamp: new Date(T0).toISOString(),
-  cwd: "/home/dev/failures",
-});
+const { header, line, turn } = planSession("plan-failures-1", "/home/dev/failures", "2026-04-02T08:00:00.000Z");
 
 /** The page's compaction:preview requests (the channel is URL-encoded in the path). */
 const PREVIEW = (url: URL) => decodeURIComponent(url.pathname) === "/api/compaction:preview";

@@ -2,8 +2,9 @@
 // the real CLI as a process of its own): lines the agent appends to the live file make it again at
 // the new leaf, in a few requests for a burst of lines; a label changes nothing on screen; a view
 // leaf moved by the CLI makes it again there; a setting the plan is not made with asks nothing,
-// one it is made with does; a session deleted from the library, or the plan's leaf gone (the
-// edit it was made on undone), says so in one line and Run is disabled. Prints how long each took to show.
+// one it is made with does; a session deleted from the library is left, plan and all; the plan's
+// leaf gone (the edit it was made on undone) says so in one line and Run is disabled. Prints how
+// long each took to show.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 import { cliOn, quietFor } from "../helpers/outside-writer.ts";
+import { planSession } from "../helpers/plan-session.ts";
 
 let app: E2eApp;
 let file: string;
@@ -19,37 +21,7 @@ let sessionId: string;
 /** The compaction:preview requests the page made. */
 let previews = 0;
 
-const T0 = Date.parse("2026-04-01T08:00:00.000Z");
-const words = (n: number, s: number) =>
-  Array.from({ length: 120 }, (_, i) => `word${(i * 7 + n + s) % 97}`).join(" ");
-const line = (id: string, parentId: string | null, role: "user" | "assistant", s: number) =>
-  JSON.stringify({
-    type: "message",
-    id,
-    parentId,
-    timestamp: new Date(T0 + s * 1000).toISOString(),
-    message:
-      role === "user"
-        ? { role, content: [{ type: "text", text: words(1, s) }], timestamp: T0 + s * 1000 }
-        : {
-            role,
-            content: [{ type: "text", text: words(2, s) }],
-            timestamp: T0 + s * 1000,
-            stopReason: "stop",
-          },
-  });
-/** Turn `n`: u<n> (child of a<n-1>) and a<n>. */
-const turn = (n: number) => [
-  line(`u${n}`, n === 1 ? null : `a${n - 1}`, "user", 2 * n),
-  line(`a${n}`, `u${n}`, "assistant", 2 * n + 1),
-];
-const header = JSON.stringify({
-  type: "session",
-  version: 3,
-  id: "plan-follow-1",
-  timestamp: new Date(T0).toISOString(),
-  cwd: "/home/dev/plan",
-});
+const { header, turn } = planSession("plan-follow-1", "/home/dev/plan", "2026-04-01T08:00:00.000Z");
 
 const plan = () => app.page.getByTestId("compaction-plan");
 const keepsFrom = () => plan().locator("p").filter({ hasText: "Keeps from" });
@@ -158,22 +130,25 @@ describe("an open compaction plan follows its session", () => {
     expect(await runButton().isEnabled()).toBe(true);
   }, 60_000);
 
-  it("deleted from the library by the CLI: one line, Run disabled; undeleted, it can run again", async () => {
-    const shown = await openPlan();
+  it("deleted from the library by the CLI: the page leaves it, plan and all, with Undo; undeleted, it plans again", async () => {
+    await openPlan();
     const deleted = Date.now();
     await cli("delete", sessionId);
-    await poll(() => lineOf(blocked())).toBe(
-      `Session ${sessionId} was deleted from the library (undo or \`canopy undelete\` brings it back); this plan cannot run.`,
+    // As a delete in another window: the session is left (a plan of it could never run), and the
+    // notice offers Undo (edits-qa tests that one).
+    await poll(() => lineOf(app.page.getByTestId("notice"))).toContain(
+      "was deleted from the library elsewhere (another window or the CLI); its file is untouched.",
     );
     const deleteMs = Date.now() - deleted;
-    expect(await runButton().isDisabled()).toBe(true);
-    expect(await lineOf(keepsFrom())).toContain(`Keeps from ${shown.firstKeptEntryId}`);
+    await poll(() => app.page.getByTestId("tree-canvas").getAttribute("data-tree-session")).not.toBe(sessionId);
+    expect(await plan().count()).toBe(0);
 
     await cli("undelete", sessionId);
-    await poll(() => blocked().count()).toBe(0);
-    expect(await lineOf(remade())).toBe("The session is as it was when the plan was made: it can run again.");
+    await openSessionShowingAll(app.page, app.mode, sessionId);
+    await openPlan();
+    expect(await blocked().count()).toBe(0);
     expect(await runButton().isEnabled()).toBe(true);
-    console.log(`the deleted session said in the plan ${deleteMs} ms after the CLI started`);
+    console.log(`the deleted session left ${deleteMs} ms after the CLI started`);
   }, 60_000);
 
   it("its leaf gone (the edit it was made on undone by the CLI): one line, Run disabled", async () => {

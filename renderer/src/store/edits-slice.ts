@@ -315,7 +315,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         lastFork: null,
         notice: {
           level: "info",
-          message: `“${session.title}” was deleted from the library in another window; its file is untouched.`,
+          message: `“${session.title}” was deleted from the library elsewhere (another window or the CLI); its file is untouched.`,
           undoDeleteOf: sessionId,
         },
       });
