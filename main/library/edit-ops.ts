@@ -76,6 +76,11 @@ export function restoreLeaf(db: Database, sessionId: string, leaf: LeafState): v
 
 export function insertFork(db: Database, fork: ForkCopy): void {
   const now = new Date().toISOString();
+  // The labels carried come after the path (SPEC §2.6): the view leaf is the entry forked at, the
+  // last of the path, not the last label entry (D14, D15), so replies hang below the entry.
+  const path = fork.entries.filter((entry) => entry.type !== "label");
+  const leaf = path[path.length - 1]?.id ?? null;
+  const pinned = leaf !== null && leaf !== fork.entries[fork.entries.length - 1]?.id;
   insertSession(db, {
     id: fork.forkSessionId,
     header_id: fork.header.id,
@@ -86,6 +91,7 @@ export function insertFork(db: Database, fork: ForkCopy): void {
     cwd: typeof fork.header.cwd === "string" ? fork.header.cwd : "",
     created: typeof fork.header.timestamp === "string" ? fork.header.timestamp : now,
     modified: now,
+    ...(pinned ? { view_leaf_id: leaf, view_leaf_set: 1 as const } : {}),
   });
   appendSessionEntries(db, fork.forkSessionId, fork.entries);
 }
