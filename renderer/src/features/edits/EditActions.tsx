@@ -3,7 +3,8 @@
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
- * they would do). Nothing is ever rewritten in place.
+ * they would do). Nothing is ever rewritten in place. A button's edit gives the keyboard focus
+ * back once done (keep-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
@@ -13,6 +14,7 @@ import { selectRunning } from "../../store/jobs-slice.ts";
 import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
+import { keepFocus } from "./keep-focus.ts";
 import { isTyping } from "./typing.ts";
 import { entryFullText } from "../tree/entry-text.ts";
 import { treeLookup, treeNode } from "../tree/tree-lookup.ts";
@@ -136,7 +138,7 @@ export function EditActions() {
     event.preventDefault();
     if (!node) return;
     const trimmed = label.trim();
-    void actions.setLabel(node.id, trimmed === "" ? null : trimmed);
+    void keepFocus(() => actions.setLabel(node.id, trimmed === "" ? null : trimmed));
   };
 
   return (
@@ -156,17 +158,17 @@ export function EditActions() {
           </button>
         )}
         {node && (
-          <button type="button" disabled={busy} onClick={() => void actions.forkAt(node.id)}>
+          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.forkAt(node.id))}>
             Fork to new session
           </button>
         )}
         {node?.type === "compaction" && (
-          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.undoSummary(node.id))}>
             Undo compaction
           </button>
         )}
         {node?.type === "branch_summary" && (
-          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.undoSummary(node.id))}>
             Undo branch summary
           </button>
         )}
@@ -176,7 +178,7 @@ export function EditActions() {
               type="button"
               data-archive-button
               disabled={busy}
-              onClick={() => void actions.restoreBranch(archivedRoot(nodes, node))}
+              onClick={() => void keepFocus(() => actions.restoreBranch(archivedRoot(nodes, node)))}
             >
               Restore branch
             </button>
@@ -185,7 +187,7 @@ export function EditActions() {
               type="button"
               data-archive-button
               disabled={busy}
-              onClick={() => void actions.archiveBranch(node.id)}
+              onClick={() => void keepFocus(() => actions.archiveBranch(node.id))}
             >
               Archive branch
             </button>
@@ -202,7 +204,7 @@ export function EditActions() {
               Set label
             </button>
             {nodeLabel !== "" && (
-              <button type="button" disabled={busy} onClick={() => void actions.setLabel(node.id, null)}>
+              <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.setLabel(node.id, null))}>
                 Clear label
               </button>
             )}
@@ -212,7 +214,7 @@ export function EditActions() {
           <button
             type="button"
             disabled={busy || undoTitle === null}
-            onClick={() => void actions.undoEdit()}
+            onClick={() => void keepFocus(() => actions.undoEdit())}
             title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
           >
             Undo
@@ -220,7 +222,7 @@ export function EditActions() {
           <button
             type="button"
             disabled={busy || redoTitle === null}
-            onClick={() => void actions.redoEdit()}
+            onClick={() => void keepFocus(() => actions.redoEdit())}
             title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
           >
             Redo
