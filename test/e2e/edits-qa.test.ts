@@ -5,7 +5,7 @@
 // fork is undone from the fork; a session deleted in one tab is left in the other; the branch
 // dialog gives the focus to the entry moved to, saving an edit gives it back to Edit, and
 // Ctrl+Z works with the focus on a checkbox or a select; the edit buttons keep the focus (or
-// give it to the selected entry) once their edit is done.
+// give it to the selected entry) once their edit is done, and F2 selects the whole title.
 // Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -366,5 +366,29 @@ describe("editing flows, as a demanding user", () => {
     );
     await page.keyboard.press("Control+z");
     await poll(() => canvas.getAttribute("data-tree-session")).toBe(sessionId);
+  });
+
+  it("F2 opens the title field with the whole title selected: typing replaces it", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("F2");
+    const field = page.getByLabel("Session title");
+    await field.waitFor();
+    const [start, end, length] = await field.evaluate((input: HTMLInputElement) => [
+      input.selectionStart,
+      input.selectionEnd,
+      input.value.length,
+    ]);
+    expect(length).toBeGreaterThan(0);
+    expect([start, end]).toEqual([0, length]);
+    await shot("08-f2-title-selected");
+    await page.keyboard.type("QA new title");
+    await page.keyboard.press("Enter");
+    const title = async () =>
+      (await api<{ id: string; title: string | null }[]>("library:list", {})).find((s) => s.id === sessionId)?.title;
+    await poll(title).toBe("QA new title");
+    await api("edits:undo", { sessionId });
+    await poll(title).toMatch(new RegExp(`^${STORE_TITLE}`));
   });
 });

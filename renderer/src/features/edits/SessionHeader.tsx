@@ -1,7 +1,7 @@
 /**
  * The open session's title in the session bar (next to Compact…), renamed in place (Rename, F2,
- * or a double-click on the title; Enter saves, an empty title goes back to the file's own,
- * Escape cancels; Undo reverts it), and the button that opens the export dialog.
+ * or a double-click on the title, with the title selected; Enter saves, an empty title goes back
+ * to the file's own, Escape cancels; Undo reverts it), and the button that opens the export dialog.
  */
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -24,6 +24,12 @@ export function SessionHeader() {
   // Saving or cancelling takes the title field away: the focus goes back where it was (the Rename
   // button is a new one by then).
   useReturnFocus(draft !== null, () => renameButton.current);
+  // The field opens with the whole title selected (as file managers do): typing replaces it.
+  const titleField = useRef<HTMLInputElement>(null);
+  const renaming = draft !== null;
+  useEffect(() => {
+    if (renaming) titleField.current?.select();
+  }, [renaming]);
 
   // Another session: any rename in progress belonged to the previous one.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset only when the session changes
@@ -67,6 +73,7 @@ export function SessionHeader() {
       ) : (
         <form className="session-rename" onSubmit={onSave}>
           <input
+            ref={titleField}
             aria-label="Session title"
             // biome-ignore lint/a11y/noAutofocus: renaming starts with the title field focused
             autoFocus
