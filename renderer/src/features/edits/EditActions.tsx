@@ -80,7 +80,8 @@ export function EditActions() {
       if (isTyping(event.target)) return;
       event.preventDefault();
       const state = useCanopy.getState();
-      void (event.shiftKey ? state.redoEdit() : state.undoEdit());
+      // With the focus on Undo or Redo, the key disables the button too while it runs.
+      void keepFocus(() => (event.shiftKey ? state.redoEdit() : state.undoEdit()));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
