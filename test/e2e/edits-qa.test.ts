@@ -232,6 +232,9 @@ describe("editing flows, as a demanding user", () => {
     await dialog.waitFor();
     await page.keyboard.press("Enter");
     await poll(async () => (await tree(sessionId)).viewLeafId).toBe(target.id);
+    // Once the page has the moved view leaf (its refresh landed), the focus is still there.
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(target.id);
+    await poll(() => page.locator(`.tree-node[data-entry-id="${target.id}"] [data-testid=leaf-marker]`).count()).toBe(1);
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-entry-id") ?? null)).toBe(
       target.id,
     );
