@@ -80,8 +80,7 @@ export function EditActions() {
       if (isTyping(event.target)) return;
       event.preventDefault();
       const state = useCanopy.getState();
-      // With the focus on Undo or Redo, the key disables the button too while it runs.
-      void keepFocus(() => (event.shiftKey ? state.redoEdit() : state.undoEdit()));
+      void (event.shiftKey ? state.redoEdit() : state.undoEdit());
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
