@@ -4,8 +4,7 @@
 // entry selected now, not to the one it was typed for; the archive question takes the focus; a
 // fork is undone from the fork; a session deleted in one tab is left in the other; the branch
 // dialog gives the focus to the entry moved to, saving an edit gives it back to Edit, and
-// Ctrl+Z works with the focus on a checkbox or a select; the edit buttons keep the focus (or
-// give it to the selected entry) once their edit is done, and F2 selects the whole title.
+// Ctrl+Z works with the focus on a checkbox or a select; F2 selects the whole title.
 // Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -282,93 +281,6 @@ describe("editing flows, as a demanding user", () => {
     await page.keyboard.press("Control+Shift+z");
     await poll(archived).toBeGreaterThan(0);
     await poll(() => page.getByTestId("job-message").textContent()).toContain("Redid archive");
-  });
-
-  it("Set label, Clear label, Undo, Redo, Archive branch and Fork clicked with the mouse give the focus back to the button, or to the selected entry when it is gone", async () => {
-    const sessionId = await demoSessionId(mode, STORE_TITLE);
-    await openSessionShowingAll(page, mode, sessionId);
-    const before = await tree(sessionId);
-    const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
-    const byId = new Map(before.nodes.map((node) => [node.id, node]));
-    const rendered = await page
-      .getByTestId("tree-canvas")
-      .locator(".tree-node[data-entry-id]")
-      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
-    const withParent = (id: string) => {
-      const node = byId.get(id);
-      return node?.parentId != null && node.label === undefined && !node.archived && rendered.includes(node.parentId);
-    };
-    const entryId = rendered.find((id) => withParent(id) && onPath.has(id) && id !== before.viewLeafId);
-    const offId = rendered.find((id) => withParent(id) && !onPath.has(id));
-    if (!entryId || !offId) throw new Error("no entries on and off the active path with their parents on the canvas");
-    const parentId = byId.get(entryId)?.parentId as string;
-    const entry = (id: string) => page.locator(`.tree-node[data-entry-id="${id}"]`);
-    const labelOf = async () => (await tree(sessionId)).nodes.find((node) => node.id === entryId)?.label;
-    const focused = () =>
-      page.evaluate(() => {
-        const active = document.activeElement;
-        if (active === null || active === document.body) return "body";
-        if (active.getAttribute("role") === "tree") return "tree";
-        const id = active.getAttribute("data-entry-id");
-        return id === null ? (active.textContent ?? "") : `entry:${id}`;
-      });
-    const actions = page.getByTestId("edit-actions");
-    const button = (name: string) => actions.getByRole("button", { name, exact: true });
-
-    // Set label: the button is disabled afterwards (the box holds the label): the entry takes it.
-    await entry(entryId).click();
-    await poll(() => page.getByTestId("edit-target").textContent()).toContain(entryId.slice(0, 8));
-    await labelBox().fill("qa-focus");
-    await button("Set label").click();
-    await poll(labelOf).toBe("qa-focus");
-    await poll(focused).toBe(`entry:${entryId}`);
-    await page.keyboard.press("ArrowUp");
-    await poll(() => page.getByTestId("edit-target").textContent()).toContain(parentId.slice(0, 8));
-    await shot("07-focus-after-set-label");
-
-    // Clear label: the button is gone.
-    await entry(entryId).click();
-    await button("Clear label").click();
-    await poll(labelOf).toBe(undefined);
-    await poll(focused).toBe(`entry:${entryId}`);
-
-    // Undo stays enabled (the label set is left to undo); Redo, with nothing left to redo, is
-    // disabled: the selected entry (the view leaf after an undo or redo) takes the focus.
-    await button("Undo").click();
-    await poll(labelOf).toBe("qa-focus");
-    await poll(focused).toBe("Undo");
-    await button("Redo").click();
-    await poll(labelOf).toBe(undefined);
-    // The view leaf's node when it is drawn, else the tree, whose arrow keys start from it.
-    await poll(async () => [`entry:${before.viewLeafId}`, "tree"].includes(await focused())).toBe(true);
-    await page.keyboard.press("ArrowUp");
-    await poll(() => page.getByTestId("edit-target").textContent()).toContain(
-      (byId.get(before.viewLeafId ?? "")?.parentId ?? "").slice(0, 8),
-    );
-
-    // Archive branch (off the active path: no question): the button is there again, for the view leaf.
-    const archived = async () => (await tree(sessionId)).nodes.filter((node) => node.archived).length;
-    const archivedBefore = await archived();
-    await entry(offId).click();
-    await poll(() => page.getByTestId("edit-target").textContent()).toContain(offId.slice(0, 8));
-    await button("Archive branch").click();
-    await poll(archived).toBeGreaterThan(archivedBefore);
-    await poll(focused).toBe("Archive branch");
-    await page.keyboard.press("Control+z");
-    await poll(archived).toBe(archivedBefore);
-
-    // Fork: the new session opens; its Fork button, or its selected entry, has the focus.
-    const canvas = page.getByTestId("tree-canvas");
-    await poll(() => button("Fork to new session").isDisabled()).toBe(false);
-    await button("Fork to new session").click();
-    await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(sessionId);
-    const forkId = (await canvas.getAttribute("data-tree-session")) ?? "";
-    const forkLeaf = (await tree(forkId)).viewLeafId;
-    await poll(async () => ["Fork to new session", `entry:${forkLeaf}`, "tree"].includes(await focused())).toBe(
-      true,
-    );
-    await page.keyboard.press("Control+z");
-    await poll(() => canvas.getAttribute("data-tree-session")).toBe(sessionId);
   });
 
   it("F2 opens the title field with the whole title selected: typing replaces it", async () => {

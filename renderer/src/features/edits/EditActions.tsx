@@ -3,8 +3,7 @@
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
- * they would do). Nothing is ever rewritten in place. A button's edit gives the keyboard focus
- * back once done (keep-focus.ts).
+ * they would do). Nothing is ever rewritten in place.
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
@@ -14,7 +13,6 @@ import { selectRunning } from "../../store/jobs-slice.ts";
 import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
-import { keepFocus } from "./keep-focus.ts";
 import { isTyping } from "./typing.ts";
 import { entryFullText } from "../tree/entry-text.ts";
 import { treeLookup, treeNode } from "../tree/tree-lookup.ts";
@@ -138,7 +136,7 @@ export function EditActions() {
     event.preventDefault();
     if (!node) return;
     const trimmed = label.trim();
-    void keepFocus(() => actions.setLabel(node.id, trimmed === "" ? null : trimmed));
+    void actions.setLabel(node.id, trimmed === "" ? null : trimmed);
   };
 
   return (
@@ -158,17 +156,17 @@ export function EditActions() {
           </button>
         )}
         {node && (
-          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.forkAt(node.id))}>
+          <button type="button" disabled={busy} onClick={() => void actions.forkAt(node.id)}>
             Fork to new session
           </button>
         )}
         {node?.type === "compaction" && (
-          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.undoSummary(node.id))}>
+          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
             Undo compaction
           </button>
         )}
         {node?.type === "branch_summary" && (
-          <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.undoSummary(node.id))}>
+          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
             Undo branch summary
           </button>
         )}
@@ -178,7 +176,7 @@ export function EditActions() {
               type="button"
               data-archive-button
               disabled={busy}
-              onClick={() => void keepFocus(() => actions.restoreBranch(archivedRoot(nodes, node)))}
+              onClick={() => void actions.restoreBranch(archivedRoot(nodes, node))}
             >
               Restore branch
             </button>
@@ -187,7 +185,7 @@ export function EditActions() {
               type="button"
               data-archive-button
               disabled={busy}
-              onClick={() => void keepFocus(() => actions.archiveBranch(node.id))}
+              onClick={() => void actions.archiveBranch(node.id)}
             >
               Archive branch
             </button>
@@ -204,7 +202,7 @@ export function EditActions() {
               Set label
             </button>
             {nodeLabel !== "" && (
-              <button type="button" disabled={busy} onClick={() => void keepFocus(() => actions.setLabel(node.id, null))}>
+              <button type="button" disabled={busy} onClick={() => void actions.setLabel(node.id, null)}>
                 Clear label
               </button>
             )}
@@ -214,7 +212,7 @@ export function EditActions() {
           <button
             type="button"
             disabled={busy || undoTitle === null}
-            onClick={() => void keepFocus(() => actions.undoEdit())}
+            onClick={() => void actions.undoEdit()}
             title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
           >
             Undo
@@ -222,7 +220,7 @@ export function EditActions() {
           <button
             type="button"
             disabled={busy || redoTitle === null}
-            onClick={() => void keepFocus(() => actions.redoEdit())}
+            onClick={() => void actions.redoEdit()}
             title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
           >
             Redo
