@@ -50,11 +50,6 @@ export interface ContextDiff {
 }
 
 /** The minimum the coverage rules need to know about an entry. */
-/** Entry id → its link: a Map, or any lookup by id (the page layers an append on its last one). */
-export interface EntryLinks {
-  get(id: string): EntryLink | undefined;
-}
-
 export interface EntryLink {
   parentId: string | null;
   type: string;
@@ -204,7 +199,7 @@ export function diffContexts(
 }
 
 /** The entry and its ancestors, root last; stops at a missing parent or a cycle. */
-function pathUp(id: string | null | undefined, links: EntryLinks): string[] {
+function pathUp(id: string | null | undefined, links: ReadonlyMap<string, EntryLink>): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   let current = id ?? null;
@@ -226,7 +221,7 @@ function pathUp(id: string | null | undefined, links: EntryLinks): string[] {
  */
 export function summaryCoverage(
   summaryEntryId: string,
-  links: EntryLinks,
+  links: ReadonlyMap<string, EntryLink>,
   abandonedLeafId: string | null = null,
 ): SummaryCoverage | null {
   const link = links.get(summaryEntryId);
@@ -250,7 +245,7 @@ export function summaryCoverage(
 export function diffContextsWithLinks(
   before: ContextSide,
   after: ContextSide,
-  links: EntryLinks,
+  links: ReadonlyMap<string, EntryLink>,
 ): ContextDiff {
   const beforeIds = new Set(before.messageEntryIds);
   const coverage = after.messageEntryIds
