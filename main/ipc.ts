@@ -11,7 +11,7 @@ import { isTooLongError } from "../core/text/too-long.ts";
 import type { Api } from "./api/dispatch.ts";
 import { toApiError } from "./api/errors.ts";
 import { exportAnswerPieces, isTextExport } from "./api/export-answer.ts";
-import { tooLargeError } from "./api/too-large.ts";
+import { encodeOrTooLarge, tooLargeError } from "./api/too-large.ts";
 
 /** The parts of an IpcMainInvokeEvent the sender check reads. */
 export interface InvokeEvent {
@@ -68,13 +68,8 @@ export async function answerRequest(
   if (!read) return encodeJson<ApiResult<unknown>>(NOT_JSON_TEXT);
   if (isTextExport(channel, read.input)) return exportAnswerText(api, read.input);
   const result = await api.callUnknown(channel, read.input);
-  try {
-    return encodeJson(result);
-  } catch (error) {
-    // The answer's JSON is too long for one string: the page gets one line saying what instead.
-    if (!isTooLongError(error)) throw error;
-    return encodeJson<ApiResult<unknown>>({ ok: false, error: tooLargeError(channel) });
-  }
+  // An answer too long for one string: the page gets one line saying what instead.
+  return encodeOrTooLarge(channel, result, (answer) => encodeJson(answer));
 }
 
 /**

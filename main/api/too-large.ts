@@ -4,7 +4,8 @@
  * transport that turns an answer into text (browser mode's HTTP, the desktop app's IPC) and the
  * dispatcher (a handler that built too long a text) answer with it instead of V8's bare error.
  */
-import type { ApiError } from "../../core/api/dto.ts";
+import type { ApiError, ApiResult } from "../../core/api/dto.ts";
+import { isTooLongError } from "../../core/text/too-long.ts";
 
 const LIMIT = "longer than the longest text JavaScript can hold (about 512 MB)";
 
@@ -32,4 +33,17 @@ export function tooLargeError(channel: string, input?: unknown): ApiError {
   const what = channel === "session:export" ? "The export's text" : `The answer to ${channel}`;
   const instead = INSTEAD[channel] ?? "ask for less at a time";
   return { code: "too_large", message: `${what} is ${LIMIT}: ${instead}` };
+}
+
+/**
+ * `encode(result)`, or where the answer's JSON is too long for one string, the encoded one-line
+ * failure of `channel` instead (thrown out of a transport, V8's bare error would stop it).
+ */
+export function encodeOrTooLarge<T>(channel: string, result: ApiResult<unknown>, encode: (result: ApiResult<unknown>) => T): T {
+  try {
+    return encode(result);
+  } catch (error) {
+    if (!isTooLongError(error)) throw error;
+    return encode({ ok: false, error: tooLargeError(channel) });
+  }
 }

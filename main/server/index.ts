@@ -10,10 +10,9 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { EXPORT_FILE_TYPE } from "../../core/api/contract.ts";
 import type { ApiResult } from "../../core/api/dto.ts";
-import { isTooLongError } from "../../core/text/too-long.ts";
 import type { Api } from "../api/dispatch.ts";
 import { isTextExport } from "../api/export-answer.ts";
-import { tooLargeError } from "../api/too-large.ts";
+import { encodeOrTooLarge } from "../api/too-large.ts";
 import { sendExportDownload } from "./export-download.ts";
 import { sendExportJson } from "./export-json.ts";
 import { isLocalHost, isSameOrigin } from "./origin.ts";
@@ -101,13 +100,8 @@ const ANSWER_WRITE_BYTES = 1 << 20;
  * handler, it would stop the server).
  */
 function answerPieces(channel: string, result: ApiResult<unknown>): string[] {
-  try {
-    // The result, its value, a list in the value: each item is one piece.
-    return jsonPieces(result, 3);
-  } catch (error) {
-    if (!isTooLongError(error)) throw error;
-    return [toJson({ ok: false, error: tooLargeError(channel) })];
-  }
+  // The result, its value, a list in the value: each item is one piece.
+  return encodeOrTooLarge(channel, result, (answer) => jsonPieces(answer, 3));
 }
 
 /** Writes the pieces encoded straight into buffers of ANSWER_WRITE_BYTES: never one string. */
