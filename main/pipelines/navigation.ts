@@ -77,7 +77,7 @@ function planNavigation(ctx: AppContext, sessionId: string, targetId: string): N
   if (row.problem_count > 0) {
     const state = loadSessionState(ctx.db, sessionId);
     const target = state.index.byId.get(targetId);
-    if (!target) throw notFound(`Entry ${targetId} not found`);
+    if (!target) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
     const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId);
     return {
       state,
@@ -94,7 +94,7 @@ function planNavigation(ctx: AppContext, sessionId: string, targetId: string): N
   if (viewLeafId !== null && !index.byId.has(viewLeafId))
     throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
   const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
-  if (!stored) throw notFound(`Entry ${targetId} not found`);
+  if (!stored) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
   const target = JSON.parse(stored.json) as SessionEntry;
   const { entries: stubs, preview } = planOn(index, viewLeafId, target, sessionId);
   const pkOf = new Map<SessionEntry, number>();
@@ -122,7 +122,7 @@ export function navigationPreview(ctx: AppContext, sessionId: string, targetId: 
   if (viewLeafId !== null && !index.byId.has(viewLeafId))
     throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
   const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
-  if (!stored) throw notFound(`Entry ${targetId} not found`);
+  if (!stored) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
   return planOn(index, viewLeafId, JSON.parse(stored.json) as SessionEntry, sessionId).preview;
 }
 
