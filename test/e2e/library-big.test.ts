@@ -158,7 +158,7 @@ describe("library sidebar with many sessions", () => {
   });
 
   it("filters the list by title, first message or folder, and sorts it", async () => {
-    const filter = page.getByRole("searchbox", { name: "Filter the list by title, first message or folder" });
+    const filter = page.getByRole("searchbox", { name: "Filter the list by title, first message, folder, file name or session id" });
     const shown = () =>
       page
         .locator(".session-groups .session")

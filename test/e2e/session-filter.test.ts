@@ -64,13 +64,13 @@ describe("the session filter", () => {
       const aside = page.locator(".sidebar");
       expect(Math.round((await aside.boundingBox())?.width ?? 0)).toBe(sidebar);
       const filter = page.getByRole("searchbox", {
-        name: "Filter the list by title, first message or folder",
+        name: "Filter the list by title, first message, folder, file name or session id",
       });
       await filter.waitFor();
       const fit = await placeholderFits();
       expect(fit.placeholder).not.toBe("");
       expect(fit).toEqual({ fits: true, placeholder: fit.placeholder });
-      expect(await filter.getAttribute("title")).toBe("Filter the list by title, first message or folder");
+      expect(await filter.getAttribute("title")).toBe("Filter the list by title, first message, folder, file name or session id");
       const sort = await sortMenuFits();
       expect(
         sort.shown,

@@ -69,6 +69,21 @@ describe("library helpers", () => {
     expect(ids("nothing-like-it")).toEqual([]);
   });
 
+  it("filters by the session's file name and by the start of its id (at least 4 characters)", () => {
+    const all = [
+      { ...session("d703a1a9-1b7b", "/p/one", "2026-01-01T00:00:00.000Z"), sourcePath: "/s/tree-01.jsonl", firstMessage: "hello" },
+      { ...session("01a2361e-31af", "/p/two", "2026-01-02T00:00:00.000Z"), sourcePath: "C:\\s\\real-large.jsonl", firstMessage: "hello" },
+      { ...session("d7ffffff-0000", "/p/three", "2026-01-03T00:00:00.000Z"), sourcePath: null, firstMessage: "hello" },
+    ];
+    const ids = (filter: string) => filterSessions(all, filter).map((s) => s.id);
+    expect(ids("D703")).toEqual(["d703a1a9-1b7b"]);
+    expect(ids("d7")).toEqual([]);
+    expect(ids("1b7b")).toEqual([]);
+    expect(ids("tree-01")).toEqual(["d703a1a9-1b7b"]);
+    expect(ids("real-large")).toEqual(["01a2361e-31af"]);
+    expect(ids("01a2361e one")).toEqual([]);
+  });
+
   it("sorts inside and across projects by created, name or size", () => {
     const all = [
       {

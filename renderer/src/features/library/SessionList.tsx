@@ -28,7 +28,7 @@ import { CHUNK_ROWS, useVisibleChunks } from "./use-visible-chunks.ts";
  * What the filter looks in: the box's name and tooltip. Its placeholder ("Filter list") is
  * short enough to show whole in the narrow window's 230 px sidebar.
  */
-const FILTER_HINT = "Filter the list by title, first message or folder";
+const FILTER_HINT = "Filter the list by title, first message, folder, file name or session id";
 
 /** Height of a project heading and the gap below it, for placing chunks before they are measured. */
 const HEADING_PX = 30;
@@ -194,7 +194,7 @@ export function SessionList() {
       {filter.trim() !== "" && (
         <p className="session-filter-count" role="status">
           {shown === 0
-            ? `No session's title, first message or folder contains “${filter.trim()}”.`
+            ? `No session matches “${filter.trim()}” (title, first message, folder, file name or id).`
             : `${shown} of ${counted(sessions.length, "session")}`}
         </p>
       )}

@@ -78,16 +78,27 @@ export function groupByProject(sessions: readonly SessionSummary[], sort: Sessio
 }
 
 /**
- * The sessions whose title, first message or project folder (cwd) contain every word of
- * `filter` (case-insensitive); all of them for an empty filter.
+ * The sessions whose title, first message, project folder (cwd) or file name contain every word
+ * of `filter`, or whose id starts with it (case-insensitive); all of them for an empty filter.
  */
 export function filterSessions(sessions: readonly SessionSummary[], filter: string): readonly SessionSummary[] {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return sessions;
   return sessions.filter((session) => {
-    const text = `${session.title ?? ""}\n${session.firstMessage}\n${session.cwd}`.toLowerCase();
-    return words.every((word) => text.includes(word));
+    const text = `${session.title ?? ""}\n${session.firstMessage}\n${session.cwd}\n${fileName(session.sourcePath)}`.toLowerCase();
+    const id = session.id.toLowerCase();
+    return words.every((word) => text.includes(word) || (word.length >= ID_PREFIX_MIN && id.startsWith(word)));
   });
+}
+
+/**
+ * A session id matches the filter by a prefix of at least this many characters, as the CLI takes
+ * it (`canopy list` prints ids): shorter words would match ids by chance ("add", "bee").
+ */
+const ID_PREFIX_MIN = 4;
+
+function fileName(path: string | null): string {
+  return path === null ? "" : (path.split(/[\\/]/).at(-1) ?? "");
 }
 
 export function formatSize(bytes: number): string {
