@@ -14,6 +14,7 @@ import type { ImportReport, SearchHit, SearchIndexingDto, SessionSummary } from 
 import { call } from "../api.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
 import type { CanopyState } from "./index.ts";
+import { loadLastSession } from "./last-session.ts";
 
 export interface LibrarySlice {
   sessions: SessionSummary[];
@@ -131,14 +132,17 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
           const back = { level: "info" as const, message: `“${deleted.title}” is back in the library.` };
           set({ lastDeleted: null, ...(notice?.undoDeleteOf === deleted.sessionId ? { notice: back } : {}) });
         }
-        // A deep link (#/session/…) picks the session itself; otherwise open the newest one.
+        // A deep link (#/session/…) picks the session itself; otherwise open the one last open
+        // (a deleted one is not listed), else the newest one.
         const linked = window.location.hash.startsWith("#/session/");
         if (!get().selectedSessionId && !linked && sessions[0]) {
+          const last = loadLastSession();
+          const first = sessions.find((session) => session.id === last) ?? sessions[0];
           // The list is painted first: the session's tree and LLM view take seconds to arrive
           // and render for a big one, and the list should not wait for them.
           await afterPaint();
           if (!get().selectedSessionId && !window.location.hash.startsWith("#/session/"))
-            await get().selectSession(sessions[0].id);
+            await get().selectSession(first.id);
         }
       } catch (error) {
         set({ libraryLoading: false, libraryError: (error as Error).message });
