@@ -82,6 +82,15 @@ function causeText(error: unknown): string {
   return parts.join(": ");
 }
 
+/** What to check for the commonest first-run failures: no server on the port, a mistyped host. */
+function connectionHint(cause: string): string {
+  const refused = /ECONNREFUSED (\S+)/.exec(cause);
+  if (refused) return ` (nothing answers at ${refused[1]}: is the model server running, on that port?)`;
+  const unknownHost = /ENOTFOUND (\S+)/.exec(cause);
+  if (unknownHost) return ` (no host named ${unknownHost[1]}: check the base URL in the settings)`;
+  return "";
+}
+
 /**
  * One-line error text: `<status> <server message>` plus `(retry-after-ms=N, …)` when the
  * response carried hint headers; connection failures name their cause. An endpoint that echoes
@@ -99,7 +108,7 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
   }
   if (error instanceof APIConnectionError) {
     const cause = causeText(error);
-    return cause ? `Connection error: ${cause}` : "Connection error";
+    return cause ? `Connection error: ${cause}${connectionHint(cause)}` : "Connection error";
   }
   if (error instanceof APIError) {
     // Bodies like {"error": "text"} (Ollama's native form) would otherwise come out quoted.

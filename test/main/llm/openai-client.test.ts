@@ -2,7 +2,13 @@
 // request shape, streaming, error texts with status and retry hints, aborts, connection test.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SummaryRequest } from "../../../core/compaction/types.ts";
-import { createOpenAiSummarizer, STREAM_ENDED_EARLY, testConnection } from "../../../main/llm/openai-client.ts";
+import { APIConnectionError } from "openai";
+import {
+  createOpenAiSummarizer,
+  describeError,
+  STREAM_ENDED_EARLY,
+  testConnection,
+} from "../../../main/llm/openai-client.ts";
 import { isContextOverflow, isOverflowError } from "../../../main/llm/overflow.ts";
 import { isRetryableError, parseRetryAfterHint } from "../../../main/llm/retry.ts";
 import { type FakeServer, OVERFLOW_ERRORS, start } from "../../helpers/fake-openai-server.ts";
@@ -230,7 +236,19 @@ describe("error texts", () => {
     const result = await backend.summarize(request());
     expect(result.stopReason).toBe("error");
     expect(result.errorMessage).toMatch(/^Connection error: fetch failed/);
+    const port = new URL(url).port;
+    expect(result.errorMessage).toContain(
+      `(nothing answers at 127.0.0.1:${port}: is the model server running, on that port?)`,
+    );
     server = await start();
+  });
+
+  it("a host name that does not resolve says to check the base URL", () => {
+    const lookup = new Error("getaddrinfo ENOTFOUND llm.example.invalid");
+    const error = new APIConnectionError({ cause: Object.assign(new TypeError("fetch failed"), { cause: lookup }) });
+    expect(describeError(error)).toBe(
+      "Connection error: fetch failed: getaddrinfo ENOTFOUND llm.example.invalid (no host named llm.example.invalid: check the base URL in the settings)",
+    );
   });
 
   it("a timeout is reported with its duration", async () => {
