@@ -3,26 +3,23 @@
  * unconfirmed). Takes the focus like the delete confirmation: Enter archives, Escape or Cancel
  * keeps the branch, and the focus goes back to the archive button either way.
  */
+import type { EditResultDto } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
 
 /** The Archive/Restore branch button (the one that asked may have been disabled meanwhile). */
 const archiveButton = () => document.querySelector<HTMLElement>("[data-archive-button]");
 
-export function ArchiveConfirm() {
+/** `track`: EditActions' useEditFocus, which gives the focus to the archive button afterwards. */
+export function ArchiveConfirm({
+  track,
+}: {
+  track: (edit: () => Promise<EditResultDto | null>) => Promise<EditResultDto | null>;
+}) {
   const pending = useCanopy((state) => state.archiveConfirm);
   const archiveBranch = useCanopy((state) => state.archiveBranch);
   const cancelArchive = useCanopy((state) => state.cancelArchive);
   useReturnFocus(pending !== null, archiveButton);
-  // The question closes as the archive starts, while the buttons are disabled: the focus goes to
-  // the button (Restore branch by then) once the archive is done and they are enabled again.
-  const archiveAnyway = async (entryId: string) => {
-    await archiveBranch(entryId, true);
-    requestAnimationFrame(() => {
-      if (document.activeElement === null || document.activeElement === document.body)
-        archiveButton()?.focus();
-    });
-  };
   if (!pending) return null;
   return (
     <div
@@ -37,8 +34,15 @@ export function ArchiveConfirm() {
       }}
     >
       <p>{pending.message}</p>
-      {/* biome-ignore lint/a11y/noAutofocus: the question takes the focus so Enter/Escape answer it */}
-      <button type="button" autoFocus onClick={() => void archiveAnyway(pending.entryId)}>
+      {/* It closes as the archive starts, while the buttons are disabled: its focus key gives the
+          focus to the archive button (Restore branch by then) once the archive has landed. */}
+      <button
+        type="button"
+        // biome-ignore lint/a11y/noAutofocus: the question takes the focus so Enter/Escape answer it
+        autoFocus
+        data-focus-key="archive"
+        onClick={() => void track(() => archiveBranch(pending.entryId, true))}
+      >
         Archive anyway
       </button>
       <button type="button" onClick={cancelArchive}>

@@ -3,7 +3,8 @@
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
- * they would do). Nothing is ever rewritten in place.
+ * they would do). Nothing is ever rewritten in place. A button's edit (or Ctrl+Z on a button) gives
+ * the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
@@ -11,6 +12,7 @@ import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
+import { isUndoRedoKey, useEditFocus } from "./edit-focus.ts";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
 import { isTyping } from "./typing.ts";
@@ -54,6 +56,8 @@ export function EditActions() {
   const [label, setLabel] = useState("");
   const editButton = useRef<HTMLButtonElement>(null);
   const refocusEditButton = useRef(false);
+  const toolbar = useRef<HTMLDivElement>(null);
+  const track = useEditFocus(toolbar);
 
   const node = treeNode(nodes, entryId);
   const nodeLabel = node?.label ?? "";
@@ -74,15 +78,16 @@ export function EditActions() {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== "z") return;
+      if (!isUndoRedoKey(event)) return;
       if (isTyping(event.target)) return;
       event.preventDefault();
       const state = useCanopy.getState();
-      void (event.shiftKey ? state.redoEdit() : state.undoEdit());
+      // With the focus on Undo (or any edit button), the key disables it too while it runs.
+      void track(() => (event.shiftKey ? state.redoEdit() : state.undoEdit()));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [track]);
 
   if (!sessionId || !nodes) return null;
   const actions = useCanopy.getState();
@@ -136,11 +141,17 @@ export function EditActions() {
     event.preventDefault();
     if (!node) return;
     const trimmed = label.trim();
-    void actions.setLabel(node.id, trimmed === "" ? null : trimmed);
+    void track(() => actions.setLabel(node.id, trimmed === "" ? null : trimmed));
   };
 
   return (
-    <div className="edit-actions" role="toolbar" aria-label="Edit session" data-testid="edit-actions">
+    <div
+      ref={toolbar}
+      className="edit-actions"
+      role="toolbar"
+      aria-label="Edit session"
+      data-testid="edit-actions"
+    >
       <div className="edit-row">
         <span className="edit-target" data-testid="edit-target">
           {node ? `${node.id.slice(0, 8)} · ${node.kind}` : "No entry"}
@@ -149,6 +160,7 @@ export function EditActions() {
           <button
             ref={editButton}
             type="button"
+            data-focus-key="edit-message"
             disabled={busy || editing !== null}
             onClick={() => void openEditor(node)}
           >
@@ -156,17 +168,32 @@ export function EditActions() {
           </button>
         )}
         {node && (
-          <button type="button" disabled={busy} onClick={() => void actions.forkAt(node.id)}>
+          <button
+            type="button"
+            data-focus-key="fork"
+            disabled={busy}
+            onClick={() => void track(() => actions.forkAt(node.id))}
+          >
             Fork to new session
           </button>
         )}
         {node?.type === "compaction" && (
-          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+          <button
+            type="button"
+            data-focus-key="undo-summary"
+            disabled={busy}
+            onClick={() => void track(() => actions.undoSummary(node.id))}
+          >
             Undo compaction
           </button>
         )}
         {node?.type === "branch_summary" && (
-          <button type="button" disabled={busy} onClick={() => void actions.undoSummary(node.id)}>
+          <button
+            type="button"
+            data-focus-key="undo-summary"
+            disabled={busy}
+            onClick={() => void track(() => actions.undoSummary(node.id))}
+          >
             Undo branch summary
           </button>
         )}
@@ -175,8 +202,9 @@ export function EditActions() {
             <button
               type="button"
               data-archive-button
+              data-focus-key="archive"
               disabled={busy}
-              onClick={() => void actions.restoreBranch(archivedRoot(nodes, node))}
+              onClick={() => void track(() => actions.restoreBranch(archivedRoot(nodes, node)))}
             >
               Restore branch
             </button>
@@ -184,8 +212,9 @@ export function EditActions() {
             <button
               type="button"
               data-archive-button
+              data-focus-key="archive"
               disabled={busy}
-              onClick={() => void actions.archiveBranch(node.id)}
+              onClick={() => void track(() => actions.archiveBranch(node.id))}
             >
               Archive branch
             </button>
@@ -198,11 +227,16 @@ export function EditActions() {
               value={label}
               onChange={(event) => setLabel(event.target.value)}
             />
-            <button type="submit" disabled={busy || label.trim() === nodeLabel}>
+            <button type="submit" data-focus-key="set-label" disabled={busy || label.trim() === nodeLabel}>
               Set label
             </button>
             {nodeLabel !== "" && (
-              <button type="button" disabled={busy} onClick={() => void actions.setLabel(node.id, null)}>
+              <button
+                type="button"
+                data-focus-key="clear-label"
+                disabled={busy}
+                onClick={() => void track(() => actions.setLabel(node.id, null))}
+              >
                 Clear label
               </button>
             )}
@@ -211,16 +245,18 @@ export function EditActions() {
         <span className="edit-history">
           <button
             type="button"
+            data-focus-key="undo"
             disabled={busy || undoTitle === null}
-            onClick={() => void actions.undoEdit()}
+            onClick={() => void track(() => actions.undoEdit())}
             title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
           >
             Undo
           </button>
           <button
             type="button"
+            data-focus-key="redo"
             disabled={busy || redoTitle === null}
-            onClick={() => void actions.redoEdit()}
+            onClick={() => void track(() => actions.redoEdit())}
             title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
           >
             Redo
@@ -253,7 +289,7 @@ export function EditActions() {
           </div>
         </form>
       )}
-      <ArchiveConfirm />
+      <ArchiveConfirm track={track} />
     </div>
   );
 }

@@ -1,0 +1,273 @@
+// The edit buttons of the entry details keep the keyboard focus (Debian's Chromium, browser mode,
+// bundled demo data): an edit disables them while it runs, and once its refreshed state has
+// landed the button pressed has the focus again — Undo ↔ Redo when it has nothing left, the
+// selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
+// a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile.
+// Screenshots: test-artifacts/edits-focus/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page, Route } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import type { BrowserMode } from "../../main/serve.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+
+const shots = path.join(artifactsDir(), "edits-focus");
+const STORE_TITLE = "Session store tree";
+
+let app: E2eApp;
+let mode: BrowserMode;
+let page: Page;
+
+const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
+const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
+const labelBox = () => page.getByRole("textbox", { name: "Label", exact: true });
+const button = (name: string) => page.getByTestId("edit-actions").getByRole("button", { name, exact: true });
+const entry = (id: string) => page.locator(`.tree-node[data-entry-id="${id}"]`);
+const editTarget = () => page.getByTestId("edit-target").textContent();
+
+/** What has the focus: "body", "tree", `entry:<id>`, or a control's text. */
+const focused = () =>
+  page.evaluate(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body) return "body";
+    if (active.getAttribute("role") === "tree") return "tree";
+    const id = active.getAttribute("data-entry-id");
+    if (id !== null) return `entry:${id}`;
+    return active.getAttribute("aria-label") ?? active.textContent ?? "";
+  });
+
+/** Where the focus is expected after Undo/Redo pressed on `from`: it, else its neighbour. */
+function afterHistory(from: "Undo" | "Redo", history: SessionTreeDto["history"]): "Undo" | "Redo" {
+  if (from === "Undo") return history.undo !== null ? "Undo" : "Redo";
+  return history.redo !== null ? "Redo" : "Undo";
+}
+
+/** Answers the page's calls to `channel` `ms` late (the server does the work after the wait). */
+async function slowDown(channels: string[], ms: number): Promise<() => Promise<void>> {
+  const matches = (url: URL) =>
+    channels.some((channel) => decodeURIComponent(url.pathname) === `/api/${channel}`);
+  const handler = async (route: Route) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await route.continue().catch(() => undefined);
+  };
+  await page.route(matches, handler);
+  return () => page.unroute(matches, handler);
+}
+
+/** Entries on the canvas, with parents on it too: one on the active path (not the leaf), one off it. */
+async function entriesToEdit(sessionId: string) {
+  const before = await tree(sessionId);
+  const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
+  const byId = new Map(before.nodes.map((node) => [node.id, node]));
+  const rendered = await page
+    .getByTestId("tree-canvas")
+    .locator(".tree-node[data-entry-id]")
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
+  const withParent = (id: string) => {
+    const node = byId.get(id);
+    return (
+      node?.parentId != null && node.label === undefined && !node.archived && rendered.includes(node.parentId)
+    );
+  };
+  const onId = rendered.find((id) => withParent(id) && onPath.has(id) && id !== before.viewLeafId);
+  const offId = rendered.find((id) => withParent(id) && !onPath.has(id));
+  if (!onId || !offId)
+    throw new Error("no entries on and off the active path with their parents on the canvas");
+  return { before, byId, onId, offId };
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  app = await startE2eApp("edits-focus");
+  ({ mode, page } = app);
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("edit buttons keep the keyboard focus", () => {
+  it("Set label, Clear label, Undo, Redo and Ctrl+Z / Ctrl+Shift+Z on them: the button, its neighbour, or the selected entry", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const { byId, onId } = await entriesToEdit(sessionId);
+    const parentId = byId.get(onId)?.parentId as string;
+    const labelOf = async () => (await tree(sessionId)).nodes.find((node) => node.id === onId)?.label;
+
+    // Set label: disabled afterwards (the box holds the label): the selected entry takes the focus.
+    await entry(onId).click();
+    await poll(editTarget).toContain(onId.slice(0, 8));
+    await labelBox().fill("qa-focus");
+    await button("Set label").click();
+    await poll(labelOf).toBe("qa-focus");
+    await poll(focused).toBe(`entry:${onId}`);
+    await page.keyboard.press("ArrowUp");
+    await poll(editTarget).toContain(parentId.slice(0, 8));
+    await shot("01-set-label-entry-focused");
+
+    // Clear label: the button is gone.
+    await entry(onId).click();
+    await button("Clear label").click();
+    await poll(labelOf).toBe(undefined);
+    await poll(focused).toBe(`entry:${onId}`);
+
+    // Undo keeps it (the label set is left to undo); Redo, with nothing left to redo, gives it to Undo.
+    await button("Undo").click();
+    await poll(labelOf).toBe("qa-focus");
+    await poll(focused).toBe("Undo");
+    await button("Redo").click();
+    await poll(labelOf).toBe(undefined);
+    await poll(focused).toBe("Undo");
+    await shot("02-redo-undo-focused");
+
+    // Ctrl+Z with the focus on Undo: it keeps the focus while it has something to undo, else Redo
+    // takes it; Ctrl+Shift+Z on that button likewise.
+    await page.keyboard.press("Control+z");
+    await poll(labelOf).toBe("qa-focus");
+    await poll(focused).toBe("Undo");
+    await page.keyboard.press("Control+z");
+    await poll(labelOf).toBe(undefined);
+    const afterUndos = afterHistory("Undo", (await tree(sessionId)).history);
+    await poll(focused).toBe(afterUndos);
+    await page.keyboard.press("Control+Shift+z");
+    await poll(labelOf).toBe("qa-focus");
+    await poll(focused).toBe(afterHistory(afterUndos, (await tree(sessionId)).history));
+    await page.keyboard.press("Control+Shift+z");
+    await poll(labelOf).toBe(undefined);
+    // Nothing left to redo: Undo has it, and Enter on it undoes.
+    await poll(focused).toBe("Undo");
+    await page.keyboard.press("Enter");
+    await poll(labelOf).toBe("qa-focus");
+    await poll(focused).toBe("Undo");
+  });
+
+  it("Archive branch, Restore branch, Fork (and Ctrl+Z on them) and Undo compaction", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const { offId } = await entriesToEdit(sessionId);
+    const archived = async () => (await tree(sessionId)).nodes.filter((node) => node.archived).length;
+    const archivedBefore = await archived();
+
+    // Archive branch (off the active path: no question): the button, for the view leaf now.
+    await entry(offId).click();
+    await poll(editTarget).toContain(offId.slice(0, 8));
+    await button("Archive branch").click();
+    await poll(archived).toBeGreaterThan(archivedBefore);
+    await poll(focused).toBe("Archive branch");
+    // Ctrl+Z on it: the archive is undone, the focus stays.
+    await page.keyboard.press("Control+z");
+    await poll(archived).toBe(archivedBefore);
+    await poll(focused).toBe("Archive branch");
+
+    // Restore branch, with archived branches shown: the same place holds Archive branch after it.
+    await entry(offId).click();
+    await button("Archive branch").click();
+    await poll(archived).toBeGreaterThan(archivedBefore);
+    await page.getByLabel("Show archived").check();
+    await entry(offId).click();
+    await poll(editTarget).toContain(offId.slice(0, 8));
+    await button("Restore branch").click();
+    await poll(archived).toBe(archivedBefore);
+    await poll(focused).toBe("Archive branch");
+    await page.getByLabel("Show archived").uncheck();
+
+    // Fork: the new session opens with the focus on its Fork button; Ctrl+Z there goes back.
+    const canvas = page.getByTestId("tree-canvas");
+    await button("Fork to new session").click();
+    await poll(() => canvas.getAttribute("data-tree-session")).not.toBe(sessionId);
+    await poll(focused).toBe("Fork to new session");
+    await page.keyboard.press("Control+z");
+    await poll(() => canvas.getAttribute("data-tree-session")).toBe(sessionId);
+    await poll(focused).toBe("Fork to new session");
+    await shot("03-fork-undone-focus-kept");
+
+    // Undo compaction: the button is gone (the view leaf moved before it): the view leaf has it.
+    let found: { session: SessionSummary; compaction: TreeNodeDto } | null = null;
+    for (const session of await api<SessionSummary[]>("library:list", {})) {
+      const current = await tree(session.id);
+      const compaction = pathTo(current.nodes, current.viewLeafId).find((node) => node.type === "compaction");
+      if (compaction) {
+        found = { session, compaction };
+        break;
+      }
+    }
+    if (!found) throw new Error("no demo session with a compaction on its active path");
+    const { session, compaction } = found;
+    const leaf = (await tree(session.id)).viewLeafId;
+    await openSessionShowingAll(page, mode, session.id, compaction.id);
+    await button("Undo compaction").click();
+    await poll(async () => (await tree(session.id)).viewLeafId).toBe(compaction.parentId);
+    await poll(async () => [`entry:${compaction.parentId}`, "tree"].includes(await focused())).toBe(true);
+    await page.keyboard.press("Control+z");
+    await poll(async () => (await tree(session.id)).viewLeafId).toBe(leaf);
+    // The page has the undo's outcome before the next test opens another session.
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid");
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(leaf ?? "");
+  });
+
+  it("with the server slow to answer the edit and the refreshed tree, Undo and Redo still get the focus back", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const { onId } = await entriesToEdit(sessionId);
+    const labelOf = async () => (await tree(sessionId)).nodes.find((node) => node.id === onId)?.label;
+    await api("edits:label", { sessionId, targetId: onId, label: "qa-slow" });
+    await poll(() => button("Undo").getAttribute("title")).toContain("Undo label");
+    const restore = await slowDown(
+      ["edits:undo", "edits:redo", "session:tree", "session:tree-update", "context:get"],
+      500,
+    );
+    try {
+      await button("Undo").click();
+      await poll(labelOf).toBe(undefined);
+      await poll(focused).toBe(afterHistory("Undo", (await tree(sessionId)).history));
+      await button("Redo").click();
+      await poll(labelOf).toBe("qa-slow");
+      await poll(focused).toBe("Undo");
+      // Ctrl+Z twice on Undo, the second while the first runs (and is refused): one undo, and the
+      // focus still goes back.
+      await page.keyboard.press("Control+z");
+      await page.keyboard.press("Control+z");
+      await poll(labelOf).toBe(undefined);
+      await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid label");
+      await poll(focused).toBe(afterHistory("Undo", (await tree(sessionId)).history));
+      expect((await tree(sessionId)).history.redo).toBe("label");
+    } finally {
+      await restore();
+    }
+  }, 60_000);
+
+  it("a click elsewhere while the edit runs keeps its focus: the button does not take it back", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const { onId } = await entriesToEdit(sessionId);
+    const labelOf = async () => (await tree(sessionId)).nodes.find((node) => node.id === onId)?.label;
+    const restore = await slowDown(["edits:label"], 1_000);
+    try {
+      await entry(onId).click();
+      await poll(editTarget).toContain(onId.slice(0, 8));
+      await labelBox().fill("qa-elsewhere");
+      await button("Set label").click();
+      // While the label is being set, the user clicks into the label box.
+      await labelBox().click();
+      expect(await focused()).toBe("Label");
+      await poll(labelOf).toBe("qa-elsewhere");
+      await poll(() => page.getByTestId("job-message").textContent()).toContain("qa-elsewhere");
+      expect(await button("Undo").isDisabled()).toBe(false);
+      // Some frames later the focus is still in the box.
+      await page.evaluate(
+        () =>
+          new Promise((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 300))),
+          ),
+      );
+      expect(await focused()).toBe("Label");
+    } finally {
+      await restore();
+    }
+  });
+});
