@@ -4,11 +4,12 @@
 // entry selected now, not to the one it was typed for; the archive question takes the focus; a
 // fork is undone from the fork; a session deleted in one tab is left in the other; the branch
 // dialog gives the focus to the entry moved to, saving an edit gives it back to Edit, and
-// Ctrl+Z works with the focus on a checkbox or a select; F2 selects the whole title.
+// Ctrl+Z works with the focus on a checkbox or a select; F2 selects the whole title; a session
+// opened while an edit of another one runs gets its LLM view.
 // Screenshots: test-artifacts/edits-qa/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
@@ -283,6 +284,42 @@ describe("editing flows, as a demanding user", () => {
     await poll(() => page.getByTestId("job-message").textContent()).toContain("Redid archive");
   });
 
+  it("opening another session while an edit still runs: that session's LLM view loads, not left waiting for the edit's refresh", async () => {
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    const store = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, parser);
+    const leafId = (await tree(parser)).viewLeafId;
+    const labelOf = async () => (await tree(parser)).nodes.find((node) => node.id === leafId)?.label;
+    // The label's answer comes after the other session is open, its LLM view's after that.
+    const late = (ms: number) => async (route: Route) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      await route.continue().catch(() => undefined);
+    };
+    const isChannel = (channel: string) => (url: URL) =>
+      decodeURIComponent(url.pathname) === `/api/${channel}`;
+    const label = late(1_000);
+    const context = late(2_500);
+    await page.route(isChannel("edits:label"), label);
+    await page.route(isChannel("context:get"), context);
+    try {
+      await labelBox().fill("qa-switch");
+      await page.getByRole("button", { name: "Set label" }).click();
+      await page
+        .getByRole("button", { name: new RegExp(`^${STORE_TITLE}`) })
+        .first()
+        .click();
+      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(store);
+      await poll(labelOf).toBe("qa-switch");
+      const storeLeaf = (await tree(store)).viewLeafId ?? "";
+      await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(storeLeaf);
+      await shot("09-other-session-opened-during-edit");
+    } finally {
+      await page.unroute(isChannel("edits:label"), label);
+      await page.unroute(isChannel("context:get"), context);
+    }
+    await api("edits:undo", { sessionId: parser });
+  });
+
   it("F2 opens the title field with the whole title selected: typing replaces it", async () => {
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
@@ -301,7 +338,8 @@ describe("editing flows, as a demanding user", () => {
     await page.keyboard.type("QA new title");
     await page.keyboard.press("Enter");
     const title = async () =>
-      (await api<{ id: string; title: string | null }[]>("library:list", {})).find((s) => s.id === sessionId)?.title;
+      (await api<{ id: string; title: string | null }[]>("library:list", {})).find((s) => s.id === sessionId)
+        ?.title;
     await poll(title).toBe("QA new title");
     await api("edits:undo", { sessionId });
     await poll(title).toMatch(new RegExp(`^${STORE_TITLE}`));

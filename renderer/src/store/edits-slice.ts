@@ -62,6 +62,9 @@ export interface EditsSlice {
 export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (set, get) => {
   /** Reloads tree and LLM view; `select` picks the entry shown (null: the view leaf). */
   const refresh = async (sessionId: string, select: string | null) => {
+    // Another session was opened while the edit ran: its selection and LLM view (whose request
+    // this one's would outdate, leaving it loading) are not this edit's to change.
+    if (get().selectedSessionId !== sessionId) return;
     set({ selectedEntryId: select });
     await Promise.all([
       get().loadTree(sessionId),
