@@ -1,17 +1,20 @@
 /**
  * session:tree as it was made before the tree-open change (every entry read with all row
- * columns and parsed whole, its snippet flattened from the joined text): the reference the
- * tests compare the route with, and the baseline of bench/tree-open.bench.ts. Its snippets are
- * the old wire's (200 characters, "…" when cut); referenceOnTheWire gives the route's form.
+ * columns and parsed whole, its snippet flattened from the joined text with a RegExp, the
+ * structural index read apart and built by the old tree index, tree-index-reference.ts): the
+ * reference the tests compare the route with, and the baseline of bench/tree-open.bench.ts. Its
+ * snippets are the old wire's (200 characters, "…" when cut); referenceOnTheWire gives the
+ * route's form.
  */
 import { type SessionProblem, type SessionTreeDto, TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
-import { entryKind, entryText, flatten } from "../../core/session/describe.ts";
+import { entryKind, entryText } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../../main/store/open.ts";
-import { forEachEntryRow } from "../../main/store/repos/entries.ts";
+import type { TreeIndex } from "../../core/session/tree.ts";
+import { entryJsonByPk, forEachEntryRow, listEntryShapes } from "../../main/store/repos/entries.ts";
 import { archivedEntryIds } from "../../main/library/edits.ts";
 import { fileProblems } from "../../main/library/import-state.ts";
 import {
@@ -20,7 +23,7 @@ import {
   loadMalformedLines,
   requireSession,
 } from "../../main/library/load.ts";
-import { structuralIndex } from "../../main/library/structure-index.ts";
+import { buildTreeIndexReference } from "./tree-index-reference.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -36,6 +39,29 @@ const LEAN_NODE_CHARS = 64 * 1024;
 
 /** The canvas shows a summary's beginning on hover; the LLM view shows all of it. */
 const TREE_SUMMARY_CHARS = 2000;
+
+/** The text on one line (whitespace runs folded), cut to `width` with "…": the whole text folded. */
+function flatten(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > width ? `${flat.slice(0, Math.max(0, width - 1))}…` : flat;
+}
+
+/** The structural index as it was read: the shapes alone, label entries parsed, the rest stubs. */
+function structuralIndex(db: Database, sid: number): TreeIndex {
+  const shapes = listEntryShapes(db, sid);
+  const labels = entryJsonByPk(
+    db,
+    shapes.filter((shape) => shape[4] === "label").map((shape) => shape[0]),
+  );
+  let next = 0;
+  const entries = shapes.map(([, , id, parentId, type]): SessionEntry => {
+    if (type === "label") return JSON.parse(labels[next++] as string) as SessionEntry;
+    const stub: Record<string, unknown> = { type, parentId, timestamp: "" };
+    if (id !== null) stub.id = id;
+    return stub as SessionEntry;
+  });
+  return buildTreeIndexReference(entries);
+}
 
 function setSummary(node: ReferenceNode, summary: string): void {
   const cut = cutForDisplay(summary, TREE_SUMMARY_CHARS);

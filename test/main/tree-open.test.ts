@@ -8,15 +8,17 @@ import type { Statement } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../bench/generate-session.ts";
 import { entrySnippet, entrySnippetCut, entryText, flatten } from "../../core/session/describe.ts";
-import { TREE_SNIPPET_CHARS } from "../../core/api/dto.ts";
+import { TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { importPath } from "../../main/library/import.ts";
 import { loadSessionTree } from "../../main/library/tree-nodes.ts";
 import type { Database } from "../../main/store/open.ts";
 import { CACHED_SESSIONS } from "../../main/library/tree-node-cache.ts";
 import { replaceEntryJson, restoreEntryJson } from "../../main/store/repos/entry-json.ts";
+import { setArchived } from "../../main/store/repos/edits.ts";
 import { listSessionRows } from "../../main/store/repos/sessions.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
+import { hostileSessionText } from "../helpers/hostile-session.ts";
 import { loadSessionTreeReference, loadSessionTreeReferenceWire } from "../helpers/tree-nodes-reference.ts";
 import { copyFixture, fixtureNames, type Library, makeLibrary } from "./library/helpers.ts";
 
@@ -89,6 +91,32 @@ describe("session:tree against the old route", () => {
       nodes += old.nodes.length;
     }
     expect(nodes).toBeGreaterThan(4000);
+  });
+
+  it("gives hostile sessions (orphans, duplicate ids, cycles, labels) with archived and pruned entries the old route's tree", () => {
+    for (const seed of [4, 5]) {
+      const text = hostileSessionText(3000, seed);
+      const sessionId = importText(`hostile-${seed}.jsonl`, text);
+      const sid = sidOf(sessionId);
+      const before = loadSessionTreeReferenceWire(lib.db, sessionId);
+      // An archived branch (its root and all below it), and a pruned tool output.
+      const branch = before.nodes.find((node) => node.parentId !== null && node.line > 1500 && node.kind === "user");
+      if (!branch) throw new Error("no branch to archive");
+      setArchived(lib.db, sid, branch.id, true);
+      const tool = before.nodes.find((node) => node.kind === "toolResult" && node.line > 500) as TreeNodeDto;
+      const line = text.split("\n").find((l) => l.includes(`"id":"${tool.id}"`)) as string;
+      const entry = JSON.parse(line) as SessionEntry & { message: Record<string, unknown> };
+      const pruned = { ...entry, message: { ...entry.message, content: [{ type: "text", text: "[pruned]" }], prunedAt: 9 } };
+      expect(replaceEntryJson(lib.db, sid, tool.id, JSON.stringify(pruned), 2)).toBe(true);
+
+      const old = loadSessionTreeReferenceWire(lib.db, sessionId);
+      expect(old.problems.length).toBeGreaterThan(20);
+      expect(old.nodes.filter((node) => node.archived).length).toBeGreaterThan(0);
+      expect(old.nodes.filter((node) => node.label !== undefined).length).toBeGreaterThan(5);
+      expect(loadSessionTree(lib.db, sessionId)).toEqual(old);
+      // Again, with the facts kept from the first load.
+      expect(loadSessionTree(lib.db, sessionId)).toEqual(old);
+    }
   });
 
   it("shows a pruned tool output's new text and never reads its original", () => {
