@@ -117,6 +117,7 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
   // 1. ids, duplicates, missing ids, parentIds that are no link, unknown types, labels (file order)
   const byId = new Map<string, SessionEntry>();
   const labels = new Map<string, string>();
+  let duplicates = 0;
   entries.forEach((entry, i) => {
     const id = entryIdOf(entry);
     if (!isKnownEntry(entry)) {
@@ -143,7 +144,11 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
         ...lineOf(i),
       });
     } else {
-      if (byId.has(id)) {
+      // The map did not grow: the id was there already.
+      const known = byId.size;
+      byId.set(id, entry);
+      if (byId.size === known) {
+        duplicates++;
         problems.push({
           kind: "duplicate_id",
           message: `Duplicate entry id ${id}: this later entry replaces the earlier one in the tree`,
@@ -151,17 +156,18 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
           entryId: id,
         });
       }
-      byId.set(id, entry);
     }
     if (entry.type === "label") applyLabelEntry(labels, entry);
   });
 
-  // 2. nodes = the winning entry of every id, in file order; edges added in that order
+  // 2. nodes = the winning entry of every id, in file order; edges added in that order. A node's
+  // parent and children are kept by its number (n), found from its id through nodeIndex.
   const nodeIndex = new Map<string, number>();
   const nodes: { entry: SessionEntry; id: string; at: number }[] = [];
   entries.forEach((entry, at) => {
     const id = entryIdOf(entry);
-    if (id !== null && byId.get(id) === entry) {
+    // Without duplicates every entry with an id is the one its id names.
+    if (id !== null && (duplicates === 0 || byId.get(id) === entry)) {
       nodeIndex.set(id, nodes.length);
       nodes.push({ entry, id, at });
     }
@@ -169,12 +175,14 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
 
   const forest = new Forest();
   for (let n = 0; n < nodes.length; n++) forest.add();
-  const parent = new Map<string, string | null>();
+  const parentOfNode: (string | null)[] = new Array(nodes.length).fill(null);
   const roots: SessionEntry[] = [];
-  const childrenOf = new Map<string, SessionEntry[]>();
+  const childrenOfNode: (SessionEntry[] | undefined)[] = new Array(nodes.length).fill(undefined);
 
-  for (const [n, { entry, id, at }] of nodes.entries()) {
+  for (let n = 0; n < nodes.length; n++) {
+    const { entry, id, at } = nodes[n] as { entry: SessionEntry; id: string; at: number };
     const raw: unknown = entry.parentId;
+    let parentNode = -1;
     let effective: string | null = null;
     if (typeof raw === "string") {
       const p = nodeIndex.get(raw);
@@ -202,20 +210,29 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
       } else {
         forest.join(n, p);
         effective = raw;
+        parentNode = p;
       }
     }
     // Any other parentId (a number, an object, none at all) was reported above: a root.
-    parent.set(id, effective);
-    if (effective === null) roots.push(entry);
+    parentOfNode[n] = effective;
+    if (parentNode === -1) roots.push(entry);
     else {
-      const list = childrenOf.get(effective);
+      const list = childrenOfNode[parentNode];
       if (list) list.push(entry);
-      else childrenOf.set(effective, [entry]);
+      else childrenOfNode[parentNode] = [entry];
     }
   }
 
   const sortedCache = new Map<string, readonly SessionEntry[]>();
   const nodeCount = nodes.length;
+  const parentOf = (id: string): string | null => {
+    const n = nodeIndex.get(id);
+    return n === undefined ? null : (parentOfNode[n] ?? null);
+  };
+  const childrenOf = (id: string): SessionEntry[] | undefined => {
+    const n = nodeIndex.get(id);
+    return n === undefined ? undefined : childrenOfNode[n];
+  };
 
   return {
     entries,
@@ -223,12 +240,12 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
     roots,
     labels,
     problems,
-    parentOf: (id) => parent.get(id) ?? null,
-    children: (id) => childrenOf.get(id) ?? EMPTY,
+    parentOf,
+    children: (id) => childrenOf(id) ?? EMPTY,
     childrenSorted(id) {
       const cached = sortedCache.get(id);
       if (cached) return cached;
-      const list = childrenOf.get(id);
+      const list = childrenOf(id);
       if (!list) return EMPTY;
       // Array.prototype.sort is stable: equal timestamps keep file order.
       const sorted = [...list].sort((a, b) => timeOf(a) - timeOf(b));
@@ -243,11 +260,11 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
         const entry = byId.get(cursor);
         if (!entry) break;
         path.push(entry);
-        cursor = parent.get(cursor) ?? null;
+        cursor = parentOf(cursor);
       }
       return path.reverse();
     },
-    tips: () => nodes.filter((node) => !childrenOf.has(node.id)).map((node) => node.entry),
+    tips: () => nodes.filter((_, n) => childrenOfNode[n] === undefined).map((node) => node.entry),
   };
 }
 
