@@ -60,28 +60,63 @@ function messagePieces(message: AgentMessage, out: Pieces): void {
   }
 }
 
-/** The first `length` chars of the pieces' concatenation. */
-function piecesPrefix(pieces: readonly string[], length: number): string {
-  let prefix = "";
-  for (const piece of pieces) {
-    const room = length - prefix.length;
-    if (room <= 0) break;
-    prefix += piece.length > room ? piece.slice(0, room) : piece;
-  }
-  return prefix;
+/**
+ * Whether a UTF-16 code unit is white space as /\s/ and String.prototype.trim see it
+ * (WhiteSpace and LineTerminator; checked against the RegExp for every code unit by a test).
+ */
+export function isFoldedSpace(code: number): boolean {
+  if (code > 32 && code < 160) return false;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 160 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
-/** The first `width` characters of the pieces' folded text, and whether it goes on past them. */
-function foldPieces(pieces: readonly string[], width: number): { text: string; cut: boolean } {
-  let total = 0;
-  for (const piece of pieces) total += piece.length;
-  for (let take = Math.max(64, width * 2); ; take *= 4) {
-    const whole = take >= total;
-    // Folding a prefix gives a prefix of the whole text's folded form (up to a trailing space).
-    const flat = (whole ? pieces.join("") : piecesPrefix(pieces, take)).replace(/\s+/g, " ").trim();
-    if (flat.length > width) return { text: flat.slice(0, width), cut: true };
-    if (whole) return { text: flat, cut: false };
+/** A new string of these UTF-16 code units (not a slice that keeps a long text alive). */
+function fromCodes(codes: readonly number[]): string {
+  let text = "";
+  for (let at = 0; at < codes.length; at += 4096) {
+    text += String.fromCharCode.apply(null, codes.slice(at, at + 4096));
   }
+  return text;
+}
+
+/**
+ * The first `width` characters of the pieces' folded text (their concatenation with every
+ * whitespace run made one space, then trimmed: `.replace(/\s+/g, " ").trim()`), and whether it
+ * goes on past them. Reads the pieces only as far as the snippet needs, a character at a time.
+ */
+function foldPieces(pieces: readonly string[], width: number): { text: string; cut: boolean } {
+  const codes: number[] = [];
+  // White space met after some text: a space goes before the next character.
+  let space = false;
+  for (const piece of pieces) {
+    const length = piece.length;
+    for (let at = 0; at < length; at++) {
+      const code = piece.charCodeAt(at);
+      if (isFoldedSpace(code)) {
+        if (codes.length > 0) space = true;
+        continue;
+      }
+      if (space) {
+        if (codes.length >= width) return { text: fromCodes(codes), cut: true };
+        codes.push(32);
+        space = false;
+      }
+      if (codes.length >= width) return { text: fromCodes(codes), cut: true };
+      codes.push(code);
+    }
+  }
+  return { text: fromCodes(codes), cut: false };
 }
 
 /** flatten() of the pieces' concatenation. */
