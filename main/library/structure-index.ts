@@ -6,10 +6,24 @@
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { applyLabelEntry, buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryShape, entryJsonByPk, labelEntryPks, listEntryShapes } from "../store/repos/entries.ts";
+import { entryJsonByPk, labelEntryPks, listEntryShapes } from "../store/repos/entries.ts";
+
+/** What the index reads of an entry row: pk, seq, id, parent id and type (EntryShape, EntryTreeRow). */
+export type EntryLinkColumns = readonly [
+  pk: number,
+  seq: number,
+  id: string | null,
+  parentId: string | null,
+  type: string,
+  ...rest: unknown[],
+];
 
 /** Repairs, labels and links as the full index has them; entries are stubs except labels. */
-export function structuralIndex(db: Database, sid: number, shapes: readonly EntryShape[] = listEntryShapes(db, sid)): TreeIndex {
+export function structuralIndex(
+  db: Database,
+  sid: number,
+  shapes: readonly EntryLinkColumns[] = listEntryShapes(db, sid),
+): TreeIndex {
   const labels = entryJsonByPk(
     db,
     shapes.filter((shape) => shape[4] === "label").map((shape) => shape[0]),

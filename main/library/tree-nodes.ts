@@ -12,7 +12,12 @@ import { parseLean } from "../../core/text/lean-json.ts";
 import { entrySendsMessage } from "../../core/session/llm-view.ts";
 import type { Database } from "../store/open.ts";
 import { archivedRoots } from "../store/repos/edits.ts";
-import { type EntryNodeSource, forEachEntryNodeSource, rewrittenEntries } from "../store/repos/entries.ts";
+import {
+  type EntryNodeSource,
+  forEachTreeRowSource,
+  listEntryTreeRows,
+  rewrittenEntries,
+} from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { archivedEntryIds } from "./edits.ts";
 import { fileProblems } from "./import-state.ts";
@@ -214,24 +219,25 @@ export function buildSessionTree(
   const leanFrom = options.leanFromChars ?? LEAN_NODE_CHARS;
   // Only what the canvas needs: not the session detail (its labels and malformed lines go unused here).
   const row = requireSession(db, sessionId);
-  // Links, repairs and labels from the structural columns; each entry is parsed only while its
-  // node is made, so a 100k-entry session is never held parsed all at once.
-  const index = structuralIndex(db, row.sid);
+  // Links, repairs and labels from the structural columns of the rows the nodes are made of (one
+  // read); each entry is parsed only while its node is made, so a 100k-entry session is never
+  // held parsed all at once.
+  const treeRows = listEntryTreeRows(db, row.sid);
+  const index = structuralIndex(db, row.sid, treeRows);
   const archived = archivedEntryIds(db, sessionId, index);
   const cache = options.leanFromChars === undefined ? sessionFacts<NodeFacts>(db, row.sid) : null;
   const nodes: TreeNodeDto[] = [];
-  const seen = new Set<string>();
   let rows = 0;
   let maxSeq = Number.MIN_SAFE_INTEGER;
   let maxPk = 0;
-  forEachEntryNodeSource(db, row.sid, (stored, at) => {
+  forEachTreeRowSource(db, treeRows, (stored, at) => {
     rows++;
     maxSeq = stored.seq;
     if (stored.pk > maxPk) maxPk = stored.pk;
     const id = stored.id;
-    // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk.
-    if (id === null || index.byId.get(id) !== index.entries[at] || seen.has(id)) return;
-    seen.add(id);
+    // Entries without an id cannot be nodes; a later duplicate id wins, as in every walk (the
+    // index's entries are the rows in order, and byId holds the winning one of each id).
+    if (id === null || index.byId.get(id) !== index.entries[at]) return;
     // A rewritten entry's JSON can change again: its facts are made anew each time.
     let facts = stored.rewritten ? undefined : cache?.get(stored.pk);
     if (facts === undefined) {

@@ -262,6 +262,74 @@ function visitNodeSources(
   }
 }
 
+/**
+ * An entry's place in the tree (the first five columns of EntryShape: what structure-index.ts
+ * reads), then what its node needs: its token estimate and where its JSON is (StoredJson).
+ */
+export type EntryTreeRow = [
+  pk: number,
+  seq: number,
+  id: string | null,
+  parentId: string | null,
+  type: string,
+  tokens: number,
+  json: string | null,
+  jsonBlock: number | null,
+  jsonAt: number | null,
+  jsonLen: number | null,
+];
+
+/**
+ * Every entry of a session in seq order as EntryTreeRow: one read (positional rows, no object per
+ * row) for both the structural index and the nodes of session:tree; no original_json.
+ */
+export function listEntryTreeRows(db: Database, sid: number): EntryTreeRow[] {
+  return stmt(
+    db,
+    `SELECT e.pk, e.seq, e.id, e.parent_id, e.type, e.tokens, ${STORED_JSON_COLUMNS}
+     FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk WHERE e.sid = ? ORDER BY e.seq`,
+  )
+    .raw(true)
+    .all(sid) as EntryTreeRow[];
+}
+
+/** forEachEntryNodeSource over rows read by listEntryTreeRows. */
+export function forEachTreeRowSource(
+  db: Database,
+  rows: readonly EntryTreeRow[],
+  visit: (source: EntryNodeSource, index: number) => void,
+): void {
+  const reader = new EntryJsonReader(db);
+  for (const row of rows) if (row[6] === null && row[7] !== null) reader.willRead(row[7]);
+  const place: StoredJson = { json: null, json_block: null, json_at: null, json_len: null };
+  let current = rows[0] as EntryTreeRow;
+  const source: EntryNodeSource = {
+    pk: 0,
+    id: null,
+    seq: 0,
+    type: "",
+    tokens: 0,
+    rewritten: false,
+    json: () => {
+      place.json = current[6];
+      place.json_block = current[7];
+      place.json_at = current[8];
+      place.json_len = current[9];
+      return reader.text(place);
+    },
+  };
+  for (let index = 0; index < rows.length; index++) {
+    current = rows[index] as EntryTreeRow;
+    source.pk = current[0];
+    source.seq = current[1];
+    source.id = current[2];
+    source.type = current[4];
+    source.tokens = current[5];
+    source.rewritten = current[6] !== null;
+    visit(source, index);
+  }
+}
+
 export function listEntryShapes(db: Database, sid: number): EntryShape[] {
   return stmt(
     db,

@@ -121,10 +121,13 @@ export class EntryJsonReader {
   constructor(db: Database, rows: readonly StoredJson[] = []) {
     this.db = db;
     for (const row of rows) {
-      if (row.json === null && row.json_block !== null) {
-        this.uses.set(row.json_block, (this.uses.get(row.json_block) ?? 0) + 1);
-      }
+      if (row.json === null && row.json_block !== null) this.willRead(row.json_block);
     }
+  }
+
+  /** Counts one more row to read in `block` (rows not given to the constructor, before the first read). */
+  willRead(block: number): void {
+    this.uses.set(block, (this.uses.get(block) ?? 0) + 1);
   }
 
   text(row: StoredJson): string {
