@@ -1,6 +1,6 @@
 // Canvas marks (renderer/src/features/tree/marks.ts), keyboard moves (keyboard.ts) and drop
 // targets (drop-target.ts): what the model does not see at a leaf is dimmed (SPEC §3.1), the
-// region a compaction replaced, plan and branch-move highlights, and arrow-key steps.
+// region a compaction replaced, plan and branch-move highlights, and arrow, Home and End steps.
 import { describe, expect, it } from "vitest";
 import type { CompactionPlanDto, NavigationPreviewDto } from "../../core/api/dto.ts";
 import { dropTarget } from "../../renderer/src/features/tree/drop-target.ts";
@@ -183,6 +183,21 @@ describe("keyboard moves", () => {
   it("steps into a chain at its near end", () => {
     expect(stepFrom(layout, "a", "ArrowDown")).toBe("c0");
     expect(stepFrom(layout, "leaf", "ArrowUp")).toBe("c11");
+  });
+
+  it("Home goes to the root above, End to the tip of the branch below (first children)", () => {
+    expect(stepFrom(layout, "leaf", "Home")).toBe("r");
+    expect(stepFrom(layout, "b", "Home")).toBe("r");
+    expect(stepFrom(layout, "r", "End")).toBe("leaf");
+    expect(stepFrom(layout, "a", "End")).toBe("leaf");
+    // From inside a collapsed chain: the chain node is the start, not the end.
+    const chain = layout.nodeOfEntry("c5") ?? "";
+    expect(stepFrom(layout, chain, "End")).toBe("leaf");
+    expect(stepFrom(layout, chain, "Home")).toBe("r");
+    // Already at the end: no move.
+    expect(stepFrom(layout, "r", "Home")).toBeNull();
+    expect(stepFrom(layout, "leaf", "End")).toBeNull();
+    expect(stepFrom(layout, "b", "End")).toBeNull();
   });
 });
 

@@ -34,6 +34,7 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
     shortcuts: [
       { keys: ["↑", "↓"], what: "Select the parent / the first child" },
       { keys: ["←", "→"], what: "Select the previous / next sibling" },
+      { keys: ["Home", "End"], what: "Select the root above / the tip of the branch below" },
       { keys: ["Enter"], what: "Move the view leaf to the selected entry (also a double-click)" },
       { keys: ["Escape"], what: "Clear the selection" },
     ],

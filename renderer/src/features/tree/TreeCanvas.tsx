@@ -2,8 +2,8 @@
  * The session tree canvas (React Flow): one node per shown entry, long chains collapsed, the
  * active path highlighted, compaction boundaries and what the model does not see at the
  * selected leaf dimmed, drag-to-branch from the leaf marker, and keyboard navigation
- * (arrows move, Enter moves the view leaf, asking first when the settings say so; Escape clears
- * the selection).
+ * (arrows, Home and End move, Enter moves the view leaf, asking first when the settings say so;
+ * Escape clears the selection).
  *
  * Only the layout memo depends on the whole tree; nodes read their own state by id.
  */
@@ -19,7 +19,7 @@ import { ChainNode } from "./ChainNode.tsx";
 import { CompactionBracket } from "./CompactionBracket.tsx";
 import { EntryNode } from "./EntryNode.tsx";
 import { createFlowCache, type FlowCache, type TreeFlowNode, toFlowEdges, toFlowNodes } from "./flow.ts";
-import { isArrowKey, stepFrom } from "./keyboard.ts";
+import { isTreeMoveKey, stepFrom } from "./keyboard.ts";
 import type { TreeLayout } from "./layout.ts";
 import { selectLayout, selectLeafId } from "./selectors.ts";
 import { TreeToolbar } from "./TreeToolbar.tsx";
@@ -145,7 +145,7 @@ export function TreeCanvas() {
       current.nodes[0]?.id;
     if (!fromLayoutId) return;
     const from = current.byId.get(fromLayoutId);
-    if (isArrowKey(event.key)) {
+    if (isTreeMoveKey(event.key)) {
       event.preventDefault();
       const next = stepFrom(current, fromLayoutId, event.key);
       if (next) {
