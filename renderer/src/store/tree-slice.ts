@@ -23,7 +23,12 @@ export interface BranchDrag {
   sourceId: string;
   /** Where the view leaf would go on drop (null: nowhere useful under the pointer). */
   targetId: string | null;
+  /** The pointer is over the view leaf itself: a drop there is refused ("Already at this point"). */
+  atViewLeaf?: boolean;
 }
+
+/** What a move of the view leaf onto itself says instead of doing nothing silently (SPEC §10.4). */
+export const ALREADY_AT_LEAF = "Already at this point: that entry is the view leaf.";
 
 export interface BranchDialog {
   targetId: string;
@@ -50,6 +55,9 @@ export interface TreeSlice {
   /** The entry the canvas keeps in place when the layout changes next (default: the selected leaf). */
   layoutAnchorId: string | null;
   drag: BranchDrag | null;
+  /** A short line on the canvas about a move that did nothing (`at` tells a repeat apart); it fades. */
+  treeHint: { text: string; at: number } | null;
+  clearTreeHint(): void;
   /** navigation:preview of the drag target (or of the dialog's target). */
   branchPreview: NavigationPreviewDto | null;
   branchDialog: BranchDialog | null;
@@ -90,6 +98,8 @@ function nextPaint(): Promise<void> {
 
 export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (set, get) => {
   const previews = new Map<string, NavigationPreviewDto>();
+  // A canvas line, not an app notice: it must not replace an export's or a delete's notice.
+  const alreadyAtLeaf = () => set({ treeHint: { text: ALREADY_AT_LEAF, at: Date.now() } });
   const previewKey = (targetId: string) =>
     `${get().selectedSessionId}\u0000${get().tree?.viewLeafId}\u0000${targetId}`;
   const fetchPreview = async (targetId: string): Promise<NavigationPreviewDto | null> => {
@@ -156,8 +166,12 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     revealedEntryId: null,
     layoutAnchorId: null,
     drag: null,
+    treeHint: null,
     branchPreview: null,
     branchDialog: null,
+    clearTreeHint() {
+      if (get().treeHint !== null) set({ treeHint: null });
+    },
     async loadTree(sessionId) {
       const opening = get().tree?.sessionId !== sessionId;
       if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
@@ -184,6 +198,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
                 revealedEntryId: null,
                 branchDialog: null,
                 drag: null,
+                treeHint: null,
               },
         );
       } catch (error) {
@@ -217,14 +232,15 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     },
     beginBranchDrag(sourceId) {
       if (selectRunning(get())) return;
-      set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null });
+      set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null, treeHint: null });
     },
     dragOver(entryId) {
       const drag = get().drag;
       if (!drag) return;
       const targetId = dropTarget(drag.sourceId, entryId, get().tree?.viewLeafId ?? null);
-      if (targetId === drag.targetId) return;
-      set({ drag: { ...drag, targetId }, branchPreview: null });
+      const atViewLeaf = targetId === null && entryId !== null;
+      if (targetId === drag.targetId && atViewLeaf === (drag.atViewLeaf ?? false)) return;
+      set({ drag: { ...drag, targetId, atViewLeaf }, branchPreview: null });
       if (targetId === null) return;
       void fetchPreview(targetId).then((preview) => {
         if (get().drag?.targetId === targetId) set({ branchPreview: preview });
@@ -235,6 +251,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       const targetId = drop ? (drag?.targetId ?? null) : null;
       if (targetId === null) {
         set({ drag: null, branchPreview: null });
+        if (drop && drag?.atViewLeaf) alreadyAtLeaf();
         return;
       }
       const preview = get().branchPreview?.targetId === targetId ? get().branchPreview : null;
@@ -242,7 +259,11 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       openBranchDialog(targetId, preview);
     },
     async moveViewLeaf(targetId) {
-      if (selectRunning(get()) || targetId === get().tree?.viewLeafId) return;
+      if (selectRunning(get())) return;
+      if (targetId === get().tree?.viewLeafId) {
+        alreadyAtLeaf();
+        return;
+      }
       let ask = false;
       try {
         ask = (await call("settings:get", {})).branchSummary.enabled;

@@ -1,9 +1,12 @@
 /**
- * Small overlays on the canvas: the ghost that follows the pointer while dragging the leaf, and
- * the progress of a running branch summary (Escape or the button cancels it).
+ * Small overlays on the canvas: the ghost that follows the pointer while dragging the leaf, the
+ * progress of a running branch summary (Escape or the button cancels it), and a short-lived line
+ * about a move that did nothing (the view leaf dropped or Entered onto itself).
  */
+import { useEffect } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { ALREADY_AT_LEAF } from "../../store/tree-slice.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
@@ -32,6 +35,8 @@ export function DragGhost() {
               ? "nothing to summarize"
               : `${counted(count, "entry", "entries")} would be summarized`}
         </>
+      ) : drag.atViewLeaf ? (
+        ALREADY_AT_LEAF
       ) : (
         "Drop on an entry to move the view leaf there"
       )}
@@ -58,5 +63,23 @@ export function BranchProgress() {
       </div>
       {running.text && <pre className="stream">{running.text.slice(-600)}</pre>}
     </div>
+  );
+}
+
+/** How long the canvas line about a move that did nothing stays. */
+const HINT_MS = 4000;
+
+export function TreeHint() {
+  const hint = useCanopy((state) => state.treeHint);
+  const clear = useCanopy((state) => state.clearTreeHint);
+  useEffect(() => {
+    if (!hint) return;
+    const timer = setTimeout(clear, HINT_MS);
+    return () => clearTimeout(timer);
+  }, [hint, clear]);
+  return (
+    <p className="tree-hint" role="status" data-testid="tree-hint">
+      {hint?.text ?? ""}
+    </p>
   );
 }

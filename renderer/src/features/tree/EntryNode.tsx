@@ -40,12 +40,19 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
     .filter(Boolean)
     .join(" · ");
 
+  // The node shows two lines of text and a label cut at 90px: the tooltip gives both whole.
+  const tooltip = `${data.title}${data.label ? ` [${data.label}]` : ""}\n${
+    data.tokensBefore !== undefined
+      ? `Summarized ${data.tokensBefore.toLocaleString()} tokens`
+      : data.text || "(no text)"
+  }`;
+
   const onClick = () => {
     if (!selected) void useCanopy.getState().selectEntry(id);
   };
   const onDoubleClick = () => {
     const state = useCanopy.getState();
-    if (state.tree?.viewLeafId !== id && !selectRunning(state)) void state.moveViewLeaf(id);
+    if (!selectRunning(state)) void state.moveViewLeaf(id);
   };
   // Space selects like a click; arrows, Enter and Escape are handled by the tree (TreeCanvas).
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -73,6 +80,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
       tabIndex={selected || isViewLeaf ? 0 : -1}
       aria-selected={selected}
       aria-label={name}
+      title={tooltip}
       onClick={onClick}
       onDoubleClick={onDoubleClick}
       onKeyDown={onKeyDown}

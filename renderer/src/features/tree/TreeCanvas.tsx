@@ -14,7 +14,7 @@ import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { benchBaseline } from "./bench-mode.ts";
 import { BranchDialog } from "./BranchDialog.tsx";
-import { BranchProgress, DragGhost } from "./CanvasOverlays.tsx";
+import { BranchProgress, DragGhost, TreeHint } from "./CanvasOverlays.tsx";
 import { ChainNode } from "./ChainNode.tsx";
 import { CompactionBracket } from "./CompactionBracket.tsx";
 import { EntryNode } from "./EntryNode.tsx";
@@ -159,7 +159,8 @@ export function TreeCanvas() {
         state.expandChain(from.firstId);
         pendingFocus.current = from.firstId;
         void state.selectEntry(from.firstId);
-      } else if (from.id !== state.tree?.viewLeafId && !selectRunning(state)) {
+      } else if (!selectRunning(state)) {
+        // On the view leaf itself this says "Already at this point" instead of nothing.
         void state.moveViewLeaf(from.id);
       }
     } else if (event.key === "Escape" && !selectRunning(state) && state.selectedEntryId !== null) {
@@ -218,6 +219,7 @@ export function TreeCanvas() {
         )}
       </div>
       <DragGhost />
+      <TreeHint />
       <BranchDialog />
       <BranchProgress />
     </div>
