@@ -1,7 +1,8 @@
 // What a demanding user meets on the canvas (browser mode, Debian's Chromium, a small session):
 // dropping the leaf marker back onto the view leaf, or Enter on it, says "Already at this point"
 // (SPEC §10.4) instead of doing nothing silently; a node whose text or label is cut shows them
-// whole in its tooltip; Home and End select the root above and the tip of the branch below.
+// whole in its tooltip; Home and End select the root above and the tip of the branch below; the
+// arrows keep working after the focused node was panned off screen (and so unmounted).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,5 +132,24 @@ describe("the canvas as a demanding user meets it", () => {
     await poll(selected).toBe("x1");
     await page.keyboard.press("Home");
     await poll(selected).toBe("r");
+  });
+
+  it("keeps the keyboard in the tree when the focused node is panned off screen", async () => {
+    const { page, mode } = app;
+    await openSessionShowingAll(page, mode, sessionId);
+    await page.locator('.tree-node[data-entry-id="u2"]').click();
+    await poll(selected).toBe("u2");
+    const flow = await page.locator(".tree-flow").boundingBox();
+    if (!flow) throw new Error("no canvas");
+    await page.mouse.move(flow.x + flow.width / 2, flow.y + flow.height / 2);
+    // Far enough that React Flow renders none of the nodes any more.
+    for (let i = 0; i < 8; i++) await page.mouse.wheel(0, 800);
+    await poll(() => page.locator(".tree-node").count()).toBe(0);
+    await poll(() => page.evaluate(`document.activeElement?.getAttribute("role") ?? null`)).toBe("tree");
+    await page.keyboard.press("ArrowUp");
+    await poll(selected).toBe("a1");
+    await poll(() => page.evaluate(`document.activeElement?.getAttribute("data-entry-id") ?? null`)).toBe(
+      "a1",
+    );
   });
 });

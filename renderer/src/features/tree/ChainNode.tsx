@@ -3,9 +3,10 @@
  * expands on click or Enter.
  */
 import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { type KeyboardEvent, memo } from "react";
+import { type KeyboardEvent, memo, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { formatTokens } from "./filter.ts";
+import { useKeepTreeFocus } from "./keep-tree-focus.ts";
 import type { ChainFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
 import { sameData } from "./same-data.ts";
@@ -14,6 +15,8 @@ import { selectMarks, selectNodeMarks } from "./selectors.ts";
 const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "false");
 
 function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
+  const element = useRef<HTMLDivElement>(null);
+  useKeepTreeFocus(element);
   const marks = useCanopy((state) => selectNodeMarks(state, data.chainId));
   const summarized = useCanopy((state) => selectMarks(state)?.chain(data.chainId).summarized ?? 0);
   const expand = () => useCanopy.getState().expandChain(data.firstId);
@@ -26,6 +29,7 @@ function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
   const users = data.userCount === 1 ? "1 user message" : `${data.userCount} user messages`;
   return (
     <div
+      ref={element}
       className="tree-node chain-node nopan"
       data-chain-id={data.chainId}
       data-kind="chain"

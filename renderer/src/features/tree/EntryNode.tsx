@@ -4,11 +4,12 @@
  * selection change re-renders only the nodes it affects.
  */
 import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { type KeyboardEvent, memo, type PointerEvent } from "react";
+import { type KeyboardEvent, memo, type PointerEvent, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { beginPointerDrag } from "./branch-drag.ts";
 import { formatTokens } from "./filter.ts";
+import { useKeepTreeFocus } from "./keep-tree-focus.ts";
 import type { EntryFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
 import { sameData } from "./same-data.ts";
@@ -18,6 +19,8 @@ const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "fa
 
 function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   const id = data.entryId;
+  const element = useRef<HTMLDivElement>(null);
+  useKeepTreeFocus(element);
   const marks = useCanopy((state) => selectNodeMarks(state, id));
   const selected = useCanopy((state) => state.selectedEntryId === id);
   const isViewLeaf = useCanopy((state) => state.tree?.viewLeafId === id);
@@ -64,6 +67,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
 
   return (
     <div
+      ref={element}
       className={`tree-node nopan cat-${data.category}${selected ? " is-selected" : ""}`}
       data-entry-id={id}
       data-kind={data.kind}

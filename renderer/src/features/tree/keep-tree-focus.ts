@@ -1,0 +1,19 @@
+/**
+ * A focused node that leaves the screen (panned away: React Flow renders only what is visible, or
+ * replaced by a new layout) would drop the keyboard focus on the page, and the arrows would stop
+ * working. Before the node's element goes, the focus moves to the tree, whose keys go on from the
+ * selected entry.
+ */
+import { type RefObject, useLayoutEffect } from "react";
+
+export function useKeepTreeFocus(ref: RefObject<HTMLElement | null>): void {
+  useLayoutEffect(() => {
+    const element = ref.current;
+    return () => {
+      // A layout effect's cleanup runs while the unmounting element is still in the document.
+      if (element && element === document.activeElement) {
+        element.closest<HTMLElement>(".tree-flow")?.focus({ preventScroll: true });
+      }
+    };
+  }, [ref]);
+}
