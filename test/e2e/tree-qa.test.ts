@@ -114,6 +114,23 @@ describe("the canvas as a demanding user meets it", () => {
     expect(title).toContain(LONG.trim().slice(0, 119));
   });
 
+  it("gives the session's title whole in the heading's tooltip when a narrow window cuts it", async () => {
+    const { page, mode } = app;
+    const long = `Moving the cache out of the parser, ${"and every index flush with it, ".repeat(4)}for good`;
+    await apiCall(mode, "edits:rename", { sessionId, title: long });
+    await page.setViewportSize({ width: 1000, height: 700 });
+    try {
+      await openSessionShowingAll(page, mode, sessionId);
+      const heading = page.locator(".session-heading");
+      await poll(() => heading.textContent()).toBe(long);
+      expect(await heading.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+      expect(await heading.getAttribute("title")).toContain(long);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await apiCall(mode, "edits:rename", { sessionId, title: null });
+    }
+  });
+
   it("moves the selection to the root with Home and to the branch tip with End", async () => {
     const { page, mode } = app;
     await openSessionShowingAll(page, mode, sessionId);

@@ -65,7 +65,8 @@ export function SessionHeader() {
       {draft === null ? (
         <h2
           className="session-heading"
-          title="Double-click or F2 to rename"
+          // The heading is cut with an ellipsis in a narrow window: the tooltip gives it whole.
+          title={`${shown}\nDouble-click or F2 to rename`}
           onDoubleClick={() => setDraft(ownTitle)}
         >
           {shown}
