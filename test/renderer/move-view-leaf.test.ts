@@ -1,6 +1,7 @@
 // Enter or a double-click on an entry (tree slice moveViewLeaf, against a scripted contract):
 // with "Ask to summarize when navigating" (branchSummary.enabled) the branch dialog asks first
 // and nothing moves yet; with it off (the default) the view leaf moves at once, without a summary.
+// A move that does nothing (onto the view leaf, or while a job runs) says why on the canvas.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: { channel: string; input: unknown }[] = [];
@@ -32,7 +33,10 @@ vi.mock("../../renderer/src/api.ts", async () => {
 
 interface TreeState {
   branchDialog: { targetId: string; preview: unknown } | null;
+  drag: unknown;
+  treeHint: { text: string } | null;
   moveViewLeaf(targetId: string): Promise<void>;
+  beginBranchDrag(sourceId: string): boolean;
 }
 // Imported through a variable so the node type-check (no DOM lib) does not follow the store.
 const storeModule = "../../renderer/src/store/index.ts";
@@ -47,6 +51,8 @@ beforeEach(() => {
     tree: { sessionId: "s1", viewLeafId: "a1", nodes: [], problems: [] },
     runningJobs: {},
     branchDialog: null,
+    drag: null,
+    treeHint: null,
   });
 });
 
@@ -67,5 +73,27 @@ describe("moving the view leaf with Enter or a double-click", () => {
       targetId: "b3",
       summarize: false,
     });
+  });
+});
+
+describe("a move of the view leaf that does nothing says why", () => {
+  it("onto the view leaf itself: “Already at this point”", async () => {
+    await useCanopy.getState().moveViewLeaf("a1");
+    expect(useCanopy.getState().treeHint?.text).toMatch(/^Already at this point/);
+    expect(calls.map((c) => c.channel)).not.toContain("navigation:navigate");
+  });
+
+  it("while a compaction runs: Enter, a double-click and a drag of the leaf are refused with a line", async () => {
+    useCanopy.setState({ runningJobs: { s1: { kind: "compaction", sessionId: "s1", text: "" } } });
+    await useCanopy.getState().moveViewLeaf("b3");
+    expect(useCanopy.getState().treeHint?.text).toBe(
+      "A compaction is running: the view leaf stays until it ends (Escape cancels it).",
+    );
+    expect(calls.map((c) => c.channel)).not.toContain("navigation:navigate");
+
+    useCanopy.setState({ treeHint: null });
+    expect(useCanopy.getState().beginBranchDrag("a1")).toBe(false);
+    expect(useCanopy.getState().drag).toBeNull();
+    expect(useCanopy.getState().treeHint?.text).toMatch(/^A compaction is running/);
   });
 });

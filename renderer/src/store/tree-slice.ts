@@ -75,7 +75,8 @@ export interface TreeSlice {
   collapseAll(): void;
   clearLayoutAnchor(): void;
   revealEntry(entryId: string | null): void;
-  beginBranchDrag(sourceId: string): void;
+  /** Starts a drag of the view leaf; false (and a line saying why) while a job runs. */
+  beginBranchDrag(sourceId: string): boolean;
   /** The pointer is over this entry (null: over nothing). */
   dragOver(entryId: string | null): void;
   /** Ends the drag; with `drop`, a valid target opens the branch dialog. */
@@ -100,6 +101,15 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
   const previews = new Map<string, NavigationPreviewDto>();
   // A canvas line, not an app notice: it must not replace an export's or a delete's notice.
   const alreadyAtLeaf = () => set({ treeHint: { text: ALREADY_AT_LEAF, at: Date.now() } });
+  /** A move refused while a compaction or branch summary runs says why instead of nothing. */
+  const refusedWhileRunning = (): boolean => {
+    const running = selectRunning(get());
+    if (!running) return false;
+    const what = running.kind === "compaction" ? "A compaction" : "A branch summary";
+    const text = `${what} is running: the view leaf stays until it ends (Escape cancels it).`;
+    set({ treeHint: { text, at: Date.now() } });
+    return true;
+  };
   const previewKey = (targetId: string) =>
     `${get().selectedSessionId}\u0000${get().tree?.viewLeafId}\u0000${targetId}`;
   const fetchPreview = async (targetId: string): Promise<NavigationPreviewDto | null> => {
@@ -231,8 +241,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       if (get().revealedEntryId !== entryId) set({ revealedEntryId: entryId });
     },
     beginBranchDrag(sourceId) {
-      if (selectRunning(get())) return;
+      if (refusedWhileRunning()) return false;
       set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null, treeHint: null });
+      return true;
     },
     dragOver(entryId) {
       const drag = get().drag;
@@ -259,7 +270,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       openBranchDialog(targetId, preview);
     },
     async moveViewLeaf(targetId) {
-      if (selectRunning(get())) return;
+      if (refusedWhileRunning()) return;
       if (targetId === get().tree?.viewLeafId) {
         alreadyAtLeaf();
         return;

@@ -6,7 +6,6 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { type KeyboardEvent, memo, type PointerEvent, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning } from "../../store/jobs-slice.ts";
 import { beginPointerDrag } from "./branch-drag.ts";
 import { formatTokens } from "./filter.ts";
 import { useKeepTreeFocus } from "./keep-tree-focus.ts";
@@ -53,10 +52,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   const onClick = () => {
     if (!selected) void useCanopy.getState().selectEntry(id);
   };
-  const onDoubleClick = () => {
-    const state = useCanopy.getState();
-    if (!selectRunning(state)) void state.moveViewLeaf(id);
-  };
+  const onDoubleClick = () => void useCanopy.getState().moveViewLeaf(id);
   // Space selects like a click; arrows, Enter and Escape are handled by the tree (TreeCanvas).
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key !== " ") return;

@@ -159,8 +159,8 @@ export function TreeCanvas() {
         state.expandChain(from.firstId);
         pendingFocus.current = from.firstId;
         void state.selectEntry(from.firstId);
-      } else if (!selectRunning(state)) {
-        // On the view leaf itself this says "Already at this point" instead of nothing.
+      } else {
+        // On the view leaf itself, or while a job runs, this says why nothing moves.
         void state.moveViewLeaf(from.id);
       }
     } else if (event.key === "Escape" && !selectRunning(state) && state.selectedEntryId !== null) {

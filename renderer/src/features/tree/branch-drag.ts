@@ -9,7 +9,6 @@
  */
 import type { PointerEvent as ReactPointerEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning } from "../../store/jobs-slice.ts";
 
 const THRESHOLD_PX = 5;
 
@@ -31,7 +30,7 @@ function swallowNextClick(): void {
 }
 
 export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTMLElement>): void {
-  if (event.button !== 0 || !event.isPrimary || selectRunning(useCanopy.getState())) return;
+  if (event.button !== 0 || !event.isPrimary) return;
   const startX = event.clientX;
   const startY = event.clientY;
   const canvas = event.currentTarget.closest<HTMLElement>(".tree-canvas");
@@ -51,9 +50,13 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     last = { x: moved.clientX, y: moved.clientY };
     if (!active) {
       if (Math.hypot(last.x - startX, last.y - startY) < THRESHOLD_PX) return;
+      // Refused while a job runs: the canvas says why, and the press stays a click.
+      if (!useCanopy.getState().beginBranchDrag(sourceId)) {
+        finish(false);
+        return;
+      }
       active = true;
       canvas?.classList.add("branch-dragging");
-      useCanopy.getState().beginBranchDrag(sourceId);
     }
     moved.preventDefault();
     if (frame === 0) frame = requestAnimationFrame(track);
