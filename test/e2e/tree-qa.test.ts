@@ -86,6 +86,9 @@ describe("the canvas as a demanding user meets it", () => {
     await poll(() => page.locator(".drag-ghost").textContent()).toBe(ALREADY);
     await page.mouse.up();
     await poll(() => page.getByTestId("tree-hint").textContent()).toBe(ALREADY);
+    // One line across the canvas, not squeezed into half of it.
+    const hint = await page.getByTestId("tree-hint").boundingBox();
+    expect(hint?.height).toBeLessThan(32);
     await expect(page.getByRole("dialog").count()).resolves.toBe(0);
     // The line fades by itself.
     await poll(() => page.getByTestId("tree-hint").textContent()).toBe("");
