@@ -111,6 +111,41 @@ describe("what the model sees at a leaf", () => {
   });
 });
 
+describe("what the model sees at the end of a long compacted path", () => {
+  // 30 rounds of 100 entries, each closed by a compaction keeping its round's last 40 entries.
+  const b = new TreeBuilder();
+  let parent: string | null = null;
+  for (let round = 0; round < 30; round++) {
+    parent = b.chain(`r${round}-`, parent, 100);
+    b.add(`c${round}`, parent, "compaction", {
+      firstKeptEntryId: `r${round}-60`,
+      tokensBefore: 100,
+      summary: "s",
+    });
+    parent = `c${round}`;
+  }
+  const leaf = b.chain("tail-", parent, 10);
+  const byId = new Map(b.nodes.map((node) => [node.id, node]));
+
+  it("reads the path only back to the compaction before the last one's first kept entry", () => {
+    let lookups = 0;
+    const view = modelViewAt((id) => {
+      lookups++;
+      return byId.get(id);
+    }, leaf);
+    expect(view?.compaction?.id).toBe("c29");
+    expect(view?.compaction?.firstKeptEntryId).toBe("r29-60");
+    // Seen: the kept 40 entries, the summary, the 10 after it. Replaced: from c28's kept entry to c29's.
+    expect(view?.seen.size).toBe(51);
+    expect(view?.seen.has("r29-59")).toBe(false);
+    expect(view?.compaction?.regionIds[0]).toBe("r28-60");
+    expect(view?.compaction?.regionIds.at(-1)).toBe("r29-59");
+    expect(view?.compaction?.regionIds).toHaveLength(101);
+    // 3,041 entries on the path; the answer needs the last ~190 of them.
+    expect(lookups).toBeLessThan(250);
+  });
+});
+
 describe("plan and branch-move highlights", () => {
   it("marks the planned cut, what the plan summarizes and the turn prefix", () => {
     const layout = layoutTree(compacted().nodes, { filter: "all", viewLeafId: "a3", collapseChains: false });

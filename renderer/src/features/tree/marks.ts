@@ -44,13 +44,24 @@ export function modelViewAt(
   entry: (id: string) => TreeNodeDto | undefined,
   leafId: string,
 ): ModelView | null {
+  // Walked up from the leaf only as far as the answer needs: past the last two compactions and
+  // their first kept entries. Everything above is neither seen nor in the replaced region, and a
+  // click on a 30,000-entry path with regular compactions would otherwise walk all of it.
   const reversed: TreeNodeDto[] = [];
   const visited = new Set<string>();
+  let compactions = 0;
+  let keptWanted = new Set<string>();
   for (let id: string | null = leafId; id !== null && !visited.has(id); ) {
     const node = entry(id);
     if (!node) break;
     visited.add(id);
     reversed.push(node);
+    keptWanted.delete(node.id);
+    if (node.type === "compaction" && compactions < 2) {
+      compactions++;
+      if (node.firstKeptEntryId) keptWanted = new Set([...keptWanted, node.firstKeptEntryId]);
+    }
+    if (compactions === 2 && keptWanted.size === 0) break;
     id = node.parentId;
   }
   if (reversed.length === 0) return null;
