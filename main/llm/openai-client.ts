@@ -132,15 +132,21 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * A reply with no text but blanks is an error whatever its finish_reason: saved, it would replace
+ * the history with nothing (a reasoning model that spends its whole output limit on thinking
+ * answers `length` with no text at all).
+ */
 function finish(text: string, finishReason: string | null | undefined): SummaryResponse {
-  if (finishReason === "length") return { text, stopReason: "length" };
-  if (text.length === 0) {
+  if (text.trim().length === 0) {
+    const why = finishReason === "length" ? ": the output limit was reached before any text" : "";
     return {
-      text,
+      text: "",
       stopReason: "error",
-      errorMessage: `Model returned an empty reply (finish_reason ${finishReason})`,
+      errorMessage: `Model returned an empty reply (finish_reason ${finishReason}${why})`,
     };
   }
+  if (finishReason === "length") return { text, stopReason: "length" };
   return { text, stopReason: "stop" };
 }
 

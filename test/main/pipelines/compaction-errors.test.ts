@@ -107,6 +107,26 @@ describe("endpoint errors", () => {
     expect(await h.snapshot(sessionId)).toEqual(before);
   });
 
+  // A blank summary would replace the history with nothing, as an empty one would.
+  const blanks: [string, FakeBehaviour, boolean][] = [
+    ["a reply of blanks only", { type: "reply", text: " \n\n  \t" }, false],
+    ["a streamed reply of blanks only", { type: "reply", chunks: ["  ", "\n", "\n "] }, true],
+    ["an empty reply cut at the output limit", { type: "reply", text: "", finishReason: "length" }, false],
+    ["an empty stream cut at the output limit", { type: "reply", text: "", finishReason: "length" }, true],
+  ];
+  for (const [name, behaviour, stream] of blanks) {
+    it(`${name} is an error, not a blank summary`, async () => {
+      await h.configureFakeModel(server, { stream });
+      const before = await h.snapshot(sessionId);
+      server.enqueue(behaviour, behaviour);
+      const error = await h.fail("compaction:run", { sessionId });
+      expect(error.code).toBe("model_error");
+      expect(error.message).toContain("Model returned an empty reply");
+      if (behaviour.type === "reply" && behaviour.finishReason === "length") expect(error.message).toContain("the output limit was reached");
+      expect(await h.snapshot(sessionId)).toEqual(before);
+    });
+  }
+
   it("a stream cut off mid-summary is a connection error, not a truncated summary", async () => {
     await h.configureFakeModel(server, { stream: true });
     const before = await h.snapshot(sessionId);
