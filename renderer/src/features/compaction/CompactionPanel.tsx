@@ -39,6 +39,14 @@ export function CompactionPanel() {
   // compaction runs, and back to Compact… once it is done.
   useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
   useReturnFocus(running !== null, () => compactButton.current);
+  // Run compaction stays on screen but is disabled while it runs, which drops its focus on the
+  // page's body: a keyboard user started it, so Cancel takes the focus (Enter stops it).
+  const runningHere = running?.here === true;
+  useEffect(() => {
+    if (!runningHere) return;
+    const active = document.activeElement;
+    if (active === null || active === document.body || (active as HTMLButtonElement).disabled) cancelButton.current?.focus();
+  }, [runningHere]);
   useEffect(() => {
     const offs = [
       onEvent("settings:changed", (payload) => planFollowsSettings(payload.settings)),
