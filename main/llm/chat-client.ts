@@ -18,7 +18,7 @@ import { ToolCallCollector, toolNames } from "./tool-calls.ts";
 
 export type ChatClientConfig = Pick<
   OpenAiSummarizerConfig,
-  "baseUrl" | "apiKey" | "model" | "stream" | "timeoutMs"
+  "baseUrl" | "apiKey" | "keyName" | "keyStore" | "model" | "stream" | "timeoutMs"
 > & {
   contextWindow: number;
 };
@@ -221,7 +221,7 @@ export async function completeChat(
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();
-    return cutOff(streamed, describeError(error, config.timeoutMs, config.apiKey));
+    return cutOff(streamed, describeError(error, config.timeoutMs, config.apiKey, config));
   } finally {
     link.dispose();
   }

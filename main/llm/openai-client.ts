@@ -17,6 +17,10 @@ export interface OpenAiSummarizerConfig {
   baseUrl: string;
   /** Missing → a placeholder, which local servers (Ollama, LM Studio, llama.cpp) accept. */
   apiKey?: string | undefined;
+  /** Where the key is looked up (the model's `apiKeyEnv`): a refused key's error names it. */
+  keyName?: string | undefined;
+  /** Whether keys can be stored in Settings ("safe-storage", the desktop app) or only come from the environment. */
+  keyStore?: "safe-storage" | "env" | undefined;
   model: string;
   contextWindow: number;
   stream?: boolean | undefined;
@@ -97,9 +101,31 @@ function connectionHint(cause: string): string {
  * the API key it was sent gets it masked: the text is shown, and a chat turn's is stored in the
  * session (and so in its exports).
  */
-export function describeError(error: unknown, timeoutMs?: number, apiKey?: string): string {
-  const text = describeErrorText(error, timeoutMs);
+export function describeError(
+  error: unknown,
+  timeoutMs?: number,
+  apiKey?: string,
+  key?: Pick<OpenAiSummarizerConfig, "keyName" | "keyStore">,
+): string {
+  const text = describeErrorText(error, timeoutMs) + keyHint(error, apiKey, key);
   return apiKey && apiKey.length >= 8 ? text.split(apiKey).join("[API key]") : text;
+}
+
+/**
+ * What to do about a refused key (401/403), naming where Canopy looks for it: without one the
+ * endpoint only names the placeholder it was sent ("Incorrect API key provided: not-needed").
+ */
+function keyHint(
+  error: unknown,
+  apiKey: string | undefined,
+  key: Pick<OpenAiSummarizerConfig, "keyName" | "keyStore"> | undefined,
+): string {
+  const name = key?.keyName;
+  if (!name || !(error instanceof APIError) || (error.status !== 401 && error.status !== 403)) return "";
+  if (apiKey) return ` — check the API key found under ${name}`;
+  return key.keyStore === "safe-storage"
+    ? ` — no API key found under ${name}: store one in Settings, or set that environment variable before starting Canopy`
+    : ` — no API key found: set the environment variable ${name} before starting Canopy`;
 }
 
 function describeErrorText(error: unknown, timeoutMs?: number): string {
@@ -209,7 +235,7 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
         return {
           text: "",
           stopReason: "error",
-          errorMessage: describeError(error, config.timeoutMs, config.apiKey),
+          errorMessage: describeError(error, config.timeoutMs, config.apiKey, config),
         };
       } finally {
         link.dispose();
@@ -260,7 +286,7 @@ export async function testConnection(
     if (link.signal.aborted || error instanceof APIUserAbortError) return { ok: false, message: "Cancelled" };
     const available =
       listed && listed.length > 0 ? ` (the endpoint lists: ${listed.slice(0, 10).join(", ")})` : "";
-    return { ok: false, message: `${describeError(error, timeoutMs, config.apiKey)}${available}` };
+    return { ok: false, message: `${describeError(error, timeoutMs, config.apiKey, config)}${available}` };
   } finally {
     link.dispose();
   }

@@ -29,7 +29,7 @@ import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compac
 import type { Job } from "./jobs.ts";
 import { appendMessageChain } from "./persist.ts";
 import { loadViewState } from "./session-state.ts";
-import { apiKeyFor } from "./summarizers.ts";
+import { keyConfigFor } from "./summarizers.ts";
 
 export const NO_MODEL_MESSAGE =
   "No model configured: set one in Settings (the offline summarizer cannot chat)";
@@ -208,7 +208,7 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
     return completeChat(
       {
         baseUrl: model.baseUrl,
-        apiKey: apiKeyFor(model, ctx.secrets),
+        ...keyConfigFor(model, ctx.secrets),
         model: model.id,
         contextWindow: model.contextWindow,
         stream: model.stream,

@@ -25,11 +25,19 @@ export function apiKeyFor(model: ModelSettings, secrets: SecretStore = createEnv
   return secrets.get(model.apiKeyEnv);
 }
 
+/** The model's key as a client is given it: the key, and where it is looked up (for a refused key's error). */
+export function keyConfigFor(
+  model: ModelSettings,
+  secrets: SecretStore = createEnvSecretStore(),
+): { apiKey: string | undefined; keyName: string; keyStore: SecretStore["kind"] } {
+  return { apiKey: apiKeyFor(model, secrets), keyName: model.apiKeyEnv, keyStore: secrets.kind };
+}
+
 export function modelSummarizer(model: ModelSettings | null, secrets?: SecretStore): Summarizer {
   if (!model) return createOfflineSummarizer();
   return createOpenAiSummarizer({
     baseUrl: model.baseUrl,
-    apiKey: apiKeyFor(model, secrets),
+    ...keyConfigFor(model, secrets),
     model: model.id,
     contextWindow: model.contextWindow,
     stream: model.stream,

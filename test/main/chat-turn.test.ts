@@ -200,11 +200,12 @@ describe("a chat turn", () => {
       match: isChat,
     });
     const failed = await call("chat:send", { sessionId, text: "Again" });
-    expect(failed).toMatchObject({ stopReason: "error", errorMessage: "401 Incorrect API key provided" });
+    const refused = "401 Incorrect API key provided — check the API key found under FAKE_KEY";
+    expect(failed).toMatchObject({ stopReason: "error", errorMessage: refused });
     expect(messageOf(sessionId, failed.assistantEntryId)).toMatchObject({
       content: [],
       stopReason: "error",
-      errorMessage: "401 Incorrect API key provided",
+      errorMessage: refused,
     });
     expect((await call("context:get", { sessionId })).leafId).toBe(failed.assistantEntryId);
   });
@@ -241,9 +242,25 @@ describe("a chat turn", () => {
     });
     const failed = await call("chat:send", { sessionId, text: "Again" });
     expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer sk-proj-echoed-0123456789");
-    const masked = "401 Incorrect API key provided: [API key]";
+    const masked = "401 Incorrect API key provided: [API key] — check the API key found under ECHOED_KEY";
     expect(failed.errorMessage).toBe(masked);
     expect(messageOf(sessionId, failed.assistantEntryId).errorMessage).toBe(masked);
+  });
+
+  it("a key refused because none is set says where Canopy looked for it", async () => {
+    await set("model.apiKeyEnv", "CANOPY_TEST_UNSET_KEY");
+    const sessionId = await importSession(smallSession);
+    fake.enqueue({
+      type: "error",
+      status: 401,
+      body: { error: { message: "Incorrect API key provided: not-needed" } },
+      match: isChat,
+    });
+    const failed = await call("chat:send", { sessionId, text: "Again" });
+    expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer not-needed");
+    expect(failed.errorMessage).toBe(
+      "401 Incorrect API key provided: not-needed — no API key found: set the environment variable CANOPY_TEST_UNSET_KEY before starting Canopy",
+    );
   });
 
   it("refuses a model whose context window is not larger than the compaction reserve, saying what to set", async () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { ConnectionTestDto } from "../../../core/api/dto.ts";
 import { testConnection } from "../../llm/openai-client.ts";
 import { probeRemoteEndpoint } from "../../llm/remote.ts";
-import { apiKeyFor, summarizersFor } from "../../pipelines/summarizers.ts";
+import { keyConfigFor, summarizersFor } from "../../pipelines/summarizers.ts";
 import { loadSettings, updateSetting } from "../../settings/store.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
@@ -28,7 +28,7 @@ async function runConnectionTest(ctx: AppContext, signal: AbortSignal): Promise<
   const result = await testConnection(
     {
       baseUrl: model.baseUrl,
-      apiKey: apiKeyFor(model, ctx.secrets),
+      ...keyConfigFor(model, ctx.secrets),
       model: model.id,
       contextWindow: model.contextWindow,
     },

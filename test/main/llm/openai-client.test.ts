@@ -6,6 +6,7 @@ import { APIConnectionError } from "openai";
 import {
   createOpenAiSummarizer,
   describeError,
+  type OpenAiSummarizerConfig,
   STREAM_ENDED_EARLY,
   testConnection,
 } from "../../../main/llm/openai-client.ts";
@@ -37,7 +38,7 @@ function bodyOf(index: number): Record<string, unknown> {
   return (server.requests[index]?.body ?? {}) as Record<string, unknown>;
 }
 
-function summarizer(extra: { stream?: boolean; reasoning?: boolean; apiKey?: string } = {}) {
+function summarizer(extra: Partial<OpenAiSummarizerConfig> = {}) {
   return createOpenAiSummarizer({
     baseUrl: server.baseUrl,
     model: "fake-model",
@@ -66,6 +67,16 @@ describe("createOpenAiSummarizer", () => {
       ],
       max_tokens: 13107,
     });
+  });
+
+  it.each([
+    [401, "sk-refused-key", "env", "401 Unauthorized — check the API key found under MY_KEY"],
+    [403, undefined, "safe-storage", "403 Forbidden — no API key found under MY_KEY: store one in Settings, or set that environment variable before starting Canopy"],
+    [401, undefined, "env", "401 Unauthorized — no API key found: set the environment variable MY_KEY before starting Canopy"],
+  ] as const)("a %i with key %s (%s keys) says where the key is looked up", async (status, apiKey, keyStore, expected) => {
+    server.enqueue({ type: "error", status, body: status === 401 ? "Unauthorized" : "Forbidden" });
+    const result = await summarizer({ apiKey, keyName: "MY_KEY", keyStore }).summarize(request());
+    expect(result).toEqual({ text: "", stopReason: "error", errorMessage: expected });
   });
 
   it("sends the configured API key", async () => {

@@ -127,6 +127,25 @@ describe("endpoint errors", () => {
     });
   }
 
+  it("a refused key (401) says where Canopy looked for it, set or not", async () => {
+    const refused = { type: "error" as const, status: 401, body: { error: { message: "Invalid API key" } } };
+    server.enqueue(refused);
+    const wrong = await h.fail("compaction:run", { sessionId });
+    expect(wrong.message).toBe(
+      "Summarization failed: 401 Invalid API key — check the API key found under FAKE_KEY",
+    );
+    const model = (await h.call("settings:get", {})).model;
+    await h.call("settings:set", { key: "model", value: { ...model, apiKeyEnv: "CANOPY_TEST_UNSET_KEY" } });
+    const before = await h.snapshot(sessionId);
+    server.enqueue(refused);
+    const missing = await h.fail("compaction:run", { sessionId });
+    expect(missing.code).toBe("model_error");
+    expect(missing.message).toBe(
+      "Summarization failed: 401 Invalid API key — no API key found: set the environment variable CANOPY_TEST_UNSET_KEY before starting Canopy",
+    );
+    expect(await h.snapshot(sessionId)).toEqual(before);
+  });
+
   it("a stream cut off mid-summary is a connection error, not a truncated summary", async () => {
     await h.configureFakeModel(server, { stream: true });
     const before = await h.snapshot(sessionId);

@@ -165,7 +165,7 @@ describe("settings", () => {
     });
     const refused = await h.call("settings:test-connection", {});
     expect(refused.ok).toBe(false);
-    if (!refused.ok) expect(refused.message).toContain("401");
+    if (!refused.ok) expect(refused.message).toBe("401 Invalid API key — check the API key found under FAKE_KEY");
   });
   it("test-connection fails when the remote summary endpoint does not answer, with or without a model", async () => {
     const gone = await start();
