@@ -9,7 +9,7 @@ import type { AgentMessage, CompactionEntry, MessageEntry, SessionEntry } from "
 import { randomEntryId } from "../../core/session/ids.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
+import { effectiveViewLeaf, getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import { writeTransaction } from "../store/transactions.ts";
@@ -23,14 +23,18 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
 ): E {
   const { db } = ctx;
   const entry = writeTransaction(db, () => {
-    const { sid } = requireSession(db, state.sessionId);
+    const row = requireSession(db, state.sessionId);
+    const { sid } = row;
     if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
       throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
     }
-    if (plannedOnViewLeaf && getViewLeaf(db, state.sessionId) !== state.viewLeafId) {
+    if (plannedOnViewLeaf && effectiveViewLeaf(row) !== state.viewLeafId) {
+      // A view leaf that follows the file moves only when the file grows: its agent wrote to it.
       throw new ApiFailure(
         "conflict",
-        "The view leaf moved while the summary was being written; nothing was saved. Run it again.",
+        row.view_leaf_set === 1
+          ? "The view leaf was moved while the summary was being written; nothing was saved. Run it again."
+          : "The session's agent added entries while the summary was being written; nothing was saved. Run it again on the session as it is now.",
       );
     }
     const built = build(randomEntryId(new StoredEntryIds(db, sid)), new Date().toISOString());
