@@ -22,6 +22,7 @@ import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
+import { pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
@@ -186,8 +187,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       }, signal);
       const summarizers = summarizersFor(settings, ctx.secrets);
-      const progress = (text: string) => {
-        job.text = text;
+      const paced = pacedText((text) =>
         ctx.events.emit("job:progressed", {
           jobId: job.id,
           sessionId: input.sessionId,
@@ -195,21 +195,29 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           done: 0,
           total: null,
           text,
-        });
-      };
-      result = await withAttemptSignal(signal, (attemptSignal) =>
-        compact(preparation, {
-          summarizer: summarizers.model,
-          remote: summarizers.remote,
-          prompts: summaryPromptsFrom(ctx.prompts),
-          templates: contextTemplatesFrom(ctx.prompts),
-          signal: attemptSignal,
-          customInstructions: input.customInstructions,
-          promptOverride: compacting?.prompt,
-          extraContext: compacting?.context,
-          onText: progress,
         }),
       );
+      const progress = (text: string) => {
+        job.text = text;
+        paced.push(text);
+      };
+      try {
+        result = await withAttemptSignal(signal, (attemptSignal) =>
+          compact(preparation, {
+            summarizer: summarizers.model,
+            remote: summarizers.remote,
+            prompts: summaryPromptsFrom(ctx.prompts),
+            templates: contextTemplatesFrom(ctx.prompts),
+            signal: attemptSignal,
+            customInstructions: input.customInstructions,
+            promptOverride: compacting?.prompt,
+            extraContext: compacting?.context,
+            onText: progress,
+          }),
+        );
+      } finally {
+        paced.finish();
+      }
       if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
     }
   } catch (error) {

@@ -20,6 +20,7 @@ import { loadBranchWindow } from "./branch-window.ts";
 import { summaryFailure } from "./errors.ts";
 import type { Job } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
+import { pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
@@ -170,6 +171,16 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
       const settings = loadSettings(ctx.db);
       const summarizers = summarizersFor(settings, ctx.secrets);
       const budget = branchTokenBudget(summarizers.model, settings.branchSummary.reserveTokens);
+      const paced = pacedText((text) =>
+        ctx.events.emit("job:progressed", {
+          jobId: job.id,
+          sessionId: input.sessionId,
+          label: "Summarizing branch",
+          done: 0,
+          total: null,
+          text,
+        }),
+      );
       const result = await generateBranchSummary(plan.summaryInput(budget), {
         summarizer: summarizers.model,
         prompts: summaryPromptsFrom(ctx.prompts),
@@ -180,16 +191,9 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
         replacePrompt: input.replacePrompt,
         onText: (text) => {
           job.text = text;
-          ctx.events.emit("job:progressed", {
-            jobId: job.id,
-            sessionId: input.sessionId,
-            label: "Summarizing branch",
-            done: 0,
-            total: null,
-            text,
-          });
+          paced.push(text);
         },
-      });
+      }).finally(() => paced.finish());
       if (result.aborted || signal.aborted) return unchanged(plan, true, true);
       if (result.error) throw new ApiFailure("model_error", result.error);
       summaryText = result.summary;

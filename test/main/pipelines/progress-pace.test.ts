@@ -1,0 +1,60 @@
+// A long summary streamed in many small chunks (real HTTP from the fake model on 127.0.0.1): its
+// job:progressed events come at a pace, not one per chunk — each carries the whole text so far,
+// so one per chunk was O(n²) bytes for every window (50 MB for a 40,000-character summary) — yet
+// a window still sees the first chunk at once, the text only ever growing, and the whole text.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FakeServer } from "../../helpers/fake-openai-server.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./harness.ts";
+import { plainSession } from "./sessions.ts";
+
+let server: FakeServer;
+let h: Harness;
+let sessionId: string;
+let texts: string[];
+
+beforeEach(async () => {
+  ({ server, h } = await startServedHarness({ model: true, keepRecentTokens: 1500 }));
+  await h.configureFakeModel(server, { stream: true });
+  sessionId = await h.importSession(plainSession());
+  texts = [];
+  h.api.ctx.events.subscribe((name, payload) => {
+    if (name === "job:progressed" && "text" in payload && typeof payload.text === "string")
+      texts.push(payload.text);
+  });
+});
+afterEach(() => closeServedHarness({ server, h }));
+
+/** 2,500 chunks of 16 characters: a 40,000-character summary (about 10,000 tokens). */
+const chunks = Array.from({ length: 2500 }, (_, i) => `tok${i} `.padEnd(16, "."));
+const summary = chunks.join("");
+
+/** The summary's own events (a compaction's short summary streams through the same job after it). */
+function expectPaced(): void {
+  const bytes = texts.reduce((sum, text) => sum + text.length, 0);
+  const own = texts.filter((text) => text.startsWith(chunks[0] ?? ""));
+  expect(texts[0]).toBe(chunks[0]);
+  expect(own.at(-1)).toBe(summary);
+  for (const [index, text] of own.entries()) {
+    expect(summary.startsWith(text)).toBe(true);
+    if (index > 0) expect(text.length).toBeGreaterThan(own[index - 1]?.length ?? 0);
+  }
+  // One event per chunk sent 2,500 events and 50 MB; paced, a few per second of streaming.
+  expect(texts.length).toBeLessThan(100);
+  expect(bytes).toBeLessThan(2_000_000);
+}
+
+describe("a long summary streamed in small chunks", () => {
+  it("compaction: paced progress events with the first chunk, a growing text and the whole text", async () => {
+    server.enqueue({ type: "reply", chunks }, { type: "reply", text: "Short." });
+    const result = await h.call("compaction:run", { sessionId });
+    expect(result.summary.startsWith(summary)).toBe(true);
+    expectPaced();
+  });
+
+  it("branch summary: paced progress events with the first chunk, a growing text and the whole text", async () => {
+    server.enqueue({ type: "reply", chunks });
+    const result = await h.call("navigation:navigate", { sessionId, targetId: "a2", summarize: true });
+    expect(result.summaryEntryId).not.toBeNull();
+    expectPaced();
+  });
+});
