@@ -128,6 +128,19 @@ function keyHint(
     : ` — no API key found: set the environment variable ${name} before starting Canopy`;
 }
 
+/**
+ * A plain-text error body on one line; a proxy's HTML error page (nginx, Cloudflare) by its
+ * title, else its text without tags — never its first line alone (`<html>`) — without the status
+ * it repeats.
+ */
+function bodyLine(body: string, status: number): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+  const text = (title ?? (/<(html|body|!doctype)\b/i.test(body) ? body.replace(/<[^>]*>/g, " ") : body))
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.startsWith(`${status} `) ? text.slice(String(status).length + 1) : text;
+}
+
 function describeErrorText(error: unknown, timeoutMs?: number): string {
   if (error instanceof APIConnectionTimeoutError) {
     return timeoutMs === undefined ? "Request timed out" : `Request timed out after ${timeoutMs} ms`;
@@ -139,8 +152,10 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
   if (error instanceof APIError) {
     // Bodies like {"error": "text"} (Ollama's native form) would otherwise come out quoted.
     const body: unknown = error.error;
+    // A body that is not JSON comes as text in the SDK's message, after the status.
+    const text = typeof body === "string" ? body : body === undefined ? error.message.replace(/^\d{3} /, "") : null;
     let message =
-      error.status !== undefined && typeof body === "string" ? `${error.status} ${body}` : error.message;
+      error.status !== undefined && text !== null ? `${error.status} ${bodyLine(text, error.status)}` : error.message;
     const hints: string[] = [];
     for (const name of HINT_HEADERS) {
       const value = error.headers?.get(name);

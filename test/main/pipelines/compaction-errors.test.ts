@@ -127,6 +127,18 @@ describe("endpoint errors", () => {
     });
   }
 
+  it("a proxy's HTML error page is told by its title, on one line", async () => {
+    const nginx =
+      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n";
+    server.enqueue({ type: "error", status: 502, body: nginx, headers: { "content-type": "text/html" } });
+    const error = await h.fail("compaction:run", { sessionId });
+    expect(error).toEqual({ code: "model_error", message: "Summarization failed: 502 Bad Gateway" });
+    const untitled = "<!DOCTYPE html>\n<html><body>\n<h1>Service   Unavailable</h1>\n<p>Try later.</p></body></html>";
+    server.enqueue({ type: "error", status: 503, body: untitled, headers: { "content-type": "text/html" } });
+    const bare = await h.fail("compaction:run", { sessionId });
+    expect(bare.message).toBe("Summarization failed: 503 Service Unavailable Try later.");
+  });
+
   it("a refused key (401) says where Canopy looked for it, set or not", async () => {
     const refused = { type: "error" as const, status: 401, body: { error: { message: "Invalid API key" } } };
     server.enqueue(refused);
