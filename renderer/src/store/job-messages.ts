@@ -7,7 +7,10 @@ import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import type { JobEndedDto } from "../../../core/api/dto-jobs.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
-export type JobMessage = { kind: "ok" | "error"; text: string };
+/** A branch summary that failed, as it was asked for: the outcome line offers to run it again. */
+export type NavigationRetry = { sessionId: string; targetId: string; customInstructions?: string };
+
+export type JobMessage = { kind: "ok" | "error"; text: string; retry?: NavigationRetry };
 
 export function compactionAdded(entryId: string): string {
   return `Compaction ${entryId} added; the LLM view now starts with its summary.`;

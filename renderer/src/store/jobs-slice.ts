@@ -110,6 +110,8 @@ export interface JobsSlice {
   closePlan(): void;
   runCompaction(customInstructions: string): Promise<void>;
   navigateTo(targetId: string, summarize: boolean, customInstructions?: string): Promise<NavigationResultDto | null>;
+  /** Runs the failed branch summary the outcome line offers to retry (on the open session). */
+  retryNavigation(): Promise<void>;
   /** Cancels the open session's running job (Escape, Cancel), whichever window started it. */
   cancelRunning(): Promise<void>;
   /** Asks which jobs run (the window opened, reloaded or its event socket came back). */
@@ -292,11 +294,28 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         return result;
       } catch (error) {
         failure = error;
-        set({ jobMessage: { kind: "error", text: `Navigation failed: ${(error as Error).message}` } });
+        // The model failed (a rate limit, a timeout, a server error…): Retry asks again, with the
+        // same instructions, without the drag and the dialog.
+        const retry =
+          summarize && error instanceof ApiCallError && error.code === "model_error"
+            ? { sessionId, targetId, ...(customInstructions?.trim() ? { customInstructions } : {}) }
+            : undefined;
+        set({
+          jobMessage: {
+            kind: "error",
+            text: `Navigation failed: ${(error as Error).message}`,
+            ...(retry ? { retry } : {}),
+          },
+        });
         return null;
       } finally {
         get().ownJobOver(sessionId, failure);
       }
+    },
+    async retryNavigation() {
+      const retry = get().jobMessage?.retry;
+      if (!retry || retry.sessionId !== get().selectedSessionId) return;
+      await get().navigateTo(retry.targetId, true, retry.customInstructions);
     },
     async cancelRunning() {
       const running = selectSessionJob(get());
