@@ -10,7 +10,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { planSettingsOf } from "../../core/compaction/plan-settings.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
-import type { CompactionPreparation, CompactionResult } from "../../core/compaction/types.ts";
+import type { CompactionPreparation, CompactionResult, SummaryPurpose } from "../../core/compaction/types.ts";
 import type { SessionEntry, Usage } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
@@ -22,7 +22,7 @@ import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
-import { pacedText } from "./progress-pace.ts";
+import { type PacedText, pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
@@ -187,7 +187,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       }, signal);
       const summarizers = summarizersFor(settings, ctx.secrets);
-      const paced = pacedText((text) =>
+      const send = (text: string) =>
         ctx.events.emit("job:progressed", {
           jobId: job.id,
           sessionId: input.sessionId,
@@ -195,10 +195,18 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           done: 0,
           total: null,
           text,
-        }),
-      );
-      const progress = (text: string) => {
+        });
+      // Paced per call (the history and a turn prefix stream side by side); a call that starts
+      // (the short summary after the history) first sends what the others still hold.
+      const pacers = new Map<SummaryPurpose, PacedText>();
+      const progress = (text: string, purpose: SummaryPurpose) => {
         job.text = text;
+        let paced = pacers.get(purpose);
+        if (paced === undefined) {
+          for (const other of pacers.values()) other.finish();
+          paced = pacedText(send);
+          pacers.set(purpose, paced);
+        }
         paced.push(text);
       };
       try {
@@ -216,7 +224,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           }),
         );
       } finally {
-        paced.finish();
+        for (const paced of pacers.values()) paced.finish();
       }
       if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
     }

@@ -2,7 +2,9 @@
  * The pace of a streaming summary's progress events: each carries the whole text so far, so one
  * per chunk made a long summary cost O(n²) bytes for every window (a 40,000-character summary in
  * 2,500 chunks: 50 MB of events and 2,500 repaints). The first text goes out at once, then the
- * latest at most every `intervalMs`, and `finish` sends the last one still waiting.
+ * latest at most every `intervalMs`, and `finish` sends the last one still waiting. A text that
+ * does not extend the previous one (a retried request starting over) first sends the one waiting,
+ * then goes out at once.
  */
 
 /** How often a window hears a streaming summary grow (ms). */
@@ -17,6 +19,7 @@ export interface PacedText {
 
 export function pacedText(send: (text: string) => void, intervalMs = PROGRESS_INTERVAL_MS): PacedText {
   let lastSent = Number.NEGATIVE_INFINITY;
+  let lastPushed: string | null = null;
   let waiting: string | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
@@ -30,6 +33,11 @@ export function pacedText(send: (text: string) => void, intervalMs = PROGRESS_IN
   };
   return {
     push(text) {
+      if (lastPushed !== null && !text.startsWith(lastPushed)) {
+        flush();
+        lastSent = Number.NEGATIVE_INFINITY;
+      }
+      lastPushed = text;
       waiting = text;
       if (timer !== undefined) return;
       const wait = lastSent + intervalMs - performance.now();

@@ -45,10 +45,23 @@ function expectPaced(): void {
 
 describe("a long summary streamed in small chunks", () => {
   it("compaction: paced progress events with the first chunk, a growing text and the whole text", async () => {
-    server.enqueue({ type: "reply", chunks }, { type: "reply", text: "Short." });
+    server.enqueue({ type: "reply", chunks }, { type: "reply", text: "Short summary of the recent turn." });
     const result = await h.call("compaction:run", { sessionId });
     expect(result.summary.startsWith(summary)).toBe(true);
     expectPaced();
+    // The whole history text went out before the short summary, which then streamed to its end.
+    expect(texts.indexOf(summary)).toBe(texts.findIndex((text) => !text.startsWith(chunks[0] ?? "")) - 1);
+    expect(texts.at(-1)).toBe("Short summary of the recent turn.");
+  });
+
+  it("compaction: a history that ends within the interval still goes out whole before the short summary", async () => {
+    const history = ["## Goal", "\nFix", " the parser."];
+    server.enqueue({ type: "reply", chunks: history }, { type: "reply", chunks: ["Short", " summary."] });
+    await h.call("compaction:run", { sessionId });
+    const short = texts.findIndex((text) => text.startsWith("Short"));
+    expect(texts[0]).toBe("## Goal");
+    expect(texts[short - 1]).toBe("## Goal\nFix the parser.");
+    expect(texts.at(-1)).toBe("Short summary.");
   });
 
   it("branch summary: paced progress events with the first chunk, a growing text and the whole text", async () => {
