@@ -64,9 +64,20 @@ export function diffTreeNodes(
 /**
  * `previous` with `diff` applied; `previous` itself when the diff is empty (a leaf move: the
  * canvas keeps its layout). Throws when the diff does not fit `previous` (ids it does not hold).
+ * `has`, when the caller has it, says whether `previous` holds an id: a diff that only adds
+ * (an agent's append) is then applied without indexing every node of `previous`.
  */
-export function applyNodesDiff(previous: readonly TreeNodeDto[], diff: NodesDiff): readonly TreeNodeDto[] {
+export function applyNodesDiff(
+  previous: readonly TreeNodeDto[],
+  diff: NodesDiff,
+  has?: (id: string) => boolean,
+): readonly TreeNodeDto[] {
   if (diff.removed.length === 0 && diff.changed.length === 0 && diff.added.length === 0) return previous;
+  if (has && diff.removed.length === 0 && diff.changed.length === 0) {
+    if (diff.added.some((node) => has(node.id)))
+      throw new Error("the tree update does not fit the tree shown");
+    return previous.concat(diff.added);
+  }
   const removed = new Set(diff.removed);
   const changed = new Map(diff.changed.map((node) => [node.id, node]));
   const nodes: TreeNodeDto[] = [];
@@ -92,6 +103,7 @@ export function applyNodesDiff(previous: readonly TreeNodeDto[], diff: NodesDiff
 export function applyTreeUpdate(
   previous: SessionTreeDto | null,
   update: SessionTreeUpdateDto,
+  has?: (id: string) => boolean,
 ): SessionTreeDto {
   if (update.kind === "full") {
     const { kind: _kind, ...tree } = update;
@@ -101,7 +113,7 @@ export function applyTreeUpdate(
     throw new Error("the tree update is for another version of the tree");
   return {
     sessionId: update.sessionId,
-    nodes: applyNodesDiff(previous.nodes, update) as TreeNodeDto[],
+    nodes: applyNodesDiff(previous.nodes, update, has) as TreeNodeDto[],
     viewLeafId: update.viewLeafId,
     fileLeafId: update.fileLeafId,
     problems: update.problems,

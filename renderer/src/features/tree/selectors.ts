@@ -7,8 +7,9 @@ import type { TreeNodeDto } from "../../../../core/api/dto.ts";
 import type { CanopyState } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { layoutTree, type TreeLayout } from "./layout.ts";
+import { type CanvasMarks, computeMarks, layoutNodeMarks, type ModelView, modelViewOfLeaf } from "./marks.ts";
+import { grownModelView } from "./model-view-growth.ts";
 import { treeLookup } from "./tree-lookup.ts";
-import { type CanvasMarks, computeMarks, layoutNodeMarks, modelViewOfLeaf } from "./marks.ts";
 
 function memoize<Args extends readonly unknown[], Result>(compute: (...args: Args) => Result) {
   let last: { args: Args; result: Result } | null = null;
@@ -69,11 +70,26 @@ export function selectLayout(state: CanopyState): TreeLayout | null {
 }
 
 // What the model sees depends on the tree and the leaf only: a layout change (a revealed entry)
-// recomputes the chains' marks, not the walk along a 25,000-entry path.
-const viewMemo = memoize((entries: TreeLayout["entries"], leafId: string | null) => {
-  const byId = treeLookup(entries).byId;
-  return modelViewOfLeaf((id) => byId.get(id), leafId);
-});
+// recomputes the chains' marks, not the walk along a 25,000-entry path; an agent's append
+// extends the previous view (grownModelView).
+interface ComputedView {
+  entries: readonly TreeNodeDto[];
+  leafId: string | null;
+  view: ModelView | null;
+}
+let lastView: ComputedView | null = null;
+function viewMemo(entries: TreeLayout["entries"], leafId: string | null): ModelView | null {
+  if (lastView && lastView.entries === entries && lastView.leafId === leafId) return lastView.view;
+  const grown = lastView ? grownModelView(lastView, entries, leafId) : undefined;
+  let view: ModelView | null;
+  if (grown !== undefined) view = grown;
+  else {
+    const byId = treeLookup(entries).byId;
+    view = modelViewOfLeaf((id) => byId.get(id), leafId);
+  }
+  lastView = { entries, leafId, view };
+  return view;
+}
 
 const marksMemo = memoize(
   (
