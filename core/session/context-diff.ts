@@ -50,6 +50,11 @@ export interface ContextDiff {
 }
 
 /** The minimum the coverage rules need to know about an entry. */
+/** Entry id → its link: a Map, or any lookup by id (the page layers an append on its last one). */
+export interface EntryLinks {
+  get(id: string): EntryLink | undefined;
+}
+
 export interface EntryLink {
   parentId: string | null;
   type: string;
@@ -199,7 +204,7 @@ export function diffContexts(
 }
 
 /** The entry and its ancestors, root last; stops at a missing parent or a cycle. */
-function pathUp(id: string | null | undefined, links: ReadonlyMap<string, EntryLink>): string[] {
+function pathUp(id: string | null | undefined, links: EntryLinks): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   let current = id ?? null;
@@ -221,7 +226,7 @@ function pathUp(id: string | null | undefined, links: ReadonlyMap<string, EntryL
  */
 export function summaryCoverage(
   summaryEntryId: string,
-  links: ReadonlyMap<string, EntryLink>,
+  links: EntryLinks,
   abandonedLeafId: string | null = null,
 ): SummaryCoverage | null {
   const link = links.get(summaryEntryId);
@@ -245,7 +250,7 @@ export function summaryCoverage(
 export function diffContextsWithLinks(
   before: ContextSide,
   after: ContextSide,
-  links: ReadonlyMap<string, EntryLink>,
+  links: EntryLinks,
 ): ContextDiff {
   const beforeIds = new Set(before.messageEntryIds);
   const coverage = after.messageEntryIds

@@ -1,11 +1,12 @@
 // An agent's append on the canvas (tree-growth.ts): a node list the tree slice notes as grown by
 // appended entries is laid out from the previous list's structure, its model view extended from
-// the previous one, and its lookup layered on the previous one. Each case checks that the fast
-// path was taken and that it draws exactly what a fresh layout of the same list draws: every
-// layout node (position, chain, active), edge, bound, and every node's and entry's marks.
+// the previous one, and its lookups (ids, the LLM view's entry links) layered on the previous ones.
+// Each case checks that the fast path was taken and that it draws exactly what a fresh layout of
+// the same list draws: every layout node (position, chain, active), edge, bound, and every mark.
 import { describe, expect, it } from "vitest";
-import type { TreeNodeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { applyNodesDiff } from "../../core/api/tree-delta.ts";
+import { ancestorsOf, entryLinks } from "../../renderer/src/features/llm-view/entry-links.ts";
 import type { TreeFilter } from "../../renderer/src/features/tree/filter.ts";
 import { layoutTree, type TreeLayout } from "../../renderer/src/features/tree/layout.ts";
 import { treeStructure } from "../../renderer/src/features/tree/layout-structure.ts";
@@ -230,5 +231,33 @@ describe("an append laid out from the previous layout draws what a fresh layout 
         if (moves) leaf = node.id;
       }
     }
+  });
+});
+
+describe("the LLM view's entry links after an append", () => {
+  const tree = (nodes: readonly TreeNodeDto[]): SessionTreeDto => ({
+    sessionId: "s",
+    nodes: nodes as TreeNodeDto[],
+    viewLeafId: null,
+    fileLeafId: null,
+    problems: [],
+    history: { undo: null, redo: null } as unknown as SessionTreeDto["history"],
+  });
+
+  it("are kept for a refresh that changed no node, and extended by the appended entries", () => {
+    const { b } = session();
+    const nodes = [...b.nodes];
+    const links = entryLinks(tree(nodes));
+    expect(entryLinks(tree(nodes))).toBe(links);
+    const added = [b.add("x1", "leaf", "user"), b.add("x2", "x1", "branch_summary", { fromId: "x1" })];
+    const next = nodes.concat(added);
+    noteGrowth(nodes, next, added);
+    const grown = entryLinks(tree(next));
+    expect(grown).not.toBeInstanceOf(Map);
+    const fresh = entryLinks(tree([...next]));
+    expect(fresh).toBeInstanceOf(Map);
+    for (const node of next) expect(grown.get(node.id)).toEqual(fresh.get(node.id));
+    expect(grown.get("nowhere")).toBeUndefined();
+    expect([...ancestorsOf("x2", grown)]).toEqual([...ancestorsOf("x2", fresh)]);
   });
 });

@@ -13,6 +13,7 @@ import type { AddedResult, RequestChange } from "../../../../core/session/reques
 import { groupRequestNotes, type RequestNoteKey } from "../../../../core/session/request-note-groups.ts";
 import type { MessageTextHole } from "../../../../core/text/text-hole.ts";
 import { useCanopy } from "../../store/index.ts";
+import { treeLookup } from "../tree/tree-lookup.ts";
 import { AddedResultItem } from "./AddedResultItem.tsx";
 import { ContextBar } from "./ContextBar.tsx";
 import { LlmDiff } from "./LlmDiff.tsx";
@@ -22,12 +23,10 @@ import { RequestLegend } from "./RequestLegend.tsx";
 import { RequestNoteGroups } from "./RequestNoteGroups.tsx";
 import "./llm-view.css";
 
-function useEntryKinds(): Map<string, { type: string; kind: string }> {
-  const tree = useCanopy((state) => state.tree);
-  return useMemo(
-    () => new Map((tree?.nodes ?? []).map((node) => [node.id, { type: node.type, kind: node.kind }])),
-    [tree],
-  );
+/** Type and kind of an entry by id: the tree's cached lookup (not a new map of every entry per refresh). */
+function useEntryKinds(): { get(id: string): { type: string; kind: string } | undefined } {
+  const nodes = useCanopy((state) => state.tree?.nodes);
+  return useMemo(() => (nodes ? treeLookup(nodes).byId : new Map()), [nodes]);
 }
 
 function LeafLine({ context }: { context: ContextView }) {

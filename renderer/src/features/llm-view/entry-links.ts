@@ -1,33 +1,52 @@
 /**
  * Parent, type, creation time and (for branch summaries) `fromId` of every entry of the open
  * session, from the tree the canvas uses (repaired parents). The context diff and the
- * stale-measurement check walk these links. Pure; cached per tree object.
+ * stale-measurement check walk these links. Pure; cached per node list (a refresh that changed
+ * no node keeps them), and a list grown by an append (tree-growth.ts) layers the appended
+ * entries' links on the previous list's instead of parsing 100,000 timestamps again.
  */
-import type { SessionTreeDto } from "../../../../core/api/dto.ts";
-import type { EntryLink } from "../../../../core/session/context-diff.ts";
+import type { TreeNodeDto, SessionTreeDto } from "../../../../core/api/dto.ts";
+import type { EntryLink, EntryLinks } from "../../../../core/session/context-diff.ts";
+import { growthOf } from "../tree/tree-growth.ts";
 
-const cache = new WeakMap<SessionTreeDto, Map<string, EntryLink>>();
+const cache = new WeakMap<readonly TreeNodeDto[], { links: EntryLinks; layers: number }>();
+/** Past this many stacked lookups, the list's links are made again. */
+const MAX_LAYERS = 16;
 
-export function entryLinks(tree: SessionTreeDto | null): Map<string, EntryLink> {
+function linkOf(node: TreeNodeDto): EntryLink {
+  const time = Date.parse(node.timestamp);
+  return {
+    parentId: node.parentId,
+    type: node.type,
+    fromId: node.fromId ?? null,
+    ...(Number.isNaN(time) ? {} : { time }),
+  };
+}
+
+export function entryLinks(tree: SessionTreeDto | null): EntryLinks {
   if (!tree) return new Map();
-  const cached = cache.get(tree);
-  if (cached) return cached;
-  const links = new Map<string, EntryLink>();
-  for (const node of tree.nodes) {
-    const time = Date.parse(node.timestamp);
-    links.set(node.id, {
-      parentId: node.parentId,
-      type: node.type,
-      fromId: node.fromId ?? null,
-      ...(Number.isNaN(time) ? {} : { time }),
-    });
+  const nodes = tree.nodes;
+  const cached = cache.get(nodes);
+  if (cached) return cached.links;
+  const growth = growthOf(nodes);
+  const before = growth ? cache.get(growth.previous) : undefined;
+  let made: { links: EntryLinks; layers: number };
+  if (growth && before && before.layers < MAX_LAYERS) {
+    // A later node with the same id wins, as it does in a Map made from the whole list.
+    const added = new Map(growth.added.map((node) => [node.id, linkOf(node)]));
+    const base = before.links;
+    made = { links: { get: (id) => added.get(id) ?? base.get(id) }, layers: before.layers + 1 };
+  } else {
+    const links = new Map<string, EntryLink>();
+    for (const node of nodes) links.set(node.id, linkOf(node));
+    made = { links, layers: 1 };
   }
-  cache.set(tree, links);
-  return links;
+  cache.set(nodes, made);
+  return made.links;
 }
 
 /** The entry and its ancestors (cycle-safe). */
-export function ancestorsOf(entryId: string | null, links: ReadonlyMap<string, EntryLink>): Set<string> {
+export function ancestorsOf(entryId: string | null, links: EntryLinks): Set<string> {
   const out = new Set<string>();
   let current = entryId;
   while (current !== null && !out.has(current)) {
