@@ -2,11 +2,14 @@
 // edit call it) against the real main side (handlers on a SQLite library in a temp folder, each
 // answer through JSON as a transport sends it): the page asks session:tree-update and applies the
 // delta, shows the agent's appended entry, and ends with the tree a whole session:tree gives; a
-// refresh that changed no node keeps the node list, and so the canvas layout.
+// refresh that changed no node keeps the node list, and so the canvas layout; one that only added
+// nodes is noted as grown, and the canvas extends the previous layout's structure.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SessionTreeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import { treeStructure } from "../../renderer/src/features/tree/layout-structure.ts";
+import { growthOf } from "../../renderer/src/features/tree/tree-growth.ts";
 
 const main = vi.hoisted(() => ({
   call: null as ((channel: string, input: unknown) => Promise<unknown>) | null,
@@ -93,6 +96,8 @@ afterAll(() => {
 describe("refreshing the open session's tree", () => {
   it("after an agent append: asks for the delta only and shows the appended entry", async () => {
     const leaf = state().tree?.fileLeafId as string;
+    const before = state().tree?.nodes as TreeNodeDto[];
+    selectLayout(state());
     fs.appendFileSync(
       file,
       `${JSON.stringify({ type: "message", id: "agent-next", parentId: leaf, timestamp: "2026-12-04T00:00:00.000Z", message: { role: "user", content: "and now?", timestamp: 0 } })}\n`,
@@ -105,6 +110,11 @@ describe("refreshing the open session's tree", () => {
     expect(appended).toMatchObject({ parentId: leaf, kind: "user", text: "and now?" });
     expect(state().tree?.viewLeafId).toBe("agent-next");
     expect(shownTree()).toEqual(wholeTree());
+    // The canvas extends the previous layout's structure (tree-growth.test.ts: it draws the same).
+    const nodes = state().tree?.nodes as TreeNodeDto[];
+    expect(growthOf(nodes)?.previous).toBe(before);
+    selectLayout(state());
+    expect(treeStructure(nodes, "agent-next").layers).toBe(2);
   });
 
   it("two refreshes at once (a chat turn's and the live one): both by delta, never the whole tree", async () => {
