@@ -96,6 +96,10 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
     diffError: null,
     expandAll: { expanded: false, revision: 0 },
     async loadContext(sessionId, leafId) {
+      // A refresh of a session no longer open (an edit or a job that ended after the user opened
+      // another one) is not the latest request: counted, it would drop the open session's answer
+      // and leave its LLM view loading for good.
+      if (sessionId && sessionId !== get().selectedSessionId) return;
       const request = ++contextRequest;
       if (!sessionId) {
         set({ context: null, contextError: null, contextLoading: false });

@@ -191,6 +191,8 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       if (get().treeHint !== null) set({ treeHint: null });
     },
     async loadTree(sessionId) {
+      // A refresh of a session no longer open: nothing to show, and its "fetching" would stay.
+      if (get().selectedSessionId !== sessionId) return;
       const opening = get().tree?.sessionId !== sessionId;
       if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
       try {
