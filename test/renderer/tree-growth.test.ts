@@ -4,7 +4,7 @@
 // Each case checks that the fast path was taken and that it draws exactly what a fresh layout of
 // the same list draws: every layout node (position, chain, active), edge, bound, and every mark.
 import { describe, expect, it } from "vitest";
-import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto, SessionTreeUpdateDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { applyNodesDiff } from "../../core/api/tree-delta.ts";
 import { ancestorsOf, entryLinks } from "../../renderer/src/features/llm-view/entry-links.ts";
 import type { TreeFilter } from "../../renderer/src/features/tree/filter.ts";
@@ -18,7 +18,7 @@ import {
   modelViewOfLeaf,
 } from "../../renderer/src/features/tree/marks.ts";
 import { grownModelView } from "../../renderer/src/features/tree/model-view-growth.ts";
-import { noteGrowth } from "../../renderer/src/features/tree/tree-growth.ts";
+import { growthOf, noteGrowth, noteTreeGrowth } from "../../renderer/src/features/tree/tree-growth.ts";
 import { treeLookup } from "../../renderer/src/features/tree/tree-lookup.ts";
 import { seeded, TreeBuilder } from "./tree-builders.ts";
 
@@ -196,6 +196,24 @@ describe("an append laid out from the previous layout draws what a fresh layout 
     shown = append(shown, [b.add("y", "s4", "user")], "m3", false);
   });
 
+  it("a leaf the previous list did not hold (a deep link's entry, not written yet), appended now", () => {
+    const { b } = session();
+    // Shown with the leaf at an entry the list does not hold yet: no path, no view.
+    const shown = show(b.nodes, "soon");
+    expect(shown.view).toBeNull();
+    const soon = b.add("soon", "leaf", "user");
+    const byId = treeLookup(shown.nodes).byId;
+    const nodes = applyNodesDiff(shown.nodes, { removed: [], changed: [], added: [soon] }, (id) =>
+      byId.has(id),
+    );
+    noteGrowth(shown.nodes, nodes, [soon]);
+    // The view at "soon" is walked now, not the previous "no view" kept.
+    expect(
+      grownModelView({ entries: shown.nodes, leafId: "soon", view: null }, nodes, "soon"),
+    ).toBeUndefined();
+    append(shown, [soon], "soon", false);
+  });
+
   it("random sessions and random appends", () => {
     const random = seeded(7);
     const kinds = ["user", "assistant", "toolResult", "model_change", "compaction", "branch_summary"];
@@ -259,5 +277,61 @@ describe("the LLM view's entry links after an append", () => {
     for (const node of next) expect(grown.get(node.id)).toEqual(fresh.get(node.id));
     expect(grown.get("nowhere")).toBeUndefined();
     expect([...ancestorsOf("x2", grown)]).toEqual([...ancestorsOf("x2", fresh)]);
+  });
+});
+
+describe("which refresh is noted as grown (the tree slice's noteTreeGrowth)", () => {
+  const { b } = session();
+  const before: SessionTreeDto = {
+    sessionId: "s",
+    version: "v1",
+    nodes: [...b.nodes],
+    viewLeafId: "leaf",
+    fileLeafId: "leaf",
+    problems: [],
+    history: { undo: null, redo: null },
+  };
+  const added = [b.add("next", "leaf", "assistant")];
+  const delta = (over: Partial<Extract<SessionTreeUpdateDto, { kind: "delta" }>> = {}) =>
+    ({
+      kind: "delta",
+      sessionId: "s",
+      since: "v1",
+      version: "v2",
+      removed: [],
+      changed: [],
+      added,
+      viewLeafId: "next",
+      fileLeafId: "next",
+      problems: [],
+      history: { undo: null, redo: null },
+      ...over,
+    }) as SessionTreeUpdateDto;
+  /** `before` refreshed by `update` (its nodes appended as the slice does), noted or not. */
+  const noted = (update: SessionTreeUpdateDto, from: SessionTreeDto = before) => {
+    const after: SessionTreeDto = {
+      ...from,
+      nodes: from.nodes.concat(added),
+      version: update.version,
+    };
+    noteTreeGrowth(from, after, update);
+    return growthOf(after.nodes) !== undefined;
+  };
+
+  it("an append-only delta made against the very version on screen, of the same session", () => {
+    expect(noted(delta())).toBe(true);
+  });
+
+  it("not a delta made against another version, another session, or a tree without a version", () => {
+    expect(noted(delta({ since: "v0" }))).toBe(false);
+    expect(noted(delta({ sessionId: "other" }))).toBe(false);
+    expect(noted(delta(), { ...before, sessionId: "other" })).toBe(false);
+    expect(noted(delta(), { ...before, version: undefined })).toBe(false);
+  });
+
+  it("not a delta that also changed or removed nodes (a rewrite, a label, an archive), nor a whole tree", () => {
+    expect(noted(delta({ changed: [{ ...(before.nodes[0] as TreeNodeDto), label: "x" }] }))).toBe(false);
+    expect(noted(delta({ removed: ["m1"] }))).toBe(false);
+    expect(noted({ kind: "full", ...before, version: "v2" })).toBe(false);
   });
 });

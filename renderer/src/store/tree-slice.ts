@@ -14,7 +14,7 @@ import { benchBaseline } from "../features/tree/bench-mode.ts";
 import { dropTarget } from "../features/tree/drop-target.ts";
 import type { TreeFilter } from "../features/tree/filter.ts";
 import { treeLookup } from "../features/tree/tree-lookup.ts";
-import { noteGrowth } from "../features/tree/tree-growth.ts";
+import { noteTreeGrowth } from "../features/tree/tree-growth.ts";
 import type { CanopyState } from "./index.ts";
 import { selectRunning } from "./jobs-slice.ts";
 
@@ -154,9 +154,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       if (update.kind === "full" || !now) return applyTreeUpdate(now, update);
       const byId = treeLookup(now.nodes).byId;
       const tree = applyTreeUpdate(now, update, (id) => byId.has(id));
-      // Only added nodes (an agent's append): the canvas extends what it had for the old list.
-      if (update.removed.length === 0 && update.changed.length === 0)
-        noteGrowth(now.nodes, tree.nodes, update.added);
+      // Only added nodes (an agent's append) to the tree on screen: the canvas extends what it
+      // had for the old list (noteTreeGrowth checks the session, the versions and the delta).
+      noteTreeGrowth(now, tree, update);
       return tree;
     } catch {
       // A delta that does not fit the nodes on screen (never expected): the whole tree instead.

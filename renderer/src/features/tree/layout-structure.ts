@@ -206,6 +206,8 @@ function growStructure(
   const active = new Uint8Array(n);
   active.set(previous.active);
   const previousLeaf = previousLeafId === null ? undefined : previous.indexOf.get(previousLeafId);
+  // A view leaf the previous list did not hold may be appended now: its path was never marked.
+  if (previousLeafId !== null && previousLeaf === undefined) return null;
   let activePath = previous.activePath;
   if (viewLeafId !== previousLeafId) {
     let i = viewLeafId === null ? -1 : (indexOf.get(viewLeafId) ?? -1);

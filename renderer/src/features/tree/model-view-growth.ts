@@ -21,7 +21,9 @@ export function grownModelView(
   const growth = growthOf(entries);
   if (!growth || growth.previous !== last.entries || !appendKeepsOldPaths(growth.previous, growth.added))
     return;
-  if (leafId === last.leafId) return last.view;
+  // The same leaf: the same view, unless the leaf was not in the previous list (no view then) and
+  // may be one of the appended entries.
+  if (leafId === last.leafId) return leafId === null || last.view !== null ? last.view : undefined;
   if (!last.view || last.leafId === null || leafId === null) return;
   const added = new Map(growth.added.map((node) => [node.id, node]));
   const seen = new Set(last.view.seen);

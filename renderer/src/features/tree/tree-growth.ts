@@ -1,9 +1,10 @@
 /**
  * Node lists made by appending nodes to another one (a refresh's delta that only added nodes, as
- * an agent's append gives): the tree slice notes them, and the canvas's per-tree caches (lookup,
- * structure, model view) extend what they had for the previous list instead of starting over.
+ * an agent's append gives): the tree slice notes them (noteTreeGrowth: only for a delta made
+ * against the very tree on screen), and the canvas's caches, each keyed on the exact node list it
+ * was built from, extend what they had for the previous list instead of starting over.
  */
-import type { TreeNodeDto } from "../../../../core/api/dto.ts";
+import type { SessionTreeDto, SessionTreeUpdateDto, TreeNodeDto } from "../../../../core/api/dto.ts";
 
 export interface TreeGrowth {
   /** The list `next` starts with (the very same node objects, in the same order). */
@@ -29,6 +30,24 @@ export function noteGrowth(
   )
     return;
   grown.set(next, { previous, added });
+}
+
+/**
+ * Notes `after` as grown from `before` when, and only when, `update` is a delta that only added
+ * nodes, made for `before`'s session against `before`'s very version, and `after` is the version
+ * it gave: any other refresh (another session, a session opened again, a whole tree, a rewrite,
+ * an edit that changed or removed nodes) leaves the canvas to build everything for `after`.
+ */
+export function noteTreeGrowth(
+  before: SessionTreeDto,
+  after: SessionTreeDto,
+  update: SessionTreeUpdateDto,
+): void {
+  if (update.kind !== "delta" || update.removed.length > 0 || update.changed.length > 0) return;
+  if (before.sessionId !== update.sessionId || after.sessionId !== update.sessionId) return;
+  if (before.version === undefined || before.version !== update.since || after.version !== update.version)
+    return;
+  noteGrowth(before.nodes, after.nodes, update.added);
 }
 
 /** How `nodes` grew from an earlier list, when the slice noted it. */
