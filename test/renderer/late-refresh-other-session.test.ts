@@ -1,5 +1,6 @@
 // A refresh that finishes after the user opened another session (an edit's or a job's: Redo on
-// session A answered late, once B was open) must not take the LLM view or the tree from B:
+// session A answered late, once B was open) must not take the LLM view, the tree or the
+// selected entry from B:
 // before, its loadContext(A) counted as the latest request, so B's answer was dropped and B's
 // LLM view stayed "Loading…" (and its tree panel could say "Fetching A") until something loaded
 // it again (test/e2e/edits-qa.test.ts failed this way when opening a session after a Redo).
@@ -53,6 +54,7 @@ vi.mock("../../renderer/src/api.ts", async () => {
 
 interface State {
   selectedSessionId: string | null;
+  selectedEntryId: string | null;
   tree: { sessionId: string } | null;
   treeLoad: { sessionId: string } | null;
   context: { sessionId: string; leafId: string | null } | null;
@@ -92,6 +94,8 @@ describe("a refresh of a session left meanwhile", () => {
     const redone = state().redoEdit();
     // The user opens B while the redo is on its way; B's LLM view is slower than the redo.
     const opened = state().selectSession("b");
+    // An entry of B selected on its canvas meanwhile: A's refresh must not select for B.
+    useCanopy.setState({ selectedEntryId: "b-entry" });
     redo.open();
     await redone;
     bContext.open();
@@ -99,6 +103,7 @@ describe("a refresh of a session left meanwhile", () => {
     expect(state().selectedSessionId).toBe("b");
     expect(state().context).toMatchObject({ sessionId: "b", leafId: "b-leaf" });
     expect(state().contextLoading).toBe(false);
+    expect(state().selectedEntryId).toBe("b-entry");
     expect(state().tree?.sessionId).toBe("b");
     expect(state().treeLoad).toBeNull();
     // Nothing is fetched for A once B is open.

@@ -167,6 +167,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     }
   };
   const refresh = async (sessionId: string) => {
+    // The user opened another session meanwhile: its selection is not this job's to change.
+    if (get().selectedSessionId !== sessionId) return;
     set({ selectedEntryId: null });
     await Promise.all([
       get().loadContext(sessionId, undefined),
