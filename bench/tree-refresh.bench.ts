@@ -7,6 +7,7 @@
  * Run: node --experimental-strip-types bench/tree-refresh.bench.ts [--entries N] [--runs N] [--no-browser]
  */
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionTreeDto } from "../core/api/dto.ts";
@@ -34,7 +35,11 @@ function userLine(id: string, parentId: string): string {
   })}\n`;
 }
 
-/** session:tree over HTTP as the page asks it: bytes of the body, ms to the parsed answer. */
+/**
+ * session:tree over HTTP as the page asks it: bytes of the body, ms to the parsed answer. Each on
+ * a connection of its own: importing the append between requests can take longer than the server
+ * keeps an idle connection (5 s), and fetch's pool then reused one being closed (ECONNRESET).
+ */
 async function treeOverHttp(
   port: number,
   token: string,
@@ -42,12 +47,29 @@ async function treeOverHttp(
 ): Promise<{ bytes: number; ms: number; tree: SessionTreeDto }> {
   const started = performance.now();
   const channel = input.since === undefined ? "session:tree" : "session:tree-update";
-  const response = await fetch(`http://127.0.0.1:${port}/api/${channel}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-canopy-token": token },
-    body: JSON.stringify(input),
+  const body = JSON.stringify(input);
+  const text = await new Promise<string>((resolve, reject) => {
+    const request = http.request(
+      `http://127.0.0.1:${port}/api/${channel}`,
+      {
+        method: "POST",
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "x-canopy-token": token,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
   });
-  const text = await response.text();
   const result = JSON.parse(text) as { ok: boolean; value: SessionTreeDto; error?: { message: string } };
   if (!result.ok) throw new Error(result.error?.message);
   return { bytes: Buffer.byteLength(text), ms: performance.now() - started, tree: result.value };
