@@ -28,6 +28,7 @@ import { getSessionRow } from "../store/repos/sessions.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
 import type { Job } from "./jobs.ts";
 import { appendMessageChain } from "./persist.ts";
+import { pacedText } from "./progress-pace.ts";
 import { loadViewState } from "./session-state.ts";
 import { keyConfigFor } from "./summarizers.ts";
 
@@ -202,24 +203,31 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
   const { blockImages } = loadSettings(ctx.db).images;
   const messages = toOpenAiMessages(prompt ? [...sent, prompt] : sent, target, { blockImages });
   let startedAt = Date.now();
-  const reply = await requestWithRetries(flow, () => {
+  const reply = await requestWithRetries(flow, async () => {
     // The reply is the last attempt's: its timestamp and duration are that request's.
     startedAt = Date.now();
-    return completeChat(
-      {
-        baseUrl: model.baseUrl,
-        ...keyConfigFor(model, ctx.secrets),
-        model: model.id,
-        contextWindow: model.contextWindow,
-        stream: model.stream,
-      },
-      messages,
-      signal,
-      (text) => {
-        job.text = text;
-        ctx.events.emit("chat:progressed", { jobId: job.id, sessionId, text });
-      },
-    );
+    // Each event carries the whole reply so far: paced, not one per chunk. Each attempt has its
+    // own pace, finished when it ends, so its whole text goes out before a retry (or the result).
+    const paced = pacedText((text) => ctx.events.emit("chat:progressed", { jobId: job.id, sessionId, text }));
+    try {
+      return await completeChat(
+        {
+          baseUrl: model.baseUrl,
+          ...keyConfigFor(model, ctx.secrets),
+          model: model.id,
+          contextWindow: model.contextWindow,
+          stream: model.stream,
+        },
+        messages,
+        signal,
+        (text) => {
+          job.text = text;
+          paced.push(text);
+        },
+      );
+    } finally {
+      paced.finish();
+    }
   });
   if (reply.stopReason === "aborted" || signal.aborted) return;
 

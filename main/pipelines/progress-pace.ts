@@ -1,13 +1,13 @@
 /**
- * The pace of a streaming summary's progress events: each carries the whole text so far, so one
- * per chunk made a long summary cost O(n²) bytes for every window (a 40,000-character summary in
- * 2,500 chunks: 50 MB of events and 2,500 repaints). The first text goes out at once, then the
+ * The pace of a streaming summary's or chat reply's progress events: each carries the whole text
+ * so far, so one per chunk made a long one cost O(n²) bytes for every window (40,000 characters
+ * in 2,500 chunks: 50 MB of events and 2,500 repaints). The first text goes out at once, then the
  * latest at most every `intervalMs`, and `finish` sends the last one still waiting. A text that
  * does not extend the previous one (a retried request starting over) first sends the one waiting,
  * then goes out at once.
  */
 
-/** How often a window hears a streaming summary grow (ms). */
+/** How often a window hears a streaming summary or reply grow (ms). */
 export const PROGRESS_INTERVAL_MS = 100;
 
 export interface PacedText {
