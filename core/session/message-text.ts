@@ -2,7 +2,7 @@
  * Plain-text rendering of one provider message (user, assistant, tool result), shared by the
  * renderer's LLM view and the CLI.
  */
-import type { LlmMessage } from "./entries.ts";
+import type { AssistantMessage, LlmMessage } from "./entries.ts";
 import { toJson } from "../text/json-deep.ts";
 
 export function messageText(message: LlmMessage): string {
@@ -27,9 +27,21 @@ export function messageText(message: LlmMessage): string {
   return `${message.isError ? "[error] " : ""}${body}`;
 }
 
+/**
+ * An assistant message's "provider/model", or only the one it has ("" for none): sessions carry
+ * replies without these fields, which showed as "undefined/undefined".
+ */
+export function modelLabel(message: AssistantMessage): string {
+  const named = (value: unknown) => (typeof value === "string" && value !== "" ? value : null);
+  return [named(message.provider), named(message.model)].filter((part) => part !== null).join("/");
+}
+
 export function messageHeading(message: LlmMessage): string {
   if (message.role === "toolResult") return `tool result · ${message.toolName}`;
-  if (message.role === "assistant") return `assistant · ${message.provider}/${message.model}`;
+  if (message.role === "assistant") {
+    const model = modelLabel(message);
+    return model === "" ? "assistant" : `assistant · ${model}`;
+  }
   return "user";
 }
 

@@ -8,6 +8,7 @@
  */
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import { modelLabel } from "../../../../core/session/message-text.ts";
 import type { MessageTextHole } from "../../../../core/text/text-hole.ts";
 import type { RequestChange } from "../../../../core/session/request-messages.ts";
 import {
@@ -59,10 +60,11 @@ export function EntryLink({ entryId }: { entryId: string | null }) {
 
 function MessageHeading({ message, label }: { message: LlmMessage; label: string }) {
   if (message.role === "assistant") {
+    const model = modelLabel(message);
     return (
       <>
         <span className="role">{label}</span>
-        <span className="model">{showBidiControls(`${message.provider}/${message.model}`)}</span>
+        {model !== "" && <span className="model">{showBidiControls(model)}</span>}
       </>
     );
   }

@@ -1,0 +1,37 @@
+// The model an assistant message names, as the LLM view and `canopy context` head it: replies
+// without provider/model fields (or with only one, or empty ones) showed "undefined/undefined".
+import { describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../core/session/entries.ts";
+import { messageHeading, modelLabel } from "../../core/session/message-text.ts";
+
+/** A reply as a session file may carry it: the fields given, nothing else. */
+function reply(fields: Record<string, unknown>): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [{ type: "text", text: "Done." }],
+    timestamp: 1,
+    ...fields,
+  } as AssistantMessage;
+}
+
+describe("an assistant message's model", () => {
+  it("is provider/model when it has both", () => {
+    const message = reply({ provider: "anthropic", model: "claude-sonnet-4" });
+    expect(modelLabel(message)).toBe("anthropic/claude-sonnet-4");
+    expect(messageHeading(message)).toBe("assistant · anthropic/claude-sonnet-4");
+  });
+
+  it("is nothing when it has neither, never undefined/undefined", () => {
+    const message = reply({});
+    expect(modelLabel(message)).toBe("");
+    expect(messageHeading(message)).toBe("assistant");
+  });
+
+  it("is only what is there: one of the two, empty or non-text fields left out", () => {
+    expect(modelLabel(reply({ model: "gpt-5" }))).toBe("gpt-5");
+    expect(modelLabel(reply({ provider: "openai" }))).toBe("openai");
+    expect(modelLabel(reply({ provider: "", model: "gpt-5" }))).toBe("gpt-5");
+    expect(modelLabel(reply({ provider: null, model: 4 }))).toBe("");
+    expect(messageHeading(reply({ model: "gpt-5" }))).toBe("assistant · gpt-5");
+  });
+});
