@@ -2,7 +2,8 @@
 // bundled demo data): an edit disables them while it runs, and once its refreshed state has
 // landed the button pressed has the focus again — Undo ↔ Redo when it has nothing left, the
 // selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
-// a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile.
+// a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile;
+// Save as new branch gives it to Edit as new branch the same way.
 // Screenshots: test-artifacts/edits-focus/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, pathTo, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
@@ -270,4 +271,56 @@ describe("edit buttons keep the keyboard focus", () => {
       await restore();
     }
   });
+
+  it("Save as new branch gives the focus back to Edit as new branch once the branch has landed, not after a click elsewhere", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    const before = await tree(sessionId);
+    const user = pathTo(before.nodes, before.viewLeafId)
+      .filter((node) => node.kind === "user" && node.parentId !== null)
+      .at(-1);
+    if (!user) throw new Error("no user message on the store session's path");
+    await openSessionShowingAll(page, mode, sessionId, user.id);
+    const count = async () => (await tree(sessionId)).nodes.length;
+    const edit = button("Edit as new branch");
+
+    // Slow answers to the edit and to its refresh: Edit has the focus once they are on screen.
+    let restore = await slowDown(["edits:edit-message", "session:tree", "context:get"], 500);
+    try {
+      await edit.click();
+      await page.getByLabel("Edited message").fill("QA focus: saved slowly.");
+      await page.getByRole("button", { name: "Save as new branch" }).click();
+      await poll(count).toBe(before.nodes.length + 1);
+      await poll(focused).toBe("Edit as new branch");
+    } finally {
+      await restore();
+    }
+    await shot("04-saved-edit-focused");
+
+    // Enter on it opens the box again; a click on the session's title while the save runs (the
+    // focus goes to the page) keeps Edit from taking the focus back.
+    await page.keyboard.press("Enter");
+    await page.getByLabel("Edited message").fill("QA focus: clicked elsewhere.");
+    restore = await slowDown(["edits:edit-message"], 1_000);
+    try {
+      await page.getByRole("button", { name: "Save as new branch" }).click();
+      await page.locator(".session-heading").click();
+      expect(await focused()).toBe("body");
+      await poll(count).toBe(before.nodes.length + 2);
+      await poll(() => textOf(page.getByTestId("job-message"))).toContain("Edited as a new branch");
+      await poll(() => edit.isDisabled()).toBe(false);
+      await page.evaluate(
+        () =>
+          new Promise((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 300))),
+          ),
+      );
+      expect(await focused()).toBe("body");
+    } finally {
+      await restore();
+    }
+    await api("edits:undo", { sessionId });
+    await api("edits:undo", { sessionId });
+    await poll(count).toBe(before.nodes.length);
+  }, 60_000);
+
 });

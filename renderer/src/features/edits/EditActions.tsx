@@ -126,15 +126,12 @@ export function EditActions() {
     event.preventDefault();
     if (!editing || editing.text.trim() === "") return;
     const { entryId: target, text } = editing;
-    void actions.editMessage(target, text).then((result) => {
-      if (!result) return;
-      setEditing(null);
-      // The box went with its focused Save button (closed already as the new entry got selected):
-      // the focus goes back to Edit, as on Cancel, once the buttons are enabled again.
-      requestAnimationFrame(() => {
-        const active = document.activeElement;
-        if (active === null || active === document.body) editButton.current?.focus();
-      });
+    // The box goes with its focused Save button (closed already as the new entry got selected):
+    // Save shares Edit's focus key, so Edit takes the focus back once the edit has landed.
+    void track(async () => {
+      const result = await actions.editMessage(target, text);
+      if (result) setEditing(null);
+      return result;
     });
   };
   const onLabel = (event: FormEvent) => {
@@ -280,7 +277,7 @@ export function EditActions() {
             }}
           />
           <div className="edit-row">
-            <button type="submit" disabled={busy || editing.text.trim() === ""}>
+            <button type="submit" data-focus-key="edit-message" disabled={busy || editing.text.trim() === ""}>
               Save as new branch
             </button>
             <button type="button" onClick={closeEditor}>
