@@ -3,7 +3,8 @@
 // landed the button pressed has the focus again — Undo ↔ Redo when it has nothing left, the
 // selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
 // a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile;
-// Save as new branch gives it to Edit as new branch the same way.
+// Save as new branch gives it to Edit as new branch the same way; an edit's outcome line names its
+// session when another one was opened meanwhile.
 // Screenshots: test-artifacts/edits-focus/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
 const shots = path.join(artifactsDir(), "edits-focus");
 const STORE_TITLE = "Session store tree";
+const PARSER_TITLE = "Refactor the parser (omp dialect copy of tree-01)";
 
 let app: E2eApp;
 let mode: BrowserMode;
@@ -321,6 +323,32 @@ describe("edit buttons keep the keyboard focus", () => {
     await api("edits:undo", { sessionId });
     await api("edits:undo", { sessionId });
     await poll(count).toBe(before.nodes.length);
+  }, 60_000);
+
+  it("an edit that ends after another session was opened: its outcome line names the session edited", async () => {
+    const store = await demoSessionId(mode, STORE_TITLE);
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    await openSessionShowingAll(page, mode, store);
+    const { onId } = await entriesToEdit(store);
+    const labelOf = async () => (await tree(store)).nodes.find((node) => node.id === onId)?.label;
+    const restore = await slowDown(["edits:label"], 1_500);
+    try {
+      await entry(onId).click();
+      await poll(editTarget).toContain(onId.slice(0, 8));
+      await labelBox().fill("qa-other-session");
+      await button("Set label").click();
+      await page.locator(`.session-groups [data-session-id="${parser}"]`).first().click();
+      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(parser);
+      await poll(labelOf).toBe("qa-other-session");
+      await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+        `In “${STORE_TITLE}”: Labelled ${onId} “qa-other-session”.`,
+      );
+      await shot("05-outcome-names-the-session");
+    } finally {
+      await restore();
+    }
+    await api("edits:undo", { sessionId: store });
+    await poll(labelOf).toBe(undefined);
   }, 60_000);
 
 });

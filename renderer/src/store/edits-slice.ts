@@ -9,6 +9,7 @@ import type { EditResultDto } from "../../../core/api/dto.ts";
 import { ApiCallError, call } from "../api.ts";
 import { operationName } from "../features/edits/operation-names.ts";
 import type { CanopyState } from "./index.ts";
+import type { JobMessage } from "./job-messages.ts";
 import { selectRunning } from "./jobs-slice.ts";
 
 /** A session as the delete confirmation and the notice name it. */
@@ -72,11 +73,32 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     ]);
   };
 
-  /** Runs one edit on the open session; failures become the job message. */
+  const nameOf = (sessionId: string): NamedSession => {
+    const summary = get().sessions.find((session) => session.id === sessionId);
+    return { sessionId, title: summary ? (summary.title ?? summary.firstMessage) : sessionId };
+  };
+
+  /**
+   * An edit's outcome line, about session `about` (null: about whatever is open, the text names
+   * it). The user may have opened another session while the edit ran: the line then names the
+   * session edited, or it would read as if it were about the one on screen.
+   */
+  const outcome = (about: string | null, message: JobMessage) => {
+    if (about === null || about === get().selectedSessionId) set({ jobMessage: message });
+    else set({ jobMessage: { ...message, text: `In “${nameOf(about).title}”: ${message.text}` } });
+  };
+
+  /**
+   * Runs one edit on the open session; failures become the job message. `after` says what the
+   * edit did, and which session that is about when it opened another one (a fork, a delete).
+   */
   const run = async (
     what: string,
     edit: (sessionId: string) => Promise<EditResultDto>,
-    after: (result: EditResultDto, sessionId: string) => Promise<string>,
+    after: (
+      result: EditResultDto,
+      sessionId: string,
+    ) => Promise<string | { text: string; about: string | null }>,
   ): Promise<EditResultDto | null> => {
     const sessionId = get().selectedSessionId;
     if (!sessionId || get().editBusy || selectRunning(get())) return null;
@@ -85,11 +107,12 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       const result = await edit(sessionId);
       // Another edit happened: Ctrl+Z is about this session again, not the deleted one or a fork.
       if (get().lastDeleted || get().lastFork) set({ lastDeleted: null, lastFork: null });
-      const text = await after(result, sessionId);
-      set({ jobMessage: { kind: "ok", text } });
+      const said = await after(result, sessionId);
+      const { text, about } = typeof said === "string" ? { text: said, about: sessionId } : said;
+      outcome(about, { kind: "ok", text });
       return result;
     } catch (error) {
-      set({ jobMessage: { kind: "error", text: `${what} failed: ${(error as Error).message}` } });
+      outcome(sessionId, { kind: "error", text: `${what} failed: ${(error as Error).message}` });
       return null;
     } finally {
       set({ editBusy: false });
@@ -103,11 +126,6 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       await get().selectSession(null);
     }
     await get().loadLibrary();
-  };
-
-  const nameOf = (sessionId: string): NamedSession => {
-    const summary = get().sessions.find((session) => session.id === sessionId);
-    return { sessionId, title: summary ? (summary.title ?? summary.firstMessage) : sessionId };
   };
 
   /** The fork Ctrl+Z undoes from the fork itself: the open session, with no edit of its own. */
@@ -156,7 +174,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
           const session = nameOf(sessionId);
           set({ lastDeleted: session });
           await leaveDeleted(sessionId);
-          return `Deleted “${session.title}” from the library again; Undo brings it back.`;
+          return { text: `Deleted “${session.title}” from the library again; Undo brings it back.`, about: null };
         }
         await refresh(sessionId, null);
         void get().loadLibrary();
@@ -196,7 +214,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
             set({ lastFork: { sourceSessionId: sessionId, forkSessionId: result.forkSessionId } });
             await get().selectSession(result.forkSessionId);
           }
-          return `Forked to a new session ending at ${entryId}.`;
+          return { text: `Forked to a new session ending at ${entryId}.`, about: result.forkSessionId ?? sessionId };
         },
       );
     },
@@ -219,14 +237,14 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         try {
           set({ editBusy: true });
           const result = await call("edits:archive", { sessionId, entryId });
-          set({ jobMessage: { kind: "ok", text: `Archived the branch below ${entryId}.` } });
+          outcome(sessionId, { kind: "ok", text: `Archived the branch below ${entryId}.` });
           await refresh(sessionId, null);
           return result;
         } catch (error) {
           if (error instanceof ApiCallError && error.code === "conflict") {
             set({ archiveConfirm: { entryId, message: error.message } });
           } else {
-            set({ jobMessage: { kind: "error", text: `Archiving failed: ${(error as Error).message}` } });
+            outcome(sessionId, { kind: "error", text: `Archiving failed: ${(error as Error).message}` });
           }
           return null;
         } finally {
