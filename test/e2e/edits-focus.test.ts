@@ -4,7 +4,7 @@
 // selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
 // a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile;
 // Save as new branch gives it to Edit as new branch the same way; an edit's outcome line names its
-// session when another one was opened meanwhile.
+// session when another one was opened meanwhile; renaming by keyboard leaves it on Rename.
 // Screenshots: test-artifacts/edits-focus/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -351,4 +351,62 @@ describe("edit buttons keep the keyboard focus", () => {
     await poll(labelOf).toBe(undefined);
   }, 60_000);
 
+  it("renaming by keyboard (F2 or Rename, type, Enter or Escape), with the server slow: the title field, then Rename, has the focus", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    await openSessionShowingAll(page, mode, sessionId);
+    const header = page.getByTestId("session-header");
+    const rename = header.getByRole("button", { name: "Rename", exact: true });
+    const title = async () =>
+      (await api<SessionSummary[]>("library:list", {})).find((session) => session.id === sessionId)?.title;
+    const restore = await slowDown(["edits:rename", "library:list", "session:tree"], 500);
+    try {
+      // F2 from the page: the field has the focus; Enter saves, Rename has the focus once enabled.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.keyboard.press("F2");
+      await poll(focused).toBe("Session title");
+      await page.keyboard.type("QA focus title");
+      await page.keyboard.press("Enter");
+      await poll(title).toBe("QA focus title");
+      await poll(() => textOf(header.locator("h2"))).toBe("QA focus title");
+      await poll(focused).toBe("Rename");
+      // F2 again, Escape: nothing renamed, Rename has it.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.keyboard.press("F2");
+      await poll(focused).toBe("Session title");
+      await page.keyboard.type("QA not saved");
+      await page.keyboard.press("Escape");
+      await poll(focused).toBe("Rename");
+      expect(await title()).toBe("QA focus title");
+
+      // Enter on Rename: the field has the focus; Enter saves (an empty title: the file's own).
+      await rename.focus();
+      await page.keyboard.press("Enter");
+      await poll(focused).toBe("Session title");
+      await page.keyboard.press("Backspace");
+      await page.keyboard.press("Enter");
+      await poll(title).not.toBe("QA focus title");
+      await poll(() => textOf(header.locator("h2"))).not.toBe("QA focus title");
+      await poll(focused).toBe("Rename");
+      expect(await rename.isDisabled()).toBe(false);
+      // And Escape from there.
+      await page.keyboard.press("Enter");
+      await poll(focused).toBe("Session title");
+      await page.keyboard.press("Escape");
+      await poll(focused).toBe("Rename");
+      await shot("06-rename-escape-focus");
+
+      // Escape while the rename still runs (Rename is disabled until it ends): the title is saved,
+      // and Rename has the focus once enabled.
+      await page.keyboard.press("Enter");
+      await poll(focused).toBe("Session title");
+      await page.keyboard.type("QA escaped title");
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Escape");
+      await poll(title).toBe("QA escaped title");
+      await poll(() => rename.isDisabled()).toBe(false);
+      await poll(focused).toBe("Rename");
+    } finally {
+      await restore();
+    }
+  }, 60_000);
 });

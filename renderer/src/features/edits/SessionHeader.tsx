@@ -1,7 +1,8 @@
 /**
  * The open session's title in the session bar (next to Compact…), renamed in place (Rename, F2,
  * or a double-click on the title, with the title selected; Enter saves, an empty title goes back
- * to the file's own, Escape cancels; Undo reverts it), and the button that opens the export dialog.
+ * to the file's own, Escape cancels — not once saving: the field stays until the title is saved;
+ * Undo reverts it), and the button that opens the export dialog.
  */
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -18,6 +19,9 @@ export function SessionHeader() {
   const renameSession = useCanopy((state) => state.renameSession);
   const openExport = useCanopy((state) => state.openExport);
   const [draft, setDraft] = useState<string | null>(null);
+  // The title typed is being saved: the field stays (Escape and Cancel can no longer stop it), and
+  // closes once it is saved, when Rename, disabled while it ran, can take the focus back.
+  const [saving, setSaving] = useState(false);
   const sessionId = summary?.id ?? null;
   const ownTitle = summary?.title ?? "";
   const renameButton = useRef<HTMLButtonElement>(null);
@@ -49,15 +53,17 @@ export function SessionHeader() {
 
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    if (draft === null) return;
+    if (draft === null || saving) return;
+    setSaving(true);
     void renameSession(draft).then((result) => {
+      setSaving(false);
       if (result) setDraft(null);
     });
   };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key !== "Escape") return;
     event.stopPropagation();
-    setDraft(null);
+    if (!saving) setDraft(null);
   };
 
   return (
@@ -86,7 +92,7 @@ export function SessionHeader() {
           <button type="submit" disabled={busy}>
             Save title
           </button>
-          <button type="button" onClick={() => setDraft(null)}>
+          <button type="button" disabled={saving} onClick={() => setDraft(null)}>
             Cancel
           </button>
         </form>
