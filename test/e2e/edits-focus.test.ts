@@ -4,7 +4,8 @@
 // selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
 // a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile;
 // Save as new branch gives it to Edit as new branch the same way; an edit's outcome line names its
-// session when another one was opened meanwhile; renaming by keyboard leaves it on Rename.
+// session when another one was opened meanwhile (and the archive question is not asked there);
+// renaming by keyboard leaves it on Rename.
 // Screenshots: test-artifacts/edits-focus/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -349,6 +350,31 @@ describe("edit buttons keep the keyboard focus", () => {
     }
     await api("edits:undo", { sessionId: store });
     await poll(labelOf).toBe(undefined);
+  }, 60_000);
+
+  it("the archive question answered after another session was opened: not asked there, the line names the session", async () => {
+    const store = await demoSessionId(mode, STORE_TITLE);
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    await openSessionShowingAll(page, mode, store);
+    const { onId } = await entriesToEdit(store);
+    const archived = async () => (await tree(store)).nodes.filter((node) => node.archived).length;
+    const archivedBefore = await archived();
+    // On the active path: the branch holds the view leaf, the archive asks first.
+    const restore = await slowDown(["edits:archive"], 1_500);
+    try {
+      await entry(onId).click();
+      await poll(editTarget).toContain(onId.slice(0, 8));
+      await button("Archive branch").click();
+      await page.locator(`.session-groups [data-session-id="${parser}"]`).first().click();
+      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(parser);
+      await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+        `In “${STORE_TITLE}”: Not archived: the branch below ${onId} holds the view leaf; archive it again there to confirm.`,
+      );
+      expect(await page.getByRole("alertdialog", { name: "Archive the branch holding the view leaf?" }).count()).toBe(0);
+      expect(await archived()).toBe(archivedBefore);
+    } finally {
+      await restore();
+    }
   }, 60_000);
 
   it("renaming by keyboard (F2 or Rename, type, Enter or Escape), with the server slow: the title field, then Rename, has the focus", async () => {

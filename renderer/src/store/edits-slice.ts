@@ -242,7 +242,12 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
           return result;
         } catch (error) {
           if (error instanceof ApiCallError && error.code === "conflict") {
-            set({ archiveConfirm: { entryId, message: error.message } });
+            // Asked only in the session it is about: confirmed elsewhere, it would archive there.
+            if (get().selectedSessionId === sessionId) set({ archiveConfirm: { entryId, message: error.message } });
+            else {
+              const text = `Not archived: the branch below ${entryId} holds the view leaf; archive it again there to confirm.`;
+              outcome(sessionId, { kind: "error", text });
+            }
           } else {
             outcome(sessionId, { kind: "error", text: `Archiving failed: ${(error as Error).message}` });
           }
