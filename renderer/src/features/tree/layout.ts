@@ -11,7 +11,8 @@
  */
 import { type HierarchyNode, hierarchy, tree as tidyTree } from "d3-hierarchy";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
-import { passesFilter, type TreeFilter } from "./filter.ts";
+import type { TreeFilter } from "./filter.ts";
+import { layoutFacts } from "./layout-facts.ts";
 import { treeStructure } from "./layout-structure.ts";
 
 export const NODE_WIDTH = 236;
@@ -116,18 +117,19 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     options.viewLeafId,
   );
   const entryAt = (i: number) => nodes[i] as TreeNodeDto;
+  // The entries' fields, read once per node list: a layout for another selection reads no entry.
+  const facts = layoutFacts(nodes);
+  const { ids, archived, special } = facts;
+  const filterPasses = facts.passing(options.filter);
+  const showArchived = options.showArchived === true;
 
   const pinned = new Uint8Array(n);
   for (const id of [...(options.pinnedIds ?? []), options.viewLeafId]) {
     const i = id ? indexOf.get(id) : undefined;
     if (i !== undefined) pinned[i] = 1;
   }
-  const passes = (i: number): boolean => {
-    const entry = entryAt(i);
-    return (
-      pinned[i] === 1 || ((options.showArchived || !entry.archived) && passesFilter(entry, options.filter))
-    );
-  };
+  const passes = (i: number): boolean =>
+    pinned[i] === 1 || ((showArchived || archived[i] === 0) && filterPasses[i] === 1);
 
   // A first kept entry is marked only above its compaction: one on another branch (or missing)
   // keeps nothing (§3.1). A shown compaction's first kept entry is shown whatever the filter, so
@@ -137,11 +139,11 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   for (let k = 0; k < keptPairs.length; k += 2) {
     const i = keptPairs[k] as number;
     const kept = keptPairs[k + 1] as number;
-    const node = entryAt(i);
-    const keptId = node.firstKeptEntryId as string;
+    // `kept` is the index of the compaction's firstKeptEntryId: its id is that id.
+    const keptId = ids[kept] as string;
     const list = firstKeptBy.get(keptId);
-    if (list) list.push(node.id);
-    else firstKeptBy.set(keptId, [node.id]);
+    if (list) list.push(ids[i] as string);
+    else firstKeptBy.set(keptId, [ids[i] as string]);
     firstKept[kept] = 1;
     if (passes(i)) pinned[kept] = 1;
   }
@@ -151,7 +153,8 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const shownChildCount = new Int32Array(n);
   const firstShownChild = new Int32Array(n).fill(-1);
   const nearestShown = new Int32Array(n).fill(-1);
-  const shownPreorder: number[] = [];
+  const shownPreorder = new Int32Array(visited);
+  let shownCount = 0;
   for (let v = 0; v < visited; v++) {
     const i = preorder[v] as number;
     const p = parent[i] as number;
@@ -163,7 +166,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
         if (shownChildCount[anchor] === 0) firstShownChild[anchor] = i;
         shownChildCount[anchor] = (shownChildCount[anchor] as number) + 1;
       }
-      shownPreorder.push(i);
+      shownPreorder[shownCount++] = i;
       next = i;
     }
     nearestShown[i] = next;
@@ -171,11 +174,15 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
 
   // Interesting points stay their own node; runs of the rest collapse.
   const interesting = (i: number): boolean => {
-    if (shownChildCount[i] !== 1 || shownParent[i] === -1 || pinned[i] === 1 || firstKept[i] === 1)
-      return true;
-    const node = entryAt(i);
-    return node.type === "compaction" || node.type === "branch_summary" || (node.label ?? "") !== "";
+    return (
+      shownChildCount[i] !== 1 ||
+      shownParent[i] === -1 ||
+      pinned[i] === 1 ||
+      firstKept[i] === 1 ||
+      special[i] === 1
+    );
   };
+  const shown = shownPreorder.subarray(0, shownCount);
   // chainOf[i] = index (into chains) of the chain a shown entry is collapsed into, else -1.
   const chainOf = new Int32Array(n).fill(-1);
   const chains: { first: number; last: number; count: number }[] = [];
@@ -183,13 +190,13 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     const maxChain = options.maxChainLength ?? DEFAULT_MAX_CHAIN;
     const anyExpanded = (options.expandedIds?.size ?? 0) > 0;
     const isInteresting = new Uint8Array(n);
-    for (const i of shownPreorder) isInteresting[i] = interesting(i) ? 1 : 0;
-    for (const i of shownPreorder) {
+    for (const i of shown) isInteresting[i] = interesting(i) ? 1 : 0;
+    for (const i of shown) {
       const parent = shownParent[i] as number;
       if (isInteresting[i] === 1 || (parent >= 0 && isInteresting[parent] === 0)) continue; // not a run start
       let last = i;
       let count = 1;
-      let expanded = anyExpanded && (options.expandedIds?.has(entryAt(i).id) ?? false);
+      let expanded = anyExpanded && (options.expandedIds?.has(ids[i] as string) ?? false);
       for (
         let child = firstShownChild[i] as number;
         child >= 0 && isInteresting[child] === 0;
@@ -197,7 +204,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
       ) {
         last = child;
         count++;
-        if (anyExpanded && !expanded && options.expandedIds?.has(entryAt(child).id)) expanded = true;
+        if (anyExpanded && !expanded && options.expandedIds?.has(ids[child] as string)) expanded = true;
       }
       if (count <= maxChain || expanded) continue;
       const chain = chains.length;
@@ -214,7 +221,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const layoutIds: string[] = [];
   const layoutParent: number[] = [];
   const layoutEntry: number[] = []; // entry index for entry nodes, -1 - chain for chains
-  for (const i of shownPreorder) {
+  for (const i of shown) {
     const chain = chainOf[i] as number;
     if (chain >= 0 && chains[chain]?.first !== i) {
       layoutOf[i] = layoutOf[chains[chain]?.first as number] as number;
@@ -222,7 +229,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     }
     const number = layoutIds.length;
     layoutOf[i] = number;
-    layoutIds.push(chain >= 0 ? chainNodeId(entryAt(i).id) : entryAt(i).id);
+    layoutIds.push(chain >= 0 ? chainNodeId(ids[i] as string) : (ids[i] as string));
     const anchor = shownParent[i] as number;
     layoutParent.push(anchor >= 0 ? (layoutOf[anchor] as number) : -1);
     layoutEntry.push(chain >= 0 ? -1 - chain : i);
@@ -239,8 +246,8 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const chainEntries: number[][] = chains.map(() => []);
   for (let v = 0; v < visited; v++) {
     const i = preorder[v] as number;
-    const shown = nearestShown[i] as number;
-    const chain = shown >= 0 ? (chainOf[shown] as number) : -1;
+    const anchor = nearestShown[i] as number;
+    const chain = anchor >= 0 ? (chainOf[anchor] as number) : -1;
     if (chain >= 0) chainEntries[chain]?.push(i);
   }
 
@@ -276,8 +283,8 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
       let tokens = 0;
       let userCount = 0;
       for (const i of members) {
-        tokens += entryAt(i).tokens;
-        if (entryAt(i).kind === "user") userCount++;
+        tokens += facts.tokens[i] as number;
+        userCount += facts.user[i] as number;
       }
       node = {
         kind: "chain",
@@ -287,10 +294,10 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
         y,
         depth,
         active: active[chain.first] === 1,
-        firstId: entryAt(chain.first).id,
-        lastId: entryAt(chain.last).id,
+        firstId: ids[chain.first] as string,
+        lastId: ids[chain.last] as string,
         count: chain.count,
-        entryIds: members.map((i) => entryAt(i).id),
+        entryIds: members.map((i) => ids[i] as string),
         userCount,
         tokens,
       };
@@ -326,7 +333,7 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     activePath,
     firstKeptBy,
     totalCount: n,
-    shownCount: shownPreorder.length,
+    shownCount,
     chainCount: chains.length,
     bounds,
   };
