@@ -11,7 +11,12 @@ import type { SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import type { TreeFilter } from "../../renderer/src/features/tree/filter.ts";
-import { type LayoutOptions, layoutTree, type TreeLayout } from "../../renderer/src/features/tree/layout.ts";
+import {
+  fullLayoutsMade,
+  type LayoutOptions,
+  layoutTree,
+  type TreeLayout,
+} from "../../renderer/src/features/tree/layout.ts";
 import { computeMarks, layoutNodeMarks } from "../../renderer/src/features/tree/marks.ts";
 
 let api: Api;
@@ -84,12 +89,18 @@ describe("revealing an entry of a collapsed chain", () => {
       };
       const pins = entriesInChains(layoutTree(tree.nodes, options)).filter((_, i) => i % 3 === 0);
       expect(pins.length).toBeGreaterThan(5);
+      layoutTree(tree.nodes, { ...options, revealedId: pins[0] });
+      let fast = 0;
       for (const pin of pins) {
-        const revealed = layoutTree(tree.nodes, { ...options, pinnedIds: [pin] });
+        const before = fullLayoutsMade();
+        const revealed = layoutTree(tree.nodes, { ...options, revealedId: pin });
+        if (fullLayoutsMade() === before) fast++;
         const fresh = layoutTree([...tree.nodes], { ...options, pinnedIds: [pin] });
         expect(revealed.byId.get(pin)?.kind, pin).toBe("entry");
         expect(drawn(revealed, pin), pin).toEqual(drawn(fresh, pin));
       }
+      // Every pin but the hidden entries (shown only once pinned) took the fast path.
+      expect(fast).toBeGreaterThan(pins.length / 2);
     });
   }
 
@@ -110,7 +121,7 @@ describe("revealing an entry of a collapsed chain", () => {
     expect(pins.length).toBe(20);
     reads = 0;
     for (const pin of pins)
-      expect(layoutTree(counted, { ...options, pinnedIds: [pin] }).byId.has(pin)).toBe(true);
+      expect(layoutTree(counted, { ...options, revealedId: pin }).byId.has(pin)).toBe(true);
     expect(reads).toBe(0);
   });
 });

@@ -34,6 +34,11 @@ export interface LayoutOptions {
   maxChainLength?: number;
   /** Entry ids the user expanded: a run containing one of them is not collapsed. */
   expandedIds?: ReadonlySet<string>;
+  /**
+   * The entry the selection reveals (pinned like `pinnedIds`): laid out from the layout without
+   * it, splitting only the chain it is in, when it is a shown entry of a collapsed chain there.
+   */
+  revealedId?: string | null;
 }
 
 interface Placed {
@@ -108,7 +113,165 @@ export function entryOfLayoutNode(node: LayoutNode, end: "first" | "last" = "fir
   return end === "first" ? node.firstId : node.lastId;
 }
 
+interface Chain {
+  first: number;
+  last: number;
+  count: number;
+}
+
+/** What a reveal needs of the layout it starts from (per entry index, per chain, per layout node). */
+interface LayoutParts {
+  nodes: readonly TreeNodeDto[];
+  nearestShown: Int32Array;
+  chainOf: Int32Array;
+  firstShownChild: Int32Array;
+  chains: readonly Chain[];
+  chainEntries: readonly (readonly number[])[];
+  layoutIds: readonly string[];
+  layoutParent: readonly number[];
+  layoutEntry: readonly number[];
+  maxChain: number;
+}
+
+const partsOf = new WeakMap<TreeLayout, LayoutParts>();
+
 export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
+  const revealed = options.revealedId;
+  if (!revealed) return fullLayout(nodes, options);
+  const pinned = [...(options.pinnedIds ?? []), revealed];
+  return (
+    revealInBase(nodes, options, revealed) ??
+    fullLayout(nodes, { ...options, pinnedIds: pinned, revealedId: null })
+  );
+}
+
+/** The last layout made without a revealed entry, and its options: what reveals start from. */
+let lastBase: { options: LayoutOptions; layout: TreeLayout } | null = null;
+
+function sameBase(a: LayoutOptions, b: LayoutOptions): boolean {
+  const pinsA = a.pinnedIds ?? [];
+  const pinsB = b.pinnedIds ?? [];
+  return (
+    a.filter === b.filter &&
+    a.viewLeafId === b.viewLeafId &&
+    (a.showArchived ?? false) === (b.showArchived ?? false) &&
+    (a.collapseChains ?? true) === (b.collapseChains ?? true) &&
+    (a.maxChainLength ?? DEFAULT_MAX_CHAIN) === (b.maxChainLength ?? DEFAULT_MAX_CHAIN) &&
+    a.expandedIds === b.expandedIds &&
+    pinsA.length === pinsB.length &&
+    pinsA.every((id, k) => (id ?? null) === (pinsB[k] ?? null))
+  );
+}
+
+/**
+ * The layout with `revealed` pinned, from the layout without it, when `revealed` is a shown entry
+ * inside a collapsed chain there: pinning it makes it (and nothing else) interesting, so only that
+ * chain changes, into the part above it, the entry and the part below it (each part a chain when
+ * still longer than the longest run, else its entries). The layout nodes are placed again (a few
+ * hundred), the entries are not walked. Null when the fast path does not apply.
+ */
+function revealInBase(
+  nodes: readonly TreeNodeDto[],
+  options: LayoutOptions,
+  revealed: string,
+): TreeLayout | null {
+  const baseOptions: LayoutOptions = { ...options, revealedId: null };
+  if (!lastBase || lastBase.layout.entries !== nodes || !sameBase(lastBase.options, baseOptions)) {
+    lastBase = { options: baseOptions, layout: fullLayout(nodes, baseOptions) };
+  }
+  const base = partsOf.get(lastBase.layout);
+  const { indexOf, active, activePath } = treeStructure(nodes, options.viewLeafId);
+  const r = indexOf.get(revealed);
+  if (!base || r === undefined || base.nearestShown[r] !== r) return null;
+  const c = base.chainOf[r] as number;
+  const chain = base.chains[c];
+  if (c < 0 || !chain) return null;
+  const ids = layoutFacts(nodes).ids;
+
+  // The chain's members in path order, split around the revealed entry.
+  const members: number[] = [];
+  for (let m = chain.first; ; m = base.firstShownChild[m] as number) {
+    members.push(m);
+    if (m === chain.last) break;
+  }
+  const at = members.indexOf(r);
+  const chains: (Chain | undefined)[] = [...base.chains];
+  chains[c] = undefined;
+  const chainEntries: (readonly number[])[] = [...base.chainEntries];
+  chainEntries[c] = [];
+  // Per member: the layout node it ends up in (a new piece number), and the pieces in order.
+  const pieceOf = new Map<number, number>();
+  const pieces: { id: string; entry: number }[] = [];
+  const addPiece = (part: number[]) => {
+    if (part.length === 0) return;
+    if (part.length > base.maxChain) {
+      const piece = pieces.length;
+      const k = chains.length;
+      chains.push({ first: part[0] as number, last: part[part.length - 1] as number, count: part.length });
+      chainEntries.push([]);
+      pieces.push({ id: chainNodeId(ids[part[0] as number] as string), entry: -1 - k });
+      for (const m of part) pieceOf.set(m, piece);
+    } else {
+      for (const m of part) {
+        pieceOf.set(m, pieces.length);
+        pieces.push({ id: ids[m] as string, entry: m });
+      }
+    }
+  };
+  addPiece(members.slice(0, at));
+  pieceOf.set(r, pieces.length);
+  pieces.push({ id: ids[r] as string, entry: r });
+  addPiece(members.slice(at + 1));
+  // The entries the old chain stood for go to their piece's chain, in the same (pre)order.
+  for (const i of base.chainEntries[c] ?? []) {
+    const piece = pieces[pieceOf.get(base.nearestShown[i] as number) as number];
+    if (piece && piece.entry < 0) (chainEntries[-1 - piece.entry] as number[]).push(i);
+  }
+
+  // The layout nodes, the chain's node replaced by its pieces (a path: preorder is path order).
+  const old = base.layoutIds.indexOf(chainNodeId(ids[chain.first] as string));
+  if (old < 0) return null;
+  const extra = pieces.length - 1;
+  const renumber = (k: number) => (k < 0 ? k : k < old ? k : k > old ? k + extra : old + extra);
+  const layoutIds = [...base.layoutIds];
+  const layoutEntry = [...base.layoutEntry];
+  const layoutParent = base.layoutParent.map(renumber);
+  layoutIds.splice(old, 1, ...pieces.map((piece) => piece.id));
+  layoutEntry.splice(old, 1, ...pieces.map((piece) => piece.entry));
+  const parentOfChain = base.layoutParent[old] as number;
+  layoutParent.splice(old, 1, ...pieces.map((_, k) => (k === 0 ? renumber(parentOfChain) : old + k - 1)));
+
+  const oldChainId = base.layoutIds[old];
+  const baseLayout = lastBase.layout;
+  return assemble({
+    nodes,
+    indexOf,
+    active,
+    activePath,
+    firstKeptBy: baseLayout.firstKeptBy,
+    shownCount: baseLayout.shownCount,
+    layoutIds,
+    layoutParent,
+    layoutEntry,
+    chains,
+    chainEntries,
+    nodeOfEntry: (i) => {
+      const before = baseLayout.nodeOfEntry(ids[i] as string);
+      if (before !== oldChainId) return before;
+      return pieces[pieceOf.get(base.nearestShown[i] as number) as number]?.id;
+    },
+  });
+}
+
+let fullLayouts = 0;
+
+/** How many layouts walked every entry so far (the tests' view of the reveal fast path). */
+export function fullLayoutsMade(): number {
+  return fullLayouts;
+}
+
+function fullLayout(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
+  fullLayouts++;
   const n = nodes.length;
   // What depends only on the tree and the view leaf is computed once per tree revision: a
   // selection that reveals an entry lays out again without walking and sorting 25,000 entries.
@@ -116,7 +279,6 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     nodes,
     options.viewLeafId,
   );
-  const entryAt = (i: number) => nodes[i] as TreeNodeDto;
   // The entries' fields, read once per node list: a layout for another selection reads no entry.
   const facts = layoutFacts(nodes);
   const { ids, archived, special } = facts;
@@ -185,9 +347,9 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   const shown = shownPreorder.subarray(0, shownCount);
   // chainOf[i] = index (into chains) of the chain a shown entry is collapsed into, else -1.
   const chainOf = new Int32Array(n).fill(-1);
-  const chains: { first: number; last: number; count: number }[] = [];
+  const chains: Chain[] = [];
+  const maxChain = options.maxChainLength ?? DEFAULT_MAX_CHAIN;
   if (options.collapseChains ?? true) {
-    const maxChain = options.maxChainLength ?? DEFAULT_MAX_CHAIN;
     const anyExpanded = (options.expandedIds?.size ?? 0) > 0;
     const isInteresting = new Uint8Array(n);
     for (const i of shown) isInteresting[i] = interesting(i) ? 1 : 0;
@@ -234,13 +396,6 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     layoutParent.push(anchor >= 0 ? (layoutOf[anchor] as number) : -1);
     layoutEntry.push(chain >= 0 ? -1 - chain : i);
   }
-  const layoutChildren: number[][] = layoutIds.map(() => []);
-  const layoutRoots: number[] = [];
-  for (let k = 0; k < layoutIds.length; k++) {
-    const parent = layoutParent[k] as number;
-    if (parent >= 0) layoutChildren[parent]?.push(k);
-    else layoutRoots.push(k);
-  }
 
   // What each chain stands for: its members and the hidden entries that hang under them.
   const chainEntries: number[][] = chains.map(() => []);
@@ -251,6 +406,69 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     if (chain >= 0) chainEntries[chain]?.push(i);
   }
 
+  const layout = assemble({
+    nodes,
+    indexOf,
+    active,
+    activePath,
+    firstKeptBy,
+    shownCount,
+    layoutIds,
+    layoutParent,
+    layoutEntry,
+    chains,
+    chainEntries,
+    nodeOfEntry: (i) => {
+      const shown = nearestShown[i] as number;
+      return shown >= 0 ? layoutIds[layoutOf[shown] as number] : undefined;
+    },
+  });
+  partsOf.set(layout, {
+    nodes,
+    nearestShown,
+    chainOf,
+    firstShownChild,
+    chains,
+    chainEntries,
+    layoutIds,
+    layoutParent,
+    layoutEntry,
+    maxChain,
+  });
+  return layout;
+}
+
+interface Assembly {
+  nodes: readonly TreeNodeDto[];
+  indexOf: { get(id: string): number | undefined };
+  active: Uint8Array;
+  activePath: ReadonlySet<string>;
+  firstKeptBy: ReadonlyMap<string, string[]>;
+  shownCount: number;
+  /** Layout nodes in preorder: id, parent number (-1 for roots), entry index or -1 - chain index. */
+  layoutIds: readonly string[];
+  layoutParent: readonly number[];
+  layoutEntry: readonly number[];
+  chains: readonly (Chain | undefined)[];
+  chainEntries: readonly (readonly number[])[];
+  /** The layout node id showing the entry at index i. */
+  nodeOfEntry(i: number): string | undefined;
+}
+
+/** Places the layout nodes and builds the layout's nodes, edges and lookups. */
+function assemble(parts: Assembly): TreeLayout {
+  const { nodes, indexOf, active, layoutIds, layoutParent, layoutEntry, chains, chainEntries } = parts;
+  const entryAt = (i: number) => nodes[i] as TreeNodeDto;
+  const facts = layoutFacts(nodes);
+  const ids = facts.ids;
+  const layoutChildren: number[][] = layoutIds.map(() => []);
+  const layoutRoots: number[] = [];
+  for (let k = 0; k < layoutIds.length; k++) {
+    const parent = layoutParent[k] as number;
+    if (parent >= 0) layoutChildren[parent]?.push(k);
+    else layoutRoots.push(k);
+  }
+  let chainCount = 0;
   const xy = placeTidy(layoutChildren, layoutRoots);
   const layoutNodes: LayoutNode[] = [];
   const byId = new Map<string, LayoutNode>();
@@ -278,7 +496,8 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
         entry: entryAt(entryIndex),
       };
     } else {
-      const chain = chains[-1 - entryIndex] as { first: number; last: number; count: number };
+      const chain = chains[-1 - entryIndex] as Chain;
+      chainCount++;
       const members = chainEntries[-1 - entryIndex] ?? [];
       let tokens = 0;
       let userCount = 0;
@@ -327,14 +546,13 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
     },
     nodeOfEntry: (id) => {
       const i = indexOf.get(id);
-      const shown = i === undefined ? -1 : (nearestShown[i] as number);
-      return shown >= 0 ? layoutIds[layoutOf[shown] as number] : undefined;
+      return i === undefined ? undefined : parts.nodeOfEntry(i);
     },
-    activePath,
-    firstKeptBy,
-    totalCount: n,
-    shownCount,
-    chainCount: chains.length,
+    activePath: parts.activePath,
+    firstKeptBy: parts.firstKeptBy,
+    totalCount: nodes.length,
+    shownCount: parts.shownCount,
+    chainCount,
     bounds,
   };
 }

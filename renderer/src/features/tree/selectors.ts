@@ -46,7 +46,9 @@ const layoutMemo = memoize(
     return layoutTree(nodes, {
       filter,
       viewLeafId,
-      pinnedIds: [revealedEntryId, plannedCut, turnStart],
+      pinnedIds: [plannedCut, turnStart],
+      // Laid out from the layout without it: only the chain it is in splits.
+      revealedId: revealedEntryId,
       collapseChains,
       expandedIds,
       showArchived,
