@@ -9,7 +9,7 @@
  */
 import { Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { benchBaseline } from "./bench-mode.ts";
@@ -25,6 +25,7 @@ import { selectLayout, selectLeafId } from "./selectors.ts";
 import { TreeToolbar } from "./TreeToolbar.tsx";
 import "./tree.css";
 import { focusTreeNode, useCanvasViewport } from "./use-canvas-viewport.ts";
+import { useCompactCanvas } from "./use-compact-canvas.ts";
 
 const nodeTypes = { entry: EntryNode, chain: ChainNode };
 const fitViewOptions = { padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true };
@@ -57,6 +58,9 @@ export function TreeCanvas() {
   const centeredFor = useRef<string | null>(null);
   const previousLayout = useRef<TreeLayout | null>(null);
   const pendingFocus = useRef<string | null>(null);
+  // A small canvas leaves the minimap out and puts the zoom controls in one row.
+  const [flowElement, setFlowElement] = useState<HTMLDivElement | null>(null);
+  const compact = useCompactCanvas(flowElement);
 
   // One cache per canvas: a new layout keeps the node, data and edge objects that did not change.
   const flowCache = useRef<FlowCache>(createFlowCache());
@@ -181,7 +185,15 @@ export function TreeCanvas() {
       data-node-count={nodes.length}
     >
       <TreeToolbar onGoToLeaf={goToLeaf} />
-      <div className="tree-flow" role="tree" aria-label="Session tree" tabIndex={0} onKeyDown={onKeyDown}>
+      <div
+        className="tree-flow"
+        ref={setFlowElement}
+        data-compact={compact ? "true" : "false"}
+        role="tree"
+        aria-label="Session tree"
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+      >
         {layout && layout.nodes.length === 0 ? (
           <p className="empty tree-empty">This filter shows no entries of this session.</p>
         ) : (
@@ -203,8 +215,12 @@ export function TreeCanvas() {
             fitViewOptions={fitViewOptions}
             colorMode="system"
           >
-            <Controls showInteractive={false} fitViewOptions={fitViewOptions} />
-            {nodes.length <= MINIMAP_MAX_NODES && (
+            <Controls
+              showInteractive={false}
+              fitViewOptions={fitViewOptions}
+              orientation={compact ? "horizontal" : "vertical"}
+            />
+            {!compact && nodes.length <= MINIMAP_MAX_NODES && (
               <MiniMap<TreeFlowNode>
                 style={MINIMAP_STYLE}
                 pannable
