@@ -137,7 +137,12 @@ const partsOf = new WeakMap<TreeLayout, LayoutParts>();
 
 export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
   const revealed = options.revealedId;
-  if (!revealed) return fullLayout(nodes, options);
+  if (!revealed) {
+    // Kept as the layout a later reveal starts from.
+    const layout = fullLayout(nodes, options);
+    lastBase.set(nodes, { options: { ...options, revealedId: null }, layout });
+    return layout;
+  }
   const pinned = [...(options.pinnedIds ?? []), revealed];
   return (
     revealInBase(nodes, options, revealed) ??
@@ -145,8 +150,8 @@ export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions
   );
 }
 
-/** The last layout made without a revealed entry, and its options: what reveals start from. */
-let lastBase: { options: LayoutOptions; layout: TreeLayout } | null = null;
+/** Per node list, the last layout made without a revealed entry, and its options: what reveals start from. */
+const lastBase = new WeakMap<readonly TreeNodeDto[], { options: LayoutOptions; layout: TreeLayout }>();
 
 function sameBase(a: LayoutOptions, b: LayoutOptions): boolean {
   const pinsA = a.pinnedIds ?? [];
@@ -176,10 +181,13 @@ function revealInBase(
   revealed: string,
 ): TreeLayout | null {
   const baseOptions: LayoutOptions = { ...options, revealedId: null };
-  if (!lastBase || lastBase.layout.entries !== nodes || !sameBase(lastBase.options, baseOptions)) {
-    lastBase = { options: baseOptions, layout: fullLayout(nodes, baseOptions) };
+  let kept = lastBase.get(nodes);
+  if (!kept || !sameBase(kept.options, baseOptions)) {
+    kept = { options: baseOptions, layout: fullLayout(nodes, baseOptions) };
+    lastBase.set(nodes, kept);
   }
-  const base = partsOf.get(lastBase.layout);
+  const baseLayout = kept.layout;
+  const base = partsOf.get(baseLayout);
   const { indexOf, active, activePath } = treeStructure(nodes, options.viewLeafId);
   const r = indexOf.get(revealed);
   if (!base || r === undefined || base.nearestShown[r] !== r) return null;
@@ -242,7 +250,6 @@ function revealInBase(
   layoutParent.splice(old, 1, ...pieces.map((_, k) => (k === 0 ? renumber(parentOfChain) : old + k - 1)));
 
   const oldChainId = base.layoutIds[old];
-  const baseLayout = lastBase.layout;
   return assemble({
     nodes,
     indexOf,
