@@ -21,6 +21,8 @@ import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { showToOutput } from "./cli/show-stdout.ts";
+import { resolveLibraryPath } from "./store/library-file.ts";
+import { defaultDataFolder } from "./store/open.ts";
 import { writeJsonList } from "./cli/json-out.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
 import { toJson } from "../core/text/json-deep.ts";
@@ -155,6 +157,22 @@ function warnUnusedPromptOverrides(api: Api, io: CliIo, command: string): void {
   }
 }
 
+/** The library file a command opens: `--db`, else CANOPY_DB, else the data folder's (open.ts). */
+function libraryPathOf(db: string | undefined): string {
+  const given = db ?? process.env.CANOPY_DB;
+  return given ? resolveLibraryPath(given) : path.join(defaultDataFolder(), "library.db");
+}
+
+/**
+ * On a terminal, a library the command just created is said (a mistyped `--db` would otherwise
+ * show the demo sessions as if they were the user's library); piped output stays the command's own.
+ */
+function sayNewLibrary(io: CliIo, library: string, isNew: boolean): void {
+  if (!isNew || !io.isTerminal || !existsSync(library)) return;
+  const demo = process.env.CANOPY_NO_DEMO === "1" ? "" : " with the demo sessions (CANOPY_NO_DEMO=1 leaves them out)";
+  io.err(`canopy: created a new library at ${library}${demo}`);
+}
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed: ParsedCommand;
   try {
@@ -169,7 +187,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   let api: Api | undefined;
   try {
+    const library = libraryPathOf(parsed.options.db);
+    const isNew = library !== ":memory:" && !existsSync(library);
     api = createApi(createAppContext({ dbPath: parsed.options.db }));
+    sayNewLibrary(io, library, isNew);
     const cli = createCliContext(api, io, parsed);
     warnUnusedPromptOverrides(api, io, parsed.command);
     const handled =

@@ -29,6 +29,25 @@ async function run(isTerminal: boolean, ...args: string[]): Promise<[kind: strin
   return writes;
 }
 
+describe("a new library", () => {
+  it("is said on a terminal, once, and not when stderr is no terminal", async () => {
+    const said = async (isTerminal: boolean, db: string) => {
+      const err: string[] = [];
+      await runCli(["list", "--db", db], {
+        out: () => {},
+        err: (text) => err.push(text),
+        progress: () => {},
+        isTerminal,
+      });
+      return err;
+    };
+    const typo = path.join(dir, "mistyped", "libary.db");
+    expect(await said(true, typo)).toEqual([`canopy: created a new library at ${typo}`]);
+    expect(await said(true, typo)).toEqual([]);
+    expect(await said(false, path.join(dir, "piped.db"))).toEqual([]);
+  });
+});
+
 describe("the progress line", () => {
   it("a folder import shows its file and count, then clears the line before the report", async () => {
     const folder = mkdtempSync(path.join(dir, "folder-"));
