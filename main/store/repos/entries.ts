@@ -239,8 +239,30 @@ function visitNodeSources(
   rows: NodeSourceRow[],
   visit: (source: EntryNodeSource, index: number) => void,
 ): void {
-  const reader = new EntryJsonReader(db, rows);
-  let current = rows[0] as NodeSourceRow;
+  const load = (index: number, source: EntryNodeSource): StoredJson => {
+    const row = rows[index] as NodeSourceRow;
+    source.pk = row.pk;
+    source.id = row.id;
+    source.seq = row.seq;
+    source.type = row.type;
+    source.tokens = row.tokens;
+    source.rewritten = row.json !== null;
+    return row;
+  };
+  visitSources(new EntryJsonReader(db, rows), rows.length, load, visit);
+}
+
+/**
+ * Visits `count` rows through one source object, reused: `load` fills it with row `index` and
+ * says where that row's JSON is, which `json()` reads only when asked.
+ */
+function visitSources(
+  reader: EntryJsonReader,
+  count: number,
+  load: (index: number, source: EntryNodeSource) => StoredJson,
+  visit: (source: EntryNodeSource, index: number) => void,
+): void {
+  let place: StoredJson | undefined;
   const source: EntryNodeSource = {
     pk: 0,
     id: null,
@@ -248,16 +270,10 @@ function visitNodeSources(
     type: "",
     tokens: 0,
     rewritten: false,
-    json: () => reader.text(current),
+    json: () => reader.text(place as StoredJson),
   };
-  for (let index = 0; index < rows.length; index++) {
-    current = rows[index] as NodeSourceRow;
-    source.pk = current.pk;
-    source.id = current.id;
-    source.seq = current.seq;
-    source.type = current.type;
-    source.tokens = current.tokens;
-    source.rewritten = current.json !== null;
+  for (let index = 0; index < count; index++) {
+    place = load(index, source);
     visit(source, index);
   }
 }
@@ -302,32 +318,21 @@ export function forEachTreeRowSource(
   const reader = new EntryJsonReader(db);
   for (const row of rows) if (row[6] === null && row[7] !== null) reader.willRead(row[7]);
   const place: StoredJson = { json: null, json_block: null, json_at: null, json_len: null };
-  let current = rows[0] as EntryTreeRow;
-  const source: EntryNodeSource = {
-    pk: 0,
-    id: null,
-    seq: 0,
-    type: "",
-    tokens: 0,
-    rewritten: false,
-    json: () => {
-      place.json = current[6];
-      place.json_block = current[7];
-      place.json_at = current[8];
-      place.json_len = current[9];
-      return reader.text(place);
-    },
+  const load = (index: number, source: EntryNodeSource): StoredJson => {
+    const row = rows[index] as EntryTreeRow;
+    source.pk = row[0];
+    source.seq = row[1];
+    source.id = row[2];
+    source.type = row[4];
+    source.tokens = row[5];
+    source.rewritten = row[6] !== null;
+    place.json = row[6];
+    place.json_block = row[7];
+    place.json_at = row[8];
+    place.json_len = row[9];
+    return place;
   };
-  for (let index = 0; index < rows.length; index++) {
-    current = rows[index] as EntryTreeRow;
-    source.pk = current[0];
-    source.seq = current[1];
-    source.id = current[2];
-    source.type = current[4];
-    source.tokens = current[5];
-    source.rewritten = current[6] !== null;
-    visit(source, index);
-  }
+  visitSources(reader, rows.length, load, visit);
 }
 
 export function listEntryShapes(db: Database, sid: number): EntryShape[] {
