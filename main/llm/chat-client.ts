@@ -221,7 +221,7 @@ export async function completeChat(
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
     if (link.signal.aborted || isUserAbortError(error)) return aborted();
-    return cutOff(streamed, describeError(error, config.timeoutMs, config.apiKey, config));
+    return cutOff(streamed, describeError(error, config));
   } finally {
     link.dispose();
   }

@@ -103,11 +103,11 @@ function connectionHint(cause: string): string {
  */
 export function describeError(
   error: unknown,
-  timeoutMs?: number,
-  apiKey?: string,
-  key?: Pick<OpenAiSummarizerConfig, "keyName" | "keyStore">,
+  config: Pick<OpenAiSummarizerConfig, "apiKey" | "keyName" | "keyStore" | "timeoutMs"> = {},
+  timeoutMs = config.timeoutMs,
 ): string {
-  const text = describeErrorText(error, timeoutMs) + keyHint(error, apiKey, key);
+  const { apiKey } = config;
+  const text = describeErrorText(error, timeoutMs) + keyHint(error, config);
   return apiKey && apiKey.length >= 8 ? text.split(apiKey).join("[API key]") : text;
 }
 
@@ -117,12 +117,11 @@ export function describeError(
  */
 function keyHint(
   error: unknown,
-  apiKey: string | undefined,
-  key: Pick<OpenAiSummarizerConfig, "keyName" | "keyStore"> | undefined,
+  key: Pick<OpenAiSummarizerConfig, "apiKey" | "keyName" | "keyStore">,
 ): string {
-  const name = key?.keyName;
+  const name = key.keyName;
   if (!name || !(error instanceof APIError) || (error.status !== 401 && error.status !== 403)) return "";
-  if (apiKey) return ` — check the API key found under ${name}`;
+  if (key.apiKey) return ` — check the API key found under ${name}`;
   return key.keyStore === "safe-storage"
     ? ` — no API key found under ${name}: store one in Settings, or set that environment variable before starting Canopy`
     : ` — no API key found: set the environment variable ${name} before starting Canopy`;
@@ -250,7 +249,7 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
         return {
           text: "",
           stopReason: "error",
-          errorMessage: describeError(error, config.timeoutMs, config.apiKey, config),
+          errorMessage: describeError(error, config),
         };
       } finally {
         link.dispose();
@@ -301,7 +300,7 @@ export async function testConnection(
     if (link.signal.aborted || error instanceof APIUserAbortError) return { ok: false, message: "Cancelled" };
     const available =
       listed && listed.length > 0 ? ` (the endpoint lists: ${listed.slice(0, 10).join(", ")})` : "";
-    return { ok: false, message: `${describeError(error, timeoutMs, config.apiKey, config)}${available}` };
+    return { ok: false, message: `${describeError(error, config, timeoutMs)}${available}` };
   } finally {
     link.dispose();
   }
