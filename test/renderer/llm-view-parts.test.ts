@@ -228,6 +228,22 @@ describe("contextFigures", () => {
     });
   });
 
+  it("does not judge a stale measurement: right after a compaction the estimate decides", () => {
+    const limits = { contextWindow: 100_000, reserveTokens: 10_000, compactionEnabled: true };
+    const view = { estimatedTokens: 5_000, measuredTokens: 95_000 };
+    expect(contextFigures(view, limits, true)).toMatchObject({
+      level: "ok",
+      measured: 95_000,
+      measuredPercent: 95,
+      measuredStale: true,
+    });
+    expect(contextFigures({ estimatedTokens: 120_000, measuredTokens: 95_000 }, limits, true).level).toBe(
+      "over-window",
+    );
+    expect(contextFigures(view, limits, false)).toMatchObject({ level: "above-threshold", measuredStale: false });
+    expect(contextFigures({ ...view, measuredTokens: null }, limits, true).measuredStale).toBe(false);
+  });
+
   it("without a model the window and threshold are unknown and the bar scales to the figures", () => {
     const figures = contextFigures(
       { estimatedTokens: 1000, measuredTokens: 2000 },

@@ -21,13 +21,13 @@ export function ContextBar({ context }: { context: ContextView }) {
   const limits = useCanopy((state) => state.limits);
   const limitsError = useCanopy((state) => state.limitsError);
   const tree = useCanopy((state) => state.tree);
-  const figures = contextFigures(context, limits);
   const stale = useMemo(() => {
     if (context.compactionId === null) return false;
     const before = ancestorsOf(context.compactionId, entryLinks(tree));
     before.delete(context.compactionId);
     return measuredIsStale(context, (id) => before.has(id));
   }, [context, tree]);
+  const figures = contextFigures(context, limits, stale);
   const attr = (value: number | null) => (value === null ? "" : String(value));
 
   return (
@@ -45,7 +45,10 @@ export function ContextBar({ context }: { context: ContextView }) {
       <div className="bar-track" aria-hidden="true">
         <div className="bar-estimated" style={{ width: `${figures.estimatedPercent}%` }} />
         {figures.measuredPercent !== null && (
-          <div className="bar-measured" style={{ width: `${figures.measuredPercent}%` }} />
+          <div
+            className={stale ? "bar-measured stale" : "bar-measured"}
+            style={{ width: `${figures.measuredPercent}%` }}
+          />
         )}
         {figures.thresholdPercent !== null && (
           <div className="bar-threshold" style={{ left: `${figures.thresholdPercent}%` }} />

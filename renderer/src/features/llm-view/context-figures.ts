@@ -24,8 +24,13 @@ export interface ContextFigures {
   estimatedPercent: number;
   measuredPercent: number | null;
   thresholdPercent: number | null;
-  /** Judged on the measured figure when there is one (the agent's check uses it), else the estimate. */
+  /**
+   * Judged on the measured figure when there is one (the agent's check uses it), else the estimate.
+   * A stale measurement (from a reply before the compaction in effect) is not judged: the agent's
+   * next check uses the next reply's usage, which counts the compacted context.
+   */
   level: ContextLevel;
+  measuredStale: boolean;
 }
 
 const percent = (value: number, scale: number) => (scale > 0 ? Math.min(100, (value / scale) * 100) : 0);
@@ -33,6 +38,7 @@ const percent = (value: number, scale: number) => (scale > 0 ? Math.min(100, (va
 export function contextFigures(
   view: Pick<ContextView, "estimatedTokens" | "measuredTokens">,
   limits: ContextLimits | null,
+  measuredStale = false,
 ): ContextFigures {
   const estimated = view.estimatedTokens;
   const measured = view.measuredTokens;
@@ -41,7 +47,7 @@ export function contextFigures(
   const largest = Math.max(estimated, measured ?? 0);
   // Without a window the bar shows the two figures against each other, with some headroom.
   const scale = window ?? Math.max(1, Math.ceil(largest * 1.15));
-  const judged = measured ?? estimated;
+  const judged = measured !== null && !measuredStale ? measured : estimated;
   let level: ContextLevel = "unknown";
   if (window !== null) {
     if (judged > window) level = "over-window";
@@ -58,6 +64,7 @@ export function contextFigures(
     measuredPercent: measured === null ? null : percent(measured, scale),
     thresholdPercent: threshold === null ? null : percent(threshold, scale),
     level,
+    measuredStale: measured !== null && measuredStale,
   };
 }
 
