@@ -14,6 +14,7 @@ import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { chatTurnMessage, REPLY_CANCELLED } from "./job-messages.ts";
 import { type ChatAutoCompaction, selectChat } from "./jobs-slice.ts";
+import { aboutSession } from "./session-outcome.ts";
 
 export type AutoCompactionState = {
   sessionId: string;
@@ -104,7 +105,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
     let failure: unknown;
     try {
       const result = await request();
-      set({ lastTurn: result, chatMessage: chatTurnMessage(result) });
+      set({ lastTurn: result, chatMessage: aboutSession(get(), sessionId, chatTurnMessage(result)) });
       await refresh(sessionId);
     } catch (error) {
       failure = error;
@@ -138,11 +139,10 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
         (error, cancelled) => {
           // Nothing was appended: the message goes back to its session's draft (unless retyped).
           get().restoreDraft(sessionId, text);
-          set({
-            chatMessage: cancelled
-              ? { kind: "ok", text: `${REPLY_CANCELLED} Your message is back in the composer.` }
-              : failureMessage(error),
-          });
+          const message: ChatMessage = cancelled
+            ? { kind: "ok", text: `${REPLY_CANCELLED} Your message is back in the composer.` }
+            : failureMessage(error);
+          set({ chatMessage: aboutSession(get(), sessionId, message) });
         },
       );
     },
@@ -153,7 +153,10 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
         sessionId,
         { userText, continuing: true },
         () => call("chat:continue", { sessionId }),
-        (error, cancelled) => set({ chatMessage: cancelled ? { kind: "ok", text: REPLY_CANCELLED } : failureMessage(error) }),
+        (error, cancelled) => {
+          const message: ChatMessage = cancelled ? { kind: "ok", text: REPLY_CANCELLED } : failureMessage(error);
+          set({ chatMessage: aboutSession(get(), sessionId, message) });
+        },
       );
     },
     autoCompactionStarted(sessionId, reason) {

@@ -11,6 +11,7 @@ import { operationName } from "../features/edits/operation-names.ts";
 import type { CanopyState } from "./index.ts";
 import type { JobMessage } from "./job-messages.ts";
 import { selectRunning } from "./jobs-slice.ts";
+import { aboutSession, sessionTitle } from "./session-outcome.ts";
 
 /** A session as the delete confirmation and the notice name it. */
 export interface NamedSession {
@@ -73,10 +74,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     ]);
   };
 
-  const nameOf = (sessionId: string): NamedSession => {
-    const summary = get().sessions.find((session) => session.id === sessionId);
-    return { sessionId, title: summary ? (summary.title ?? summary.firstMessage) : sessionId };
-  };
+  const nameOf = (sessionId: string): NamedSession => ({ sessionId, title: sessionTitle(get(), sessionId) });
 
   /**
    * An edit's outcome line, about session `about` (null: about whatever is open, the text names
@@ -84,8 +82,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
    * session edited, or it would read as if it were about the one on screen.
    */
   const outcome = (about: string | null, message: JobMessage) => {
-    if (about === null || about === get().selectedSessionId) set({ jobMessage: message });
-    else set({ jobMessage: { ...message, text: `In “${nameOf(about).title}”: ${message.text}` } });
+    set({ jobMessage: about === null ? message : aboutSession(get(), about, message) });
   };
 
   /**

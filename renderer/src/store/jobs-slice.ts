@@ -18,6 +18,7 @@ import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/d
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { COMPACTION_CANCELLED, compactionAdded, jobEndedMessage, type JobMessage } from "./job-messages.ts";
+import { aboutSession, draftOf } from "./session-outcome.ts";
 
 export type RunningJob = {
   kind: JobKind;
@@ -242,7 +243,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           planBlocked: null,
           planRetry: null,
           planKeepRecentTokens: null,
-          jobMessage: { kind: "ok", text: compactionAdded(result.entryId) },
+          jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: compactionAdded(result.entryId) }),
         });
         await refresh(sessionId);
       } catch (error) {
@@ -252,7 +253,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           return;
         }
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";
-        set({ jobMessage: { kind: cancelled ? "ok" : "error", text: cancelled ? COMPACTION_CANCELLED : `Compaction failed: ${(error as Error).message}` } });
+        const text = cancelled ? COMPACTION_CANCELLED : `Compaction failed: ${(error as Error).message}`;
+        set({ jobMessage: aboutSession(get(), sessionId, { kind: cancelled ? "ok" : "error", text }) });
       } finally {
         get().ownJobOver(sessionId, failure);
       }
@@ -272,25 +274,25 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           ...(instructions ? { customInstructions: instructions } : {}),
         });
         if (result.cancelled) {
-          set({ jobMessage: { kind: "ok", text: "Branch summarization cancelled; nothing changed." } });
+          const text = "Branch summarization cancelled; nothing changed.";
+          set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text }) });
         } else {
           const where = result.summaryEntryId
             ? `Moved to ${targetId}'s branch with branch summary ${result.summaryEntryId}`
             : `Moved to ${result.newLeafId ?? "the start of the session"}`;
-          // The target message's text goes to the composer only when it is empty (SPEC §10.4):
-          // a draft the user typed is never replaced.
-          const draft = get().composerText;
+          // The target message's text goes to the session's composer only when it is empty (SPEC
+          // §10.4): a draft the user typed is never replaced. Another session may be open by now:
+          // then it becomes this session's draft, never the open one's.
           const editorText = result.editorText ?? "";
-          const fill = editorText !== "" && draft.trim() === "";
+          const fill = editorText !== "" && draftOf(get(), sessionId).trim() === "";
           const editor = editorText === ""
             ? ""
             : fill
               ? " The message's text is in the composer."
               : " Your draft stays in the composer (the message's text was not put there).";
-          set({
-            jobMessage: { kind: "ok", text: `${where}.${editor}` },
-            composerText: fill ? editorText : draft,
-          });
+          if (fill && get().selectedSessionId === sessionId) set({ composerText: editorText });
+          else if (fill) set({ drafts: { ...get().drafts, [sessionId]: editorText } });
+          set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: `${where}.${editor}` }) });
         }
         await refresh(sessionId);
         return result;
@@ -303,11 +305,11 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
             ? { sessionId, targetId, ...(customInstructions?.trim() ? { customInstructions } : {}) }
             : undefined;
         set({
-          jobMessage: {
-            kind: "error",
+          jobMessage: aboutSession(get(), sessionId, {
+            kind: "error" as const,
             text: `Navigation failed: ${(error as Error).message}`,
             ...(retry ? { retry } : {}),
-          },
+          }),
         });
         return null;
       } finally {

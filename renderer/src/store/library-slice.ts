@@ -165,6 +165,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         planBlocked: null,
         planRetry: null,
         jobMessage: null,
+        // The last reply's outcome line is about the session left (one that ends later names it).
+        ...(another ? { chatMessage: null } : {}),
         tree: null,
         selectedEntryId: null,
         diff: null,
