@@ -270,6 +270,11 @@ describe("electron-builder", () => {
     }
     expect(files.some((name) => name.startsWith("/node_modules/better-sqlite3/src/"))).toBe(false);
     expect(files.some((name) => name.startsWith("/main/") && name.endsWith(".ts"))).toBe(false);
+    // What only the page uses is inside the renderer's Vite bundle: packaging its modules again
+    // only made the app bigger (package.json keeps them with the build tools).
+    for (const pageOnly of ["react", "react-dom", "@xyflow/react", "zustand", "marked", "d3-hierarchy"]) {
+      expect(files.some((name) => name.startsWith(`/node_modules/${pageOnly}/`))).toBe(false);
+    }
     expect(
       existsSync(
         path.join(
