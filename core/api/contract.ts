@@ -31,6 +31,7 @@ import type {
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 import type { JobEndedDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
+import type { UsageTotals } from "../session/usage-totals.ts";
 
 export interface Requests {
   /** All sessions in the library, newest first (deleted: only the deleted ones, which restore brings back). */
@@ -77,6 +78,10 @@ export interface Requests {
   "session:entries": { input: { sessionId: string; entryIds: string[] }; output: StoredEntry[] };
   /** The session as tree nodes for the canvas (repaired parents, snippets, markers). */
   "session:tree": { input: { sessionId: string }; output: SessionTreeDto };
+  /**
+   * The session's usage statistics as the agents keep them (SPEC §2.1): tokens and cost summed over
+   * every assistant message of the file, all branches (and task results' sub-agent usage). */
+  "session:usage": { input: { sessionId: string }; output: UsageTotals };
   /**
    * A refresh of the tree the page has (`since`: its version): only the nodes removed, changed
    * and added since, with the tree-wide facts; the whole tree when that cannot be exact (a
@@ -340,6 +345,7 @@ export const CHANNELS = [
   "session:entries",
   "session:tree",
   "session:tree-update",
+  "session:usage",
   "session:set-view-leaf",
   "session:export",
   "session:choose-export-path",

@@ -49,6 +49,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
   "session:entries": z.object({ sessionId, entryIds: z.array(entryId).max(MAX_ENTRY_IDS) }).strict(),
   "session:tree": z.object({ sessionId }).strict(),
   "session:tree-update": z.object({ sessionId, since: nonEmpty.max(200) }).strict(),
+  "session:usage": z.object({ sessionId }).strict(),
   "session:set-view-leaf": z.object({ sessionId, leafId: entryId.nullable() }).strict(),
   "session:export": z
     .object({

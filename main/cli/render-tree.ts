@@ -11,6 +11,7 @@ import { counted, flatten } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { problemText } from "../../core/session/problems.ts";
 import { ancestorTest } from "../../core/session/tree.ts";
+import { usageParts } from "../../core/session/usage-totals.ts";
 import type { SessionOutline } from "../library/session-outline.ts";
 
 /** Why a compaction keeps nothing from before it (SPEC §3.1), or "" when its first kept entry is on its path. */
@@ -60,6 +61,8 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
   yield `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`;
   yield `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
     `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
+  const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));
+  if (usage.length > 0) yield `usage (all branches, as the agent recorded it): ${usage.join(" · ")}`;
   yield "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries";
   yield "";
   const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = [...activeFirst(index.roots)]

@@ -8,6 +8,7 @@ import type { SessionProblem, SessionSummary } from "../../core/api/dto.ts";
 import { entryKind, entrySnippet } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
+import { addUsage, emptyUsageTotals, messageUsage, type UsageTotals } from "../../core/session/usage-totals.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import type { Database } from "../store/open.ts";
 import { forEachEntryNodeSource } from "../store/repos/entries.ts";
@@ -35,6 +36,8 @@ export interface SessionOutline {
   facts: ReadonlyMap<SessionEntry, OutlineFacts>;
   /** Malformed lines and tree problems, in file order. */
   problems: SessionProblem[];
+  /** Tokens and cost the agent recorded, all branches (SPEC §2.1), taken in the same pass. */
+  usage: UsageTotals;
 }
 
 type Loose = Record<string, unknown>;
@@ -67,8 +70,10 @@ export function loadSessionOutline(db: Database, sessionId: string): SessionOutl
   const row = requireSession(db, sessionId);
   const stubs: SessionEntry[] = [];
   const facts = new Map<SessionEntry, OutlineFacts>();
+  const usage = emptyUsageTotals();
   forEachEntryNodeSource(db, row.sid, (stored) => {
     const entry = parseEntry(stored.type, stored.json()) as SessionEntry;
+    if (entry.type === "message") addUsage(usage, messageUsage(entry.message));
     const stub = stubOf(entry);
     const compaction = entry.type === "compaction";
     facts.set(stub, {
@@ -85,5 +90,6 @@ export function loadSessionOutline(db: Database, sessionId: string): SessionOutl
       loadMalformedLines(db, sessionId),
       JSON.parse(row.problems_json) as SessionProblem[],
     ),
+    usage,
   };
 }

@@ -8,6 +8,7 @@ import { counted, entryKind, entryText, flatten } from "../../core/session/descr
 import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import { problemText } from "../../core/session/problems.ts";
 import { ancestorTest, buildTreeIndex } from "../../core/session/tree.ts";
+import { usageParts, usageTotals } from "../../core/session/usage-totals.ts";
 import { fileProblems } from "../../main/library/import-state.ts";
 import {
   editHistory,
@@ -17,6 +18,12 @@ import {
 } from "../../main/library/load.ts";
 import type { Database } from "../../main/store/open.ts";
 import { listEntryRows } from "../../main/store/repos/entries.ts";
+
+/** The usage line (SPEC §2.1) over the parsed entries, none when no reply carried usage. */
+function usageLine(entries: readonly SessionEntry[]): string[] {
+  const parts = usageParts(usageTotals(entries), (tokens) => tokens.toLocaleString("en-US"));
+  return parts.length === 0 ? [] : [`usage (all branches, as the agent recorded it): ${parts.join(" · ")}`];
+}
 
 /** The session detail as `session:get` built it: every entry parsed, labels from all of them. */
 export function oldSessionDetail(db: Database, sessionId: string): SessionDetail {
@@ -96,6 +103,7 @@ export function oldRenderTree(detail: SessionDetail): string {
     `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`,
     `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
       `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`,
+    ...usageLine(detail.entries.map((stored) => stored.entry)),
     "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries",
     "",
   ];

@@ -8,6 +8,7 @@ import { exportText } from "../../library/export-spool.ts";
 import { guardExport } from "../../library/live-source.ts";
 import { getSessionDetail, loadEntriesById, setViewLeaf } from "../../library/load.ts";
 import { sessionTreeUpdate, versionedSessionTree } from "../../library/tree-versions.ts";
+import { sessionUsage } from "../../library/usage.ts";
 import type { AreaHandlers } from "../types.ts";
 import { chooseExportPath } from "./export-path.ts";
 
@@ -16,6 +17,7 @@ export const sessionHandlers: AreaHandlers<"session"> = {
   "session:entries": (input, ctx) => loadEntriesById(ctx.db, input.sessionId, input.entryIds),
   "session:tree": (input, ctx) => versionedSessionTree(ctx.db, input.sessionId),
   "session:tree-update": (input, ctx) => sessionTreeUpdate(ctx.db, input.sessionId, input.since),
+  "session:usage": (input, ctx) => sessionUsage(ctx.db, input.sessionId),
   "session:set-view-leaf": (input, ctx) => {
     const summary = setViewLeaf(ctx.db, input.sessionId, input.leafId);
     ctx.events.emit("session:changed", { sessionId: input.sessionId, viewLeafId: summary.viewLeafId });

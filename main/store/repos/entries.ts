@@ -153,6 +153,29 @@ export function forEachEntryRow(db: Database, sid: number, visit: (row: EntryRow
   });
 }
 
+/**
+ * The JSON of a session's `message` entries whose role is one of `roles` and whose pk is above
+ * `afterPk` (0: all), in seq order, each read as it is visited (the session's usage totals read
+ * only assistant replies and tool results, and after an append only the rows it added).
+ */
+export function forEachMessageJson(
+  db: Database,
+  sid: number,
+  roles: readonly string[],
+  afterPk: number,
+  visit: (json: string, role: string) => void,
+): void {
+  const rows = stmt(
+    db,
+    `SELECT e.role AS role, ${STORED_JSON_COLUMNS}
+     FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
+     WHERE e.sid = ? AND e.type = 'message' AND e.role IN (SELECT value FROM json_each(?)) AND e.pk > ?
+     ORDER BY e.seq`,
+  ).all(sid, JSON.stringify(roles), afterPk) as (StoredJson & { role: string })[];
+  const reader = new EntryJsonReader(db, rows);
+  for (const row of rows) visit(reader.text(row), row.role);
+}
+
 /** What a tree node is made from: an entry's structural columns its node shows, and its JSON. */
 export interface EntryNodeSource {
   pk: number;
@@ -220,6 +243,11 @@ export function entryRowsUpTo(db: Database, sid: number, upToSeq: number): { cou
     "SELECT count(*) AS count, coalesce(max(pk), 0) AS maxPk FROM entries WHERE sid = ? AND seq <= ?",
   ).get(sid, upToSeq) as { count: number; maxPk: number };
   return row;
+}
+
+/** How many entries of a session have a pk above `pk` (pks only grow: the rows added since). */
+export function countEntriesAbovePk(db: Database, sid: number, pk: number): number {
+  return (stmt(db, "SELECT count(*) AS n FROM entries WHERE sid = ? AND pk > ?").get(sid, pk) as { n: number }).n;
 }
 
 /**

@@ -93,6 +93,7 @@ const inputs: { [C in Channel]: () => RequestInput<C> } = {
   "session:entries": () => ({ sessionId, entryIds: ["u1", "t1"] }),
   "session:tree": () => ({ sessionId }),
   "session:tree-update": () => ({ sessionId, since: "0" }),
+  "session:usage": () => ({ sessionId }),
   "session:export": () => ({ sessionId }),
   "session:choose-export-path": () => ({ sessionId }),
   "context:get": () => ({ sessionId }),

@@ -17,6 +17,7 @@ import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
+import { SessionUsage } from "../tree/SessionUsage.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 
 export function CompactionPanel() {
@@ -88,6 +89,7 @@ export function CompactionPanel() {
           </button>
         )}
       </div>
+      <SessionUsage />
       <SessionProblems />
       <ErrorLine message={planError} />
       {plan && (

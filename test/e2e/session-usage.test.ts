@@ -1,0 +1,87 @@
+// The session bar's usage line (SPEC §2.1), in Debian's Chromium (browser mode): a real pi session
+// shows the replies, tokens and cost its agent recorded over all branches; a reply the agent
+// appends while the session is open is added to it; a session without usage shows no line.
+import { appendFileSync, copyFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ImportReport } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+
+let app: E2eApp;
+
+beforeAll(async () => {
+  // The watcher re-imports the file the "agent" appends to.
+  app = await startE2eApp("session-usage", { serve: { watch: true } });
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function importFile(file: string): Promise<string> {
+  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
+  return report.files[0]?.sessionId as string;
+}
+
+const usageLine = () => app.page.getByTestId("session-usage");
+
+describe("the session's usage line", () => {
+  it("shows what the agent recorded, and follows a reply the agent appends", async () => {
+    const file = path.join(app.work, "real.jsonl");
+    copyFileSync(fixturePath("real-before-compaction.v1.jsonl"), file);
+    const sessionId = await importFile(file);
+    await openSessionShowingAll(app.page, app.mode, sessionId);
+    await poll(() => usageLine().textContent()).toBe(
+      "484 replies · input 3,689 · output 188k · cache read 54.7M · cache write 1.7M · cost $42.60",
+    );
+    expect(await usageLine().getAttribute("title")).toContain("every branch");
+
+    const tree = await apiCall<{ viewLeafId: string }>(app.mode, "session:tree", { sessionId });
+    const reply = {
+      type: "message",
+      id: "usage-e2e-reply",
+      parentId: tree.viewLeafId,
+      timestamp: "2026-12-04T10:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "One more." }],
+        provider: "anthropic",
+        model: "claude-opus-4-5",
+        usage: { input: 11, output: 12_000, cacheRead: 0, cacheWrite: 0, cost: { total: 2.5 } },
+        stopReason: "stop",
+        timestamp: 1,
+      },
+    };
+    appendFileSync(file, `${JSON.stringify(reply)}\n`);
+    await poll(() => usageLine().textContent()).toBe(
+      "485 replies · input 3,700 · output 200k · cache read 54.7M · cache write 1.7M · cost $45.10",
+    );
+  });
+
+  it("is not shown for a session whose replies carry no usage", async () => {
+    const at = "2026-12-02T09:37:58.192Z";
+    const lines = [
+      { type: "session", version: 3, id: "usage-none", timestamp: at, cwd: "/tmp/usage-none" },
+      { type: "message", id: "u1", parentId: null, timestamp: at, message: { role: "user", content: "Hi" } },
+      {
+        type: "message",
+        id: "a1",
+        parentId: "u1",
+        timestamp: at,
+        message: { role: "assistant", content: [{ type: "text", text: "Hello." }], stopReason: "stop" },
+      },
+    ];
+    const file = path.join(app.work, "none.jsonl");
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    // The line of the session open before (the test above) goes with it.
+    await poll(() => usageLine().count()).toBe(1);
+    const sessionId = await importFile(file);
+    await openSessionShowingAll(app.page, app.mode, sessionId);
+    await poll(() => usageLine().count()).toBe(0);
+    // Its totals, as the page asks for them: no reply carried usage.
+    expect(await apiCall(app.mode, "session:usage", { sessionId })).toMatchObject({ replies: 0 });
+  });
+});
