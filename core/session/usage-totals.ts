@@ -66,19 +66,28 @@ export function formatCost(cost: number): string {
 }
 
 /**
- * The totals as one line of parts (`count` formats token counts): replies, input, output, the
- * cache's reads and writes when there were any, the cost when the agent priced the replies.
- * Empty when no reply carried usage.
+ * Token counts and cost as parts (`count` formats token counts): input, output, the cache's
+ * reads and writes when there were any, the cost when the agent priced the replies.
  */
-export function usageParts(totals: UsageTotals, count: (tokens: number) => string): string[] {
-  if (totals.replies === 0) return [];
-  const parts = [
-    `${totals.replies} ${totals.replies === 1 ? "reply" : "replies"}`,
-    `input ${count(totals.input)}`,
-    `output ${count(totals.output)}`,
-  ];
+function tokenParts(totals: UsageTotals, count: (tokens: number) => string): string[] {
+  const parts = [`input ${count(totals.input)}`, `output ${count(totals.output)}`];
   if (totals.cacheRead > 0) parts.push(`cache read ${count(totals.cacheRead)}`);
   if (totals.cacheWrite > 0) parts.push(`cache write ${count(totals.cacheWrite)}`);
   if (totals.cost > 0) parts.push(`cost ${formatCost(totals.cost)}`);
   return parts;
+}
+
+/** The totals as one line of parts, the replies counted first; empty when no reply carried usage. */
+export function usageParts(totals: UsageTotals, count: (tokens: number) => string): string[] {
+  if (totals.replies === 0) return [];
+  return [`${totals.replies} ${totals.replies === 1 ? "reply" : "replies"}`, ...tokenParts(totals, count)];
+}
+
+/** One reply's usage as parts; empty when it has none or it is all zeros (a provider that sends none). */
+export function replyUsageParts(usage: unknown, count: (tokens: number) => string): string[] {
+  const totals = emptyUsageTotals();
+  addUsage(totals, usage);
+  const { input, output, cacheRead, cacheWrite, cost } = totals;
+  if (input + output + cacheRead + cacheWrite + cost === 0) return [];
+  return tokenParts(totals, count);
 }

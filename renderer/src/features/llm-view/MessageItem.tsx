@@ -20,6 +20,7 @@ import { requestChangeText } from "../../../../core/session/request-notes.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { MessageBody } from "./MessageBody.tsx";
+import { ReplyUsage } from "./ReplyUsage.tsx";
 import { formatTokens, isLong, limitParts, messageKindLabel, messageParts } from "./message-parts.ts";
 
 /** A collapsed body lays out at most this much; expanding shows everything. */
@@ -176,6 +177,7 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
       <div id={bodyId} className={`message-body${collapsed ? " collapsed" : ""}`}>
         <MessageBody parts={shown.parts} hiddenChars={shown.hiddenChars} wholeParts={wholeParts} />
       </div>
+      {message.role === "assistant" && <ReplyUsage usage={message.usage} />}
     </li>
   );
 });
