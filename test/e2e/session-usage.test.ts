@@ -60,12 +60,10 @@ describe("the session's usage line", () => {
     await poll(() => usageLine().textContent()).toBe(
       "485 replies · input 3,700 · output 200k · cache read 54.7M · cache write 1.7M · cost $45.10",
     );
-    // The reply itself, once it is the view leaf, says what its provider reported for it.
+    // The view follows the file's leaf to the reply, which says what its provider reported for it.
     // (A v1 file's entries get the ids its migration gives them: the reply is the tree's newest node.)
     const grown = await apiCall<{ nodes: { id: string }[] }>(app.mode, "session:tree", { sessionId });
     const replyId = grown.nodes.at(-1)?.id as string;
-    await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: replyId });
-    await openSessionShowingAll(app.page, app.mode, sessionId);
     await poll(() => app.page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(replyId);
     const last = app.page.locator(`[data-testid=llm-view] li.message[data-entry-id="${replyId}"]`);
     expect(await last.getByTestId("reply-usage").textContent()).toBe("Reply usage: input 11 · output 12.0k · cost $2.50");
