@@ -22,15 +22,37 @@ export interface CanvasViewport {
   initialView(focusLayoutId: string | null): void;
 }
 
+/** How long a focus move waits for its node to be drawn (a 250 ms pan, a new layout, a slow frame). */
+const FOCUS_WAIT_MS = 1500;
+/** The latest focus move: an older one still waiting gives up (the arrows moved on meanwhile). */
+let focusMoves = 0;
+
+/**
+ * Focuses a layout node's element once React Flow draws it. Until then, and when it never comes
+ * (off screen, filtered out, in a chain), a focus left on <body> (a closed dialog) goes to the tree
+ * itself, whose keys go on from the selected entry: the arrows never stop working. A focus the user
+ * put elsewhere meanwhile (another control, a text field) is left alone.
+ */
 export function focusTreeNode(container: HTMLElement | null, layoutId: string): void {
   const selector = layoutId.startsWith("chain:")
     ? `[data-chain-id="${CSS.escape(layoutId)}"]`
     : `.tree-node[data-entry-id="${CSS.escape(layoutId)}"]`;
-  let tries = 0;
+  const move = ++focusMoves;
+  const from = document.activeElement;
+  const started = performance.now();
+  const tree = () => container?.querySelector<HTMLElement>(".tree-flow") ?? null;
   const attempt = () => {
-    const element = container?.querySelector<HTMLElement>(selector);
-    if (element) element.focus({ preventScroll: true });
-    else if (tries++ < 10) requestAnimationFrame(attempt);
+    if (move !== focusMoves || !container?.isConnected) return;
+    const active = document.activeElement;
+    const free = active === null || active === document.body || active === from || active === tree();
+    if (!free) return;
+    const element = container.querySelector<HTMLElement>(selector);
+    if (element) {
+      element.focus({ preventScroll: true });
+      return;
+    }
+    if (active === null || active === document.body) tree()?.focus({ preventScroll: true });
+    if (performance.now() - started < FOCUS_WAIT_MS) requestAnimationFrame(attempt);
   };
   requestAnimationFrame(attempt);
 }
