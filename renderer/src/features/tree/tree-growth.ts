@@ -30,6 +30,9 @@ export function noteGrowth(
   )
     return;
   grown.set(next, { previous, added });
+  // `next` keeps `previous` (what the caches extend from); `previous` lets its own previous go, or
+  // an open session growing by appends would keep every list it had, and every cache built on them.
+  grown.delete(previous);
 }
 
 /**
