@@ -18,6 +18,7 @@ import {
   type TreeLayout,
 } from "../../renderer/src/features/tree/layout.ts";
 import { computeMarks, layoutNodeMarks } from "../../renderer/src/features/tree/marks.ts";
+import { noteGrowth } from "../../renderer/src/features/tree/tree-growth.ts";
 
 let api: Api;
 let dir: string;
@@ -72,20 +73,27 @@ function entriesInChains(layout: TreeLayout): string[] {
 }
 
 describe("revealing an entry of a collapsed chain", () => {
-  const cases: { filter: TreeFilter; showArchived?: boolean; expand?: boolean }[] = [
+  const cases: { filter: TreeFilter; showArchived?: boolean; expand?: boolean; cut?: boolean }[] = [
     { filter: "default" },
     { filter: "no-tools", showArchived: true },
     { filter: "all", expand: true },
     { filter: "user-only" },
+    { filter: "default", cut: true },
   ];
-  for (const { filter, showArchived, expand } of cases) {
-    it(`draws what a fresh layout draws (${filter}${showArchived ? ", archived shown" : ""}${expand ? ", a chain expanded" : ""})`, () => {
+  for (const { filter, showArchived, expand, cut } of cases) {
+    it(`draws what a fresh layout draws (${filter}${showArchived ? ", archived shown" : ""}${expand ? ", a chain expanded" : ""}${cut ? ", a planned cut in a chain" : ""})`, () => {
       const base: LayoutOptions = { filter, viewLeafId: tree.viewLeafId, showArchived };
       const first = layoutTree(tree.nodes, base);
       const expanded = expand ? first.nodes.find((node) => node.kind === "chain") : undefined;
+      // A compaction plan pins its cut (as the canvas does, beside the revealed entry).
+      const cutChain = cut ? first.nodes.filter((node) => node.kind === "chain")[1] : undefined;
+      const cutId =
+        cutChain?.kind === "chain" ? cutChain.entryIds[Math.floor(cutChain.count / 2)] : undefined;
+      if (cut) expect(cutId).toBeDefined();
       const options: LayoutOptions = {
         ...base,
         expandedIds: new Set(expanded?.kind === "chain" ? [expanded.firstId] : []),
+        pinnedIds: [cutId ?? null, null],
       };
       const pins = entriesInChains(layoutTree(tree.nodes, options)).filter((_, i) => i % 3 === 0);
       expect(pins.length).toBeGreaterThan(5);
@@ -95,7 +103,10 @@ describe("revealing an entry of a collapsed chain", () => {
         const before = fullLayoutsMade();
         const revealed = layoutTree(tree.nodes, { ...options, revealedId: pin });
         if (fullLayoutsMade() === before) fast++;
-        const fresh = layoutTree([...tree.nodes], { ...options, pinnedIds: [pin] });
+        const fresh = layoutTree([...tree.nodes], {
+          ...options,
+          pinnedIds: [...(options.pinnedIds ?? []), pin],
+        });
         expect(revealed.byId.get(pin)?.kind, pin).toBe("entry");
         expect(drawn(revealed, pin), pin).toEqual(drawn(fresh, pin));
       }
@@ -103,6 +114,44 @@ describe("revealing an entry of a collapsed chain", () => {
       expect(fast).toBeGreaterThan(pins.length / 2);
     });
   }
+
+  it("draws what a fresh layout draws after the session grew with a reveal on screen", () => {
+    const options: LayoutOptions = {
+      filter: "default",
+      viewLeafId: tree.viewLeafId,
+      pinnedIds: [null, null],
+    };
+    let nodes: readonly TreeNodeDto[] = [...tree.nodes];
+    const pins = entriesInChains(layoutTree(nodes, options)).filter((_, i) => i % 4 === 0);
+    expect(layoutTree(nodes, { ...options, revealedId: pins[0] }).byId.get(pins[0] as string)?.kind).toBe(
+      "entry",
+    );
+    const template = tree.nodes.find((node) => node.kind === "user") as TreeNodeDto;
+    let leaf = tree.viewLeafId as string;
+    for (let k = 0; k < 3; k++) {
+      // An agent's append under the view leaf, the leaf moving with it, the same entry revealed.
+      const added = [
+        {
+          ...template,
+          id: `grown-${k}`,
+          parentId: leaf,
+          line: nodes.length + 10,
+          timestamp: "2099-01-01T00:00:00.000Z",
+        },
+      ];
+      const next = [...nodes, ...added];
+      noteGrowth(nodes, next, added);
+      nodes = next;
+      leaf = `grown-${k}`;
+      const grownOptions = { ...options, viewLeafId: leaf };
+      for (const pin of [pins[0], ...pins.slice(1 + k * 3, 4 + k * 3)] as string[]) {
+        const revealed = layoutTree(nodes, { ...grownOptions, revealedId: pin });
+        const fresh = layoutTree([...nodes], { ...grownOptions, pinnedIds: [null, null, pin] });
+        expect(revealed.totalCount).toBe(nodes.length);
+        expect(drawn(revealed, pin), pin).toEqual(drawn(fresh, pin));
+      }
+    }
+  });
 
   it("reads no entry's fields once the list was laid out", () => {
     let reads = 0;
