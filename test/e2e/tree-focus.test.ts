@@ -1,7 +1,8 @@
 // Where the keyboard focus lands when the canvas moves it to a node that is not on screen (browser
 // mode, Debian's Chromium, a 60-entry path): "Go to leaf" from far above, and closing the branch
-// dialog after the canvas was panned away from its entry, leave the arrow keys working on the tree
-// (the node once it is drawn, else the tree itself) instead of on a toolbar button or <body>.
+// dialog after the canvas was panned away from its entry, and Re-collapse (a button that goes away
+// once clicked) leave the arrow keys working on the tree (the node once it is drawn, else the tree
+// itself) instead of on a toolbar button or <body>.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,7 +74,7 @@ async function selectRootZoomedIn(): Promise<void> {
   await poll(() => page.locator(`.tree-node[data-entry-id="${id(DEPTH - 1)}"]`).count()).toBe(0);
 }
 
-describe("the keyboard focus when its node is off screen", () => {
+describe("the keyboard focus when what had it, or the node it goes to, is gone", () => {
   it("goes to the view leaf after “Go to leaf” from far above, so the arrows go on from there", async () => {
     const { page } = app;
     await selectRootZoomedIn();
@@ -109,5 +110,27 @@ describe("the keyboard focus when its node is off screen", () => {
     } finally {
       await apiCall(mode, "settings:set", { key: "branchSummary.enabled", value: false });
     }
+  });
+
+  it("stays in the tree after Re-collapse, the button that took it going away", async () => {
+    const { page, mode } = app;
+    // A fresh page: nothing selected, so no entry of the chain is revealed.
+    await page.goto("about:blank");
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(sessionId)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
+    await page.getByRole("combobox", { name: /^Filter/ }).selectOption("default");
+    await page.getByLabel("Collapse long chains").check();
+    await page.locator(`[data-chain-id="chain:${id(1)}"]`).waitFor();
+    await page.locator(`.tree-node[data-entry-id="${id(0)}"]`).click();
+    await poll(selected).toBe(id(0));
+    await page.locator(`[data-chain-id="chain:${id(1)}"]`).click();
+    await poll(() => page.locator(`.tree-node[data-entry-id="${id(2)}"]`).count()).toBe(1);
+    const recollapse = page.getByRole("button", { name: "Re-collapse" });
+    await recollapse.focus();
+    await page.keyboard.press("Enter");
+    await poll(() => recollapse.count()).toBe(0);
+    await poll(focused).toBe(id(0));
+    await page.keyboard.press("ArrowDown");
+    await poll(selected).toBe(id(1));
   });
 });

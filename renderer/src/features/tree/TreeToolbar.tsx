@@ -1,10 +1,12 @@
 /**
  * Above the canvas: the filter (SPEC §10.4), archived branches, chain collapsing, "Go to leaf", and what is shown.
  */
+import type { MouseEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { TREE_FILTERS, type TreeFilter } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 import { treeLookup } from "./tree-lookup.ts";
+import { focusTreeNode } from "./use-canvas-viewport.ts";
 
 export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
   const filter = useCanopy((state) => state.filter);
@@ -20,6 +22,16 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
   const totalCount = useCanopy((state) => selectLayout(state)?.totalCount ?? 0);
   const shownCount = useCanopy((state) => selectLayout(state)?.shownCount ?? 0);
   const chainCount = useCanopy((state) => selectLayout(state)?.chainCount ?? 0);
+
+  // The button goes away with the expanded chains: the focus it had goes to the selected entry's
+  // node (or the tree itself), not to <body>, so the arrow keys go on.
+  const recollapse = (event: MouseEvent<HTMLButtonElement>) => {
+    const canvas = event.currentTarget.closest<HTMLElement>(".tree-canvas");
+    collapseAll();
+    const selected = useCanopy.getState().selectedEntryId;
+    if (selected) focusTreeNode(canvas, selected);
+    else canvas?.querySelector<HTMLElement>(".tree-flow")?.focus({ preventScroll: true });
+  };
 
   return (
     <div className="tree-toolbar" role="toolbar" aria-label="Tree view">
@@ -49,7 +61,7 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
         Show archived
       </label>
       {collapse && expandedCount > 0 && (
-        <button type="button" onClick={collapseAll}>
+        <button type="button" onClick={recollapse}>
           Re-collapse
         </button>
       )}
