@@ -3,12 +3,13 @@
  * progress of a running branch summary (Escape or the button cancels it), and a short-lived line
  * about a move that did nothing (the view leaf dropped or Entered onto itself).
  */
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ALREADY_AT_LEAF } from "../../store/tree-slice.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { kindLabel } from "./filter.ts";
+import { useKeepTreeFocus } from "./keep-tree-focus.ts";
 import { selectLayout } from "./selectors.ts";
 
 export function DragGhost() {
@@ -49,11 +50,18 @@ export function BranchProgress() {
     const running = selectRunning(state);
     return running?.kind === "branch-summary" ? running : null;
   });
+  if (!running) return null;
+  return <BranchProgressBox text={running.text} />;
+}
+
+function BranchProgressBox({ text }: { text: string }) {
   const count = useCanopy((state) => state.branchPreview?.entriesToSummarize.length ?? null);
   const cancel = useCanopy((state) => state.cancelRunning);
-  if (!running) return null;
+  // Cancel summary goes with the box (cancelled or done): its focus stays in the tree.
+  const box = useRef<HTMLDivElement>(null);
+  useKeepTreeFocus(box);
   return (
-    <div className="branch-progress" aria-live="polite" data-testid="branch-progress">
+    <div className="branch-progress" aria-live="polite" data-testid="branch-progress" ref={box}>
       <div className="row">
         <span className="spinner" aria-hidden="true" />
         <span>Summarizing the branch you left{count ? ` (${counted(count, "entry", "entries")})` : ""}… Escape cancels.</span>
@@ -61,7 +69,7 @@ export function BranchProgress() {
           Cancel summary
         </button>
       </div>
-      {running.text && <pre className="stream">{running.text.slice(-600)}</pre>}
+      {text && <pre className="stream">{text.slice(-600)}</pre>}
     </div>
   );
 }
