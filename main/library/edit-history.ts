@@ -254,7 +254,9 @@ export async function undoOrRedo(ctx: AppContext, sessionId: string, redo: boole
     const row = requireAnySession(db, sessionId);
     const op = redo ? firstUndoneOp(db, row.sid) : lastDoneOp(db, row.sid);
     if (!op) return null;
-    if (row.deleted_at !== null && (redo || op.kind !== "delete")) {
+    // A deleted session takes only what brings it back: undo of its delete, redo of its restore
+    // (refused, the user's way back, library:restore, would drop the edits still to redo).
+    if (row.deleted_at !== null && op.kind !== (redo ? "restore" : "delete")) {
       throw new ApiFailure("conflict", `Session ${sessionId} is deleted; restore it first`);
     }
     const applied = applyOp(ctx, row, op, redo);

@@ -153,6 +153,29 @@ describe("library:delete", () => {
     expect((await h.call("session:get", { sessionId })).summary.title).toBe("Before delete");
   });
 
+  it("redo goes on past a delete and its restore: the edits undone after them are not lost", async () => {
+    const { sessionId } = await preparedSession();
+    await h.call("library:delete", { sessionId });
+    await h.call("library:restore", { sessionId });
+    const users = (await h.call("session:tree", { sessionId })).nodes.filter((n) => n.kind === "user");
+    const edited = await h.call("edits:edit-message", {
+      sessionId,
+      entryId: (users[0] as { id: string }).id,
+      text: "the words I typed",
+    });
+    const before = await view(sessionId);
+    // Undo the edit, the restore (deleted again) and the delete; then redo them all.
+    for (const kind of ["edit-message", "restore", "delete"]) {
+      expect((await h.call("edits:undo", { sessionId })).operation).toBe(kind);
+    }
+    expect((await h.call("edits:redo", { sessionId })).operation).toBe("delete");
+    expect((await h.call("edits:redo", { sessionId })).history.redo).toBe("edit-message");
+    expect(await listedIds()).toContain(sessionId);
+    expect((await h.call("edits:redo", { sessionId })).operation).toBe("edit-message");
+    expect(await view(sessionId)).toEqual(before);
+    expect(before.detail.summary.viewLeafId).toBe(edited.entryId);
+  });
+
   it("back in the library (undo or restore), a session catches up with the lines its agent wrote meanwhile", async () => {
     const { sessionId, file } = await preparedSession();
     const rows = storedRows(sessionId);
