@@ -21,6 +21,7 @@ import {
   lastEntryId,
   StoredEntryIds,
 } from "../store/repos/entries.ts";
+import { listPrunedEntryRows, replaceEntryJson } from "../store/repos/entry-json.ts";
 import { getSessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import {
@@ -34,6 +35,7 @@ import {
   type RenameOp,
   result,
 } from "./edit-ops.ts";
+import { entryTokens } from "./entry-rows.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
 import { currentLabel, structuralIndex } from "./structure-index.ts";
 import { appendSessionEntries } from "./write.ts";
@@ -289,7 +291,19 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
       cwd: row.cwd,
       parentSession: row.id,
     };
-    insertFork(db, { forkSessionId, dialect: row.dialect, header, entries: [...kept, ...labels] });
+    // Tool outputs pruned in the source are copied with their originals (D9): the fork stores the
+    // original, then the notice over it, so `--originals` and restore work on the fork too.
+    const originals = new Map(listPrunedEntryRows(db, row.sid).map((r) => [r.id, r.originalJson]));
+    const pruned = kept.filter((entry) => originals.has(entry.id));
+    const stored = kept.map((entry) => {
+      const original = originals.get(entry.id);
+      return original === undefined
+        ? entry
+        : ({ ...JSON.parse(original), parentId: entry.parentId } as SessionEntry);
+    });
+    insertFork(db, { forkSessionId, dialect: row.dialect, header, entries: [...stored, ...labels] });
+    const forkSid = requireSession(db, forkSessionId).sid;
+    for (const entry of pruned) replaceEntryJson(db, forkSid, entry.id, toJson(entry), entryTokens(entry));
     // Not the entries: undo and redo delete and restore the new session itself (edit-history.ts).
     recordOp(db, row.sid, "fork", { forkSessionId } satisfies ForkOp);
     return forkSessionId;
