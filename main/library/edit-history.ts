@@ -21,6 +21,7 @@ import {
   lastDoneOp,
   originsOf,
   setArchived,
+  seqsFree,
   setOpData,
   setOpState,
 } from "../store/repos/edits.ts";
@@ -70,7 +71,7 @@ function removeAppended(
   row: SessionRow,
   entries: readonly SessionEntry[],
   children: readonly string[],
-): void {
+): number[] | undefined {
   const { sid } = row;
   const ids = entries.map((entry) => entry.id);
   if (originsOf(db, sid, ids).some((origin) => origin !== "canopy")) {
@@ -94,6 +95,12 @@ function removeAppended(
   const patch = statsAfterRemove(db, row, removed);
   if (patch === null) refreshSessionStats(db, row);
   else updateSession(db, row.id, patch);
+  // The lines they were on, in the entries' order (one row per id, or none to put back).
+  const seqOf = new Map(removed.map((shape) => [shape[2], shape[1]]));
+  const seqs = ids.map((id) => seqOf.get(id));
+  return removed.length === ids.length && seqs.every((seq) => seq !== undefined)
+    ? (seqs as number[])
+    : undefined;
 }
 
 /**
@@ -198,7 +205,10 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
         if (entries.some((entry) => entryIdExists(db, row.sid, entry.id))) {
           throw new ApiFailure("conflict", "An entry of this edit exists again; nothing was redone");
         }
-        appendSessionEntries(db, row.id, entries);
+        const { seqs, ...rest } = append;
+        const back = seqs !== undefined && seqsFree(db, row.sid, seqs) ? seqs : undefined;
+        appendSessionEntries(db, row.id, entries, back);
+        if (seqs !== undefined) setOpData(db, op.op_id, rest satisfies AppendOp);
         if (sameLeaf(leafState(row), before)) restoreLeaf(db, row.id, after);
       } else {
         const children = childrenBelow(db, row.sid, entries);
@@ -210,7 +220,8 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
         // moved it), or if it is one of the entries removed now.
         const leaf = leafState(row);
         const removed = entries.some((entry) => entry.id === leaf.id);
-        removeAppended(db, row, entries, children);
+        const seqs = removeAppended(db, row, entries, children);
+        if (seqs !== undefined) setOpData(db, op.op_id, { ...append, seqs } satisfies AppendOp);
         if (removed || sameLeaf(leaf, after)) restoreLeaf(db, row.id, before);
       }
       return { touched: [row.id] };

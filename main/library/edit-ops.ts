@@ -32,6 +32,12 @@ export interface AppendOp {
    * branch again, moves the view leaf back if it is still where the undo left it, and clears this.
    */
   hidden?: { leaf: LeafState; left: LeafState; archived: string[] };
+  /**
+   * Set while the entries are undone (removed): the lines (seq) they were on. Redo puts them back
+   * there when those are still free, so what the agent appended meanwhile stays after them (the
+   * export's order and its last line, where an agent resumes, are as before the undo).
+   */
+  seqs?: number[];
 }
 /** undo-summary: only the view leaf moved. */
 export interface LeafOp {

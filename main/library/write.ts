@@ -8,27 +8,53 @@
 import type { StoredEntry } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
-import { insertEntries, maxSeq } from "../store/repos/entries.ts";
-import { updateSession } from "../store/repos/sessions.ts";
+import { insertEntries, maxSeq, type NewEntryRow } from "../store/repos/entries.ts";
+import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { statsAfterAppend } from "./append-stats.ts";
 import { toEntryRow } from "./entry-rows.ts";
 import { requireSession } from "./load.ts";
-import { refreshSessionStats } from "./stats.ts";
+import { refreshSessionStats, type StatsPatch } from "./stats.ts";
 import { toJson } from "../../core/text/json-deep.ts";
 
-/** Appends `entries` (in order) in one transaction; returns them as stored. */
+/**
+ * The appended figures for rows that may go back before later ones (`top`: the last line before
+ * them): the last row is the later one then; a figure the order decides (the first user message,
+ * the latest name or compaction title) is recounted instead (null).
+ */
+function statsAfterInsert(
+  patch: StatsPatch | null,
+  row: SessionRow,
+  rows: readonly NewEntryRow[],
+  top: number,
+): StatsPatch | null {
+  if (patch === null || rows.every((r) => r.seq > top)) return patch;
+  const ordered =
+    patch.first_message !== row.first_message ||
+    patch.display_name !== row.display_name ||
+    patch.compaction_title !== row.compaction_title;
+  if (ordered) return null;
+  const last = rows.reduce((a, b) => (b.seq > a.seq ? b : a));
+  return { ...patch, last_leaf_id: last.seq > top ? last.id : row.last_leaf_id };
+}
+
+/**
+ * Appends `entries` (in order) in one transaction; returns them as stored. `at`: the lines to put
+ * them on instead (free ones a redo takes back, possibly before later rows).
+ */
 export function appendSessionEntries(
   db: Database,
   sessionId: string,
   entries: readonly SessionEntry[],
+  at?: readonly number[],
 ): StoredEntry[] {
   return writeTransaction(db, () => {
     const row = requireSession(db, sessionId);
-    let seq = Math.max(maxSeq(db, row.sid), row.header_line);
-    const rows = entries.map((entry) => toEntryRow(entry, ++seq, toJson(entry), "canopy"));
+    const top = Math.max(maxSeq(db, row.sid), row.header_line);
+    let seq = top;
+    const rows = entries.map((entry, i) => toEntryRow(entry, at?.[i] ?? ++seq, toJson(entry), "canopy"));
     // Worked out before the insert: whether the new ids are new is one index lookup each.
-    const patch = statsAfterAppend(db, row, entries, rows);
+    const patch = statsAfterInsert(statsAfterAppend(db, row, entries, rows), row, rows, top);
     insertEntries(db, row.sid, rows);
     if (patch === null) refreshSessionStats(db, row);
     else updateSession(db, row.id, patch);

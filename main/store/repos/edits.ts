@@ -120,6 +120,13 @@ export function canopyEntryShapes(db: Database, sid: number, ids: readonly strin
   return ids.flatMap((id) => query.all(sid, id) as EntryShape[]);
 }
 
+/** Whether no entry and no malformed line of the session is on any of these lines (seq). */
+export function seqsFree(db: Database, sid: number, seqs: readonly number[]): boolean {
+  const entry = stmt(db, "SELECT 1 FROM entries WHERE sid = ? AND seq = ?").pluck(true);
+  const malformed = stmt(db, "SELECT 1 FROM malformed_lines WHERE sid = ? AND seq = ?").pluck(true);
+  return seqs.every((seq) => entry.get(sid, seq) === undefined && malformed.get(sid, seq) === undefined);
+}
+
 /** Origins of the rows holding these ids (to refuse removing anything not Canopy's). */
 export function originsOf(db: Database, sid: number, ids: readonly string[]): string[] {
   const query = stmt(db, "SELECT origin FROM entries WHERE sid = ? AND id = ?").pluck(true);
