@@ -77,11 +77,45 @@ async function entries(sessionId: string): Promise<SessionEntry[]> {
 }
 
 const FIXTURES = ["tree-00.jsonl", "tree-01.omp.jsonl", "tree-02.jsonl", "real-before-compaction.v1.jsonl"];
-const SEEDS = [1, 2, 3, 4, 5];
+/** Seeds per fixture: fewer on the 1000-line v1 file (a sequence there takes seconds). */
+const seedsFor = (name: string) => (name.includes(".v1.") ? [1, 2] : [1, 2, 3, 4, 5]);
+
+/** Whether `part`'s lines all appear in `whole`, in the same order. */
+function isSubsequence(part: string, whole: string): boolean {
+  const lines = whole.split("\n");
+  let at = 0;
+  for (const line of part.split("\n")) {
+    while (at < lines.length && lines[at] !== line) at++;
+    if (at === lines.length) return false;
+    at++;
+  }
+  return true;
+}
 
 describe.each(FIXTURES)("random edit sequences on %s", (name) => {
-  it.each(SEEDS)("seed %i: undo all gives the import back, redo all gives the edits back", async (seed) => {
-    const random = rng(seed * 7919 + name.length);
+  it.each(seedsFor(name))(
+    "seed %i: undo all gives the import back, redo all gives the edits back",
+    async (seed) => {
+      await randomSequence(name, seed, false);
+    },
+  );
+});
+
+// With what undo never removes in between: compactions, branch summaries (navigate --summarize
+// with the offline summarizer), pruning, moving the view leaf. Undoing everything leaves every
+// line of the file as it was, in order; redoing everything gives back the edited session.
+describe.each(["tree-02.jsonl", "real-before-compaction.v1.jsonl"])(
+  "random sequences with summaries on %s",
+  (name) => {
+    it.each(seedsFor(name).slice(0, 3))("seed %i", async (seed) => {
+      await randomSequence(name, seed, true);
+    });
+  },
+);
+
+async function randomSequence(name: string, seed: number, writes: boolean): Promise<void> {
+  {
+    const random = rng(seed * 7919 + name.length + (writes ? 1 : 0));
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
     const file = copyFixture(name, h.dir, `s-${seed}.jsonl`);
     const report = await h.call("library:import", { path: file });
@@ -151,6 +185,17 @@ describe.each(FIXTURES)("random edit sequences on %s", (name) => {
           fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
           log.push(`append ${id}`);
           await h.call("library:import", { path: file });
+        } else if (writes && r < 0.65) {
+          const id = pick(ids.filter((_, i) => list[i]?.type !== "label"));
+          log.push(`navigate --summarize ${id}`);
+          await h.call("navigation:navigate", { sessionId, targetId: id, summarize: random() < 0.7 });
+        } else if (writes && r < 0.7) {
+          log.push("compact");
+          await h.api.call("compaction:run", { sessionId });
+        } else if (writes && r < 0.75) {
+          const restore = random() < 0.3;
+          log.push(restore ? "prune --restore" : "prune");
+          await h.call(restore ? "pruning:restore" : "pruning:apply", { sessionId });
         } else if (r < 0.85) {
           log.push("undo");
           await h.api.call("edits:undo", { sessionId });
@@ -164,6 +209,8 @@ describe.each(FIXTURES)("random edit sequences on %s", (name) => {
     }
     // Undo everything, redo everything.
     const edited = await state(sessionId);
+    if (writes) await h.call("pruning:restore", { sessionId });
+    const editedRestored = await state(sessionId);
     const fresh = createHarness();
     try {
       const report2 = await fresh.call("library:import", { path: file });
@@ -175,6 +222,24 @@ describe.each(FIXTURES)("random edit sequences on %s", (name) => {
         if (!out.ok) throw new Error(`undo failed: ${out.error.message}\n${log.join("\n")}`);
         if (out.value.operation === null) break;
         undos++;
+      }
+      if (writes) {
+        // Pruning is no undo step: its own restore puts the outputs back.
+        await h.call("pruning:restore", { sessionId });
+        const undone = await state(sessionId);
+        expect(isSubsequence(original, undone.plain), log.join("\n")).toBe(true);
+        for (let i = 0; i < undos; i++) {
+          const out = await h.api.call("edits:redo", { sessionId });
+          if (!out.ok) throw new Error(`redo failed: ${out.error.message}\n${log.join("\n")}`);
+        }
+        const redone = await state(sessionId);
+        expect(lineDiff(redone.plain, editedRestored.plain), log.join("\n")).toBe("");
+        // Not the view leaf: undo and redo of "undo summary" set it wherever the user moved it since.
+        expect({ ...redone, viewLeafId: null }, log.join("\n")).toEqual({
+          ...editedRestored,
+          viewLeafId: null,
+        });
+        return;
       }
       const undone = await state(sessionId);
       expect(undone.deleted, log.join("\n")).toBe(false);
@@ -195,5 +260,5 @@ describe.each(FIXTURES)("random edit sequences on %s", (name) => {
       fresh.close();
       removeDir(fresh.dir);
     }
-  });
-});
+  }
+}
