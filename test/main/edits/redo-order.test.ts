@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { applyTreeUpdate } from "../../../core/api/tree-delta.ts";
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { getSessionRow } from "../../../main/store/repos/sessions.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
@@ -48,7 +49,13 @@ it.each(["edit-message", "label"] as const)(
     expect(lastLineId(before)).toBe("a3");
 
     expect((await h.call("edits:undo", { sessionId })).operation).toBe(kind);
+    const undone = await h.call("session:tree", { sessionId });
     expect((await h.call("edits:redo", { sessionId })).operation).toBe(kind);
+    // A window that had the tree before the redo gets the same tree as one that opens it now.
+    const update = await h.call("session:tree-update", { sessionId, since: undone.version as string });
+    const { version: _v1, ...followed } = applyTreeUpdate(undone, update);
+    const { version: _v2, ...opened } = await h.call("session:tree", { sessionId });
+    expect(followed).toEqual(opened);
     const after = (await h.call("session:export", { sessionId })).text ?? "";
     expect(lastLineId(after)).toBe("a3");
     expect(after).toBe(before);
