@@ -3,6 +3,7 @@
  * the renderer's lists.
  */
 import type { AgentMessage, SessionEntry } from "./entries.ts";
+import { joinNames } from "./message-text.ts";
 
 /**
  * An entry's text is built as pieces whose concatenation is the text: a snippet then reads only
@@ -168,9 +169,7 @@ function entryPieces(entry: SessionEntry): Pieces {
       out.push(String(e.customType ?? ""));
       break;
     case "model_change":
-      out.push(
-        typeof e.model === "string" ? e.model : `${String(e.provider ?? "?")}/${String(e.modelId ?? "?")}`,
-      );
+      out.push(typeof e.model === "string" ? e.model : joinNames([e.provider, e.modelId]));
       break;
     case "thinking_level_change":
       out.push(String(e.thinkingLevel ?? ""));

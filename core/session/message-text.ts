@@ -28,12 +28,19 @@ export function messageText(message: LlmMessage): string {
 }
 
 /**
- * An assistant message's "provider/model", or only the one it has ("" for none): sessions carry
- * replies without these fields, which showed as "undefined/undefined".
+ * The names among `parts` (non-empty strings; anything else left out) joined by `separator`, ""
+ * for none: how every provider/api/model tuple becomes text. Sessions carry replies and entries
+ * with only some of these fields, which showed as "openai/", "undefined/…" or "undefined · …".
  */
+export function joinNames(parts: readonly unknown[], separator = "/"): string {
+  const named: string[] = [];
+  for (const part of parts) if (typeof part === "string" && part !== "") named.push(part);
+  return named.join(separator);
+}
+
+/** An assistant message's "provider/model", or only the one it has ("" for none). */
 export function modelLabel(message: AssistantMessage): string {
-  const named = (value: unknown) => (typeof value === "string" && value !== "" ? value : null);
-  return [named(message.provider), named(message.model)].filter((part) => part !== null).join("/");
+  return joinNames([message.provider, message.model]);
 }
 
 export function messageHeading(message: LlmMessage): string {

@@ -255,7 +255,8 @@ export function sessionRequestTarget(view: readonly LlmMessage[]): RequestTarget
   const last = view.findLast((message): message is AssistantMessage => message.role === "assistant");
   if (!last) return null;
   return {
-    provider: String(last.provider),
+    // A reply without a provider matches no target (§3.6 step 6), as before; "" names none.
+    provider: typeof last.provider === "string" ? last.provider : "",
     api: typeof last.api === "string" ? last.api : null,
     model: typeof last.model === "string" ? last.model : null,
     sender: "agent",

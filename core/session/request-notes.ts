@@ -4,20 +4,21 @@
  * so both say the same.
  */
 import type { LlmMessage } from "./entries.ts";
+import { joinNames } from "./message-text.ts";
 import type { AddedResult, DropReason, RequestChange, RequestTargetInfo } from "./request-messages.ts";
 
 export function requestTargetText(target: RequestTargetInfo | null): string {
   if (target === null)
     return "No model configured and no reply on this path: only the provider-independent steps apply.";
-  const who = `${target.provider}${target.api ? ` · ${target.api}` : ""}${target.model ? ` · ${target.model}` : ""}`;
+  const who = joinNames([target.provider, target.api, target.model], " · ");
   return target.from === "configured"
-    ? `Request as Canopy sends it to the configured model (${who}, OpenAI-compatible).`
-    : `Request as the agent sends it to the session's model (${who}); no model is configured in Canopy.`;
+    ? `Request as Canopy sends it to the configured model (${who || "unnamed"}, OpenAI-compatible).`
+    : `Request as the agent sends it to the session's model (${who || "its last reply names none"}); no model is configured in Canopy.`;
 }
 
 function origin(message: LlmMessage | undefined): string {
-  if (message?.role !== "assistant") return "another provider";
-  return `${message.provider}${message.api ? ` · ${message.api}` : ""}`;
+  const who = message?.role === "assistant" ? joinNames([message.provider, message.api], " · ") : "";
+  return who || "provider not recorded";
 }
 
 function droppedText(reason: DropReason, message: LlmMessage | undefined): string {

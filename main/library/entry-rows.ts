@@ -5,7 +5,7 @@
 import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
-import { textBlocksOf } from "../../core/session/message-text.ts";
+import { joinNames, textBlocksOf } from "../../core/session/message-text.ts";
 import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
 
 type Loose = { [key: string]: unknown };
@@ -82,10 +82,7 @@ export function toEntryRow(
   const e = entry as Loose;
   const m = entry.type === "message" && isObject(e.message) ? e.message : null;
   const role = m ? str(m.role) : null;
-  const model =
-    m && role === "assistant" && typeof m.provider === "string"
-      ? `${m.provider}/${str(m.model) ?? ""}`
-      : null;
+  const model = (m && role === "assistant" && joinNames([m.provider, m.model])) || null;
   return {
     seq,
     id: str(e.id),
