@@ -148,6 +148,11 @@ export interface ContextView {
    * ones only; core/text/text-hole.ts). Token figures and `request` are of the whole texts.
    */
   textHoles?: MessageTextHole[];
+  /**
+   * Image blob refs left in `messages` (oh-my-pi's `blob:sha256:…`, SPEC §1.7) → the bytes of
+   * the blob in the session's agent folder, null when it has none; absent when there are none.
+   */
+  blobImages?: Record<string, number | null>;
   /** For each LLM message, the id of the entry it came from (same order as `messages`). */
   messageEntryIds: (string | null)[];
   /** For each LLM message, its heuristic token estimate. */

@@ -63,6 +63,45 @@ export function resolveBlobImages(messages: readonly LlmMessage[], folders: read
   });
 }
 
+/** The bytes the blob a ref names holds, from the first folder that has it; null if none. */
+function blobSize(ref: string, folders: readonly string[]): number | null {
+  const hex = BLOB_REF.exec(ref)?.[1];
+  if (hex === undefined) return null;
+  for (const folder of folders) {
+    try {
+      return fs.statSync(path.join(folder, hex)).size;
+    } catch {
+      // Not in this folder: try the next one.
+    }
+  }
+  return null;
+}
+
+/**
+ * Every image blob ref of `messages` → the size of its blob in the session's agent folder, null
+ * when it has none (the page shows refs without their bytes; undefined: no refs).
+ */
+export function sessionBlobImageSizes(
+  db: Database,
+  sessionId: string,
+  messages: readonly LlmMessage[],
+): Record<string, number | null> | undefined {
+  let folders: string[] | undefined;
+  let sizes: Record<string, number | null> | undefined;
+  for (const message of messages) {
+    if (message.role !== "user" && message.role !== "toolResult") continue;
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as unknown[]) {
+      const b = block as { type?: unknown; data?: unknown };
+      if (b?.type !== "image" || typeof b.data !== "string" || !b.data.startsWith("blob:")) continue;
+      folders ??= blobFoldersFor(requireSession(db, sessionId).source_path);
+      sizes ??= {};
+      if (!(b.data in sizes)) sizes[b.data] = blobSize(b.data, folders);
+    }
+  }
+  return sizes;
+}
+
 /** `messages` of a library session with its blob refs resolved from the session file's agent folder. */
 export function resolveSessionBlobImages(
   db: Database,

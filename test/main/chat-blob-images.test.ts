@@ -155,6 +155,24 @@ describe("blob-stored images", () => {
     expect(JSON.stringify(view.value.messages)).toContain(REF);
   });
 
+  it("context:get for the page keeps the refs and tells each one's size in the blob store, null when missing", async () => {
+    const agentDir = path.join(dir, "agent");
+    const file = writeOmpSession(agentDir);
+    const imported = await api.call("library:import", { path: file });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const sessionId = imported.value.files[0]?.sessionId as string;
+    const before = await api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
+    if (!before.ok) throw new Error(before.error.message);
+    expect(before.value.blobImages).toEqual({ [REF]: null });
+
+    mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
+    writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
+    const after = await api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
+    if (!after.ok) throw new Error(after.error.message);
+    expect(after.value.blobImages).toEqual({ [REF]: PNG.length });
+    expect(JSON.stringify(after.value.messages)).toContain(REF);
+  });
+
   it("a missing blob keeps its ref; refs that are not sha256 hex never reach the file system", () => {
     const folders = blobFoldersFor(path.join(dir, "agent", "sessions", "--w--", "s.jsonl"));
     expect(folders).toEqual([path.join(dir, "agent", "blobs")]);

@@ -136,6 +136,27 @@ describe("messageParts", () => {
     expect(base64Bytes(undefined)).toBe(0);
   });
 
+  it("an image kept in the agent's blob store shows the blob's size, or that the store has none — never its ref's length", () => {
+    const found = `blob:sha256:${"ab".repeat(32)}`;
+    const missing = `blob:sha256:${"cd".repeat(32)}`;
+    const message = toolResult([
+      { type: "image", mimeType: "image/png", data: found },
+      { type: "image", mimeType: "image/jpeg", data: missing },
+    ]);
+    expect(messageParts(message, undefined, { [found]: 2048, [missing]: null })).toEqual([
+      { kind: "image", mimeType: "image/png", bytes: 2048, blob: { ref: found, found: true } },
+      { kind: "image", mimeType: "image/jpeg", bytes: 0, blob: { ref: missing, found: false } },
+    ]);
+    // Without the store's answer (an older server) the size is unknown, not the ref's 57 bytes.
+    expect(messageParts(message)[0]).toEqual({
+      kind: "image",
+      mimeType: "image/png",
+      bytes: 0,
+      blob: { ref: found, found: false },
+    });
+    expect(base64Bytes(found)).toBe(0);
+  });
+
   it("collapses long bodies and cuts a collapsed body to its beginning", () => {
     expect(isLong([{ kind: "markdown", text: "short" }])).toBe(false);
     expect(isLong([{ kind: "output", text: "x".repeat(5000) }])).toBe(true);

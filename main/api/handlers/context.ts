@@ -16,7 +16,7 @@ import { holeLongTexts } from "../../../core/text/text-hole.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
 import { requireSession } from "../../library/load.ts";
-import { resolveSessionBlobImages } from "../../llm/blob-images.ts";
+import { resolveSessionBlobImages, sessionBlobImageSizes } from "../../llm/blob-images.ts";
 import { chatTargetOf } from "../../llm/chat-target.ts";
 import { loadSettings } from "../../settings/store.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
@@ -44,16 +44,18 @@ export const contextHandlers: AreaHandlers<"context"> = {
     const target = settings.model ? chatTargetOf(settings.model) : sessionRequestTarget(view.messages);
     const blockImages = settings.images.blockImages;
     const plan = planRequestFor(view.messages, target, { blockImages });
+    const messages = input.blobImages
+      ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages)
+      : view.messages;
+    const blobImages = sessionBlobImageSizes(ctx.db, input.sessionId, messages);
     return {
       sessionId: input.sessionId,
       leafId,
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       ...(input.agentMessages === false ? {} : { agentMessages: view.context.messages }),
-      ...messagesOf(
-        input.blobImages ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages) : view.messages,
-        input.holeLongTexts === true,
-      ),
+      ...messagesOf(messages, input.holeLongTexts === true),
+      ...(blobImages ? { blobImages } : {}),
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,

@@ -47,7 +47,8 @@ function DiffRow({
   // Named as in the message list ("compaction summary", "bash"), not by the role it is sent as.
   const info = row.entryId === null ? undefined : kinds.get(row.entryId);
   const role = message ? messageKindLabel(message, info?.type, info?.kind) : "unknown";
-  const shown = open && message ? limitParts(messageParts(message), 20_000) : null;
+  const blobs = row.afterIndex !== null ? diff.after.blobImages : diff.before.blobImages;
+  const shown = open && message ? limitParts(messageParts(message, undefined, blobs), 20_000) : null;
   return (
     <li
       className={`diff-row change-${row.change}`}

@@ -118,6 +118,7 @@ function MessageList({ context, grouped }: { context: ContextView; grouped: Read
             changes={changes[index] ?? NO_CHANGES}
             grouped={grouped}
             holes={holes.get(index)}
+            blobs={context.blobImages}
           />,
         ];
       })}

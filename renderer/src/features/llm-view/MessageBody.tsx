@@ -21,6 +21,9 @@ function wholeTextOf(wholeParts: WholeParts | undefined, index: number, pick: (p
   };
 }
 
+/** "blob:sha256:" and the first 12 hex digits of a blob ref (the whole ref is the title). */
+const shortRef = (ref: string) => (ref.length > 24 ? `${ref.slice(0, 24)}…` : ref);
+
 const textOf = (part: MessagePart) => ("text" in part ? part.text : "");
 const summaryOf = (part: MessagePart) => (part.kind === "summary" ? part.summary : textOf(part));
 
@@ -79,10 +82,22 @@ function Part({
       );
     case "image": {
       const size = part.bytes > 0 ? ` · ${formatSize(part.bytes)}` : "";
+      // A blob ref (oh-my-pi): the bytes are in the agent's blob store, or nowhere to be found.
+      const where = !part.blob
+        ? ""
+        : part.blob.found
+          ? " · from the agent's blob store"
+          : ` · ${shortRef(part.blob.ref)} not in the agent's blob store`;
       return (
-        <div className="image-part" role="img" aria-label={`Image (${part.mimeType}${size}), not shown`}>
+        <div
+          className={`image-part${part.blob && !part.blob.found ? " blob-missing" : ""}`}
+          role="img"
+          aria-label={`Image (${part.mimeType}${size}${where}), not shown`}
+          title={part.blob ? part.blob.ref : undefined}
+        >
           [image · {part.mimeType}
-          {size}]
+          {size}
+          {where}]
         </div>
       );
     }

@@ -21,7 +21,14 @@ import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { MessageBody } from "./MessageBody.tsx";
 import { ReplyUsage } from "./ReplyUsage.tsx";
-import { formatTokens, isLong, limitParts, messageKindLabel, messageParts } from "./message-parts.ts";
+import {
+  type BlobSizes,
+  formatTokens,
+  isLong,
+  limitParts,
+  messageKindLabel,
+  messageParts,
+} from "./message-parts.ts";
 
 /** A collapsed body lays out at most this much; expanding shows everything. */
 const COLLAPSED_CHARS = 4000;
@@ -41,6 +48,8 @@ export interface MessageItemProps {
   grouped: ReadonlySet<RequestNoteKey>;
   /** Its texts that came without their middle (none: undefined). */
   holes?: readonly MessageTextHole[] | undefined;
+  /** The view's image blob refs and their sizes in the agent's blob store (ContextView). */
+  blobs?: BlobSizes | undefined;
 }
 
 export function EntryLink({ entryId }: { entryId: string | null }) {
@@ -82,20 +91,20 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
 }
 
 export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
-  const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped, holes } = props;
+  const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped, holes, blobs } = props;
   const expandAll = useCanopy((state) => state.expandAll);
   const loadWholeContext = useCanopy((state) => state.loadWholeContext);
-  const parts = useMemo(() => messageParts(message, holes), [message, holes]);
+  const parts = useMemo(() => messageParts(message, holes, blobs), [message, holes, blobs]);
   const wholeParts = useMemo(
     () =>
       holes
         ? async () => {
             const whole = (await loadWholeContext()).messages[index];
             if (!whole) throw new Error("the view changed");
-            return messageParts(whole);
+            return messageParts(whole, undefined, blobs);
           }
         : undefined,
-    [holes, index, loadWholeContext],
+    [holes, index, loadWholeContext, blobs],
   );
   const long = useMemo(() => isLong(parts), [parts]);
   const [override, setOverride] = useState<boolean | null>(null);

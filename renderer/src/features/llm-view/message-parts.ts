@@ -29,7 +29,8 @@ export type MessagePart =
   | { kind: "toolCall"; name: string; id: string; argumentsJson: string }
   /** Tool output and other text that is not prose: shown preformatted, never as markdown. */
   | { kind: "output"; text: string; hole?: ShownHole }
-  | { kind: "image"; mimeType: string; bytes: number }
+  /** `blob`: the data is a ref to the agent's blob store; `found`: the store has it (`bytes`). */
+  | { kind: "image"; mimeType: string; bytes: number; blob?: { ref: string; found: boolean } }
   | { kind: "error"; text: string; hole?: undefined };
 
 const SUMMARY_OPEN = "<summary>\n";
@@ -55,9 +56,9 @@ function summaryBounds(text: string): { start: number; end: number } | null {
   return { start: open + SUMMARY_OPEN.length, end };
 }
 
-/** Bytes behind a base64 string (what an image placeholder reports). */
+/** Bytes behind a base64 string (what an image placeholder reports); 0 for a blob ref. */
 export function base64Bytes(data: unknown): number {
-  if (typeof data !== "string") return 0;
+  if (typeof data !== "string" || data.startsWith("blob:")) return 0;
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
@@ -112,26 +113,50 @@ function shown(part: MessagePart): MessagePart {
         argumentsJson: showBidiControls(part.argumentsJson),
       };
     case "image":
-      return { ...part, mimeType: showBidiControls(part.mimeType) };
+      return {
+        ...part,
+        mimeType: showBidiControls(part.mimeType),
+        ...(part.blob ? { blob: { ...part.blob, ref: showBidiControls(part.blob.ref) } } : {}),
+      };
     default:
       return { ...part, text: showBidiControls(part.text) };
   }
 }
 
-/** The display parts of `message`; `holes`: those of its texts that came without their middle. */
-export function messageParts(message: LlmMessage, holes?: readonly MessageTextHole[]): MessagePart[] {
+/** Image blob ref → its size in the agent's blob store, null when the store has none (ContextView). */
+export type BlobSizes = Readonly<Record<string, number | null>>;
+
+/**
+ * The display parts of `message`; `holes`: those of its texts that came without their middle;
+ * `blobs`: the sizes of its images kept in the agent's blob store.
+ */
+export function messageParts(
+  message: LlmMessage,
+  holes?: readonly MessageTextHole[],
+  blobs?: BlobSizes,
+): MessagePart[] {
   const byBlock = new Map<number | null, TextHole>();
   for (const { block, hole } of holes ?? []) byBlock.set(block, hole);
-  return rawParts(message, byBlock).map(shown);
+  return rawParts(message, byBlock, blobs ?? {}).map(shown);
 }
 
-function rawParts(message: LlmMessage, holes: ReadonlyMap<number | null, TextHole>): MessagePart[] {
+function imagePart(image: { mimeType: string; data: string }, blobs: BlobSizes): MessagePart {
+  if (typeof image.data !== "string" || !image.data.startsWith("blob:"))
+    return { kind: "image", mimeType: image.mimeType, bytes: base64Bytes(image.data) };
+  const size = Object.hasOwn(blobs, image.data) ? blobs[image.data] : null;
+  const found = typeof size === "number";
+  return { kind: "image", mimeType: image.mimeType, bytes: found ? size : 0, blob: { ref: image.data, found } };
+}
+
+function rawParts(
+  message: LlmMessage,
+  holes: ReadonlyMap<number | null, TextHole>,
+  blobs: BlobSizes,
+): MessagePart[] {
   if (message.role === "user") {
     if (typeof message.content === "string") return [textPart(message.content, true, holes.get(null))];
     return message.content.map((block, index) =>
-      block.type === "text"
-        ? textPart(block.text, true, holes.get(index))
-        : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
+      block.type === "text" ? textPart(block.text, true, holes.get(index)) : imagePart(block, blobs),
     );
   }
   if (message.role === "assistant") {
@@ -152,7 +177,7 @@ function rawParts(message: LlmMessage, holes: ReadonlyMap<number | null, TextHol
   return message.content.map((block, index) =>
     block.type === "text"
       ? withHole({ kind: "output", text: block.text }, block.text, holes.get(index))
-      : { kind: "image", mimeType: block.mimeType, bytes: base64Bytes(block.data) },
+      : imagePart(block, blobs),
   );
 }
 
