@@ -66,13 +66,18 @@ describe("messageParts", () => {
         { stopReason: "error", errorMessage: `bad\u2067x\u2069` },
       ),
     );
+    // `copy`: the text as the model receives it, which "Copy full text" copies.
     expect(parts).toEqual([
-      { kind: "markdown", text: "Open invoice\\u202efdp.exe" },
+      { kind: "markdown", text: "Open invoice\\u202efdp.exe", copy: `Open invoice${rlo}fdp.exe` },
       { kind: "toolCall", name: "re\\u202eda", id: "c1", argumentsJson: '{\n  "path": "x\\u202ey.txt"\n}' },
-      { kind: "error", text: "Reply ended with error: bad\\u2067x\\u2069" },
+      {
+        kind: "error",
+        text: "Reply ended with error: bad\\u2067x\\u2069",
+        copy: "Reply ended with error: bad\u2067x\u2069",
+      },
     ]);
     expect(messageParts(toolResult([{ type: "text", text: `out${rlo}put` }]))).toEqual([
-      { kind: "output", text: "out\\u202eput" },
+      { kind: "output", text: "out\\u202eput", copy: `out${rlo}put` },
     ]);
     // Right-to-left text and its marks are shown as they are.
     expect(messageParts(user("مرحبا \u200Fעברית"))).toEqual([

@@ -2,7 +2,8 @@
  * One text of a message body, cut for display when long (core/text/display-cut): the first
  * ~100 KB on a line boundary, with a note of how much is not shown, "Show all" and "Copy full
  * text". Showing all of a text too long for markdown lays it out as plain text in pieces the
- * browser skips while they are off screen. What is copied is always the whole text. A text that
+ * browser skips while they are off screen. What is copied is always the whole text, as the model
+ * receives it (bidi controls as they are, not spelled out as shown). A text that
  * came without its middle (`hole`) is counted whole; "Show all" and "Copy" ask for the rest.
  */
 import { type ReactNode, useEffect, useMemo, useState } from "react";
@@ -31,7 +32,10 @@ export interface LongTextProps {
   className?: string | undefined;
   /** The middle of the text is not here: `wholeText` asks for all of it. */
   hole?: ShownHole | undefined;
+  /** With a hole: asks for the whole text, as the model receives it (what Copy copies). */
   wholeText?: (() => Promise<string>) | undefined;
+  /** The text as the model receives it, when `text` has its bidi controls spelled out. */
+  copyText?: string | undefined;
 }
 
 function Whole({ text, render, className }: LongTextProps): ReactNode {
@@ -92,6 +96,7 @@ function CopyButton({ text }: { text: string | (() => Promise<string>) }) {
 
 export function LongText(props: LongTextProps) {
   const { text, render, className, hole, wholeText } = props;
+  const sent = props.copyText ?? text;
   // A hole lies past the cut (text-hole.ts keeps more than DISPLAY_CUT_CHARS before it).
   const cut = useMemo(() => cutForDisplay(text, DISPLAY_CUT_CHARS), [text]);
   const hiddenChars = wholeLength(text, hole) - cut.shown.length;
@@ -127,7 +132,7 @@ export function LongText(props: LongTextProps) {
     };
   }, [waitsForWhole, wholeText]);
   if (sizes === null) return <Whole text={text} render={render} className={className} />;
-  const copyText = hole && wholeText ? wholeText : text;
+  const copyText = hole && wholeText ? wholeText : sent;
   const askAll = () => {
     setShowAll(true);
     setWholeError(null);
@@ -147,7 +152,7 @@ export function LongText(props: LongTextProps) {
           <button type="button" className="link-button" onClick={() => setShowAll(false)}>
             Show less
           </button>{" "}
-          <CopyButton text={text} />
+          <CopyButton text={sent} />
         </p>
         {plain ? (
           <Pieces text={text} className={className} />

@@ -24,8 +24,10 @@ function wholeTextOf(wholeParts: WholeParts | undefined, index: number, pick: (p
 /** "blob:sha256:" and the first 12 hex digits of a blob ref (the whole ref is the title). */
 const shortRef = (ref: string) => (ref.length > 24 ? `${ref.slice(0, 24)}…` : ref);
 
-const textOf = (part: MessagePart) => ("text" in part ? part.text : "");
-const summaryOf = (part: MessagePart) => (part.kind === "summary" ? part.summary : textOf(part));
+/** The text as the model receives it (the shown one has bidi controls spelled out). */
+const textOf = (part: MessagePart) => ("text" in part ? (part.copy ?? part.text) : "");
+const summaryOf = (part: MessagePart) =>
+  part.kind === "summary" ? (part.copy ?? part.summary) : textOf(part);
 
 function Part({
   part,
@@ -36,7 +38,15 @@ function Part({
 }) {
   switch (part.kind) {
     case "markdown":
-      return <LongText text={part.text} render="markdown" hole={part.hole} wholeText={whole(textOf)} />;
+      return (
+        <LongText
+          text={part.text}
+          copyText={part.copy}
+          render="markdown"
+          hole={part.hole}
+          wholeText={whole(textOf)}
+        />
+      );
     case "summary":
       return (
         <div className="summary-part">
@@ -47,7 +57,13 @@ function Part({
           )}
           <div className="summary-tag">{"<summary>"}</div>
           <div className="summary-text">
-            <LongText text={part.summary} render="markdown" hole={part.hole} wholeText={whole(summaryOf)} />
+            <LongText
+              text={part.summary}
+              copyText={part.copy}
+              render="markdown"
+              hole={part.hole}
+              wholeText={whole(summaryOf)}
+            />
           </div>
           <div className="summary-tag">{"</summary>"}</div>
           {part.after && <LongText text={part.after} render="markdown" />}
@@ -57,7 +73,13 @@ function Part({
       return (
         <div className="thinking-part">
           <div className="part-label">thinking</div>
-          <LongText text={part.text} render="markdown" hole={part.hole} wholeText={whole(textOf)} />
+          <LongText
+            text={part.text}
+            copyText={part.copy}
+            render="markdown"
+            hole={part.hole}
+            wholeText={whole(textOf)}
+          />
         </div>
       );
     case "toolCall":
@@ -74,6 +96,7 @@ function Part({
       return (
         <LongText
           text={part.text}
+          copyText={part.copy}
           render="pre"
           className="tool-output"
           hole={part.hole}
@@ -102,7 +125,7 @@ function Part({
       );
     }
     case "error":
-      return <LongText text={part.text} render="p" className="reply-error" />;
+      return <LongText text={part.text} copyText={part.copy} render="p" className="reply-error" />;
   }
 }
 

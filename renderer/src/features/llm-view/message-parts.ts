@@ -19,19 +19,20 @@ import { showBidiControls } from "../common/bidi-controls.ts";
 
 /**
  * `hole`: the text came without its middle (a very long one, core/text/text-hole.ts); in a
- * summary, the hole is in `summary`.
+ * summary, the hole is in `summary`. `copy`: the text as the model receives it, when the shown
+ * `text` (a summary's `summary`) has bidi controls spelled out — what "Copy full text" copies.
  */
 export type MessagePart =
-  | { kind: "markdown"; text: string; hole?: ShownHole }
+  | { kind: "markdown"; text: string; hole?: ShownHole; copy?: string }
   /** A user message made from a compaction or branch summary: framing, the summary, anything after. */
-  | { kind: "summary"; framing: string; summary: string; after: string; hole?: ShownHole }
-  | { kind: "thinking"; text: string; hole?: ShownHole }
+  | { kind: "summary"; framing: string; summary: string; after: string; hole?: ShownHole; copy?: string }
+  | { kind: "thinking"; text: string; hole?: ShownHole; copy?: string }
   | { kind: "toolCall"; name: string; id: string; argumentsJson: string }
   /** Tool output and other text that is not prose: shown preformatted, never as markdown. */
-  | { kind: "output"; text: string; hole?: ShownHole }
+  | { kind: "output"; text: string; hole?: ShownHole; copy?: string }
   /** `blob`: the data is a ref to the agent's blob store; `found`: the store has it (`bytes`). */
   | { kind: "image"; mimeType: string; bytes: number; blob?: { ref: string; found: boolean } }
-  | { kind: "error"; text: string; hole?: undefined };
+  | { kind: "error"; text: string; hole?: undefined; copy?: string };
 
 const SUMMARY_OPEN = "<summary>\n";
 const SUMMARY_CLOSE = "\n</summary>";
@@ -98,13 +99,16 @@ function withHole<P extends MessagePart>(part: P, text: string, hole: TextHole |
 /** The part with its bidi controls spelled out (what the model receives, made visible). */
 function shown(part: MessagePart): MessagePart {
   switch (part.kind) {
-    case "summary":
+    case "summary": {
+      const summary = showBidiControls(part.summary);
       return {
         ...part,
         framing: showBidiControls(part.framing),
-        summary: showBidiControls(part.summary),
+        summary,
         after: showBidiControls(part.after),
+        ...(summary === part.summary ? {} : { copy: part.summary }),
       };
+    }
     case "toolCall":
       return {
         kind: "toolCall",
@@ -118,8 +122,10 @@ function shown(part: MessagePart): MessagePart {
         mimeType: showBidiControls(part.mimeType),
         ...(part.blob ? { blob: { ...part.blob, ref: showBidiControls(part.blob.ref) } } : {}),
       };
-    default:
-      return { ...part, text: showBidiControls(part.text) };
+    default: {
+      const text = showBidiControls(part.text);
+      return text === part.text ? part : { ...part, text, copy: part.text };
+    }
   }
 }
 
@@ -235,7 +241,8 @@ function cutPart(part: MessagePart, maxChars: number): { part: MessagePart; hidd
         room > 0 ? cutForDisplay(part.summary, room) : { shown: "", hiddenChars: part.summary.length };
       // A hole lies past any collapsed body's budget (text-hole.ts keeps far more before it).
       const hiddenChars = cut.hiddenChars + (part.hole?.chars ?? 0) + part.after.length;
-      const { hole: _, ...whole } = part;
+      // A cut part is never copied (only a text over the display cut offers Copy).
+      const { hole: _, copy: _copy, ...whole } = part;
       return hiddenChars === 0 ? null : { part: { ...whole, summary: cut.shown, after: "" }, hiddenChars };
     }
     case "toolCall": {
@@ -246,7 +253,7 @@ function cutPart(part: MessagePart, maxChars: number): { part: MessagePart; hidd
     }
     default: {
       const cut = cutForDisplay(part.text, maxChars);
-      const { hole, ...whole } = part;
+      const { hole, copy: _copy, ...whole } = part;
       const hiddenChars = cut.hiddenChars + (hole?.chars ?? 0);
       return hiddenChars === 0 ? null : { part: { ...whole, text: cut.shown }, hiddenChars };
     }
