@@ -2,7 +2,7 @@
 // (browser mode): the view spells out bidi controls (U+202E shows as `\u202e`) so they cannot
 // disguise a text, but the copy is of the text as sent — it copied the spelled-out form, a text
 // the model never got. Both a long text sent whole and one that reached the page without its
-// middle (over 400,000 characters) are checked.
+// middle (over 400,000 characters) are checked. The diff's one-line snippets spell them out too.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -23,6 +23,7 @@ function logWithOverride(chars: number, name: string): string {
   return `${half}file Report\u202Efdp.exe written\n${half}END-OF-${name}`;
 }
 
+const USER_TEXT = "Read both logs, then open Report\u202Efdp.exe.";
 const LONG = logWithOverride(150_000, "long");
 const HOLED = logWithOverride(600_000, "holed");
 
@@ -49,7 +50,7 @@ function session(): string {
   });
   return `${[
     JSON.stringify({ type: "session", version: 3, id: SESSION, timestamp: at(0), cwd: "/tmp/e2e-copy" }),
-    entry("u1", null, { role: "user", content: [{ type: "text", text: "Read both logs." }], timestamp: 1 }),
+    entry("u1", null, { role: "user", content: [{ type: "text", text: USER_TEXT }], timestamp: 1 }),
     entry("a1", "u1", reply("c1")),
     entry("t1", "a1", result("c1", LONG)),
     entry("a2", "t1", reply("c2")),
@@ -93,5 +94,15 @@ describe("Copy full text in the LLM view", () => {
     const text = await copied("t2");
     expect(text.length).toBe(HOLED.length);
     expect(text).toBe(HOLED);
+  });
+
+  it("the diff's snippet of a message spells out its bidi controls as the message list does", async () => {
+    await page.getByRole("button", { name: "Diff two entries" }).click();
+    await page.getByLabel("Before (leaf id)").fill("");
+    await page.getByLabel("After (leaf id)").fill("t2");
+    await page.getByRole("button", { name: "Compare" }).click();
+    const row = page.locator('[data-testid="llm-diff"] [data-diff-entry-id="u1"] .snippet-text');
+    await row.waitFor();
+    expect(await row.textContent()).toBe("Read both logs, then open Report\\u202efdp.exe.");
   });
 });

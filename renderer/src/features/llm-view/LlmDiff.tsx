@@ -10,6 +10,7 @@ import type { LlmMessage } from "../../../../core/session/entries.ts";
 import { messageText } from "../../../../core/session/message-text.ts";
 import { useCanopy } from "../../store/index.ts";
 import type { LlmDiffState } from "../../store/llm-view-slice.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
 import { EntryLink } from "./MessageItem.tsx";
 import { MessageBody } from "./MessageBody.tsx";
 import { formatTokens, limitParts, messageKindLabel, messageParts } from "./message-parts.ts";
@@ -27,8 +28,9 @@ function rowMessage(diff: LlmDiffState, row: ContextDiffRow): LlmMessage | undef
 
 function snippet(message: LlmMessage | undefined): string {
   if (!message) return "";
-  // flatten folds only a prefix: a 20 MB message costs no more than a short one.
-  return flatten(messageText(message), 161);
+  // flatten folds only a prefix: a 20 MB message costs no more than a short one. Bidi controls
+  // are spelled out, as in the message list: hidden, they reorder the snippet.
+  return showBidiControls(flatten(messageText(message), 161));
 }
 
 function DiffRow({
