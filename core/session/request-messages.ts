@@ -35,7 +35,7 @@ export interface RequestTarget {
 /** The target as the LLM view reports it: where it came from, and the model id when known. */
 export interface RequestTargetInfo extends RequestTarget {
   model: string | null;
-  /** "configured": Canopy's model setting (what Canopy sends); "session": the path's last reply (what the agent sends). */
+  /** "configured": Canopy's model setting (what Canopy sends); "session": the model in effect at the leaf (what the agent sends). */
   from: "configured" | "session";
 }
 
@@ -248,16 +248,28 @@ export function planRequest(
 }
 
 /**
- * The agent's own target at a leaf when Canopy has no model: the provider, API and model of the
- * view's last reply (the model the agent resumes with, SPEC §3.2); null without a reply.
+ * The agent's own target at a leaf when Canopy has no model: the model the agent resumes with
+ * (SPEC §3.2), `model` — the context's model in effect, set by the last model change or reply on
+ * the path — with the API of that provider's last reply (null when none is on the path); without
+ * it, the provider, API and model of the view's last reply; null with neither.
  */
-export function sessionRequestTarget(view: readonly LlmMessage[]): RequestTargetInfo | null {
-  const last = view.findLast((message): message is AssistantMessage => message.role === "assistant");
+export function sessionRequestTarget(
+  view: readonly LlmMessage[],
+  model: { provider: string; modelId: string } | null = null,
+): RequestTargetInfo | null {
+  const replies = view.filter((message): message is AssistantMessage => message.role === "assistant");
+  const apiOf = (reply: AssistantMessage | undefined) => (typeof reply?.api === "string" ? reply.api : null);
+  if (model !== null && model.provider !== "") {
+    const same = replies.filter((reply) => reply.provider === model.provider);
+    const api = apiOf(same.findLast((reply) => reply.model === model.modelId) ?? same.at(-1));
+    return { provider: model.provider, api, model: model.modelId || null, sender: "agent", from: "session" };
+  }
+  const last = replies.at(-1);
   if (!last) return null;
   return {
     // A reply without a provider matches no target (§3.6 step 6), as before; "" names none.
     provider: typeof last.provider === "string" ? last.provider : "",
-    api: typeof last.api === "string" ? last.api : null,
+    api: apiOf(last),
     model: typeof last.model === "string" ? last.model : null,
     sender: "agent",
     from: "session",

@@ -231,6 +231,31 @@ describe("planRequest on built sessions", () => {
     expect(planRequest(view, agent, off).messages[2]).toBe(view[2]);
   });
 
+  it("sessionRequestTarget is the model in effect at the leaf: a model change after the last reply wins", () => {
+    const view = viewOf(entries);
+    // Another provider: its API is not known (no reply of it on the path).
+    expect(sessionRequestTarget(view, { provider: "openai", modelId: "gpt-b" })).toEqual({
+      provider: "openai",
+      api: null,
+      model: "gpt-b",
+      sender: "agent",
+      from: "session",
+    });
+    // The same provider, another model: the API of that provider's last reply.
+    expect(sessionRequestTarget(view, { provider: "anthropic", modelId: "claude-other" })).toEqual({
+      provider: "anthropic",
+      api: "anthropic-messages",
+      model: "claude-other",
+      sender: "agent",
+      from: "session",
+    });
+    // A model change with no reply on the path still names the model.
+    expect(sessionRequestTarget([user("x")], { provider: "openai", modelId: "gpt-b" })).toMatchObject({
+      provider: "openai",
+      model: "gpt-b",
+    });
+  });
+
   it("sessionRequestTarget is the last reply's provider, API and model", () => {
     expect(sessionRequestTarget([user("x")])).toBeNull();
     expect(sessionRequestTarget(viewOf(entries))).toEqual({

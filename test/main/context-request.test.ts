@@ -127,6 +127,30 @@ describe("context:get request annotations", () => {
     expect(view.request.messageCount).toBe(7);
   });
 
+  it("without a model, after a model change: the request goes to the model changed to, as the agent resumes with it", async () => {
+    // tree-01's leaf 8b98149e: anthropic replies, then a model_change to openai/gpt-b (SPEC §3.2).
+    const imported = await api.call("library:import", { path: fixturePath("tree-01.jsonl") });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const sessionId = imported.value.files[0]?.sessionId as string;
+    const view = await api.call("context:get", { sessionId, leafId: "8b98149e" });
+    if (!view.ok) throw new Error(view.error.message);
+    const expected = readExpectedContexts("tree-01").contexts["8b98149e"];
+    expect(expected?.model).toEqual({ provider: "openai", modelId: "gpt-b" });
+    expect(view.value.request.target).toEqual({
+      provider: "openai",
+      api: null,
+      model: "gpt-b",
+      sender: "agent",
+      from: "session",
+    });
+    // Thinking of the anthropic replies reaches openai as plain text.
+    const withThinking = view.value.messages.flatMap((m, i) =>
+      m.role === "assistant" && m.content.some((b) => b.type === "thinking") ? [i] : [],
+    );
+    expect(withThinking.length).toBeGreaterThan(0);
+    for (const i of withThinking) expect(view.value.request.changes[i]).toContainEqual({ kind: "thinking-as-text" });
+  });
+
   it("with a configured model: Canopy's request drops the aborted reply of another provider with its call", async () => {
     await configureModel();
     const view = await viewOf(writeSession());

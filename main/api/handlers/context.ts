@@ -41,7 +41,9 @@ export const contextHandlers: AreaHandlers<"context"> = {
     const view = buildLlmView(entries, leafId, contextTemplatesFrom(ctx.prompts), index);
     const usage = getLastAssistantUsage(view.context.path);
     const settings = loadSettings(ctx.db);
-    const target = settings.model ? chatTargetOf(settings.model) : sessionRequestTarget(view.messages);
+    const target = settings.model
+      ? chatTargetOf(settings.model)
+      : sessionRequestTarget(view.messages, view.context.model);
     const blockImages = settings.images.blockImages;
     const plan = planRequestFor(view.messages, target, { blockImages });
     const messages = input.blobImages
