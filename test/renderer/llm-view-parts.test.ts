@@ -270,6 +270,23 @@ describe("contextFigures", () => {
     expect(contextFigures({ ...view, measuredTokens: null }, limits, true).measuredStale).toBe(false);
   });
 
+  it("says what is above the threshold does not compact while automatic compaction is off", () => {
+    const on = { contextWindow: 100_000, reserveTokens: 10_000, compactionEnabled: true };
+    const view = { estimatedTokens: 1, measuredTokens: 95_000 };
+    expect(contextFigures(view, on).warning).toBe(
+      "This context is above the compaction threshold: the agent would compact after the next reply.",
+    );
+    const off = contextFigures(view, { ...on, compactionEnabled: false });
+    expect(off.level).toBe("above-threshold");
+    expect(off.warning).toBe(
+      "This context is above the compaction threshold; automatic compaction is off, so nothing compacts it.",
+    );
+    expect(contextFigures({ estimatedTokens: 1, measuredTokens: 120_000 }, on).warning).toBe(
+      "This context is larger than the model's window: the next request would overflow.",
+    );
+    expect(contextFigures({ estimatedTokens: 1, measuredTokens: 1 }, on).warning).toBeNull();
+  });
+
   it("without a model the window and threshold are unknown and the bar scales to the figures", () => {
     const figures = contextFigures(
       { estimatedTokens: 1000, measuredTokens: 2000 },

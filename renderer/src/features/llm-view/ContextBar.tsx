@@ -10,13 +10,6 @@ import { contextFigures, measuredIsStale } from "./context-figures.ts";
 import { ancestorsOf, entryLinks } from "./entry-links.ts";
 import { formatTokens } from "./message-parts.ts";
 
-const LEVEL_TEXT = {
-  ok: "below the compaction threshold",
-  "above-threshold": "above the compaction threshold: the agent would compact after the next reply",
-  "over-window": "larger than the model's window: the next request would overflow",
-  unknown: "",
-} as const;
-
 export function ContextBar({ context }: { context: ContextView }) {
   const limits = useCanopy((state) => state.limits);
   const limitsError = useCanopy((state) => state.limitsError);
@@ -97,9 +90,7 @@ export function ContextBar({ context }: { context: ContextView }) {
           )}
         </li>
       </ul>
-      {figures.level !== "ok" && figures.level !== "unknown" && (
-        <p className="bar-warning">This context is {LEVEL_TEXT[figures.level]}.</p>
-      )}
+      {figures.warning && <p className="bar-warning">{figures.warning}</p>}
       {limitsError && <p className="error">Could not read the model settings: {limitsError}</p>}
     </section>
   );

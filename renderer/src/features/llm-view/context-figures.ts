@@ -31,6 +31,17 @@ export interface ContextFigures {
    */
   level: ContextLevel;
   measuredStale: boolean;
+  /** The sentence the bar says about `level`; null when there is nothing to warn about. */
+  warning: string | null;
+}
+
+function warningFor(level: ContextLevel, compactionEnabled: boolean): string | null {
+  if (level === "over-window")
+    return "This context is larger than the model's window: the next request would overflow.";
+  if (level !== "above-threshold") return null;
+  return compactionEnabled
+    ? "This context is above the compaction threshold: the agent would compact after the next reply."
+    : "This context is above the compaction threshold; automatic compaction is off, so nothing compacts it.";
 }
 
 const percent = (value: number, scale: number) => (scale > 0 ? Math.min(100, (value / scale) * 100) : 0);
@@ -65,6 +76,7 @@ export function contextFigures(
     thresholdPercent: threshold === null ? null : percent(threshold, scale),
     level,
     measuredStale: measured !== null && measuredStale,
+    warning: warningFor(level, limits?.compactionEnabled ?? true),
   };
 }
 
