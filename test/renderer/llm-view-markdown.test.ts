@@ -57,6 +57,14 @@ describe("parseMarkdown", () => {
     expect(tasks).toContain('aria-label="not done"');
   });
 
+  it("shows a link reference definition as the line the model receives, not nothing", () => {
+    const out = html('See [the docs][1].\n\n[1]: https://example.com/docs "Docs"\n\n[ref]: /local/path');
+    expect(out).toContain("[1]: https://example.com/docs &quot;Docs&quot;");
+    expect(out).toContain("[ref]: /local/path");
+    // The reference still links where its definition points.
+    expect(out).toContain('<a href="https://example.com/docs"');
+  });
+
   it("renders tables with alignment classes", () => {
     const out = html("| a | b |\n|:-|-:|\n| 1 | 2 |");
     expect(out).toContain('<th class="md-align-left">a</th>');

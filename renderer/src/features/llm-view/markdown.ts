@@ -3,7 +3,8 @@
  * (tag, attributes, children, text) that Markdown.tsx turns into React elements. No HTML string
  * ever reaches the DOM, so nothing in a message can inject markup or script: raw HTML in a
  * message (`<summary>`, `<system-reminder>`, `<file …>`, or an attack) is shown as the literal
- * text the model receives. Links are live only for http(s) and mailto; markdown images are never
+ * text the model receives, as is a link reference definition (`[1]: https://…`, which markdown
+ * would render as nothing). Links are live only for http(s) and mailto; markdown images are never
  * loaded (a placeholder names them). No React or DOM here, so it is tested in Node.
  */
 import { Lexer, type Token, type Tokens } from "marked";
@@ -51,8 +52,10 @@ function blocks(tokens: readonly Token[]): MdNode[] {
 function block(token: Token): MdNode | null {
   switch (token.type) {
     case "space":
-    case "def":
       return null;
+    case "def":
+      // A link reference definition renders nothing in markdown, but the model receives it.
+      return h("pre", { className: "md-raw" }, token.raw.replace(/\n+$/, ""));
     case "paragraph":
       return h("p", null, inline((token as Tokens.Paragraph).tokens));
     case "heading": {
