@@ -3,7 +3,7 @@
  * against the view leaf, before/after the compaction in effect (or the selected one), or any two
  * entry ids typed in.
  */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { entryLinks } from "./entry-links.ts";
@@ -65,6 +65,12 @@ export function LlmToolbar({ context }: { context: ContextView }) {
   const setExpandAll = useCanopy((state) => state.setExpandAll);
   const viewLeafId = useViewLeafId();
   const [formOpen, setFormOpen] = useState(false);
+  // Closing the form (Compare, Cancel) removes the focused button: the focus goes back to its toggle.
+  const formToggle = useRef<HTMLButtonElement>(null);
+  const closeForm = () => {
+    setFormOpen(false);
+    formToggle.current?.focus();
+  };
 
   const selectedType = selectedEntryId ? entryLinks(tree).get(selectedEntryId)?.type : undefined;
   const compactionId = selectedType === "compaction" ? selectedEntryId : context.compactionId;
@@ -111,6 +117,7 @@ export function LlmToolbar({ context }: { context: ContextView }) {
           compaction
         </button>
         <button
+          ref={formToggle}
           type="button"
           aria-label="Diff two entries"
           aria-expanded={formOpen}
@@ -123,7 +130,7 @@ export function LlmToolbar({ context }: { context: ContextView }) {
         <TwoEntryForm
           defaultBefore={viewLeafId ?? ""}
           defaultAfter={selectedEntryId ?? context.leafId ?? ""}
-          onDone={() => setFormOpen(false)}
+          onDone={closeForm}
         />
       )}
     </div>

@@ -143,6 +143,20 @@ export function LlmView() {
   const request = context?.request;
   const groups = useMemo(() => (request ? groupRequestNotes(request.changes) : []), [request]);
   const grouped = useMemo(() => new Set(groups.map((group) => group.key)), [groups]);
+  // The diff is opened from the toolbar and its Close button goes with it: the focus returns to
+  // the control it was opened from, not to the page's body (where a keyboard user starts over).
+  const diffOpener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (diffMode) {
+      diffOpener.current = active instanceof HTMLElement && section.current?.contains(active) ? active : null;
+      return;
+    }
+    const opener = diffOpener.current;
+    diffOpener.current = null;
+    const lost = active === null || active === document.body;
+    if (lost && opener?.isConnected && !(opener as HTMLButtonElement).disabled) opener.focus();
+  }, [diffMode]);
   const shownSessionId = context?.sessionId ?? null;
   // Another session's view starts at its top (header and context bar), not at the scroll offset
   // the previous session's list was left at. A layout effect, so that the list's own scroll to a
