@@ -58,7 +58,8 @@ export type DropReason =
 export type RequestChange =
   | { kind: "dropped"; reason: DropReason }
   | { kind: "images-blocked"; count: number }
-  | { kind: "thinking-removed"; reason: "canopy" | "cerebras" }
+  /** "empty": a foreign reply's thinking is all empty, and empty thinking is dropped (§3.6 step 6). */
+  | { kind: "thinking-removed"; reason: "canopy" | "cerebras" | "empty" }
   | { kind: "thinking-as-text" }
   | { kind: "result-as-user" };
 
@@ -147,10 +148,13 @@ function replyContent(
     return blocks.filter((block) => block.type !== "thinking");
   }
   if (!foreign) return blocks;
-  changes.push({ kind: "thinking-as-text" });
+  const thinkingText = (block: AssistantMessage["content"][number]) =>
+    block.type === "thinking" && typeof block.thinking === "string" ? block.thinking : "";
+  const anyText = blocks.some((block) => thinkingText(block).trim() !== "");
+  changes.push(anyText ? { kind: "thinking-as-text" } : { kind: "thinking-removed", reason: "empty" });
   return blocks.flatMap((block): AssistantMessage["content"] => {
     if (block.type !== "thinking") return [block];
-    const text = typeof block.thinking === "string" ? block.thinking : "";
+    const text = thinkingText(block);
     return text.trim() === "" ? [] : [{ type: "text", text }];
   });
 }

@@ -62,6 +62,8 @@ export function requestGroupText(group: RequestNoteGroup): string {
       return `Thinking of ${n} replies is not sent: Canopy's OpenAI-compatible request carries none.`;
     case "thinking-removed:cerebras":
       return `Thinking of ${n} replies is removed: the provider is cerebras.`;
+    case "thinking-removed:empty":
+      return `Empty thinking of ${n} replies is not sent: they come from another provider/API.`;
     case "thinking-as-text":
       return `Thinking of ${n} replies is sent as plain text: they come from another provider/API.`;
     case "result-as-user":

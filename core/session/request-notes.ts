@@ -44,6 +44,8 @@ export function requestChangeText(change: RequestChange, message?: LlmMessage): 
     case "images-blocked":
       return `${change.count === 1 ? "Its image is" : `Its ${change.count} images are`} sent as “Image reading is disabled.” (images.blockImages).`;
     case "thinking-removed":
+      if (change.reason === "empty")
+        return "Empty thinking not sent: a reply of another provider/API carries no empty thinking.";
       return change.reason === "canopy"
         ? "Thinking not sent: Canopy's OpenAI-compatible request carries none."
         : "Thinking removed: the provider is cerebras.";

@@ -13,6 +13,7 @@ import {
   type RequestTarget,
   sessionRequestTarget,
 } from "../../core/session/request-messages.ts";
+import { requestChangeText } from "../../core/session/request-notes.ts";
 import { buildTreeIndex } from "../../core/session/tree.ts";
 import { readExpectedContexts, readFixture } from "../helpers/fixtures.ts";
 import { assistant, chain, msg, plainTemplates, toolResult, user } from "./_builders.ts";
@@ -208,6 +209,24 @@ describe("planRequest on built sessions", () => {
     const ours = planRequest([thinking("anthropic")], canopy, off);
     expect(ours.changes[0]).toEqual([{ kind: "thinking-removed", reason: "canopy" }]);
     expect(ours.messages[0]?.content).toEqual([{ type: "text", text: "answer" }]);
+  });
+
+  it("a foreign reply whose thinking is all empty sends none, and says so rather than 'sent as plain text'", () => {
+    const reply = assistant("", {
+      provider: "google",
+      api: "google-generative-ai",
+      content: [
+        { type: "thinking", thinking: "" },
+        { type: "thinking", thinking: " \n" },
+        { type: "text", text: "answer" },
+      ],
+    });
+    const plan = planRequest([reply], agent, off);
+    expect(plan.messages[0]?.content).toEqual([{ type: "text", text: "answer" }]);
+    expect(plan.changes[0]).toEqual([{ kind: "thinking-removed", reason: "empty" }]);
+    expect(requestChangeText({ kind: "thinking-removed", reason: "empty" })).toBe(
+      "Empty thinking not sent: a reply of another provider/API carries no empty thinking.",
+    );
   });
 
   it("Canopy's request leaves out a reply of only thinking and sends a result no call waits for as user text", () => {
