@@ -19,6 +19,11 @@ export const modelSettingsSchema = z
     stream: z.boolean().default(true),
     /** Send reasoning_effort "high" to summary calls (only for reasoning models). */
     reasoning: z.boolean().default(false),
+    /**
+     * How long a request may get nothing from the model (no reply yet, or a streamed one that
+     * stalls) before it ends as timed out; unset: 600 (the SDK's 10 minutes).
+     */
+    timeoutSeconds: z.number().int().min(1).max(86_400).optional(),
   })
   .strict();
 

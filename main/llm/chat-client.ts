@@ -12,8 +12,10 @@ import {
   isUserAbortError,
   linkSignal,
   type OpenAiSummarizerConfig,
+  SDK_TIMEOUT_MARGIN_MS,
   STREAM_ENDED_EARLY,
 } from "./openai-client.ts";
+import { DEFAULT_MODEL_TIMEOUT_MS, watchIdle } from "./idle-timeout.ts";
 import { ToolCallCollector, toolNames } from "./tool-calls.ts";
 
 export type ChatClientConfig = Pick<
@@ -154,8 +156,10 @@ export async function completeChat(
     usage: usageFrom(undefined),
   });
   if (signal.aborted) return aborted();
-  const client = createClient({ ...config, contextWindow: config.contextWindow });
+  const idleMs = config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const client = createClient({ ...config, contextWindow: config.contextWindow }, idleMs + SDK_TIMEOUT_MARGIN_MS);
   const link = linkSignal(signal);
+  const idle = watchIdle(link.signal, idleMs);
   const started = performance.now();
   const streamed: Streamed = {
     text: "",
@@ -170,7 +174,7 @@ export async function completeChat(
       // so a missing finish_reason there does not mean a cut: the reply is kept as it came.
       const completion = await client.chat.completions.create(
         { model: config.model, messages },
-        { signal: link.signal },
+        { signal: idle.signal },
       );
       const choice = completion.choices[0];
       if (!choice) {
@@ -195,7 +199,7 @@ export async function completeChat(
     }
     const stream = await client.chat.completions.create(
       { model: config.model, messages, stream: true, stream_options: { include_usage: true } },
-      { signal: link.signal },
+      { signal: idle.signal },
     );
     let finishReason: string | null | undefined;
     for await (const chunk of stream) {
@@ -206,6 +210,7 @@ export async function completeChat(
       const reasoning = reasoningOf(delta);
       if (reasoning) streamed.thinking += reasoning;
       streamed.calls.add(delta, true);
+      idle.touch(Boolean(reasoning || delta?.content || delta?.tool_calls?.length));
       if (delta?.content) {
         streamed.ttft ??= Math.round(performance.now() - started);
         streamed.text += delta.content;
@@ -215,14 +220,18 @@ export async function completeChat(
     }
     // The SDK ends an aborted stream quietly, without throwing — and one the server closed too.
     if (link.signal.aborted) return aborted();
+    if (idle.timedOut()) return cutOff(streamed, idle.message());
     if (!finishReason) return cutOff(streamed, STREAM_ENDED_EARLY);
     const { text, thinking, calls, usage, ttft } = streamed;
     const reply = finish(text, thinking, finishReason, usageFrom(usage), calls.blocks());
     return ttft === undefined ? reply : { ...reply, ttft };
   } catch (error) {
-    if (link.signal.aborted || isUserAbortError(error)) return aborted();
+    if (link.signal.aborted) return aborted();
+    if (idle.timedOut()) return cutOff(streamed, idle.message());
+    if (isUserAbortError(error)) return aborted();
     return cutOff(streamed, describeError(error, config));
   } finally {
+    idle.dispose();
     link.dispose();
   }
 }

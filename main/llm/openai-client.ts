@@ -5,6 +5,7 @@
  * (`stopReason: "error"`) whose text keeps the status, the server's message and retry hints.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { DEFAULT_MODEL_TIMEOUT_MS, watchIdle } from "./idle-timeout.ts";
 import type {
   AbortSignalLike,
   Summarizer,
@@ -24,6 +25,10 @@ export interface OpenAiSummarizerConfig {
   model: string;
   contextWindow: number;
   stream?: boolean | undefined;
+  /**
+   * How long a request may send nothing (no reply yet, or no further streamed chunk) before it
+   * is ended as timed out (idle-timeout.ts; the connection test's whole-request bound).
+   */
   timeoutMs?: number | undefined;
   /** The SDK's own retries are always off: Canopy's policy lives in retry.ts. */
   maxRetries?: 0;
@@ -52,6 +57,9 @@ export const STREAM_ENDED_EARLY = "Connection error: the endpoint ended the stre
 
 /** Response headers that carry retry hints, copied into error texts for §9.4 hint parsing. */
 const HINT_HEADERS = ["retry-after-ms", "retry-after", "x-ratelimit-reset-ms", "x-ratelimit-reset"] as const;
+
+/** How much later than the inactivity timeout the SDK's own (until the headers) fires. */
+export const SDK_TIMEOUT_MARGIN_MS = 5_000;
 
 const ABORTED: SummaryResponse = { text: "", stopReason: "aborted" };
 
@@ -209,7 +217,9 @@ function requestBody(config: OpenAiSummarizerConfig, request: SummaryRequest) {
 }
 
 export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summarizer {
-  const client = createClient(config);
+  const idleMs = config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  // The SDK's timeout (until the headers) a little later than ours, whose words say more.
+  const client = createClient(config, idleMs + SDK_TIMEOUT_MARGIN_MS);
   return {
     kind: "openai",
     label: `${config.model} at ${config.baseUrl}`,
@@ -217,23 +227,26 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
     async summarize(request: SummaryRequest): Promise<SummaryResponse> {
       if (request.signal?.aborted) return ABORTED;
       const link = linkSignal(request.signal);
+      const idle = watchIdle(link.signal, idleMs);
+      const timedOut = (): SummaryResponse => ({ text: "", stopReason: "error", errorMessage: idle.message() });
       const body = requestBody(config, request);
       try {
         if (!config.stream) {
-          const completion = await client.chat.completions.create(body, { signal: link.signal });
+          const completion = await client.chat.completions.create(body, { signal: idle.signal });
           const choice = completion.choices[0];
           if (!choice) return { text: "", stopReason: "error", errorMessage: "Model returned no choices" };
           return finish(choice.message.content ?? "", choice.finish_reason);
         }
         const stream = await client.chat.completions.create(
           { ...body, stream: true },
-          { signal: link.signal },
+          { signal: idle.signal },
         );
         let text = "";
         let finishReason: string | null | undefined;
         for await (const chunk of stream) {
           const choice = chunk.choices[0];
           const delta = choice?.delta?.content;
+          idle.touch(Boolean(delta));
           if (delta) {
             text += delta;
             request.onText?.(text);
@@ -242,16 +255,20 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
         }
         // The SDK ends an aborted stream quietly, without throwing — and a cut-off one too.
         if (link.signal.aborted) return ABORTED;
+        if (idle.timedOut()) return timedOut();
         if (!finishReason) return { text: "", stopReason: "error", errorMessage: STREAM_ENDED_EARLY };
         return finish(text, finishReason);
       } catch (error) {
-        if (link.signal.aborted || error instanceof APIUserAbortError) return ABORTED;
+        if (link.signal.aborted) return ABORTED;
+        if (idle.timedOut()) return timedOut();
+        if (error instanceof APIUserAbortError) return ABORTED;
         return {
           text: "",
           stopReason: "error",
           errorMessage: describeError(error, config),
         };
       } finally {
+        idle.dispose();
         link.dispose();
       }
     },

@@ -30,7 +30,7 @@ import type { Job } from "./jobs.ts";
 import { appendMessageChain } from "./persist.ts";
 import { pacedText } from "./progress-pace.ts";
 import { loadViewState } from "./session-state.ts";
-import { keyConfigFor } from "./summarizers.ts";
+import { keyConfigFor, timeoutMsOf } from "./summarizers.ts";
 
 export const NO_MODEL_MESSAGE =
   "No model configured: set one in Settings (the offline summarizer cannot chat)";
@@ -217,6 +217,7 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
           model: model.id,
           contextWindow: model.contextWindow,
           stream: model.stream,
+          timeoutMs: timeoutMsOf(model),
         },
         messages,
         signal,

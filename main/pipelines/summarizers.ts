@@ -33,6 +33,11 @@ export function keyConfigFor(
   return { apiKey: apiKeyFor(model, secrets), keyName: model.apiKeyEnv, keyStore: secrets.kind };
 }
 
+/** The model's inactivity timeout (ms); undefined: the default (idle-timeout.ts). */
+export function timeoutMsOf(model: ModelSettings): number | undefined {
+  return model.timeoutSeconds === undefined ? undefined : model.timeoutSeconds * 1000;
+}
+
 export function modelSummarizer(model: ModelSettings | null, secrets?: SecretStore): Summarizer {
   if (!model) return createOfflineSummarizer();
   return createOpenAiSummarizer({
@@ -42,6 +47,7 @@ export function modelSummarizer(model: ModelSettings | null, secrets?: SecretSto
     contextWindow: model.contextWindow,
     stream: model.stream,
     reasoning: model.reasoning,
+    timeoutMs: timeoutMsOf(model),
   });
 }
 

@@ -29,6 +29,11 @@ export type FakeBehaviour = (
       holdRest?: Promise<unknown>;
       /** Delay before the status line (a slow server, to test aborts). */
       headersDelayMs?: number;
+      /**
+       * Streaming only: after this many content chunks nothing more is sent and the connection
+       * stays open (0: the headers and the role chunk only — a model that never sends a token).
+       */
+      stallAfterChunks?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
       dropAfterChunks?: number;
       /**
@@ -250,6 +255,7 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
         res.end();
         return;
       }
+      if (behaviour.stallAfterChunks !== undefined && index >= behaviour.stallAfterChunks) return;
       if (index === 1 && behaviour.holdRest) await behaviour.holdRest;
       if (index > 0 && !(await wait(behaviour.chunkDelayMs ?? 0))) return;
       if (res.destroyed) return;

@@ -29,6 +29,36 @@ function chat(stream: boolean, seen: string[] = []) {
 
 const chunks = ["The parser ", "reads both ", "dialects and ", "keeps raw lines."];
 
+describe("a model that goes silent", () => {
+  it("headers and then no token: the request times out, saying so (it waited until Cancel)", async () => {
+    server.enqueue({ type: "reply", chunks, stallAfterChunks: 0 });
+    const reply = await completeChat(
+      { baseUrl: server.baseUrl, model: "fake-model", contextWindow: 128_000, stream: true, timeoutMs: 300 },
+      [{ role: "user", content: "Explain the parser." }],
+      new AbortController().signal,
+    );
+    expect(reply).toMatchObject({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Request timed out: the model sent nothing for 0.3 s (setting model.timeoutSeconds)",
+    });
+  });
+
+  it("a reply that stalls part-way keeps what it wrote and says it timed out", async () => {
+    server.enqueue({ type: "reply", chunks, stallAfterChunks: 2 });
+    const reply = await completeChat(
+      { baseUrl: server.baseUrl, model: "fake-model", contextWindow: 128_000, stream: true, timeoutMs: 300 },
+      [{ role: "user", content: "Explain the parser." }],
+      new AbortController().signal,
+    );
+    expect(reply).toMatchObject({
+      text: "The parser reads both ",
+      stopReason: "error",
+      errorMessage: `Request timed out: the model's reply stalled, nothing more came for 0.3 s (setting model.timeoutSeconds)${CUT_OFF_NOTE}`,
+    });
+  });
+});
+
 describe("a streamed reply that stops part-way", () => {
   it.each([0, 30])(
     "closed cleanly after 2 chunks (delay %i ms): an error keeping the text, saying it was cut off",

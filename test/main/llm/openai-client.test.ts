@@ -271,7 +271,42 @@ describe("error texts", () => {
       timeoutMs: 100,
     });
     const result = await backend.summarize(request());
-    expect(result).toEqual({ text: "", stopReason: "error", errorMessage: "Request timed out after 100 ms" });
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Request timed out: the model sent nothing for 0.1 s (setting model.timeoutSeconds)",
+    });
+  });
+
+  // The SDK's timeout stops at the headers: a server that sent them and then nothing was waited
+  // on until Cancel (the job said "Summarizing…" for ever).
+  it("a stream that sends its headers and then no token times out, saying so", async () => {
+    server.enqueue({ type: "reply", chunks: ["never"], stallAfterChunks: 0 });
+    const started = Date.now();
+    const result = await summarizer({ stream: true, timeoutMs: 300 }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Request timed out: the model sent nothing for 0.3 s (setting model.timeoutSeconds)",
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await vi.waitFor(() => expect(server.requests[0]?.clientClosed).toBe(true));
+  });
+
+  it("a stream that stalls part-way times out once nothing more comes for that long", async () => {
+    server.enqueue({ type: "reply", chunks: ["one ", "two ", "three"], chunkDelayMs: 150, stallAfterChunks: 2 });
+    const seen: string[] = [];
+    const result = await summarizer({ stream: true, timeoutMs: 400 }).summarize(
+      request({ onText: (text) => seen.push(text) }),
+    );
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage:
+        "Request timed out: the model's reply stalled, nothing more came for 0.4 s (setting model.timeoutSeconds)",
+    });
+    // Chunks 150 ms apart never reach the 400 ms limit: only the silence after them does.
+    expect(seen.at(-1)).toBe("one two ");
   });
 });
 
