@@ -33,6 +33,11 @@ export type RunningJob = {
   seen: number;
   /** When its text was last heard (a job:list answer asked for before that does not replace it). */
   textSeen: number;
+  /**
+   * Date.now() when this window learnt of it, or when its request was sent again (a retry): the
+   * wait for the model's first token is counted from there.
+   */
+  since: number;
   /** A chat turn: the message it answers. */
   chat?: ChatJobPrompt;
   /** A chat turn: its request failed with a transient error and is sent again (chat:retry-started). */
@@ -49,7 +54,7 @@ export type RunningJob = {
 export type ChatAutoCompaction = ChatAutoCompactionDto & { retry?: string };
 
 /** A job this window starts or hears of (the counters are the slice's). */
-type NewJob = Omit<RunningJob, "seen" | "textSeen" | "autoSeen">;
+type NewJob = Omit<RunningJob, "seen" | "textSeen" | "autoSeen" | "since"> & { since?: number };
 
 /** The job running on the open session (whichever window started it, of any kind), or null. */
 export function selectSessionJob(state: CanopyState): RunningJob | null {
@@ -139,7 +144,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
   const putJob = (job: NewJob) =>
     set((state) => {
       const seen = ++learnt;
-      return { runningJobs: { ...state.runningJobs, [job.sessionId]: { ...job, seen, textSeen: seen } } };
+      const since = job.since ?? Date.now();
+      return { runningJobs: { ...state.runningJobs, [job.sessionId]: { ...job, seen, textSeen: seen, since } } };
     });
   /** Forgets the session's job when `which` is it. */
   const dropJob = (sessionId: string, which: (job: RunningJob) => boolean) => {
@@ -429,7 +435,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       // Only this job's text (a chat turn's automatic compaction streams under its own id).
       if (!known || (jobId !== null && known.jobId !== null && known.jobId !== jobId)) return;
       const { retry: _over, ...rest } = known;
-      const job: RunningJob = { ...rest, text, textSeen: ++learnt, ...(retry === undefined ? {} : { retry }) };
+      const job: RunningJob = {
+        ...rest,
+        text,
+        textSeen: ++learnt,
+        ...(retry === undefined ? {} : { retry, since: Date.now() }),
+      };
       set({ runningJobs: { ...get().runningJobs, [sessionId]: job } });
     },
     chatJobAutoCompaction(sessionId, auto) {

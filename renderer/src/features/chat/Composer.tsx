@@ -10,6 +10,7 @@ import type { KeyboardEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
+import { WaitingForModel } from "../common/WaitingForModel.tsx";
 import { answeringText } from "../tree/entry-text.ts";
 import { treeNode } from "../tree/tree-lookup.ts";
 
@@ -55,7 +56,7 @@ export function Composer() {
             <strong>{chat.chat?.continuing ? "Answering:" : "You:"}</strong> {chat.chat?.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
-            {chat.text || chat.retry || "Waiting for the reply…"}
+            {chat.text || chat.retry || <WaitingForModel since={chat.since} />}
           </p>
         </div>
       )}

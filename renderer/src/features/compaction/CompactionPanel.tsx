@@ -14,6 +14,7 @@ import { useCanopy } from "../../store/index.ts";
 import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
 import { planFollowsAnswers, planFollowsSession, planFollowsSettings, retryPlan } from "../../store/plan-follow.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
+import { WaitingForModel } from "../common/WaitingForModel.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
@@ -150,7 +151,13 @@ export function CompactionPanel() {
       {running && (
         <div className="running" role="status" aria-live="polite">
           <p>{running.kind === "compaction" ? "Compacting…" : "Summarizing the branch…"} Press Escape to cancel.</p>
-          {running.text && <pre className="stream">{running.text}</pre>}
+          {running.text ? (
+            <pre className="stream">{running.text}</pre>
+          ) : (
+            <p>
+              <WaitingForModel since={running.since} />
+            </p>
+          )}
         </div>
       )}
     </section>
