@@ -54,6 +54,11 @@ export function hookErrorLine(error: HookError): string {
   return `hook ${error.extension} failed in ${error.event} (skipped): ${error.message}`;
 }
 
+/** The progress line while the model has sent nothing: "Waiting for the model's first token… 42 s". */
+export function waitingLine(waitedMs: number): string {
+  return `Waiting for the model's first token… ${Math.floor(waitedMs / 1000)} s`;
+}
+
 /**
  * Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal.
  * Hook problems (modules that did not load, handlers that failed) are said on stderr as they come.
@@ -72,15 +77,26 @@ export async function withCancel<T>(
     cli.io.err("cancelling…");
     void cli.api.call(abort, { sessionId });
   };
-  const stopProgress = showProgress(cli, (name, payload) => {
-    if (name === "job:progressed" && "label" in payload && payload.text) {
-      return `${payload.label}: ${payload.text.length} characters`;
-    }
-    if (name === "chat:progressed" && "text" in payload && typeof payload.text === "string") {
-      return `Replying: ${payload.text.length} characters`;
-    }
-    return null;
-  });
+  // Until the model's first token (again after a retry): how long the wait has lasted.
+  let waitingSince: number | null = performance.now();
+  const stopProgress = showProgress(
+    cli,
+    (name, payload) => {
+      // The retry's request goes out after its delay (the chat command says so on stderr).
+      if (name === "chat:retry-started" && "delayMs" in payload) waitingSince = performance.now() + payload.delayMs;
+      if (name === "job:progressed" && "label" in payload && payload.text) {
+        waitingSince = null;
+        return `${payload.label}: ${payload.text.length} characters`;
+      }
+      if (name === "chat:progressed" && "text" in payload && typeof payload.text === "string") {
+        if (payload.text === "") return null;
+        waitingSince = null;
+        return `Replying: ${payload.text.length} characters`;
+      }
+      return null;
+    },
+    () => (waitingSince === null || performance.now() < waitingSince ? null : waitingLine(performance.now() - waitingSince)),
+  );
   process.on("SIGINT", onSigint);
   try {
     return await run();

@@ -19,20 +19,28 @@ export type ProgressText = <E extends EventName>(name: E, payload: Events[E]) =>
 /** How often the line may be rewritten: fast enough to look live, rare enough to cost nothing. */
 const MIN_INTERVAL_MS = 50;
 
-/** Shows what `text` makes of each event until the returned function is called (which clears the line). */
-export function showProgress(cli: CliContext, text: ProgressText): () => void {
+/** How often `tick` is asked for a line (a count of seconds). */
+export const TICK_MS = 1000;
+
+/**
+ * Shows what `text` makes of each event until the returned function is called (which clears the
+ * line); `tick`, asked every second, may also give a line (e.g. how long a wait has lasted).
+ */
+export function showProgress(cli: CliContext, text: ProgressText, tick?: () => string | null): () => void {
   if (!cli.io.isTerminal) return () => {};
   let shown = false;
   let last = Number.NEGATIVE_INFINITY;
-  const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => {
-    const line = text(name, payload);
+  const show = (line: string | null) => {
     const now = performance.now();
     if (line === null || now - last < MIN_INTERVAL_MS) return;
     cli.io.progress(line);
     shown = true;
     last = now;
-  });
+  };
+  const unsubscribe = cli.api.ctx.events.subscribe((name, payload) => show(text(name, payload)));
+  const timer = tick ? setInterval(() => show(tick()), TICK_MS) : undefined;
   return () => {
+    clearInterval(timer);
     unsubscribe();
     if (shown) cli.io.progress("");
   };

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { progressName } from "../../main/api/handlers/library.ts";
 import { runCli } from "../../main/cli.ts";
+import { startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 
 process.env.CANOPY_NO_DEMO = "1";
@@ -104,6 +105,46 @@ describe("the progress line", () => {
     expect(progress.at(-1)).toBe("");
     expect(shown.filter(([kind]) => kind === "err")).toEqual([]);
     expect(shown.at(-1)?.[0]).toBe("out");
+  });
+
+  // A model that accepts the request and never sends a token: the line counted nothing (it
+  // stayed blank) until the request ended.
+  it("a compaction whose model sends nothing counts the wait, then fails as timed out", async () => {
+    const fake = await startFakeOpenAiServer();
+    try {
+      const model = { baseUrl: fake.baseUrl, id: "fake-hang", timeoutSeconds: 3 };
+      const db = path.join(dir, "hang.db");
+      await runCli(["settings", "set", "model", JSON.stringify(model), "--db", db], {
+        out: () => {},
+        err: () => {},
+        progress: () => {},
+        isTerminal: false,
+      });
+      const silent = { type: "reply" as const, chunks: ["never"], stallAfterChunks: 0 };
+      fake.enqueue(silent, silent);
+      const writes: [string, string][] = [];
+      await runCli(["compact", fixturePath("tree-03.jsonl"), "--db", db], {
+        out: (text) => writes.push(["out", text]),
+        err: (text) => writes.push(["err", text]),
+        progress: (text) => writes.push(["progress", text]),
+        isTerminal: true,
+      });
+      const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
+      // One line a second, counting up (a loaded machine may run a tick late).
+      const counts = progress.slice(0, -1).map((line) => /^Waiting for the model's first token… (\d) s$/.exec(line)?.[1]);
+      expect(counts.length).toBeGreaterThanOrEqual(2);
+      expect(counts.map(Number)).toEqual([...counts.map(Number)].sort());
+      expect(counts[0]).toBe("1");
+      expect(progress.at(-1)).toBe("");
+      const said = writes.filter(([kind]) => kind !== "progress");
+      expect(said).toHaveLength(1);
+      // Whichever summary request (of the two sent side by side) timed out first names itself.
+      expect(said[0]?.join(" ")).toMatch(
+        /^err canopy: error: [\w ]+ failed: Request timed out: the model sent nothing for 3 s \(setting model\.timeoutSeconds\)$/,
+      );
+    } finally {
+      await fake.close();
+    }
   });
 
   it("shows nothing when stderr is not a terminal", async () => {
