@@ -5,6 +5,7 @@
  * errors to stderr; Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
+import { modelErrorInWords } from "../../core/llm/error-words.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry, ToolCall } from "../../core/session/entries.ts";
 import { textBlocksOf } from "../../core/session/message-text.ts";
 import { toolsNotRunText } from "../../core/session/tools-not-run.ts";
@@ -50,7 +51,7 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
       const what = name === "chat:retry-started" ? "the reply" : "the summary";
       const seconds = (payload.delayMs / 1000).toFixed(1);
       cli.io.err(
-        `${what} failed (${payload.errorMessage}); retrying in ${seconds} s (${payload.attempt}/${payload.maxAttempts})…`,
+        `${what} failed (${modelErrorInWords(payload.errorMessage)}); retrying in ${seconds} s (${payload.attempt}/${payload.maxAttempts})…`,
       );
     }
   });
@@ -97,11 +98,11 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
       }
     }
   }
-  if (result.autoCompaction?.errorMessage) cli.io.err(result.autoCompaction.errorMessage);
+  if (result.autoCompaction?.errorMessage) cli.io.err(modelErrorInWords(result.autoCompaction.errorMessage));
   else if (result.autoCompaction?.aborted) {
     cli.io.err("automatic compaction cancelled: nothing of it was saved; the reply is kept");
   }
   if (result.stopReason === "error")
-    throw new CommandError(result.errorMessage ?? "the model's reply failed");
+    throw new CommandError(result.errorMessage ? modelErrorInWords(result.errorMessage) : "the model's reply failed");
   return true;
 }

@@ -10,14 +10,14 @@ import { branchTokenBudget } from "../../core/compaction/summarize-branch.ts";
 import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
-import { ApiFailure, notFound } from "../api/errors.ts";
+import { notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } from "../library/load.ts";
 import { structuralIndex } from "../library/structure-index.ts";
 import { loadSettings } from "../settings/store.ts";
 import { type EntryShape, getEntryRowById, listEntryShapes } from "../store/repos/entries.ts";
 import { loadBranchWindow } from "./branch-window.ts";
-import { summaryFailure } from "./errors.ts";
+import { modelFailure, summaryFailure } from "./errors.ts";
 import type { Job } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
 import { pacedText } from "./progress-pace.ts";
@@ -195,7 +195,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
         },
       }).finally(() => paced.finish());
       if (result.aborted || signal.aborted) return unchanged(plan, true, true);
-      if (result.error) throw new ApiFailure("model_error", result.error);
+      if (result.error) throw modelFailure(result.error);
       summaryText = result.summary;
       details = { readFiles: result.readFiles ?? [], modifiedFiles: result.modifiedFiles ?? [] };
     }

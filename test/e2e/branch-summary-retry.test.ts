@@ -65,7 +65,7 @@ describe("a branch summary the model fails", () => {
     await dialog.getByRole("button", { name: "Summarize with these instructions" }).click();
 
     await poll(outcome).toBe(
-      "Navigation failed: 429 Rate limit reached for fake-branch (retry-after=20)",
+      "Navigation failed: The model's server is rate-limiting requests (429: Rate limit reached for fake-branch); it asked to wait 20 s",
     );
     const retry = page.getByRole("button", { name: "Retry the branch summary" });
     await retry.waitFor();

@@ -145,6 +145,50 @@ describe("canopy chat", () => {
     });
   });
 
+  // The retry policy reads the raw hint "(retry-after=1)"; the user read it as it came.
+  it("a rate limit is said in words, with the wait it asked for, when retried and when it fails", async () => {
+    const file = writeChainSession(dir, "rl", [{ role: "user", text: "hi" }]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    await cli("settings", "set", "retry.maxRetries", "1");
+    await cli("settings", "set", "retry.baseDelayMs", "1");
+    const limited = {
+      type: "error" as const,
+      status: 429,
+      body: { error: { message: "Rate limit reached for fake-model" } },
+      headers: { "retry-after": "1" },
+      match: isChat,
+    };
+    fake.enqueue(limited, limited);
+    const words = "The model's server is rate-limiting requests (429: Rate limit reached for fake-model); it asked to wait 1 s";
+    expect(await cli("chat", file, "hello")).toEqual({
+      code: 1,
+      out: "",
+      // Retried after the hint's 1 s, not the 1 ms backoff: the raw text was parsed.
+      err: `the reply failed (${words}); retrying in 1.0 s (1/1)…\ncanopy: error: ${words}\n`,
+    });
+  });
+
+  it("a branch summary the model rate-limits fails in words (navigate --summarize)", async () => {
+    const file = writeChainSession(dir, "nav", [
+      { role: "user", text: "first" },
+      { role: "assistant", text: "answer" },
+      { role: "user", text: "second" },
+      { role: "assistant", text: "ok" },
+    ]);
+    await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));
+    fake.enqueue({
+      type: "error",
+      status: 429,
+      body: { error: { message: "Rate limit reached for fake-model" } },
+      headers: { "retry-after": "20" },
+    });
+    // From the leaf e0000003 back to e0000001: e0000002 and e0000003 are summarized.
+    const run = await cli("navigate", file, "e0000001", "--summarize");
+    expect(run.err).toBe(
+      "canopy: error: The model's server is rate-limiting requests (429: Rate limit reached for fake-model); it asked to wait 20 s\n",
+    );
+  });
+
   it("says on stderr when a failed reply is retried, and prints the reply that came", async () => {
     const file = writeChainSession(dir, "r", [{ role: "user", text: "hi" }]);
     await cli("settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake-model" }));

@@ -5,6 +5,7 @@
  */
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import type { JobEndedDto } from "../../../core/api/dto-jobs.ts";
+import { modelErrorInWords } from "../../../core/llm/error-words.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
 /** A branch summary that failed, as it was asked for: the outcome line offers to run it again. */
@@ -27,7 +28,8 @@ export function chatTurnMessage(result: ChatTurnResultDto): JobMessage {
   let kind: JobMessage["kind"] = "ok";
   if (result.stopReason === "error" || result.stopReason === "aborted") {
     kind = "error";
-    parts.push(`The reply failed: ${result.errorMessage ?? result.stopReason}`);
+    // The stored reply keeps the raw text (status, retry hints); shown, a rate limit is said in words.
+    parts.push(`The reply failed: ${result.errorMessage ? modelErrorInWords(result.errorMessage) : result.stopReason}`);
   } else {
     parts.push(`Reply ${result.assistantEntryId} added.`);
   }
@@ -35,7 +37,7 @@ export function chatTurnMessage(result: ChatTurnResultDto): JobMessage {
   if (auto) {
     if (auto.errorMessage) {
       kind = "error";
-      parts.push(auto.errorMessage);
+      parts.push(modelErrorInWords(auto.errorMessage));
     } else if (auto.aborted) {
       parts.push("The automatic compaction was cancelled; nothing was compacted.");
     } else if (auto.entryId) {

@@ -4,6 +4,7 @@
  * retries and end.
  */
 import { useEffect } from "react";
+import { modelErrorInWords } from "../../../../core/llm/error-words.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 
@@ -17,7 +18,7 @@ export function useChatEvents(): void {
       onEvent("compaction:retry-started", (payload) =>
         state().autoCompactionRetry(
           payload.sessionId,
-          `Retrying the summary (${payload.attempt}/${payload.maxAttempts}) after: ${payload.errorMessage}`,
+          `Retrying the summary (${payload.attempt}/${payload.maxAttempts}) after: ${modelErrorInWords(payload.errorMessage)}`,
         ),
       ),
       onEvent("chat:retry-started", (payload) =>
@@ -25,7 +26,7 @@ export function useChatEvents(): void {
           payload.sessionId,
           null,
           "",
-          `The reply failed (${payload.errorMessage}); retrying in ${Math.ceil(payload.delayMs / 1000)} s (${payload.attempt}/${payload.maxAttempts})…`,
+          `The reply failed (${modelErrorInWords(payload.errorMessage)}); retrying in ${Math.ceil(payload.delayMs / 1000)} s (${payload.attempt}/${payload.maxAttempts})…`,
         ),
       ),
       onEvent("compaction:retry-ended", (payload) =>
