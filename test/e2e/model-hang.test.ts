@@ -7,10 +7,11 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Settings } from "../../core/settings/schema.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import { demoSessionId, type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeBehaviour, FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "model-hang");
@@ -35,7 +36,6 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   app = await startE2eChatApp("model-hang", { model: { id: "fake-hang", contextWindow: 1_000_000 } });
   ({ page, fake } = app);
-  await apiCall(app.mode, "settings:set", { key: "model.timeoutSeconds", value: TIMEOUT_S });
   sessionId = await demoSessionId(app.mode, "Refactor the parser");
 }, 120_000);
 
@@ -44,6 +44,18 @@ afterAll(async () => {
 });
 
 describe("a model that never sends a token", () => {
+  it("is given a short timeout in the Settings panel's model form", async () => {
+    await openLibrary(app);
+    await page.getByText("Settings and prompts").click();
+    const form = page.getByTestId("settings-form");
+    await form.getByLabel("Timeout without a token (s)").fill(String(TIMEOUT_S));
+    await form.getByRole("button", { name: "Save model" }).click();
+    await expect
+      .poll(async () => (await apiCall<Settings>(app.mode, "settings:get", {})).model?.timeoutSeconds)
+      .toBe(TIMEOUT_S);
+    await page.getByText("Settings and prompts").click();
+  });
+
   it("the compaction says how long it has waited, then fails as timed out", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     // The demo's cut splits a turn: two summary requests, both left without an answer.

@@ -158,7 +158,8 @@ function rebaseModel(
 ): { draft: ModelSettings; clashes: ModelKey[] } {
   const next = { ...to };
   const clashes: ModelKey[] = [];
-  for (const key of Object.keys(to) as ModelKey[]) {
+  // Optional fields (timeoutSeconds) may be set on one side only.
+  for (const key of new Set([...Object.keys(to), ...Object.keys(draft)]) as Set<ModelKey>) {
     if (Object.is(draft[key], from[key])) continue;
     Object.assign(next, { [key]: draft[key] });
     if (!Object.is(to[key], from[key]) && !Object.is(to[key], draft[key])) clashes.push(key);
@@ -218,6 +219,21 @@ function ModelForm({ settings, onSaved, onStale }: { settings: Settings } & Savi
         />
       </div>
       {text("apiKeyEnv", "API key variable")}
+      <div className="setting-field">
+        <label htmlFor={fieldId("model.timeoutSeconds")}>Timeout without a token (s)</label>
+        <input
+          id={fieldId("model.timeoutSeconds")}
+          type="number"
+          placeholder="600"
+          value={draft.timeoutSeconds ?? ""}
+          onChange={(event) => {
+            // Empty: the default (600 s), as the setting left unset.
+            const { timeoutSeconds: _old, ...rest } = draft;
+            const value = event.target.value;
+            setDraft(value === "" ? rest : { ...rest, timeoutSeconds: Number(value) });
+          }}
+        />
+      </div>
       <label className="checkbox">
         <input type="checkbox" checked={draft.stream} onChange={(event) => setDraft({ ...draft, stream: event.target.checked })} />
         Stream replies
