@@ -82,4 +82,34 @@ describe("a model that never sends a token", () => {
     );
     await page.screenshot({ path: path.join(shots, "04-chat-timed-out.png") });
   });
+
+  // The line said "retrying in 2 s" for as long as the retried request then waited.
+  it("a rate-limited reply counts down to its retry, then counts the wait for the retried request", async () => {
+    fake.enqueue(
+      {
+        type: "error",
+        status: 429,
+        body: { error: { message: "Rate limit reached for fake-hang" } },
+        headers: { "retry-after": "3" },
+      },
+      silent,
+    );
+    await page.locator("#composer").fill("And now?");
+    await page.locator("#composer").press("Control+Enter");
+    const failed =
+      "The reply failed (The model's server is rate-limiting requests (429: Rate limit reached for fake-hang); it asked to wait 3 s), retry 1/3";
+    const line = () => textOf(page.getByTestId("waiting-for-model"));
+    await poll(line).toMatch(new RegExp(`^${literal(failed)}; retrying in [1-3] s…$`));
+    await page.screenshot({ path: path.join(shots, "05-chat-retry-countdown.png") });
+    await poll(line).toMatch(new RegExp(`^${literal(failed)}; sent again\\. Waiting for the model's first token… [1-9] s$`));
+    await page.screenshot({ path: path.join(shots, "06-chat-retry-waiting.png") });
+    await expect.poll(() => textOf(page.getByTestId("chat-message")), { timeout: 20_000 }).toBe(
+      `The reply failed: ${TIMED_OUT}`,
+    );
+  });
 });
+
+/** `text` as a literal in a RegExp. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

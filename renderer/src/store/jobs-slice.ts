@@ -34,13 +34,13 @@ export type RunningJob = {
   /** When its text was last heard (a job:list answer asked for before that does not replace it). */
   textSeen: number;
   /**
-   * Date.now() when this window learnt of it, or when its request was sent again (a retry): the
-   * wait for the model's first token is counted from there.
+   * Date.now() when this window learnt of it, or when its failed request is sent again (a retry):
+   * the wait for the model's first token is counted from there.
    */
   since: number;
   /** A chat turn: the message it answers. */
   chat?: ChatJobPrompt;
-  /** A chat turn: its request failed with a transient error and is sent again (chat:retry-started). */
+  /** A chat turn: its request failed with a transient error and is sent again at `since` (chat:retry-started). */
   retry?: string;
   /**
    * A chat turn: its automatic compaction (compaction:auto-* events, or job:list after a reload),
@@ -131,9 +131,9 @@ export interface JobsSlice {
   jobProgressed(job: Events["job:progressed"]): void;
   /**
    * The text the session's job streamed so far (`jobId` null: whichever job runs there); with
-   * `retry`, its request failed and is sent again: the text starts over.
+   * `retry`, its request failed and is sent again at `retryAt` (Date.now() ms): the text starts over.
    */
-  jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
+  jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string, retryAt?: number): void;
   /** The automatic compaction of the chat turn running on the session, as the events tell it. */
   chatJobAutoCompaction(sessionId: string, auto: ChatAutoCompaction): void;
 }
@@ -430,7 +430,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       if (job.text === undefined || job.sessionId === undefined) return;
       get().jobStreamed(job.sessionId, job.jobId, job.text);
     },
-    jobStreamed(sessionId, jobId, text, retry) {
+    jobStreamed(sessionId, jobId, text, retry, retryAt) {
       const known = get().runningJobs[sessionId];
       // Only this job's text (a chat turn's automatic compaction streams under its own id).
       if (!known || (jobId !== null && known.jobId !== null && known.jobId !== jobId)) return;
@@ -439,7 +439,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         ...rest,
         text,
         textSeen: ++learnt,
-        ...(retry === undefined ? {} : { retry, since: Date.now() }),
+        ...(retry === undefined ? {} : { retry, since: retryAt ?? Date.now() }),
       };
       set({ runningJobs: { ...get().runningJobs, [sessionId]: job } });
     },

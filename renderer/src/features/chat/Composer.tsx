@@ -56,7 +56,7 @@ export function Composer() {
             <strong>{chat.chat?.continuing ? "Answering:" : "You:"}</strong> {chat.chat?.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
-            {chat.text || chat.retry || <WaitingForModel since={chat.since} />}
+            {chat.text || <WaitingForModel since={chat.since} retry={chat.retry} />}
           </p>
         </div>
       )}

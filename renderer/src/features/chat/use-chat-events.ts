@@ -26,7 +26,8 @@ export function useChatEvents(): void {
           payload.sessionId,
           null,
           "",
-          `The reply failed (${modelErrorInWords(payload.errorMessage)}); retrying in ${Math.ceil(payload.delayMs / 1000)} s (${payload.attempt}/${payload.maxAttempts})…`,
+          `The reply failed (${modelErrorInWords(payload.errorMessage)}), retry ${payload.attempt}/${payload.maxAttempts}`,
+          Date.now() + payload.delayMs,
         ),
       ),
       onEvent("compaction:retry-ended", (payload) =>

@@ -1,25 +1,32 @@
 /**
  * The line a running job shows while the model has sent nothing yet: how long it has waited,
  * ticking each second ("Waiting for the model's first token… 42 s"), so that a model that hangs
- * is seen to, and can be cancelled or left to its timeout (model.timeoutSeconds).
+ * is seen to, and can be cancelled or left to its timeout (model.timeoutSeconds). After a failed
+ * request (`retry`): the time left before it is sent again, then the wait for its first token.
  */
 import { useEffect, useState } from "react";
 
-/** Whole seconds since `since` (Date.now() ms), counted again each second. */
-function useSecondsSince(since: number): number {
+/** Date.now(), read again each second. */
+function useNow(): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
-  return Math.max(0, Math.floor((now - since) / 1000));
+  return now;
 }
 
 export function waitingText(seconds: number): string {
   return `Waiting for the model's first token… ${seconds} s`;
 }
 
-export function WaitingForModel({ since }: { since: number }) {
-  const seconds = useSecondsSince(since);
-  return <span data-testid="waiting-for-model">{waitingText(seconds)}</span>;
+/** `since`: when the request was (or, after a failure, will be) sent, as Date.now() ms. */
+export function WaitingForModel({ since, retry }: { since: number; retry?: string | undefined }) {
+  const now = Math.max(useNow(), Date.now());
+  const waited = waitingText(Math.max(0, Math.floor((now - since) / 1000)));
+  let text = waited;
+  if (retry !== undefined) {
+    text = now < since ? `${retry}; retrying in ${Math.ceil((since - now) / 1000)} s…` : `${retry}; sent again. ${waited}`;
+  }
+  return <span data-testid="waiting-for-model">{text}</span>;
 }
