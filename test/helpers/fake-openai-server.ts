@@ -30,8 +30,9 @@ export type FakeBehaviour = (
       /** Delay before the status line (a slow server, to test aborts). */
       headersDelayMs?: number;
       /**
-       * Streaming only: after this many content chunks nothing more is sent and the connection
-       * stays open (0: the headers and the role chunk only — a model that never sends a token).
+       * After this many content chunks nothing more is sent and the connection stays open (0: the
+       * headers and the role chunk only — a model that never sends a token; not streaming: the
+       * headers and no body).
        */
       stallAfterChunks?: number;
       /** Streaming only: destroy the connection after this many content chunks. */
@@ -232,6 +233,12 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
       type: "function",
       function: { name: call.name, arguments: call.arguments },
     }));
+    if (!streaming && behaviour.stallAfterChunks !== undefined) {
+      // The status line and headers, then no body at all.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.flushHeaders();
+      return;
+    }
     if (!streaming) {
       const message = {
         content: text === "" && toolCalls ? null : text,

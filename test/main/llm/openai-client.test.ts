@@ -293,6 +293,16 @@ describe("error texts", () => {
     await vi.waitFor(() => expect(server.requests[0]?.clientClosed).toBe(true));
   });
 
+  it("a reply not streamed whose body never comes after the headers times out", async () => {
+    server.enqueue({ type: "reply", text: "never", stallAfterChunks: 0 });
+    const result = await summarizer({ stream: false, timeoutMs: 300 }).summarize(request());
+    expect(result).toEqual({
+      text: "",
+      stopReason: "error",
+      errorMessage: "Request timed out: the model sent nothing for 0.3 s (setting model.timeoutSeconds)",
+    });
+  });
+
   it("a stream that stalls part-way times out once nothing more comes for that long", async () => {
     server.enqueue({ type: "reply", chunks: ["one ", "two ", "three"], chunkDelayMs: 150, stallAfterChunks: 2 });
     const seen: string[] = [];
@@ -408,6 +418,15 @@ describe("testConnection", () => {
     expect(await testConnection(config())).toEqual({
       ok: false,
       message: "404 model 'fake-model' not found (the endpoint lists: llama)",
+    });
+  });
+
+  // The SDK's timeout stops at the headers: "Test connection" waited for ever on such a server.
+  it("a completion whose body never comes after the headers times out", async () => {
+    server.enqueue({ type: "models", ids: ["llama"] }, { type: "reply", text: "x", stallAfterChunks: 0 });
+    expect(await testConnection({ ...config(), timeoutMs: 300 })).toEqual({
+      ok: false,
+      message: "Request timed out after 300 ms (the endpoint lists: llama)",
     });
   });
 
