@@ -40,6 +40,11 @@ export interface ChatAutoCompactionDto {
 /** A job as job:list names it: with the text it streamed so far (the summary, or the reply). */
 export interface ListedJobDto extends RunningJobDto {
   text: string;
+  /**
+   * How long ago its current request was sent (ms, as of the listing; negative: a retry that
+   * goes out later), so that a window that opens meanwhile counts the wait on from there.
+   */
+  requestAgeMs?: number;
   /** A chat turn whose automatic compaction has started: so a window that opens meanwhile shows it. */
   autoCompaction?: ChatAutoCompactionDto;
 }

@@ -38,6 +38,7 @@ export function listAnnounced(ctx: AppContext): ListedJobDto[] {
   return ctx.jobs.announcedJobs().map((job) => ({
     ...runningOf(job),
     text: job.text,
+    requestAgeMs: Date.now() - job.requestAt,
     ...(job.autoCompaction ? { autoCompaction: { ...job.autoCompaction } } : {}),
   }));
 }

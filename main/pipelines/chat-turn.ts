@@ -176,6 +176,7 @@ async function requestWithRetries(flow: Flow, request: () => Promise<ChatReply>)
         onRetryStart: (event) => {
           // The next attempt streams its reply from the start (windows clear theirs on this event).
           job.text = "";
+          job.requestAt = Date.now() + event.delayMs;
           ctx.events.emit("chat:retry-started", { sessionId, ...event });
         },
         onRetryEnd: (event) => ctx.events.emit("chat:retry-ended", { sessionId, ...event }),

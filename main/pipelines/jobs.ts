@@ -25,6 +25,8 @@ export interface Job {
    * by whoever streams it so that a client that opens meanwhile is listed it.
    */
   text: string;
+  /** When its current request was (or, a retry, will be) sent: Date.now() ms (listed as its age). */
+  requestAt: number;
   /** A chat turn: its automatic compaction, running or how the latest one ended (listed with it). */
   autoCompaction?: ChatAutoCompactionDto | undefined;
 }
@@ -59,6 +61,7 @@ export class JobRegistry {
       announced: options.announced === true,
       chat: options.chat,
       text: "",
+      requestAt: Date.now(),
     };
     if (parent) {
       const follow = () => job.controller.abort();

@@ -120,7 +120,7 @@ describe("summary jobs across clients", () => {
     const job: RunningJobDto = { jobId: a.started[0]?.jobId ?? "", sessionId, kind: "compaction" };
     expect(a.started).toEqual([job]);
     expect(b.started).toEqual([job]);
-    expect(await api("job:list", {})).toEqual([{ ...job, text: "" }]);
+    expect(await api("job:list", {})).toEqual([{ ...job, text: "", requestAgeMs: expect.any(Number) }]);
     await until(() => fake.requests.length === 1, 5000, "the summary request");
 
     // B cancels the job A started: only its session is needed.
@@ -149,7 +149,7 @@ describe("summary jobs across clients", () => {
     // B comes back (a reload, a dropped socket): it asks what runs, then hears the end.
     b = await connect();
     const listed = await api<ListedJobDto[]>("job:list", {});
-    expect(listed).toEqual(a.started.map((job) => ({ ...job, text: "" })));
+    expect(listed).toEqual(a.started.map((job) => ({ ...job, text: "", requestAgeMs: expect.any(Number) })));
     const result = (await running) as { ok: boolean; value?: { entryId: string } };
     expect(result.ok).toBe(true);
     const end = { ...a.started[0], outcome: "done", entryId: result.value?.entryId };
@@ -198,7 +198,7 @@ describe("chat turns across clients", () => {
     expect(a.started).toEqual([job]);
     expect(b.started).toEqual([job]);
     expect(b.replies).toEqual(["The reply so"]);
-    expect(await api("job:list", {})).toEqual([{ ...job, text: "The reply so" }]);
+    expect(await api("job:list", {})).toEqual([{ ...job, text: "The reply so", requestAgeMs: expect.any(Number) }]);
 
     // B stops the reply A asked for.
     expect(await api("chat:abort", { sessionId })).toEqual({ aborted: true });
@@ -224,7 +224,7 @@ describe("chat turns across clients", () => {
     // B comes back (a reload): the reply so far is listed, not only the next chunk.
     b = await connect();
     const listed = await api<ListedJobDto[]>("job:list", {});
-    expect(listed).toEqual([{ ...a.started[0], text: "Half" }]);
+    expect(listed).toEqual([{ ...a.started[0], text: "Half", requestAgeMs: expect.any(Number) }]);
     const result = (await sending) as unknown as { ok: boolean; value: ChatTurnResultDto };
     expect(result.ok).toBe(true);
     await until(() => b.ended.length === 1, 5000, "the end");

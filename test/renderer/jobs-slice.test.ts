@@ -231,6 +231,15 @@ describe("this window's own compaction", () => {
 });
 
 describe("asking which jobs run (a reload, a reconnect)", () => {
+  // A reload while the model kept silent restarted the count at 0 s.
+  it("a listed job's wait for the model counts on from when its request was sent", async () => {
+    listAnswer = async () => [{ ...compaction, text: "", requestAgeMs: 42_000 }];
+    await state().loadRunningJobs();
+    const since = (running() as unknown as { since: number }).since;
+    expect(Date.now() - since).toBeGreaterThanOrEqual(42_000);
+    expect(Date.now() - since).toBeLessThan(52_000);
+  });
+
   it("adds the listed ones and drops one that ended unheard", async () => {
     state().jobStarted({ jobId: "gone", sessionId: "s3", kind: "compaction" });
     listAnswer = async () => [{ ...compaction, text: "" }];

@@ -373,8 +373,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       }
       set({ runningJobs: kept });
       for (const job of listed) {
+        // Its wait counted on from when its request was sent, not from this answer.
         if (!endedIds.has(job.jobId) && !get().runningJobs[job.sessionId])
-          putJob(heardJob(job, job.text, job.autoCompaction));
+          putJob({
+            ...heardJob(job, job.text, job.autoCompaction),
+            ...(job.requestAgeMs === undefined ? {} : { since: Date.now() - job.requestAgeMs }),
+          });
       }
     },
     ownJobStarting(job) {

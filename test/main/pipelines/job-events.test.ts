@@ -49,7 +49,7 @@ describe("compaction:run", () => {
     expect(started?.name).toBe("job:started");
     const job = { jobId: started?.payload.jobId, sessionId, kind: "compaction" };
     expect(started?.payload).toEqual(job);
-    expect(await h.call("job:list", {})).toEqual([{ ...job, text: "" }]);
+    expect(await h.call("job:list", {})).toEqual([{ ...job, text: "", requestAgeMs: expect.any(Number) }]);
 
     const result = await running;
     expect(ended()).toEqual([{ ...job, outcome: "done", entryId: result.entryId }]);
@@ -112,7 +112,9 @@ describe("navigation:navigate", () => {
     const running = h.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
     await until(() => server.requests.length === 1, 5000, "the branch summary request");
     const jobId = heard[0]?.payload.jobId;
-    expect(await h.call("job:list", {})).toEqual([{ jobId, sessionId, kind: "branch-summary", text: "" }]);
+    expect(await h.call("job:list", {})).toEqual([
+      { jobId, sessionId, kind: "branch-summary", text: "", requestAgeMs: expect.any(Number) },
+    ]);
     const result = await running;
     expect(result.summaryEntryId).not.toBeNull();
     expect(ended()).toEqual([
@@ -180,7 +182,7 @@ describe("chat turns", () => {
       chat: { userText: "Add more tests", continuing: false },
     };
     expect(started).toEqual({ name: "job:started", payload: job });
-    expect(await listed()).toEqual([{ ...job, text: "Sure," }]);
+    expect(await listed()).toEqual([{ ...job, text: "Sure,", requestAgeMs: expect.any(Number) }]);
 
     const turn = await running;
     expect(ended()).toEqual([{ ...job, outcome: "done", entryId: turn.assistantEntryId, turn }]);
