@@ -1,8 +1,8 @@
 /**
  * The model request's inactivity timeout (`model.timeoutSeconds`): ends a request that sends
  * nothing — no reply yet, or no further chunk of a streamed one — for that long, and words why.
- * The SDK's own timeout stops at the response headers: a server that sent them and then hung was
- * waited on until Cancel.
+ * The SDK's own timeout does not reach a stream's chunks: a server that sent the headers and
+ * then nothing was waited on until Cancel.
  */
 
 /** The SDK's default request timeout (10 minutes), kept as the default: what works today still does. */

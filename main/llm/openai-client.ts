@@ -58,7 +58,7 @@ export const STREAM_ENDED_EARLY = "Connection error: the endpoint ended the stre
 /** Response headers that carry retry hints, copied into error texts for §9.4 hint parsing. */
 const HINT_HEADERS = ["retry-after-ms", "retry-after", "x-ratelimit-reset-ms", "x-ratelimit-reset"] as const;
 
-/** How much later than the inactivity timeout the SDK's own (until the headers) fires. */
+/** How much later than the inactivity timeout the SDK's own (the response, not a stream's chunks) fires. */
 export const SDK_TIMEOUT_MARGIN_MS = 5_000;
 
 const ABORTED: SummaryResponse = { text: "", stopReason: "aborted" };
@@ -218,7 +218,7 @@ function requestBody(config: OpenAiSummarizerConfig, request: SummaryRequest) {
 
 export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summarizer {
   const idleMs = config.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
-  // The SDK's timeout (until the headers) a little later than ours, whose words say more.
+  // The SDK's timeout a little later than ours, whose words say more.
   const client = createClient(config, idleMs + SDK_TIMEOUT_MARGIN_MS);
   return {
     kind: "openai",
