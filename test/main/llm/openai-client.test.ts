@@ -278,8 +278,8 @@ describe("error texts", () => {
     });
   });
 
-  // The SDK's timeout stops at the headers: a server that sent them and then nothing was waited
-  // on until Cancel (the job said "Summarizing…" for ever).
+  // The SDK's timeout does not reach a stream's chunks: a server that sent the headers and then
+  // nothing was waited on until Cancel (the job said "Summarizing…" for ever).
   it("a stream that sends its headers and then no token times out, saying so", async () => {
     server.enqueue({ type: "reply", chunks: ["never"], stallAfterChunks: 0 });
     const started = Date.now();
@@ -421,7 +421,7 @@ describe("testConnection", () => {
     });
   });
 
-  // The SDK's timeout stops at the headers: "Test connection" waited for ever on such a server.
+  // Bounded by the SDK's own timeout already (a stream is not): kept so that it stays so.
   it("a completion whose body never comes after the headers times out", async () => {
     server.enqueue({ type: "models", ids: ["llama"] }, { type: "reply", text: "x", stallAfterChunks: 0 });
     expect(await testConnection({ ...config(), timeoutMs: 300 })).toEqual({
