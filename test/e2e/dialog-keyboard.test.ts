@@ -47,6 +47,20 @@ describe("the export dialog with the keyboard only", () => {
     await page.keyboard.press("Escape");
     await poll(() => dialog.count()).toBe(0);
   });
+
+  it("keeps the focus on Save when the export is refused, so Escape still closes the dialog", async () => {
+    await page.goto(mode.url);
+    await page.getByTestId("tree-canvas").waitFor();
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    // A folder is refused ("… is a folder; give the file to write").
+    await dialog.getByLabel(/Save to path/).fill(app.work);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await poll(() => dialog.getByRole("alert").textContent()).toContain("is a folder");
+    expect(await focusInDialog()).toBe(true);
+    await page.keyboard.press("Escape");
+    await poll(() => dialog.count()).toBe(0);
+  });
 });
 
 describe("the tree with the keyboard only", () => {

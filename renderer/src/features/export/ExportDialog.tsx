@@ -102,15 +102,18 @@ export function ExportDialog() {
         {warning && (
           <div className="export-warning" role="alert" data-testid="export-warning">
             <p>{warning}</p>
-            <button type="button" disabled={busy} onClick={() => void runExport(true)}>
+            <button type="button" aria-disabled={busy} onClick={() => void runExport(true)}>
               Export anyway
             </button>
           </div>
         )}
         <ErrorLine message={error} />
         <div className="row">
+          {/* While busy the buttons are aria-disabled, not disabled (runExport ignores them then): a
+              disabled button drops the focus to the page, and Escape, Enter and Tab would no longer
+              reach the dialog when the export is refused. */}
           {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
-          <button type="submit" autoFocus disabled={busy}>
+          <button type="submit" autoFocus aria-disabled={busy}>
             {options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download"}
           </button>
           <button type="button" onClick={close}>
