@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { ApiError, ExportResult, ImportReport } from "../../core/api/dto.ts";
+import { mergeImportReports } from "../../core/api/import-report.ts";
 import { ApiFailure } from "../api/errors.ts";
 import { checkpointWal, type Database } from "../store/open.ts";
 import { getSessionRow } from "../store/repos/sessions.ts";
@@ -106,23 +107,6 @@ export const IN_PLACE_BYTES = 8 * 1024 * 1024;
  * 100,000 entries and takes seconds).
  */
 export const IN_PLACE_EXPORT_ENTRIES = 2000;
-
-/** One report for several imports (an empty one for none): the files of all, the figures summed. */
-export function mergeImportReports(reports: readonly ImportReport[]): ImportReport {
-  const sum = (pick: (r: ImportReport) => number) => reports.reduce((total, r) => total + pick(r), 0);
-  return {
-    files: reports.flatMap((r) => r.files),
-    imported: sum((r) => r.imported),
-    updated: sum((r) => r.updated),
-    unchanged: sum((r) => r.unchanged),
-    skipped: sum((r) => r.skipped),
-    failed: sum((r) => r.failed),
-    entriesAdded: sum((r) => r.entriesAdded),
-    bytesRead: sum((r) => r.bytesRead),
-    durationMs: sum((r) => r.durationMs),
-    cancelled: reports.some((r) => r.cancelled),
-  };
-}
 
 /** The report of an import dropped before it started (cancelled while it waited). */
 function droppedReport(): ImportReport {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { renderImportReport } from "../../main/cli/render.ts";
-import { mergeImportReports } from "../../main/library/import-runner.ts";
+import { mergeImportReports } from "../../core/api/import-report.ts";
 
 const base: ImportReport = mergeImportReports([]);
 

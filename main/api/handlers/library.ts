@@ -10,7 +10,7 @@ import type { ImportReport } from "../../../core/api/dto.ts";
 import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../../library/delete.ts";
 import { configuredFolders as foldersOf, foldersInEffect, setConfiguredFolders } from "../../library/folders.ts";
 import { listSessionFiles } from "../../library/files.ts";
-import { mergeImportReports } from "../../library/import-runner.ts";
+import { mergeImportReports } from "../../../core/api/import-report.ts";
 import { listSessions } from "../../library/load.ts";
 import { searchLibrary } from "../../library/search-request.ts";
 import { ApiFailure } from "../errors.ts";

@@ -11,7 +11,9 @@ import {
   MAX_SEARCH_QUERY_CHARS,
 } from "../../../core/api/contract.ts";
 import type { ImportReport, SearchHit, SearchIndexingDto, SessionSummary } from "../../../core/api/dto.ts";
+import { mergeImportReports } from "../../../core/api/import-report.ts";
 import { call } from "../api.ts";
+import { dropNotice, fileName } from "../features/chat/file-drop.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
 import type { CanopyState } from "./index.ts";
 import { loadLastSession } from "./last-session.ts";
@@ -37,6 +39,8 @@ export interface LibrarySlice {
   loadLibrary(): Promise<void>;
   selectSession(sessionId: string | null): Promise<void>;
   importPath(path: string): Promise<void>;
+  /** Files and folders dropped on the window (desktop app), one after the other; a notice says how it went. */
+  importDropped(paths: readonly string[], notOnDisk: number): Promise<void>;
   /** Imports the configured agent session folders (~/.pi and ~/.omp by default). */
   importAgentFolders(): Promise<void>;
   /** A progress event of an import (any import: the form's, the menu's, a file opened from the OS). */
@@ -180,6 +184,24 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       ]);
     },
     importPath: (path) => runImport(() => call("library:import", { path })),
+    async importDropped(paths, notOnDisk) {
+      const reports: ImportReport[] = [];
+      const errors: string[] = [];
+      for (const path of paths) {
+        await get().importPath(path);
+        const { lastImport, importError } = get();
+        if (importError !== null) errors.push(`${fileName(path)}: ${importError}`);
+        else if (lastImport) reports.push(lastImport);
+      }
+      const report = { ...mergeImportReports(reports), roots: reports.flatMap((r) => r.roots ?? []) };
+      // The import form shows what every dropped item came to, not only the last one's.
+      if (paths.length > 1)
+        set({
+          lastImport: reports.length > 0 ? report : null,
+          importError: errors.length > 0 ? errors.join("; ") : null,
+        });
+      get().notify(dropNotice({ report, errors, notOnDisk }, paths.length));
+    },
     importAgentFolders: () => runImport(() => call("library:import-default-folders", {})),
     async cancelImport() {
       // The form's own import, or one it shows the progress of (the menu, files opened from the OS).

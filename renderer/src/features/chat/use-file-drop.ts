@@ -36,18 +36,7 @@ export function useFileDrop(): boolean {
       const state = useCanopy.getState();
       if (plan.kind === "unsupported") state.notify({ level: "error", message: plan.message });
       if (plan.kind !== "import") return;
-      void (async () => {
-        for (const path of plan.paths) await useCanopy.getState().importPath(path);
-        const { importError } = useCanopy.getState();
-        useCanopy.getState().notify(
-          importError
-            ? { level: "error", message: `Import failed: ${importError}` }
-            : {
-                level: "info",
-                message: `Imported ${plan.paths.length} dropped item${plan.paths.length === 1 ? "" : "s"}${plan.skipped ? ` (${plan.skipped} not on disk, skipped)` : ""}.`,
-              },
-        );
-      })();
+      void state.importDropped(plan.paths, plan.skipped);
     };
     window.addEventListener("dragenter", onEnter);
     window.addEventListener("dragleave", onLeave);
