@@ -218,3 +218,20 @@ describe("closing a dialog, the compaction plan or the title field with the keyb
     await poll(focusedButton).toBe("Compact…");
   });
 });
+
+describe("deleting a session with the keyboard", () => {
+  it("leaves the focus on the first session of the list, not on the page, once the open session is gone", async () => {
+    await page.goto(mode.url);
+    await page.getByTestId("tree-canvas").waitFor();
+    const open = await page.getByTestId("tree-canvas").getAttribute("data-tree-session");
+    const remove = page.locator(`.session-item:has(button.session[data-session-id="${open}"]) button.session-delete`);
+    const removeName = (await remove.getAttribute("aria-label")) ?? "";
+    await remove.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("alertdialog").waitFor();
+    await page.keyboard.press("Enter");
+    await poll(() => page.getByTestId("notice").textContent()).toContain("Deleted");
+    await poll(() => page.getByRole("button", { name: removeName, exact: true }).count()).toBe(0);
+    await poll(() => page.locator(".session-groups button.session:focus").count()).toBe(1);
+  });
+});

@@ -8,12 +8,22 @@ import { useReturnFocus } from "../common/return-focus.ts";
 /** Once the session is deleted (its × gone with it), the focus goes to the first session in the list. */
 const firstSession = () => document.querySelector<HTMLElement>(".session-groups button.session");
 
+/**
+ * After the delete: the focus went with the session's row (or with the × disabled meanwhile), or
+ * with the open session's canvas when the deleted one was open: it goes to the first session.
+ */
+function focusFirstSessionIfLost(): void {
+  const active = document.activeElement;
+  if (active === null || active === document.body) firstSession()?.focus();
+}
+
 export function DeleteConfirm() {
   const pending = useCanopy((state) => state.deleteConfirm);
   const deleteSession = useCanopy((state) => state.deleteSession);
   const cancelDelete = useCanopy((state) => state.cancelDelete);
   useReturnFocus(pending !== null, firstSession);
   if (!pending) return null;
+  const confirm = () => void deleteSession(pending).then(focusFirstSessionIfLost);
   return (
     <div
       className="delete-confirm"
@@ -31,7 +41,7 @@ export function DeleteConfirm() {
       </p>
       <div className="row">
         {/* biome-ignore lint/a11y/noAutofocus: the confirmation takes the focus so Enter/Escape answer it */}
-        <button type="button" autoFocus onClick={() => void deleteSession(pending)}>
+        <button type="button" autoFocus onClick={confirm}>
           Delete
         </button>
         <button type="button" onClick={cancelDelete}>
