@@ -167,7 +167,17 @@ function rebaseModel(
   return { draft: next, clashes };
 }
 
-/** The model connection: off (offline summarizer) or an OpenAI-compatible endpoint. */
+/** Whether the form's model differs from `saved` in any field. */
+function differs(draft: ModelSettings, saved: ModelSettings): boolean {
+  const keys = new Set([...Object.keys(draft), ...Object.keys(saved)]) as Set<ModelKey>;
+  return [...keys].some((key) => !Object.is(draft[key], saved[key]));
+}
+
+/**
+ * The model connection: off (offline summarizer) or an OpenAI-compatible endpoint. Saved as a
+ * whole (Save model, or Enter in a field); while the form differs from the saved model a note
+ * says so, and Escape puts the saved model back.
+ */
 function ModelForm({ settings, onSaved, onStale }: { settings: Settings } & Saving) {
   const stored = settings.model;
   /** The stored model the form last showed (null: none), named as `expected` by a save. */
@@ -204,8 +214,24 @@ function ModelForm({ settings, onSaved, onStale }: { settings: Settings } & Savi
       />
     </div>
   );
+  const unsaved = differs(draft, base ?? NEW_MODEL);
   return (
-    <fieldset className="model-form">
+    <fieldset
+      className="model-form"
+      onKeyDown={(event) => {
+        // Enter in a field saves, as in the other settings fields.
+        if (event.key === "Enter" && event.target instanceof HTMLInputElement) {
+          event.preventDefault();
+          void save(draft);
+        }
+        if (event.key !== "Escape" || !unsaved) return;
+        // Back to the saved model; the Escape goes no further (it would cancel work).
+        event.stopPropagation();
+        setDraft(base ?? NEW_MODEL);
+        setClashes([]);
+        setError(null);
+      }}
+    >
       <legend>Model (OpenAI-compatible)</legend>
       {text("baseUrl", "Base URL")}
       {text("id", "Model id")}
@@ -260,6 +286,12 @@ function ModelForm({ settings, onSaved, onStale }: { settings: Settings } & Savi
         <p className="note" role="status" data-testid="model-changed-elsewhere">
           Changed elsewhere while you were editing:{" "}
           {clashes.map((key) => `${key} = ${String(stored?.[key])}`).join(", ")}. Save model saves yours.
+        </p>
+      )}
+      {unsaved && (
+        <p className="note" role="status" data-testid="model-unsaved">
+          Not saved yet: Save model (or Enter) saves it, Escape puts the saved model back. Test connection
+          tests the saved model.
         </p>
       )}
       <ErrorLine message={error} />
