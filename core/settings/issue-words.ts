@@ -33,12 +33,12 @@ export function issueInWords(issue: z.core.$ZodIssue, input: unknown): string {
       return expected ? `needs ${expected}${got(input)}` : issue.message;
     }
     case "too_small":
-      if (issue.origin === "number")
+      if (issue.origin === "number" || issue.origin === "int")
         return `must be at least ${Number(issue.minimum).toLocaleString("en-US")}`;
       if (issue.origin === "string" && Number(issue.minimum) === 1) return "cannot be empty";
       return issue.message;
     case "too_big":
-      if (issue.origin === "number")
+      if (issue.origin === "number" || issue.origin === "int")
         return `must be at most ${Number(issue.maximum).toLocaleString("en-US")}`;
       if (issue.origin === "string")
         return `must be at most ${Number(issue.maximum).toLocaleString("en-US")} characters long`;

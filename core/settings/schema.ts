@@ -116,7 +116,10 @@ export function setSettingAt(settings: Settings, key: string, value: unknown): S
   cursor[parts.at(-1) as string] = value;
   const parsed = settingsSchema.safeParse(copy);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    // A number beyond the safe-integer range fails zod's int check first ("expected int to be
+    // <=9007199254740991"); the field's own bound, the next issue, is what the user needs.
+    const issues = parsed.error.issues;
+    const issue = issues.find((i) => !("origin" in i && i.origin === "int")) ?? issues[0];
     if (!issue) return { ok: false, message: `${key}: invalid value` };
     const where = issue.path.length > 0 ? issue.path.join(".") : key;
     const input = getSettingAt(copy as Settings, where);

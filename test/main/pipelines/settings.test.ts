@@ -72,6 +72,11 @@ describe("settings", () => {
     );
     expect(await reason("retry.baseDelayMs", 1.5)).toBe("retry.baseDelayMs: needs a whole number, not 1.5");
     expect(await reason("retry.maxRetries", 50)).toBe("retry.maxRetries: must be at most 20");
+    // Beyond the safe-integer range zod's int check speaks first; the field's own bound is what to say.
+    expect(await reason("compaction.reserveTokens", 1e20)).toBe(
+      "compaction.reserveTokens: must be at most 10,000,000",
+    );
+    expect(await reason("compaction.reserveTokens", -1e20)).toBe("compaction.reserveTokens: must be at least 0");
     expect(await reason("compaction.keepRecentTokens", 0)).toBe(
       "compaction.keepRecentTokens: must be at least 1",
     );
