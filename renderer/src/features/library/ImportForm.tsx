@@ -20,7 +20,7 @@ export function ImportForm() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (path.trim()) void importPath(path.trim());
+    if (path.trim() && !importing) void importPath(path.trim());
   };
 
   return (
@@ -34,16 +34,19 @@ export function ImportForm() {
           spellCheck={false}
           onChange={(event) => setPath(event.target.value)}
         />
-        <button type="submit" disabled={importing || path.trim() === ""}>
+        {/* Busy: aria-disabled, not disabled, which would drop the focus of a keyboard user to the page. */}
+        <button type="submit" disabled={path.trim() === ""} aria-disabled={importing}>
           {importing ? "Importing…" : "Import"}
         </button>
       </div>
       <button
         type="button"
         className="scan-button"
-        disabled={importing}
+        aria-disabled={importing}
         title="Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
-        onClick={() => void importAgentFolders()}
+        onClick={() => {
+          if (!importing) void importAgentFolders();
+        }}
       >
         Scan agent folders
       </button>

@@ -96,6 +96,7 @@ export function SettingsPanel() {
   }, []);
 
   const testConnection = async () => {
+    if (testId.current !== null) return; // one test at a time (the button stays focusable meanwhile)
     setCancelError(null);
     setTest("running");
     const id = newTestId();
@@ -144,7 +145,8 @@ export function SettingsPanel() {
               "none — the built-in offline summarizer writes summaries"
             )}
           </p>
-          <button type="button" onClick={() => void testConnection()} disabled={testRunning}>
+          {/* Busy: aria-disabled, not disabled, which would drop the focus of a keyboard user to the page. */}
+          <button type="button" onClick={() => void testConnection()} aria-disabled={testRunning}>
             Test connection
           </button>
           {testRunning && (
