@@ -7,20 +7,30 @@ import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { reportPath } from "./library-format.ts";
+import { typedPath } from "./typed-path.ts";
 
 export function ImportForm() {
   const [path, setPath] = useState("");
   const importing = useCanopy((state) => state.importing);
   const progress = useCanopy((state) => state.importProgress);
-  const report = useCanopy((state) => state.lastImport);
+  const lastImport = useCanopy((state) => state.lastImport);
   const error = useCanopy((state) => state.importError);
   const importPath = useCanopy((state) => state.importPath);
   const importAgentFolders = useCanopy((state) => state.importAgentFolders);
   const cancelImport = useCanopy((state) => state.cancelImport);
 
+  /** Why the typed path was not imported (not a whole path), before main is asked. */
+  const [typedError, setTypedError] = useState<string | null>(null);
+
+  // The previous import's report would read as the outcome of the path refused.
+  const report = typedError === null ? lastImport : null;
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (path.trim() && !importing) void importPath(path.trim());
+    if (!path.trim() || importing) return;
+    const typed = typedPath(path);
+    setTypedError("error" in typed ? typed.error : null);
+    if ("path" in typed) void importPath(typed.path);
   };
 
   return (
@@ -32,7 +42,10 @@ export function ImportForm() {
           value={path}
           placeholder="~/.pi/agent/sessions"
           spellCheck={false}
-          onChange={(event) => setPath(event.target.value)}
+          onChange={(event) => {
+            setPath(event.target.value);
+            setTypedError(null);
+          }}
         />
         {/* Busy: aria-disabled, not disabled, which would drop the focus of a keyboard user to the page. */}
         <button type="submit" disabled={path.trim() === ""} aria-disabled={importing}>
@@ -66,7 +79,7 @@ export function ImportForm() {
           </button>
         </div>
       )}
-      <ErrorLine message={error} />
+      <ErrorLine message={typedError ?? error} />
       {!importing && report?.cancelled && (
         <p className="import-report" role="status">
           Import cancelled. Importing the same path again adds the files it did not reach.

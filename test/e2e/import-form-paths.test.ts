@@ -1,0 +1,54 @@
+// Paths typed or pasted into the import form in Chromium (browser mode), as a file manager or a
+// terminal hands them over: in quotes ('…' or "…") or as a file:// URL, the file is imported;
+// a relative path is refused in words instead of being taken relative to the app's own folder.
+import { copyFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "../helpers/canvas-page.ts";
+import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+
+let app: E2eApp;
+let page: Page;
+
+beforeAll(async () => {
+  app = await startE2eApp("import-form-paths");
+  ({ page } = app);
+  await openLibrary(app);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+/** Types `text` in the import field and presses Enter; resolves to the report or error line shown. */
+async function importTyped(text: string, expected: RegExp): Promise<string> {
+  const form = page.locator(".import-form");
+  await page.locator("#import-path").fill(text);
+  await page.locator("#import-path").press("Enter");
+  await poll(async () => expected.test((await form.locator(".import-report, [role=alert]").allTextContents()).join(" "))).toBe(true);
+  return (await form.locator(".import-report, [role=alert]").allTextContents()).join(" ");
+}
+
+describe("the import form takes a path as it is pasted", () => {
+  it("in single or double quotes", async () => {
+    const file = fixturePath("tree-00.jsonl");
+    expect(await importTyped(`'${file}'`, /imported|No such/)).toContain("1 imported");
+    expect(await importTyped(` "${file}" `, /unchanged|No such/)).toContain("1 unchanged");
+  });
+
+  it("as a file:// URL, spaces and all", async () => {
+    const file = path.join(app.work, "my sessions", "tree 01.jsonl");
+    mkdirSync(path.dirname(file));
+    copyFileSync(fixturePath("tree-01.jsonl"), file);
+    const url = `file://${file.split("/").map(encodeURIComponent).join("/")}`;
+    expect(await importTyped(url, /imported|No such/)).toContain("1 imported");
+  });
+
+  it("refuses a relative path in words instead of looking for it in the app's own folder", async () => {
+    const shown = await importTyped("sessions/today.jsonl", /whole path|No such/);
+    expect(shown).toContain("not a whole path");
+    expect(shown).not.toContain(process.cwd());
+  });
+});
