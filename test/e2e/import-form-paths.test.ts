@@ -1,6 +1,7 @@
-// Paths typed or pasted into the import form in Chromium (browser mode), as a file manager or a
-// terminal hands them over: in quotes ('…' or "…") or as a file:// URL, the file is imported;
-// a relative path is refused in words instead of being taken relative to the app's own folder.
+// Paths typed or pasted into the import form and the agent folders list in Chromium (browser
+// mode), as a file manager or a terminal hands them over: in quotes ('…' or "…") or as a file://
+// URL, the file is imported; a relative path is refused in words instead of being taken
+// relative to the app's own folder.
 import { copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -27,7 +28,9 @@ async function importTyped(text: string, expected: RegExp): Promise<string> {
   const form = page.locator(".import-form");
   await page.locator("#import-path").fill(text);
   await page.locator("#import-path").press("Enter");
-  await poll(async () => expected.test((await form.locator(".import-report, [role=alert]").allTextContents()).join(" "))).toBe(true);
+  await poll(async () =>
+    expected.test((await form.locator(".import-report, [role=alert]").allTextContents()).join(" ")),
+  ).toBe(true);
   return (await form.locator(".import-report, [role=alert]").allTextContents()).join(" ");
 }
 
@@ -50,5 +53,24 @@ describe("the import form takes a path as it is pasted", () => {
     const shown = await importTyped("sessions/today.jsonl", /whole path|No such/);
     expect(shown).toContain("not a whole path");
     expect(shown).not.toContain(process.cwd());
+  });
+});
+
+describe("the agent folders list takes folders as they are pasted", () => {
+  it("quoted or as file:// URLs, and refuses a relative folder instead of saving it under the app's folder", async () => {
+    await page.getByText("Settings and prompts").click();
+    const section = page.getByTestId("agent-folders");
+    const box = section.getByLabel("Agent session folders");
+    await box.fill("relative/sessions");
+    await section.getByRole("button", { name: "Save folders" }).click();
+    await poll(() => section.getByRole("alert").count()).toBe(1);
+    expect(await section.getByRole("alert").textContent()).toContain("not a whole path");
+    expect(await box.inputValue()).toBe("relative/sessions");
+
+    const folder = path.join(app.work, "my sessions");
+    await box.fill(`'${app.work}'\nfile://${folder.split("/").map(encodeURIComponent).join("/")}`);
+    await section.getByRole("button", { name: "Save folders" }).click();
+    await poll(() => section.getByText("Folders saved.").count()).toBe(1);
+    expect(await box.inputValue()).toBe(`${app.work}\n${folder}`);
   });
 });

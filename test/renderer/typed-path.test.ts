@@ -15,13 +15,16 @@ describe("typedPath", () => {
   });
 
   it("reads file:// URLs, percent-encoding and Windows drives included", () => {
-    expect(typedPath("file:///home/me/my%20sessions/a.jsonl")).toEqual({ path: "/home/me/my sessions/a.jsonl" });
+    expect(typedPath("file:///home/me/my%20sessions/a.jsonl")).toEqual({
+      path: "/home/me/my sessions/a.jsonl",
+    });
     expect(typedPath("file:///C:/Users/me/a.jsonl")).toEqual({ path: "C:/Users/me/a.jsonl" });
   });
 
   it("refuses relative paths and nothing at all, in words", () => {
     expect(typedPath("sessions/a.jsonl")).toEqual({
-      error: "“sessions/a.jsonl” is not a whole path: give it from the top (/…) or from your home folder (~/…).",
+      error:
+        "“sessions/a.jsonl” is not a whole path: give it from the top (/…) or from your home folder (~/…).",
     });
     expect(typedPath("~other/a.jsonl")).toHaveProperty("error");
     expect(typedPath("''")).toHaveProperty("error");

@@ -1,7 +1,7 @@
 /**
- * A path as the import form receives it, typed or pasted from a file manager or a terminal: in
- * quotes, or as a file:// URL. A relative path is refused: the app has no folder the user is "in",
- * and main would take it relative to the app's own working folder.
+ * A path as the import form and the agent folders list receive it, typed or pasted from a file
+ * manager or a terminal: in quotes, or as a file:// URL. A relative path is refused: the app has
+ * no folder the user is "in", and main would take it relative to the app's own working folder.
  */
 
 export type TypedPath = { path: string } | { error: string };
@@ -11,7 +11,8 @@ const WHOLE_PATH = /^(?:[/\\]|~(?:[/\\]|$)|[A-Za-z]:[/\\])/;
 
 function unquoted(text: string): string {
   const first = text[0];
-  if (text.length >= 2 && (first === "'" || first === '"') && text.endsWith(first)) return text.slice(1, -1).trim();
+  if (text.length >= 2 && (first === "'" || first === '"') && text.endsWith(first))
+    return text.slice(1, -1).trim();
   return text;
 }
 
@@ -32,6 +33,8 @@ export function typedPath(text: string): TypedPath {
   const path = fromFileUrl(bare) ?? bare;
   if (path === "") return { error: "Give the path of a .jsonl file or of a folder." };
   if (!WHOLE_PATH.test(path))
-    return { error: `“${path}” is not a whole path: give it from the top (/…) or from your home folder (~/…).` };
+    return {
+      error: `“${path}” is not a whole path: give it from the top (/…) or from your home folder (~/…).`,
+    };
   return { path };
 }

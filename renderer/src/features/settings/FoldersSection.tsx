@@ -10,6 +10,7 @@ import { type FormEvent, useCallback, useEffect, useRef, useState } from "react"
 import type { ConfiguredFolders } from "../../../../core/api/dto.ts";
 import { ApiCallError, call, onEvent } from "../../api.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
+import { typedPath } from "../library/typed-path.ts";
 
 const linesOf = (text: string) =>
   text
@@ -99,7 +100,15 @@ export function FoldersSection() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void save(linesOf(draft));
+    // As pasted (quoted, file:// URLs); a relative folder would be taken in the app's own folder.
+    const typed = linesOf(draft).map(typedPath);
+    const refused = typed.find((line) => "error" in line);
+    if (refused && "error" in refused) {
+      setSaved(null);
+      setError(refused.error);
+      return;
+    }
+    void save(typed.flatMap((line) => ("path" in line ? [line.path] : [])));
   };
 
   return (
