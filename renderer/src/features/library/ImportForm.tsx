@@ -3,11 +3,15 @@
  * ~/.omp, or the configured ones), and show what the import found.
  */
 import { type FormEvent, useState } from "react";
+import type { ImportReport } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { reportPath } from "./library-format.ts";
 import { typedPath } from "./typed-path.ts";
+
+/** Files with problems named at first; a button shows the others. */
+const SHOWN_PROBLEMS = 5;
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -24,6 +28,11 @@ export function ImportForm() {
 
   // The previous import's report would read as the outcome of the path refused.
   const report = typedError === null ? lastImport : null;
+
+  /** The files the report names (not imported, or with problems); the report all of them are shown for. */
+  const flagged = report ? report.files.filter((file) => file.reason || file.problems.length > 0) : [];
+  const [allShownOf, setAllShownOf] = useState<ImportReport | null>(null);
+  const allShown = report !== null && allShownOf === report;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -94,19 +103,27 @@ export function ImportForm() {
         <p className="import-report" role="status">
           {report.imported} imported, {report.updated} updated, {report.unchanged} unchanged, {report.skipped}{" "}
           skipped, {report.failed} failed · {counted(report.entriesAdded, "entry", "entries")} added
-          {report.files
-            .filter((file) => file.reason || file.problems.length > 0)
-            .slice(0, 5)
-            .map((file) => (
-              <span key={file.path} className="import-problem">
-                <span className="import-problem-path" title={file.path}>
-                  {reportPath(file.path, report.roots)}
-                </span>
-                <span className="import-problem-reason">
-                  {file.reason ?? `${counted(file.problems.length, "problem")} (listed under the session's title)`}
-                </span>
+          {(allShown ? flagged : flagged.slice(0, SHOWN_PROBLEMS)).map((file) => (
+            <span key={file.path} className="import-problem">
+              <span className="import-problem-path" title={file.path}>
+                {reportPath(file.path, report.roots)}
               </span>
-            ))}
+              <span className="import-problem-reason">
+                {file.reason ??
+                  `${counted(file.problems.length, "problem")} (listed under the session's title)`}
+              </span>
+            </span>
+          ))}
+          {flagged.length > SHOWN_PROBLEMS && (
+            <button
+              type="button"
+              className="link-button import-problem-more"
+              aria-expanded={allShown}
+              onClick={() => setAllShownOf(allShown ? null : report)}
+            >
+              {allShown ? "Show fewer" : `Show the other ${counted(flagged.length - SHOWN_PROBLEMS, "file")}`}
+            </button>
+          )}
         </p>
       )}
     </form>
