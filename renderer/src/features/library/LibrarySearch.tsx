@@ -7,7 +7,7 @@ import { searchIndexingNote } from "../../../../core/api/contract.ts";
 import type { SearchHit, SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
-import { snippetPieces } from "./library-format.ts";
+import { searchSyntaxNote, snippetPieces } from "./library-format.ts";
 
 const DEBOUNCE_MS = 250;
 
@@ -104,6 +104,11 @@ export function LibrarySearch() {
           </p>
         )}
         {hits && hits.length === 0 && !searching && <p className="empty">No message matches “{query}”.</p>}
+        {hits && !searching && searchSyntaxNote(query) && (
+          <p className="empty" data-testid="search-syntax-note">
+            {searchSyntaxNote(query)}
+          </p>
+        )}
         {hits && hits.length > 0 && (
           <>
             <p className="hit-count">
