@@ -1,6 +1,7 @@
 // The notice an export leaves ("Exported N lines … as <path>") belongs to the session exported,
 // in Debian's Chromium (browser mode, bundled demo sessions): opening another session drops it,
 // so it never reads as if it were about the session now open, and coming back does not revive it.
+// While the export runs, its button says "Exporting…".
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -75,5 +76,34 @@ describe("the export notice", () => {
     expect(text).toBe(expected.text);
     expect(types).toEqual(["application/jsonl"]);
     await poll(() => page.getByTestId("notice").textContent()).toContain(`Exported ${expected.lines} lines`);
+  });
+
+  it("says it is exporting while the export runs, on the button that started it", async () => {
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const session = sessions[0] as SessionSummary;
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(session.id)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
+    // The export's request is held on its way, as a long session's export takes a while.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isExport = (url: URL) => decodeURIComponent(url.pathname) === "/api/session:export";
+    await page.route(isExport, async (route) => {
+      await held;
+      await route.continue().catch(() => undefined); // unrouted meanwhile (a failed test)
+    });
+    try {
+      await page.getByRole("button", { name: "Export…" }).click();
+      const dialog = page.getByRole("dialog", { name: "Export session" });
+      await dialog.getByLabel(/Save to path/).fill(path.join(app.work, "held.jsonl"));
+      await dialog.getByRole("button", { name: "Save" }).click();
+      await poll(() => dialog.getByRole("button", { name: "Exporting…" }).count()).toBe(1);
+      release();
+      await poll(() => page.getByTestId("notice").textContent()).toContain("held.jsonl");
+    } finally {
+      release();
+      await page.unroute(isExport);
+    }
   });
 });

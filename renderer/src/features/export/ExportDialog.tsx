@@ -114,7 +114,7 @@ export function ExportDialog() {
               reach the dialog when the export is refused. */}
           {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
           <button type="submit" autoFocus aria-disabled={busy}>
-            {options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download"}
+            {busy ? "Exporting…" : options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download"}
           </button>
           <button type="button" onClick={close}>
             Cancel
