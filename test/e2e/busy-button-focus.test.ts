@@ -1,7 +1,8 @@
 // Buttons that start work and are unavailable while it runs (Import, Scan agent folders, Test
 // connection), pressed from the keyboard in Chromium (browser mode): the focus stays on the
 // button instead of dropping to the page's body, so Tab goes on from there. They used to be
-// `disabled` while busy, and a disabled button loses the focus.
+// `disabled` while busy, and a disabled button loses the focus. "Use the defaults", which has
+// nothing left to do afterwards, hands the focus to the folder list.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "../helpers/canvas-page.ts";
@@ -58,5 +59,18 @@ describe("a busy button pressed from the keyboard", () => {
       /OK|Failed/,
     );
     expect(await focused()).toBe("Test connection");
+  });
+
+  it("Use the defaults, unavailable once they are in effect, leaves the focus in the folder list", async () => {
+    // Settings are open from the test before.
+    const section = page.getByTestId("agent-folders");
+    const box = section.getByLabel("Agent session folders");
+    await box.fill(app.work);
+    await section.getByRole("button", { name: "Save folders" }).click();
+    await poll(() => section.getByText("Folders saved.").count()).toBe(1);
+    await section.getByRole("button", { name: "Use the defaults" }).focus();
+    await page.keyboard.press("Enter");
+    await poll(() => section.getByText("Back to the default folders.").count()).toBe(1);
+    expect(await box.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 });

@@ -98,6 +98,13 @@ export function FoldersSection() {
     }
   };
 
+  const box = useRef<HTMLTextAreaElement>(null);
+  /** Back to the defaults; the button, unavailable then, would drop the focus to the page: the list takes it. */
+  const resetToDefaults = () => {
+    box.current?.focus();
+    void save([]);
+  };
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     // As pasted (quoted, file:// URLs); a relative folder would be taken in the app's own folder.
@@ -119,6 +126,7 @@ export function FoldersSection() {
         {current?.defaults ? " (the pi and oh-my-pi defaults)" : ""}. One folder per line.
       </p>
       <textarea
+        ref={box}
         aria-label="Agent session folders"
         rows={3}
         value={draft}
@@ -137,7 +145,7 @@ export function FoldersSection() {
       />
       <div className="row">
         <button type="submit">Save folders</button>
-        <button type="button" disabled={current?.defaults === true} onClick={() => void save([])}>
+        <button type="button" disabled={current?.defaults === true} onClick={resetToDefaults}>
           Use the defaults
         </button>
       </div>
