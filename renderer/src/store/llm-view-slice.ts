@@ -10,6 +10,9 @@ import { call } from "../api.ts";
 import type { ContextLimits } from "../features/llm-view/context-figures.ts";
 import { entryLinks } from "../features/llm-view/entry-links.ts";
 import type { CanopyState } from "./index.ts";
+import { readStored, writeStored } from "./page-storage.ts";
+
+const PLAIN_TEXT_KEY = "canopy.llmView.plainText";
 
 export interface LlmDiffState {
   /** What is compared, in words ("View leaf → selected entry"). */
@@ -32,6 +35,9 @@ export interface LlmViewSlice {
   diffError: string | null;
   /** Bumped by "expand all" / "collapse all"; messages follow it until toggled one by one. */
   expandAll: { expanded: boolean; revision: number };
+  /** Texts shown exactly as sent (markdown not rendered); kept in the page's storage. */
+  plainText: boolean;
+  setPlainText(plain: boolean): void;
   loadContext(sessionId: string | null, leafId: string | null | undefined): Promise<void>;
   /**
    * The view on screen with all its texts: `context` itself unless some came without their
@@ -95,6 +101,11 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
     diffLoading: false,
     diffError: null,
     expandAll: { expanded: false, revision: 0 },
+    plainText: readStored(PLAIN_TEXT_KEY) === "1",
+    setPlainText(plain) {
+      writeStored(PLAIN_TEXT_KEY, plain ? "1" : "0");
+      set({ plainText: plain });
+    },
     async loadContext(sessionId, leafId) {
       // A refresh of a session no longer open (an edit or a job that ended after the user opened
       // another one) is not the latest request: counted, it would drop the open session's answer

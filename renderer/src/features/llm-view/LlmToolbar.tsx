@@ -63,6 +63,8 @@ export function LlmToolbar({ context }: { context: ContextView }) {
   const openLeafDiff = useCanopy((state) => state.openLeafDiff);
   const openCompactionDiff = useCanopy((state) => state.openCompactionDiff);
   const setExpandAll = useCanopy((state) => state.setExpandAll);
+  const plainText = useCanopy((state) => state.plainText);
+  const setPlainText = useCanopy((state) => state.setPlainText);
   const viewLeafId = useViewLeafId();
   const [formOpen, setFormOpen] = useState(false);
   // Closing the form (Compare, Cancel) removes the focused button: the focus goes back to its toggle.
@@ -85,6 +87,17 @@ export function LlmToolbar({ context }: { context: ContextView }) {
         <button type="button" onClick={() => setExpandAll(false)} disabled={diffOpen}>
           Collapse all
         </button>
+        <label
+          className="toolbar-check"
+          title="Show every text exactly as the model receives it: markdown is not rendered (a link shows its URL, ** and # stay)"
+        >
+          <input
+            type="checkbox"
+            checked={plainText}
+            onChange={(event) => setPlainText(event.target.checked)}
+          />
+          Plain text
+        </label>
         <span className="toolbar-label" aria-hidden="true">
           Diff:
         </span>

@@ -15,6 +15,7 @@ import {
   utf8Length,
 } from "../../../../core/text/display-cut.ts";
 import { type ShownHole, wholeBytes, wholeLength, wholeLines } from "../../../../core/text/text-hole.ts";
+import { useCanopy } from "../../store/index.ts";
 import { formatSize } from "../library/library-format.ts";
 import { Markdown } from "./Markdown.tsx";
 
@@ -39,6 +40,9 @@ export interface LongTextProps {
 }
 
 function Whole({ text, render, className }: LongTextProps): ReactNode {
+  // "Plain text" in the toolbar: the text as the model receives it, markdown not rendered.
+  const plain = useCanopy((state) => state.plainText);
+  if (render === "markdown" && plain) return <pre className="markdown-as-sent">{text}</pre>;
   if (render === "markdown") return <Markdown text={text} />;
   if (render === "pre") return <pre className={className}>{text}</pre>;
   return <p className={className}>{text}</p>;
