@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { seededRandom } from "../test/helpers/seeded-random.ts";
 
 export interface GeneratedSession {
   text: string;
@@ -24,17 +25,7 @@ const WORDS = (
   "set promise async await module test expect describe refactor parser lexer cache commit diff patch"
 ).split(" ");
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 export interface GenerateOptions {
   seed?: number;

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../../core/session/entries.ts";
+import { seededRandom } from "../../helpers/seeded-random.ts";
 import { copyFixture } from "../library/helpers.ts";
 import { createHarness, type Harness, removeDir } from "../pipelines/harness.ts";
 
@@ -16,17 +17,7 @@ afterEach(() => {
   removeDir(h.dir);
 });
 
-/** mulberry32: a small seeded generator, so a failing sequence can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 interface State {
   plain: string;

@@ -16,6 +16,7 @@ import { createAppContext } from "../../../main/app-context.ts";
 import { loadSessionTree } from "../../../main/library/tree-nodes.ts";
 import { treeBuilds } from "../../../main/library/tree-versions.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
+import { seededRandom } from "../../helpers/seeded-random.ts";
 import { makeTempDir } from "../store/helpers.ts";
 
 let tmp: ReturnType<typeof makeTempDir>;
@@ -45,17 +46,7 @@ async function ok<C extends Channel>(on: Api, channel: C, input: RequestInput<C>
   return result.value;
 }
 
-/** mulberry32: a seeded run, so a failure is replayed by its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 /** The tree without its version (another connection numbers its versions itself). */
 const facts = ({ version: _version, ...tree }: SessionTreeDto) => tree;
