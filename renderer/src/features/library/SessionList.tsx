@@ -3,7 +3,7 @@
  * message, file size, last modified, compactions. Groups fold; the open session stays marked.
  * A filter (title, first message, folder) and a sort order narrow a big library down.
  * Each session can be deleted from the library (asked first; its file is never touched).
- * Only the rows near the visible part of the sidebar are rendered (use-visible-chunks.ts), so a
+ * Only the rows near the visible part of the sidebar are rendered (common/use-visible-chunks.ts), so a
  * library of thousands of sessions opens and scrolls as fast as a small one; each row still says
  * its place in its group (aria-posinset/setsize), and the arrow keys move between rows.
  */
@@ -22,7 +22,7 @@ import {
   SESSION_SORTS,
   type SessionSort,
 } from "./library-format.ts";
-import { CHUNK_ROWS, useVisibleChunks } from "./use-visible-chunks.ts";
+import { useVisibleChunks, type VisibleChunkOptions } from "../common/use-visible-chunks.ts";
 
 /**
  * What the filter looks in: the box's name and tooltip. Its placeholder ("Filter list") is
@@ -30,6 +30,17 @@ import { CHUNK_ROWS, useVisibleChunks } from "./use-visible-chunks.ts";
  */
 const FILTER_HINT = "Filter the list by title, first message, folder, file name or session id";
 
+/** Rows per chunk: a chunk is rendered or left out as a whole. */
+const CHUNK_ROWS = 10;
+/** A row is about 68 px (title, meta line, gap); chunks within 900 px of the view are rendered,
+ * and before the observer answers those in the first 1,600 px. An open delete confirmation keeps
+ * its chunk. */
+const CHUNKS: VisibleChunkOptions = {
+  rowPx: 68,
+  marginPx: 900,
+  firstScreenPx: 1600,
+  keep: (chunk) => chunk.querySelector(".delete-confirm") !== null,
+};
 /** Height of a project heading and the gap below it, for placing chunks before they are measured. */
 const HEADING_PX = 30;
 
@@ -141,7 +152,7 @@ export function SessionList() {
   const [sort, setSort] = useState<SessionSort>("modified");
   const groups = useMemo(() => groupByProject(filterSessions(sessions, filter), sort), [sessions, filter, sort]);
   const shown = groups.reduce((sum, group) => sum + group.sessions.length, 0);
-  const chunks = useVisibleChunks();
+  const chunks = useVisibleChunks(CHUNKS);
 
   if (!loaded) return <p className="empty">Loading library…</p>;
   if (sessions.length === 0) {

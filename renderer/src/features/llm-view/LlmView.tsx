@@ -9,25 +9,15 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
-import type { AddedResult, RequestChange } from "../../../../core/session/request-messages.ts";
-import { groupRequestNotes, type RequestNoteKey } from "../../../../core/session/request-note-groups.ts";
-import type { MessageTextHole } from "../../../../core/text/text-hole.ts";
+import { groupRequestNotes } from "../../../../core/session/request-note-groups.ts";
 import { useCanopy } from "../../store/index.ts";
-import { treeLookup } from "../tree/tree-lookup.ts";
-import { AddedResultItem } from "./AddedResultItem.tsx";
 import { ContextBar } from "./ContextBar.tsx";
 import { LlmDiff } from "./LlmDiff.tsx";
 import { LlmToolbar, useViewLeafId } from "./LlmToolbar.tsx";
-import { MessageItem } from "./MessageItem.tsx";
+import { MessageList } from "./MessageList.tsx";
 import { RequestLegend } from "./RequestLegend.tsx";
 import { RequestNoteGroups } from "./RequestNoteGroups.tsx";
 import "./llm-view.css";
-
-/** Type and kind of an entry by id: the tree's cached lookup (not a new map of every entry per refresh). */
-function useEntryKinds(): { get(id: string): { type: string; kind: string } | undefined } {
-  const nodes = useCanopy((state) => state.tree?.nodes);
-  return useMemo(() => (nodes ? treeLookup(nodes).byId : new Map()), [nodes]);
-}
 
 function LeafLine({ context }: { context: ContextView }) {
   const selectedEntryId = useCanopy((state) => state.selectedEntryId);
@@ -56,74 +46,6 @@ function LeafLine({ context }: { context: ContextView }) {
         </>
       )}
     </p>
-  );
-}
-
-const NO_CHANGES: readonly RequestChange[] = [];
-
-function MessageList({ context, grouped }: { context: ContextView; grouped: ReadonlySet<RequestNoteKey> }) {
-  const kinds = useEntryKinds();
-  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
-  const listRef = useRef<HTMLOListElement>(null);
-  const scrolledFor = useRef<string | null>(null);
-  // A newly selected entry (tree click, search hit) is the last message: bring it into view once.
-  useEffect(() => {
-    const key = selectedEntryId === null ? null : `${context.sessionId}\u0000${selectedEntryId}`;
-    if (key === null || key === scrolledFor.current || context.leafId !== selectedEntryId) return;
-    const current = listRef.current?.querySelector('[aria-current="true"]');
-    if (!current) return;
-    scrolledFor.current = key;
-    current.scrollIntoView({ block: "nearest" });
-  }, [context, selectedEntryId]);
-  // Per message, its texts that came without their middle (same arrays while the view stays).
-  const holes = useMemo(() => {
-    const byMessage = new Map<number, MessageTextHole[]>();
-    for (const hole of context.textHoles ?? [])
-      byMessage.set(hole.messageIndex, [...(byMessage.get(hole.messageIndex) ?? []), hole]);
-    return byMessage;
-  }, [context.textHoles]);
-  if (context.messages.length === 0) {
-    return (
-      <p className="empty">
-        The model receives no messages at this leaf
-        {context.leafId ? " (only metadata entries lead here)" : " (the session has no leaf)"}.
-      </p>
-    );
-  }
-  const { added, changes } = context.request;
-  const addedAt = new Map<number, AddedResult[]>();
-  for (const result of added) addedAt.set(result.before, [...(addedAt.get(result.before) ?? []), result]);
-  const addedBefore = (index: number) =>
-    (addedAt.get(index) ?? []).map((result, i) => (
-      // biome-ignore lint/suspicious/noArrayIndexKey: rebuilt whole with the list; position is the identity
-      <AddedResultItem key={`added-${index}-${i}`} added={result} />
-    ));
-  return (
-    <ol className="messages" ref={listRef}>
-      {context.messages.flatMap((message, index) => {
-        const entryId = context.messageEntryIds[index] ?? null;
-        const info = entryId === null ? undefined : kinds.get(entryId);
-        return [
-          ...addedBefore(index),
-          <MessageItem
-            // biome-ignore lint/suspicious/noArrayIndexKey: the list is rebuilt whole; order is the identity
-            key={`message-${index}`}
-            message={message}
-            index={index}
-            entryId={entryId}
-            tokens={context.messageTokens[index] ?? 0}
-            entryType={info?.type}
-            entryKind={info?.kind}
-            current={entryId !== null && entryId === selectedEntryId}
-            changes={changes[index] ?? NO_CHANGES}
-            grouped={grouped}
-            holes={holes.get(index)}
-            blobs={context.blobImages}
-          />,
-        ];
-      })}
-      {addedBefore(context.messages.length)}
-    </ol>
   );
 }
 

@@ -12,13 +12,7 @@ import {
   requestGroupText,
   requestNoteFlag,
 } from "../../../../core/session/request-note-groups.ts";
-
-/** Scrolls the LLM view's message at `index` (0-based) into view. */
-function goToMessage(index: number): void {
-  document
-    .querySelector(`[data-testid="llm-view"] .messages > [data-message-index="${index}"]`)
-    ?.scrollIntoView({ block: "center" });
-}
+import { revealMessage } from "./message-reveal.ts";
 
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -66,7 +60,7 @@ function GroupLine({ group, entryIds, slot }: GroupProps) {
               type="button"
               className="link-button"
               aria-label={`Go to message ${index + 1}${entryIds[index] ? ` (entry ${entryIds[index]})` : ""}`}
-              onClick={() => goToMessage(index)}
+              onClick={() => revealMessage(index)}
             >
               #{index + 1}
             </button>

@@ -1,20 +1,23 @@
 /**
- * Which chunks of the session list are near the visible part of the sidebar. The list renders a
+ * Which chunks of a long list are near the visible part of its scrolling panel. The list renders a
  * chunk's rows only while it is within a screen or so of the view, and a placeholder of its
- * last measured height otherwise, so 2,000 sessions cost what the ~60 around the view do.
+ * last measured height otherwise, so 2,000 sessions (or 20,000 messages) cost what the few dozen
+ * around the view do. Used by the library's session list and the LLM view's message list.
  */
 import { startTransition, useCallback, useEffect, useRef, useState } from "react";
 
-/** Rows per chunk: a chunk is rendered or left out as a whole. */
-export const CHUNK_ROWS = 10;
-/** A row's height before any was measured (title, meta line, gap). */
-const ROW_PX = 68;
-/** How far past the visible part of the sidebar chunks are rendered already. */
-const MARGIN_PX = 900;
-/** Before the observer has answered, chunks starting this far down are rendered at once. */
-const FIRST_SCREEN_PX = 1600;
+export interface VisibleChunkOptions {
+  /** A row's height before any was measured. */
+  rowPx: number;
+  /** How far past the visible part of the panel chunks are rendered already. */
+  marginPx: number;
+  /** Before the observer has answered, chunks starting this far down are rendered at once. */
+  firstScreenPx: number;
+  /** A chunk that must stay rendered besides the one holding the focus (an open confirmation). */
+  keep?: (chunk: Element) => boolean;
+}
 
-function scrollParent(element: HTMLElement): HTMLElement | null {
+export function scrollParent(element: HTMLElement): HTMLElement | null {
   for (let parent = element.parentElement; parent; parent = parent.parentElement) {
     const overflow = getComputedStyle(parent).overflowY;
     if (overflow === "auto" || overflow === "scroll") return parent;
@@ -34,10 +37,12 @@ export interface VisibleChunks {
   rowEstimate: number;
 }
 
-export function useVisibleChunks(): VisibleChunks {
+/** `options` are read once (a module constant). */
+export function useVisibleChunks(options: VisibleChunkOptions): VisibleChunks {
+  const { rowPx: firstRowPx, marginPx, firstScreenPx, keep: keepAlso } = options;
   const [near, setNear] = useState<ReadonlyMap<string, boolean>>(new Map());
   const heights = useRef(new Map<string, number>());
-  const rowPx = useRef(ROW_PX);
+  const rowPx = useRef(firstRowPx);
   const elements = useRef(new Map<string, HTMLElement>());
   const keys = useRef(new WeakMap<Element, string>());
   const observer = useRef<IntersectionObserver | null>(null);
@@ -56,9 +61,8 @@ export function useVisibleChunks(): VisibleChunks {
             heights.current.set(key, entry.boundingClientRect.height);
             rowPx.current = entry.boundingClientRect.height / rows;
           }
-          // The chunk holding the focused row (or an open delete confirmation) stays rendered.
-          const keep =
-            entry.target.contains(document.activeElement) || entry.target.querySelector(".delete-confirm") !== null;
+          // The chunk holding the focused row (or what `keep` names) stays rendered.
+          const keep = entry.target.contains(document.activeElement) || (keepAlso?.(entry.target) ?? false);
           changes.push([key, entry.isIntersecting || keep]);
         }
         if (changes.length === 0) return;
@@ -70,7 +74,7 @@ export function useVisibleChunks(): VisibleChunks {
           return next;
         }));
       },
-      { root: scrollParent(root), rootMargin: `${MARGIN_PX}px 0px` },
+      { root: scrollParent(root), rootMargin: `${marginPx}px 0px` },
     );
     observer.current = seen;
     for (const element of elements.current.values()) seen.observe(element);
@@ -78,7 +82,7 @@ export function useVisibleChunks(): VisibleChunks {
       seen.disconnect();
       observer.current = null;
     };
-  }, [root]);
+  }, [root, marginPx, keepAlso]);
 
   const observe = useCallback((key: string, element: HTMLElement | null) => {
     const previous = elements.current.get(key);
@@ -92,8 +96,8 @@ export function useVisibleChunks(): VisibleChunks {
   }, []);
 
   const shown = useCallback(
-    (key: string, estimatedTop: number) => near.get(key) ?? estimatedTop < FIRST_SCREEN_PX,
-    [near],
+    (key: string, estimatedTop: number) => near.get(key) ?? estimatedTop < firstScreenPx,
+    [near, firstScreenPx],
   );
   const refs = useRef(new Map<string, (element: HTMLElement | null) => void>());
   const refFor = useCallback(
