@@ -138,4 +138,23 @@ describe("the LLM view on a path of thousands of messages", () => {
       JSON.stringify(states),
     ).toBe(true);
   }, 60_000);
+  it("keeps the focused message in the page when scrolled away; Tab goes on to the next message", async () => {
+    await panel().evaluate((element) => element.scrollTo({ top: element.scrollHeight / 2 }));
+    await poll(async () => (await shownIndexes()).length > 1).toBe(true);
+    const first = (await shownIndexes())[0] as number;
+    await page
+      .locator(`[data-testid=llm-view] li.message[data-message-index="${first}"] button.entry-link`)
+      .focus();
+    const focusedIndex = () =>
+      page.evaluate(
+        `Number(document.activeElement?.closest("li.message")?.getAttribute("data-message-index") ?? -1)`,
+      ) as Promise<number>;
+    for (let i = 0; i < 10 && (await focusedIndex()) === first; i++) await page.keyboard.press("Tab");
+    expect(await focusedIndex()).toBe(first + 1);
+    await panel().evaluate((element) => element.scrollTo({ top: 0 }));
+    await poll(async () => (await shownIndexes()).includes(0)).toBe(true);
+    // Scrolled far away, the focused message is still in the page, the focus on it.
+    expect(await focusedIndex()).toBe(first + 1);
+    expect(await messagesInPage()).toBeLessThan(200);
+  }, 60_000);
 });
