@@ -3,7 +3,8 @@
  * from WINDOW_FROM messages on — renders only the chunks of messages near the visible part of the
  * panel (common/use-visible-chunks.ts) and a placeholder of measured or estimated height for the
  * others; the chunk holding the selected entry's message, or a message asked for (message-reveal.ts),
- * is always rendered so that it can be scrolled to. A shorter list renders every message.
+ * is always rendered so that it can be scrolled to, and so is the last. A shorter list renders
+ * every message.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
@@ -157,8 +158,9 @@ export function MessageList({
       </ol>
     );
   }
-  // The chunks that stay rendered wherever the view is: the selected entry's message, the one asked for.
-  const pinned = new Set<number>();
+  // The chunks that stay rendered wherever the view is: the selected entry's message, the one
+  // asked for, and the last (the leaf's message, the newest reply an agent appends).
+  const pinned = new Set<number>([Math.floor((count - 1) / CHUNK_MESSAGES)]);
   const currentIndex = selectedEntryId === null ? -1 : context.messageEntryIds.indexOf(selectedEntryId);
   if (currentIndex >= 0) pinned.add(Math.floor(currentIndex / CHUNK_MESSAGES));
   if (reveal !== null && reveal.index < count) pinned.add(Math.floor(reveal.index / CHUNK_MESSAGES));
