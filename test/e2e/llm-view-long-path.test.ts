@@ -90,6 +90,15 @@ describe("the LLM view on a path of thousands of messages", () => {
     await poll(() => inPanel(deepMessage)).toBe(true);
     expect(await messagesInPage()).toBeLessThan(200);
 
+    // The diff with the view leaf opens and closes (the focus back on its button, in the header):
+    // the list comes back small, the selected message in it.
+    await page.getByRole("button", { name: "Diff with view leaf" }).click();
+    await page.getByTestId("llm-diff").waitFor();
+    await page.getByRole("button", { name: "Close diff" }).click();
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-mode")).toBe("messages");
+    await deepMessage.waitFor();
+    expect(await messagesInPage()).toBeLessThan(200);
+
     // Scrolling the panel to the middle brings the messages there into the page.
     await panel().evaluate((element) => element.scrollTo({ top: element.scrollHeight / 2 }));
     await poll(async () => {

@@ -41,7 +41,10 @@ export interface VisibleChunks {
 export function useVisibleChunks(options: VisibleChunkOptions): VisibleChunks {
   const { rowPx: firstRowPx, marginPx, firstScreenPx, keep: keepAlso } = options;
   const [near, setNear] = useState<ReadonlyMap<string, boolean>>(new Map());
-  const heights = useRef(new Map<string, number>());
+  const heights = useRef(new Map<string, { height: number; rows: number }>());
+  // The row estimate is the mean over every chunk measured, not the last one: a chunk of long
+  // rows measured last would resize every placeholder at once (a jump of the whole list).
+  const measured = useRef({ height: 0, rows: 0 });
   const rowPx = useRef(firstRowPx);
   const elements = useRef(new Map<string, HTMLElement>());
   const keys = useRef(new WeakMap<Element, string>());
@@ -58,8 +61,12 @@ export function useVisibleChunks(options: VisibleChunkOptions): VisibleChunks {
           if (key === undefined) continue;
           const rows = Number((entry.target as HTMLElement).dataset.rows ?? 0);
           if ((entry.target as HTMLElement).dataset.placeholder === undefined && rows > 0) {
-            heights.current.set(key, entry.boundingClientRect.height);
-            rowPx.current = entry.boundingClientRect.height / rows;
+            const height = entry.boundingClientRect.height;
+            const before = heights.current.get(key);
+            heights.current.set(key, { height, rows });
+            measured.current.height += height - (before?.height ?? 0);
+            measured.current.rows += rows - (before?.rows ?? 0);
+            if (measured.current.rows > 0) rowPx.current = measured.current.height / measured.current.rows;
           }
           // The chunk holding the focused row (or what `keep` names) stays rendered.
           const keep = entry.target.contains(document.activeElement) || (keepAlso?.(entry.target) ?? false);
@@ -111,6 +118,9 @@ export function useVisibleChunks(options: VisibleChunkOptions): VisibleChunks {
     },
     [observe],
   );
-  const height = useCallback((key: string, rows: number) => heights.current.get(key) ?? rows * rowPx.current, []);
+  const height = useCallback(
+    (key: string, rows: number) => heights.current.get(key)?.height ?? rows * rowPx.current,
+    [],
+  );
   return { rootRef: setRoot, refFor, shown, height, rowEstimate: rowPx.current };
 }
