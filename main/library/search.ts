@@ -5,16 +5,22 @@
  */
 import type { SearchHit, SearchIndexingDto } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
+import { endsWithCjk, hasCjk, NON_CJK_WORD_CHAR, startsWithCjk } from "../../core/text/cjk.ts";
 import type { Database } from "../store/open.ts";
 import {
+  cjkRecheckRange,
   countEntries,
   countPendingText,
   hasPendingText,
   insertEntryText,
   pendingTextRows,
   queryWords,
+  type RecheckRange,
+  recheckTextRows,
+  replaceEntryText,
   searchEntryText,
   searchWatermark,
+  setCjkRecheckAfter,
   setSearchWatermark,
 } from "../store/repos/search.ts";
 import { writeTransaction } from "../store/transactions.ts";
@@ -52,6 +58,8 @@ export interface SliceResult {
  * Indexes the text of up to `maxRows` entries imported since the last call, in one write
  * transaction, stopping early once `budgetMs` is spent. The slice reads the watermark inside
  * its own immediate transaction, so two connections catching up at once never index an entry twice.
+ * Entries indexed before CJK characters were words (migration 10) are re-checked first: those
+ * with CJK text are indexed again; they count as entries indexed.
  */
 export function indexSearchSlice(db: Database, maxRows: number, options: SliceOptions = {}): SliceResult {
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
@@ -59,10 +67,23 @@ export function indexSearchSlice(db: Database, maxRows: number, options: SliceOp
   return writeTransaction(db, (): SliceResult => {
     const started = now();
     let indexed = 0;
-    let after = searchWatermark(db);
+    const watermark = searchWatermark(db);
+    let after = watermark;
+    const recheck = cjkRecheckRange(db);
+    let rechecking = recheck !== null;
     let more = true;
     while (more && indexed < maxRows && (indexed === 0 || now() - started < budget)) {
       const limit = Math.min(Number.isFinite(budget) ? BUDGET_BATCH_ROWS : maxRows, maxRows - indexed);
+      if (rechecking && recheck !== null) {
+        const done = recheckSearchText(db, recheck, limit);
+        indexed += done;
+        // Over: on to the entries above the watermark (this slice or the next one).
+        if (done < limit) {
+          recheck.after = recheck.upto;
+          rechecking = false;
+        }
+        continue;
+      }
       const pending = pendingTextRows(db, after, limit);
       for (const [pk, json] of pending) {
         const text = searchTextOf(JSON.parse(json) as SessionEntry);
@@ -72,9 +93,24 @@ export function indexSearchSlice(db: Database, maxRows: number, options: SliceOp
       indexed += pending.length;
       more = pending.length === limit;
     }
-    if (indexed > 0) setSearchWatermark(db, after);
+    if (recheck !== null) setCjkRecheckAfter(db, recheck);
+    if (after > watermark) setSearchWatermark(db, after);
     return { indexed, more };
   })();
+}
+
+/** Indexes again, CJK characters as words, the entries of `range` whose text has any; moves `range.after` on. */
+function recheckSearchText(db: Database, range: RecheckRange, limit: number): number {
+  const rows = recheckTextRows(db, range, limit);
+  for (const [pk, json] of rows) {
+    // Most entries have no CJK character in their JSON (\u escapes aside): not even parsed.
+    if (hasCjk(json) || json.includes("\\u")) {
+      const text = searchTextOf(JSON.parse(json) as SessionEntry);
+      if (hasCjk(text)) replaceEntryText(db, pk, text);
+    }
+    range.after = pk;
+  }
+  return rows.length;
 }
 
 /**
@@ -113,22 +149,42 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/**
+ * The pattern of a query word in text: at the start of a word, and on to its end (the search
+ * matches words by their start). CJK characters are words of their own, so a word that begins
+ * or ends with one is matched there, inside a run of them, and no further.
+ */
+function wordPattern(word: string): string {
+  const before = startsWithCjk(word) ? "" : `(?<!${NON_CJK_WORD_CHAR})`;
+  const rest = endsWithCjk(word) ? "" : `${NON_CJK_WORD_CHAR}*`;
+  return `${before}${escapeRegExp(word)}${rest}`;
+}
+
+/** Where a snippet may be cut without cutting a word: anywhere next to a CJK character. */
+function cjkAt(text: string, index: number): boolean {
+  return hasCjk(text.slice(Math.max(0, index - 1), index + 1));
+}
+
 /** ~`width` chars of `text` around the first match, matches wrapped in the markers. */
 export function makeSnippet(text: string, words: string[], highlight: [string, string], width = 160): string {
   const flat = text.replace(/\s+/gu, " ").trim();
   if (words.length === 0) return flat.slice(0, width);
-  const pattern = new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join("|")})[\\p{L}\\p{N}]*`,
-    "giu",
-  );
+  const pattern = new RegExp(words.map(wordPattern).join("|"), "giu");
   const first = pattern.exec(flat);
   const center = first ? first.index : 0;
+  const centerEnd = first ? first.index + first[0].length : 0;
   let start = Math.max(0, center - Math.floor(width / 3));
   let end = Math.min(flat.length, start + width);
   start = Math.max(0, end - width);
-  // Do not cut words in half at the edges.
-  if (start > 0) start = flat.indexOf(" ", start) + 1 || start;
-  if (end < flat.length) end = flat.lastIndexOf(" ", end) > start ? flat.lastIndexOf(" ", end) : end;
+  // Do not cut words in half at the edges (CJK text has no spaces: cut it anywhere), nor cut off the match.
+  if (start > 0 && !cjkAt(flat, start)) {
+    const space = flat.indexOf(" ", start);
+    if (space !== -1 && space < center) start = space + 1;
+  }
+  if (end < flat.length && !cjkAt(flat, end)) {
+    const space = flat.lastIndexOf(" ", end);
+    if (space > start && space >= centerEnd) end = space;
+  }
   const window = flat.slice(start, end).replace(pattern, (m) => `${highlight[0]}${m}${highlight[1]}`);
   return `${start > 0 ? "…" : ""}${window}${end < flat.length ? "…" : ""}`;
 }

@@ -14,6 +14,7 @@ import { settingsChanges } from "./006-settings-changes.ts";
 import { labelIndex } from "./007-label-index.ts";
 import { lineMarks } from "./008-line-marks.ts";
 import { pruneFacts } from "./009-prune-facts.ts";
+import { cjkSearchWords } from "./010-cjk-search-words.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   labelIndex,
   lineMarks,
   pruneFacts,
+  cjkSearchWords,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

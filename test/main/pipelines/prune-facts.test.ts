@@ -16,7 +16,7 @@ import { requireSession } from "../../../main/library/load.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
 import { applyPrune, restorePruned } from "../../../main/pipelines/pruning.ts";
 import { loadToolOutputs } from "../../../main/pipelines/tool-outputs.ts";
-import { runMigrations } from "../../../main/store/migrations/index.ts";
+import { MIGRATIONS, runMigrations } from "../../../main/store/migrations/index.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
 import { replaceEntryJsonByPk } from "../../../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../../../main/store/transactions.ts";
@@ -294,7 +294,11 @@ describe("migration 9 on a library schema 8 wrote", () => {
     for (const pk of results) copy.run(pk);
     const copied = db.prepare("SELECT pk, original_json FROM entry_json ORDER BY pk").raw(true).all();
 
-    expect(runMigrations(db)).toEqual({ from: 8, to: 9, applied: [expect.stringMatching(/^pruning: tool result facts/)] });
+    expect(runMigrations(db, MIGRATIONS, 9)).toEqual({
+      from: 8,
+      to: 9,
+      applied: [expect.stringMatching(/^pruning: tool result facts/)],
+    });
     expectBothRoutesAgree(db, "after the migration");
     expect(listPrunedOriginals(db)).toEqual(copied);
     const sessionIds = db.prepare("SELECT id FROM sessions WHERE problem_count = 0").pluck().all() as string[];
