@@ -11,13 +11,13 @@ import {
   cjkRecheckRange,
   countEntries,
   countPendingText,
+  deleteEntryText,
   hasPendingText,
   insertEntryText,
   pendingTextRows,
   queryWords,
   type RecheckRange,
   recheckTextRows,
-  replaceEntryText,
   searchEntryText,
   searchWatermark,
   setCjkRecheckAfter,
@@ -102,14 +102,19 @@ export function indexSearchSlice(db: Database, maxRows: number, options: SliceOp
 /** Indexes again, CJK characters as words, the entries of `range` whose text has any; moves `range.after` on. */
 function recheckSearchText(db: Database, range: RecheckRange, limit: number): number {
   const rows = recheckTextRows(db, range, limit);
+  const again: [pk: number, text: string][] = [];
   for (const [pk, json] of rows) {
     // Most entries have no CJK character in their JSON (\u escapes aside): not even parsed.
     if (hasCjk(json) || json.includes("\\u")) {
       const text = searchTextOf(JSON.parse(json) as SessionEntry);
-      if (hasCjk(text)) replaceEntryText(db, pk, text);
+      if (hasCjk(text)) again.push([pk, text]);
     }
     range.after = pk;
   }
+  // All deletes first: FTS5 writes out what it holds in memory before a delete that follows an
+  // insert, so delete, insert, delete, … would write a tiny segment per entry (3–4 times slower).
+  for (const [pk] of again) deleteEntryText(db, pk);
+  for (const [pk, text] of again) insertEntryText(db, pk, text);
   return rows.length;
 }
 

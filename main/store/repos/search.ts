@@ -60,7 +60,11 @@ export function setCjkRecheckAfter(db: Database, range: RecheckRange): void {
 }
 
 /** Entries of a re-check range, oldest first: [pk, json]. */
-export function recheckTextRows(db: Database, range: RecheckRange, limit: number): [pk: number, json: string][] {
+export function recheckTextRows(
+  db: Database,
+  range: RecheckRange,
+  limit: number,
+): [pk: number, json: string][] {
   const rows = stmt(
     db,
     `SELECT e.pk AS pk, ${STORED_JSON_COLUMNS} FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
@@ -91,7 +95,9 @@ export function pendingTextRows(db: Database, afterPk: number, limit: number): [
 
 /** Entries waiting to be indexed, and those waiting for the CJK re-check. */
 export function countPendingText(db: Database): number {
-  const above = stmt(db, "SELECT count(*) FROM entries WHERE pk > ?").pluck(true).get(searchWatermark(db)) as number;
+  const above = stmt(db, "SELECT count(*) FROM entries WHERE pk > ?")
+    .pluck(true)
+    .get(searchWatermark(db)) as number;
   return above + countRecheck(db, Number.MAX_SAFE_INTEGER);
 }
 
@@ -121,9 +127,14 @@ export function insertEntryText(db: Database, pk: number, text: string): void {
   stmt(db, "INSERT INTO entry_text (rowid, text) VALUES (?, ?)").run(pk, spaceCjk(text));
 }
 
+/** Takes an entry's text out of the index (nothing happens when it has none there). */
+export function deleteEntryText(db: Database, pk: number): void {
+  stmt(db, "DELETE FROM entry_text WHERE rowid = ?").run(pk);
+}
+
 /** Replaces the searchable text of an entry whose JSON changed (e.g. after pruning). */
 export function replaceEntryText(db: Database, pk: number, text: string): void {
-  stmt(db, "DELETE FROM entry_text WHERE rowid = ?").run(pk);
+  deleteEntryText(db, pk);
   if (text !== "") insertEntryText(db, pk, text);
 }
 

@@ -4,10 +4,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionEntry } from "../../../core/session/entries.ts";
 import { createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
-import { importPath } from "../../../main/library/import.ts";
 import { searchTextOf } from "../../../main/library/entry-rows.ts";
+import { importPath } from "../../../main/library/import.ts";
 import {
   indexPendingSearchText,
   makeSnippet,
@@ -16,7 +17,6 @@ import {
 } from "../../../main/library/search.ts";
 import { schemaVersion } from "../../../main/store/migrations/index.ts";
 import { pendingTextRows } from "../../../main/store/repos/search.ts";
-import type { SessionEntry } from "../../../core/session/entries.ts";
 import { copyFixture, type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
 
 let lib: Library;
