@@ -25,18 +25,35 @@ function localOrigin(): string | null {
   }
 }
 
+/** The main checkout when this one is a `git worktree` of it (worktrees have no origin of their own). */
+function mainCheckout(): string | null {
+  try {
+    const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const checkout = path.dirname(common);
+    return common !== "" && checkout !== repoRoot ? checkout : null;
+  } catch {
+    return null;
+  }
+}
+
 let found: string | null = null;
 
 export function fixturesDir(): string {
   if (found !== null) return found;
   const fromEnv = process.env.CANOPY_FIXTURES;
   const origin = fromEnv === undefined ? localOrigin() : null;
+  const main = fromEnv === undefined ? mainCheckout() : null;
   const candidates =
     fromEnv !== undefined
       ? [fromEnv]
       : [
           path.resolve(repoRoot, "../shared/fixtures"),
           ...(origin ? [path.resolve(origin, "../shared/fixtures")] : []),
+          ...(main ? [path.resolve(main, "../shared/fixtures")] : []),
         ];
   const dir = candidates.find((c) => existsSync(c));
   if (dir === undefined) {
