@@ -38,12 +38,14 @@ export function CompactionPanel() {
   const compactButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
   // Run or Close takes the plan (and its focused button) away: the focus goes to Cancel while the
-  // compaction runs, and back to Compact… once it is done.
+  // compaction runs, and back to Compact… once it is done. Only a compaction's: a branch summary
+  // ending leaves the focus to the tree, where it was asked.
   useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
-  useReturnFocus(running !== null, () => compactButton.current);
+  useReturnFocus(running?.kind === "compaction", () => compactButton.current);
   // Run compaction stays on screen but is disabled while it runs, which drops its focus on the
-  // page's body: a keyboard user started it, so Cancel takes the focus (Enter stops it).
-  const runningHere = running?.here === true;
+  // page's body: a keyboard user started it, so Cancel takes the focus (Enter stops it). A branch
+  // summary's focus is the tree's (the move dialog gives it to the entry it was about).
+  const runningHere = running?.here === true && running.kind === "compaction";
   useEffect(() => {
     if (!runningHere) return;
     const active = document.activeElement;

@@ -1,8 +1,12 @@
 /**
  * The outcome of the last compaction or navigation, with Retry for a branch summary the model
- * failed. (The composer a navigation to a user message fills lives in features/chat/Composer.tsx.)
+ * failed (the button goes once pressed: its focus goes to the entry moved to, in the tree).
+ * (The composer a navigation to a user message fills lives in features/chat/Composer.tsx.)
  */
+import type { MouseEvent } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { selectLayout } from "../tree/selectors.ts";
+import { focusTreeNode } from "../tree/use-canvas-viewport.ts";
 
 export function JobMessage() {
   const message = useCanopy((state) => state.jobMessage);
@@ -21,10 +25,19 @@ export function JobMessage() {
     </p>
   );
   if (!retry) return line;
+  const onRetry = (event: MouseEvent<HTMLButtonElement>) => {
+    const pressed = document.activeElement === event.currentTarget;
+    const targetId = message.retry?.targetId ?? "";
+    void retryNavigation();
+    // As after the move dialog: the keys go on in the tree, from the entry the leaf moves to.
+    if (!pressed) return;
+    const layoutId = selectLayout(useCanopy.getState())?.nodeOfEntry(targetId) ?? "";
+    focusTreeNode(document.querySelector<HTMLElement>("[data-testid=tree-canvas]"), layoutId);
+  };
   return (
     <div className="row">
       {line}
-      <button type="button" onClick={() => void retryNavigation()}>
+      <button type="button" onClick={onRetry}>
         Retry the branch summary
       </button>
     </div>
