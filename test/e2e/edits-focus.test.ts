@@ -413,7 +413,7 @@ describe("edit buttons keep the keyboard focus", () => {
       await poll(title).not.toBe("QA focus title");
       await poll(() => textOf(header.locator("h2"))).not.toBe("QA focus title");
       await poll(focused).toBe("Rename");
-      expect(await rename.isDisabled()).toBe(false);
+      expect(await rename.getAttribute("aria-disabled")).toBe("false");
       // And Escape from there.
       await page.keyboard.press("Enter");
       await poll(focused).toBe("Session title");
@@ -421,7 +421,7 @@ describe("edit buttons keep the keyboard focus", () => {
       await poll(focused).toBe("Rename");
       await shot("06-rename-escape-focus");
 
-      // Escape while the rename still runs (Rename is disabled until it ends): the title is saved,
+      // Escape while the rename still runs (Rename is unavailable until it ends): the title is saved,
       // and Rename has the focus once enabled.
       await page.keyboard.press("Enter");
       await poll(focused).toBe("Session title");
@@ -429,7 +429,7 @@ describe("edit buttons keep the keyboard focus", () => {
       await page.keyboard.press("Enter");
       await page.keyboard.press("Escape");
       await poll(title).toBe("QA escaped title");
-      await poll(() => rename.isDisabled()).toBe(false);
+      await poll(() => rename.getAttribute("aria-disabled")).toBe("false");
       await poll(focused).toBe("Rename");
     } finally {
       await restore();

@@ -37,19 +37,20 @@ export function CompactionPanel() {
   const [instructions, setInstructions] = useState("");
   const compactButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
+  const runButton = useRef<HTMLButtonElement>(null);
   // Run or Close takes the plan (and its focused button) away: the focus goes to Cancel while the
   // compaction runs, and back to Compact… once it is done. Only a compaction's: a branch summary
   // ending leaves the focus to the tree, where it was asked.
   useReturnFocus(plan !== null, () => cancelButton.current ?? compactButton.current);
   useReturnFocus(running?.kind === "compaction", () => compactButton.current);
-  // Run compaction stays on screen but is disabled while it runs, which drops its focus on the
-  // page's body: a keyboard user started it, so Cancel takes the focus (Enter stops it). A branch
-  // summary's focus is the tree's (the move dialog gives it to the entry it was about).
+  // Run compaction stays on screen but is unavailable while it runs: a keyboard user started it,
+  // so Cancel takes the focus (Enter stops it). A branch summary's focus is the tree's (the move
+  // dialog gives it to the entry it was about).
   const runningHere = running?.here === true && running.kind === "compaction";
   useEffect(() => {
     if (!runningHere) return;
     const active = document.activeElement;
-    if (active === null || active === document.body || (active as HTMLButtonElement).disabled) cancelButton.current?.focus();
+    if (active === null || active === document.body || active === runButton.current) cancelButton.current?.focus();
   }, [runningHere]);
   useEffect(() => {
     const offs = [
@@ -76,8 +77,12 @@ export function CompactionPanel() {
         <button
           type="button"
           ref={compactButton}
-          onClick={() => void previewCompaction()}
-          disabled={busy}
+          onClick={() => {
+            if (!busy) void previewCompaction();
+          }}
+          // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
+          // which would drop a keyboard user's focus on the page.
+          aria-disabled={busy}
         >
           Compact…
         </button>
@@ -141,10 +146,23 @@ export function CompactionPanel() {
             onChange={(event) => setInstructions(event.target.value)}
           />
           <div className="row">
-            <button type="button" onClick={() => void runCompaction(instructions)} disabled={busy || planBlocked !== null}>
+            <button
+              type="button"
+              ref={runButton}
+              onClick={() => {
+                if (!busy && planBlocked === null) void runCompaction(instructions);
+              }}
+              aria-disabled={busy || planBlocked !== null}
+            >
               Run compaction
             </button>
-            <button type="button" onClick={closePlan} disabled={running !== null}>
+            <button
+              type="button"
+              onClick={() => {
+                if (running === null) closePlan();
+              }}
+              aria-disabled={running !== null}
+            >
               Close
             </button>
           </div>

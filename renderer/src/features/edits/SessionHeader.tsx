@@ -20,7 +20,7 @@ export function SessionHeader() {
   const openExport = useCanopy((state) => state.openExport);
   const [draft, setDraft] = useState<string | null>(null);
   // The title typed is being saved: the field stays (Escape and Cancel can no longer stop it), and
-  // closes once it is saved, when Rename, disabled while it ran, can take the focus back.
+  // closes once it is saved, when the new Rename button takes the focus back.
   const [saving, setSaving] = useState(false);
   const sessionId = summary?.id ?? null;
   const ownTitle = summary?.title ?? "";
@@ -53,14 +53,15 @@ export function SessionHeader() {
 
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    if (draft === null || saving) return;
+    if (draft === null || saving || busy) return;
     setSaving(true);
     void renameSession(draft).then((result) => {
       setSaving(false);
       if (result) setDraft(null);
     });
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+  // Escape from the field or its buttons.
+  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
     if (event.key !== "Escape") return;
     event.stopPropagation();
     if (!saving) setDraft(null);
@@ -78,7 +79,7 @@ export function SessionHeader() {
           {shown}
         </h2>
       ) : (
-        <form className="session-rename" onSubmit={onSave}>
+        <form className="session-rename" onSubmit={onSave} onKeyDown={onKeyDown}>
           <input
             ref={titleField}
             aria-label="Session title"
@@ -87,9 +88,9 @@ export function SessionHeader() {
             value={draft}
             placeholder={`${summary.firstMessage} (empty: the file's own title)`}
             onChange={(event) => setDraft(event.target.value)}
-            onKeyDown={onKeyDown}
           />
-          <button type="submit" disabled={busy}>
+          {/* Busy: aria-disabled, not disabled, which would drop a keyboard user's focus on the page. */}
+          <button type="submit" aria-disabled={busy || saving}>
             Save title
           </button>
           <button type="button" disabled={saving} onClick={() => setDraft(null)}>
@@ -101,8 +102,10 @@ export function SessionHeader() {
         <button
           type="button"
           ref={renameButton}
-          disabled={busy}
-          onClick={() => setDraft(ownTitle)}
+          aria-disabled={busy}
+          onClick={() => {
+            if (!busy) setDraft(ownTitle);
+          }}
           title="F2"
         >
           Rename
