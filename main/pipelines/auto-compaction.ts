@@ -157,6 +157,8 @@ export async function runAutoCompaction(
     if (chatJob) {
       const status = errorMessage ? "failed" : aborted ? "aborted" : "done";
       chatJob.autoCompaction = { reason, status, entryId, ...(errorMessage === undefined ? {} : { errorMessage }) };
+      // The turn's request goes out again from here (job:list counts its wait from then).
+      chatJob.requestAt = Date.now();
     }
     ctx.events.emit("compaction:auto-ended", {
       sessionId,

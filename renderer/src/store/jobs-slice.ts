@@ -450,7 +450,14 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     chatJobAutoCompaction(sessionId, auto) {
       const known = get().runningJobs[sessionId];
       if (known?.kind !== "chat") return;
-      set({ runningJobs: { ...get().runningJobs, [sessionId]: { ...known, autoCompaction: auto, autoSeen: ++learnt } } });
+      // Its automatic compaction over, the turn's request goes out (again): the wait counts from now.
+      const ended = known.autoCompaction?.status === "running" && auto.status !== "running";
+      set({
+        runningJobs: {
+          ...get().runningJobs,
+          [sessionId]: { ...known, autoCompaction: auto, autoSeen: ++learnt, ...(ended ? { since: Date.now() } : {}) },
+        },
+      });
     },
   };
 };

@@ -56,7 +56,11 @@ export function Composer() {
             <strong>{chat.chat?.continuing ? "Answering:" : "You:"}</strong> {chat.chat?.userText}
           </p>
           <p className="chat-reply" data-testid="chat-reply">
-            {chat.text || <WaitingForModel since={chat.since} retry={chat.retry} />}
+            {/* While its automatic compaction runs, that is what waits (its own line says so). */}
+            {chat.text ||
+              (chat.autoCompaction?.status === "running" ? null : (
+                <WaitingForModel since={chat.since} retry={chat.retry} />
+              ))}
           </p>
         </div>
       )}
