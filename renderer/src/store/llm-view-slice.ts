@@ -155,13 +155,15 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
           contextWindow: settings.model?.contextWindow ?? null,
           reserveTokens: settings.compaction.reserveTokens,
           compactionEnabled: settings.compaction.enabled,
+          offlineSummarizer: settings.model === null && !settings.compaction.remoteEndpoint,
         };
         const current = get().limits;
         const same =
           current !== null &&
           current.contextWindow === limits.contextWindow &&
           current.reserveTokens === limits.reserveTokens &&
-          current.compactionEnabled === limits.compactionEnabled;
+          current.compactionEnabled === limits.compactionEnabled &&
+          current.offlineSummarizer === limits.offlineSummarizer;
         if (!same || get().limitsError !== null) set({ limits, limitsError: null });
       } catch (error) {
         set({ limitsError: (error as Error).message });

@@ -34,6 +34,8 @@ export function CompactionPanel() {
   const runCompaction = useCanopy((state) => state.runCompaction);
   const closePlan = useCanopy((state) => state.closePlan);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
+  // Without a model, the built-in summarizer writes the summary: no model is waited for.
+  const offline = useCanopy((state) => state.limits?.offlineSummarizer === true);
   const [instructions, setInstructions] = useState("");
   const compactButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
@@ -54,7 +56,11 @@ export function CompactionPanel() {
   }, [runningHere]);
   useEffect(() => {
     const offs = [
-      onEvent("settings:changed", (payload) => planFollowsSettings(payload.settings)),
+      onEvent("settings:changed", (payload) => {
+        planFollowsSettings(payload.settings);
+        // A model configured or removed: whether the running line waits for one follows.
+        void useCanopy.getState().loadLimits();
+      }),
       onEvent("session:changed", (payload) => planFollowsSession(payload.sessionId)),
       onEvent("library:changed", (payload) => {
         for (const sessionId of payload.sessionIds) planFollowsSession(sessionId);
@@ -173,6 +179,8 @@ export function CompactionPanel() {
           <p>{running.kind === "compaction" ? "Compacting…" : "Summarizing the branch…"} Press Escape to cancel.</p>
           {running.text ? (
             <pre className="stream">{running.text}</pre>
+          ) : offline ? (
+            <p data-testid="offline-summarizer">The built-in offline summarizer is writing the summary…</p>
           ) : (
             <p>
               <WaitingForModel since={running.since} />

@@ -10,6 +10,8 @@ export interface ContextLimits {
   contextWindow: number | null;
   reserveTokens: number;
   compactionEnabled: boolean;
+  /** No model and no remote endpoint: the built-in offline summarizer writes every summary (no model waited for). */
+  offlineSummarizer?: boolean;
 }
 
 export type ContextLevel = "ok" | "above-threshold" | "over-window" | "unknown";
