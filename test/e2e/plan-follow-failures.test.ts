@@ -106,6 +106,11 @@ describe("a compaction plan that cannot be made again", () => {
     );
     console.log(`Retry: the plan made again ${Date.now() - retried} ms after Enter`);
     expect(await retryLine().count()).toBe(0);
+    // Retry went with its line: the focus is on the plan's Run compaction, not on the page's body.
+    const focused = await app.page.evaluate(() =>
+      document.activeElement === document.body ? "body" : (document.activeElement?.textContent?.trim() ?? null),
+    );
+    expect(focused).toBe("Run compaction");
     const now = await current();
     expect(await textOf(keepsFrom())).toContain(`Keeps from ${now.firstKeptEntryId}`);
   }, 60_000);

@@ -80,6 +80,17 @@ describe("the session bar from the keyboard", () => {
     }
   });
 
+  it("Escape in the compaction plan closes it, and Compact… has the focus again", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId);
+    await page.getByRole("button", { name: "Compact…" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByTestId("compaction-plan").waitFor();
+    await page.locator("#compaction-instructions").focus();
+    await page.keyboard.press("Escape");
+    await poll(() => page.getByTestId("compaction-plan").count()).toBe(0);
+    await poll(focused).toBe("Compact…");
+  });
+
   it("Compact… with the focus on it while another window compacts the session keeps the focus", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     const compact = page.getByRole("button", { name: "Compact…" });

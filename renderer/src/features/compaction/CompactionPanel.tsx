@@ -5,9 +5,10 @@
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
  * The plan is made again when its session or a setting it is made with changes, wherever
  * (plan-follow.ts), and says so; a plan whose session was deleted or whose leaf is gone cannot run;
- * one that could not be made again (a passing failure) says why and offers Retry.
+ * one that could not be made again (a passing failure) says why and offers Retry. Escape in the
+ * plan closes it (while nothing runs: then Escape cancels the job).
  */
-import { useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, type MouseEvent, useEffect, useRef, useState } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -75,6 +76,19 @@ export function CompactionPanel() {
     };
   }, []);
 
+  // Escape in the plan closes it, as in a dialog; with a job running it cancels that (App.tsx).
+  const onPlanKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key !== "Escape" || busy) return;
+    event.stopPropagation();
+    closePlan();
+  };
+  // Retry goes with its line: the plan's Run compaction takes the focus it had.
+  const onRetryPlan = (event: MouseEvent<HTMLButtonElement>) => {
+    const pressed = document.activeElement === event.currentTarget;
+    retryPlan();
+    if (pressed) runButton.current?.focus();
+  };
+
   return (
     <section className="panel compaction-panel" aria-label="Compaction">
       <div className="row">
@@ -107,7 +121,8 @@ export function CompactionPanel() {
       <SessionProblems />
       <ErrorLine message={planError} />
       {plan && (
-        <div className="plan" data-testid="compaction-plan">
+        // biome-ignore lint/a11y/noStaticElementInteractions: Escape from any control of the plan closes it
+        <div className="plan" data-testid="compaction-plan" onKeyDown={onPlanKey}>
           {planNote && (
             <p className="note" role="status" data-testid="plan-remade">
               {planNote}
@@ -121,7 +136,7 @@ export function CompactionPanel() {
           {planRetry && (
             <p className="note" role="alert" data-testid="plan-retry">
               {planRetry}{" "}
-              <button type="button" onClick={retryPlan}>
+              <button type="button" onClick={onRetryPlan}>
                 Retry
               </button>
             </p>
