@@ -5,12 +5,15 @@
  * it), the automatic compaction the turn triggers, and the outcome.
  * Navigating to a user message fills it with that message (SPEC §2.8). When the view leaf is a
  * user message (e.g. one just edited as a new branch), "Continue from here" asks for its reply.
+ * Send, Continue from here and Cancel become unavailable or go once pressed: the message box takes
+ * their keyboard focus (Escape there cancels the reply), and has it back when the reply ends.
  */
-import type { KeyboardEvent } from "react";
+import { type KeyboardEvent, type MouseEvent, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
 import { WaitingForModel } from "../common/WaitingForModel.tsx";
+import { useReturnFocus } from "../common/return-focus.ts";
 import { answeringText } from "../tree/entry-text.ts";
 import { treeNode } from "../tree/tree-lookup.ts";
 
@@ -33,9 +36,12 @@ export function Composer() {
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   const context = useCanopy((state) => state.context);
   const openSettings = useCanopy((state) => state.setSettingsOpen);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const streaming = chat !== null;
+  // The reply over (Cancel gone with it): a focus left on the page goes to the message box.
+  useReturnFocus(streaming, () => box.current);
 
   if (!sessionId) return null;
-  const streaming = chat !== null;
   const canSend = !streaming && !jobRunning && text.trim() !== "";
   // What the model would answer: a user (or custom) message at the view leaf.
   const answerable = leafNode !== undefined && (leafNode.kind === "user" || leafNode.type === "custom_message");
@@ -46,6 +52,10 @@ export function Composer() {
       if (canSend) void sendChat();
     }
     // Escape bubbles to the window, which cancels the running turn (App.tsx).
+  };
+  /** A button pressed from the keyboard hands its focus to the message box (it is going). */
+  const keepFocus = (event: MouseEvent<HTMLButtonElement>) => {
+    if (document.activeElement === event.currentTarget) box.current?.focus();
   };
 
   return (
@@ -87,6 +97,7 @@ export function Composer() {
         {selectedEntryId && selectedEntryId !== viewLeafId ? " (the selected entry is only previewed)" : ""}
       </label>
       <textarea
+        ref={box}
         id="composer"
         rows={3}
         value={text}
@@ -95,13 +106,24 @@ export function Composer() {
         onKeyDown={onKeyDown}
       />
       <div className="row">
-        <button type="button" onClick={() => void sendChat()} disabled={!canSend} title="Ctrl/Cmd+Enter">
+        <button
+          type="button"
+          onClick={(event) => {
+            keepFocus(event);
+            void sendChat();
+          }}
+          disabled={!canSend}
+          title="Ctrl/Cmd+Enter"
+        >
           Send
         </button>
         {answerable && !streaming && (
           <button
             type="button"
-            onClick={() => void continueChat(answeringText(leafNode, context))}
+            onClick={(event) => {
+              keepFocus(event);
+              void continueChat(answeringText(leafNode, context));
+            }}
             disabled={jobRunning}
             title="Ask the model to answer the message at the view leaf, without a new message"
           >
@@ -109,7 +131,14 @@ export function Composer() {
           </button>
         )}
         {streaming && (
-          <button type="button" onClick={() => void cancelRunning()} title="Escape">
+          <button
+            type="button"
+            onClick={(event) => {
+              keepFocus(event);
+              void cancelRunning();
+            }}
+            title="Escape"
+          >
             Cancel
           </button>
         )}
