@@ -3,7 +3,8 @@
 // landed the button pressed has the focus again — Undo ↔ Redo when it has nothing left, the
 // selected entry when the button is gone or disabled — also for Ctrl+Z / Ctrl+Shift+Z pressed on
 // a button, with the server slow to answer, and never once the user clicked elsewhere meanwhile;
-// Save as new branch gives it to Edit as new branch the same way; an edit's outcome line names its
+// Save as new branch gives it to Edit as new branch the same way (and keeps it when the save
+// fails, the box still open); an edit's outcome line names its
 // session when another one was opened meanwhile (and the archive question is not asked there);
 // renaming by keyboard leaves it on Rename.
 // Screenshots: test-artifacts/edits-focus/.
@@ -325,6 +326,37 @@ describe("edit buttons keep the keyboard focus", () => {
     await api("edits:undo", { sessionId });
     await poll(count).toBe(before.nodes.length);
   }, 60_000);
+
+  it("Save as new branch refused (the request fails): the box stays and Save keeps the focus, to try again", async () => {
+    const sessionId = await demoSessionId(mode, STORE_TITLE);
+    const before = await tree(sessionId);
+    const user = pathTo(before.nodes, before.viewLeafId)
+      .filter((node) => node.kind === "user" && node.parentId !== null)
+      .at(-1);
+    if (!user) throw new Error("no user message on the store session's path");
+    await openSessionShowingAll(page, mode, sessionId, user.id);
+    const isEdit = (url: URL) => decodeURIComponent(url.pathname) === "/api/edits:edit-message";
+    const refuse = (route: Route) => route.abort("connectionrefused");
+    await page.route(isEdit, refuse);
+    try {
+      await button("Edit as new branch").focus();
+      await page.keyboard.press("Enter");
+      await page.getByLabel("Edited message").fill("QA focus: never saved.");
+      await page.getByRole("button", { name: "Save as new branch" }).focus();
+      await page.keyboard.press("Enter");
+      await poll(() => page.getByRole("button", { name: "Save as new branch" }).isDisabled()).toBe(false);
+      await page.evaluate(
+        () =>
+          new Promise((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 300))),
+          ),
+      );
+      expect(await focused()).toBe("Save as new branch");
+      expect((await tree(sessionId)).nodes.length).toBe(before.nodes.length);
+    } finally {
+      await page.unroute(isEdit, refuse);
+    }
+  });
 
   it("an edit that ends after another session was opened: its outcome line names the session edited", async () => {
     const store = await demoSessionId(mode, STORE_TITLE);

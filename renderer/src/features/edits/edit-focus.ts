@@ -2,7 +2,8 @@
  * Edit buttons keep the keyboard focus. An edit disables the toolbar's buttons while it runs,
  * which drops the focus to the page's body; the button pressed (by its stable data-focus-key, as
  * React may re-create the element) takes it back once the edit's refreshed state has landed and it
- * is enabled again, else a neighbour (Undo ↔ Redo), else the tree's selected entry. Never when the
+ * is enabled again (Save as new branch after a failed save: it shares Edit's key), else a
+ * neighbour (Undo ↔ Redo), else the tree's selected entry. Never when the
  * user clicked, typed or moved the focus meanwhile.
  */
 import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
@@ -58,9 +59,11 @@ function lostFrom(key: string): boolean {
   return active === null || active === document.body || focusKeyOf(active) === key;
 }
 
+/** The first enabled control with that key (Edit as new branch and Save as new branch share one). */
 function enabledControl(toolbar: HTMLElement | null, key: string): HTMLElement | null {
-  const control = toolbar?.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(key)}"]`) ?? null;
-  return control && !(control as HTMLButtonElement).disabled ? control : null;
+  const controls = toolbar?.querySelectorAll<HTMLElement>(`[data-focus-key="${CSS.escape(key)}"]`) ?? [];
+  for (const control of controls) if (!(control as HTMLButtonElement).disabled) return control;
+  return null;
 }
 
 /**
