@@ -91,6 +91,26 @@ describe("the session bar from the keyboard", () => {
     await poll(focused).toBe("Compact…");
   });
 
+  it("an edit button with the focus while another window compacts the session keeps it, and does nothing meanwhile", async () => {
+    // Another session than the other tests' (each compacts the one it opens).
+    const store = await demoSessionId(app.mode, "Session store tree");
+    await openSessionShowingAll(page, app.mode, store);
+    const fork = page.getByTestId("edit-actions").getByRole("button", { name: "Fork to new session" });
+    await fork.focus();
+    const sessions = async () => (await apiCall<unknown[]>(app.mode, "library:list", {})).length;
+    const before = await sessions();
+    fake.enqueue({ type: "reply", text: "## Goal\nLate.", headersDelayMs: 3_000 }, { type: "reply", text: "Prefix.", headersDelayMs: 3_000 });
+    const elsewhere = apiCall(app.mode, "compaction:run", { sessionId: store });
+    await poll(() => textOf(page.locator(".compaction-panel .running"))).toContain("Compacting…");
+    expect(await focused()).toBe("Fork to new session");
+    expect(await fork.getAttribute("aria-disabled")).toBe("true");
+    await page.keyboard.press("Enter");
+    await elsewhere.catch(() => undefined);
+    await poll(() => textOf(page.locator(".compaction-panel .running"))).toBeNull();
+    expect(await focused()).toBe("Fork to new session");
+    expect(await sessions()).toBe(before);
+  });
+
   it("Compact… with the focus on it while another window compacts the session keeps the focus", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     const compact = page.getByRole("button", { name: "Compact…" });

@@ -43,7 +43,11 @@ export function EditActions() {
   const nodes = useCanopy((state) => state.tree?.nodes);
   const entryId = useCanopy((state) => state.selectedEntryId ?? state.tree?.viewLeafId ?? null);
   const context = useCanopy((state) => state.context);
-  const busy = useCanopy((state) => state.editBusy || selectRunning(state) !== null);
+  const busy = useCanopy((state) => state.editBusy);
+  // A compaction or branch summary runs on the session (maybe another window's): the buttons are
+  // unavailable, aria-disabled rather than disabled, which would drop a keyboard user's focus on
+  // the page; a press does nothing meanwhile.
+  const jobRunning = useCanopy((state) => selectRunning(state) !== null);
   const history = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,
   );
@@ -124,7 +128,7 @@ export function EditActions() {
   };
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    if (!editing || editing.text.trim() === "") return;
+    if (!editing || editing.text.trim() === "" || jobRunning) return;
     const { entryId: target, text } = editing;
     // The box goes with its focused Save button (closed already as the new entry got selected):
     // Save shares Edit's focus key, so Edit takes the focus back once the edit has landed.
@@ -136,7 +140,7 @@ export function EditActions() {
   };
   const onLabel = (event: FormEvent) => {
     event.preventDefault();
-    if (!node) return;
+    if (!node || jobRunning) return;
     const trimmed = label.trim();
     void track(() => actions.setLabel(node.id, trimmed === "" ? null : trimmed));
   };
@@ -159,7 +163,10 @@ export function EditActions() {
             type="button"
             data-focus-key="edit-message"
             disabled={busy || editing !== null}
-            onClick={() => void openEditor(node)}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void openEditor(node);
+            }}
           >
             Edit as new branch
           </button>
@@ -169,7 +176,10 @@ export function EditActions() {
             type="button"
             data-focus-key="fork"
             disabled={busy}
-            onClick={() => void track(() => actions.forkAt(node.id))}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void track(() => actions.forkAt(node.id));
+            }}
           >
             Fork to new session
           </button>
@@ -179,7 +189,10 @@ export function EditActions() {
             type="button"
             data-focus-key="undo-summary"
             disabled={busy}
-            onClick={() => void track(() => actions.undoSummary(node.id))}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void track(() => actions.undoSummary(node.id));
+            }}
           >
             Undo compaction
           </button>
@@ -189,7 +202,10 @@ export function EditActions() {
             type="button"
             data-focus-key="undo-summary"
             disabled={busy}
-            onClick={() => void track(() => actions.undoSummary(node.id))}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void track(() => actions.undoSummary(node.id));
+            }}
           >
             Undo branch summary
           </button>
@@ -201,7 +217,10 @@ export function EditActions() {
               data-archive-button
               data-focus-key="archive"
               disabled={busy}
-              onClick={() => void track(() => actions.restoreBranch(archivedRoot(nodes, node)))}
+              aria-disabled={jobRunning}
+              onClick={() => {
+                if (!jobRunning) void track(() => actions.restoreBranch(archivedRoot(nodes, node)));
+              }}
             >
               Restore branch
             </button>
@@ -211,7 +230,10 @@ export function EditActions() {
               data-archive-button
               data-focus-key="archive"
               disabled={busy}
-              onClick={() => void track(() => actions.archiveBranch(node.id))}
+              aria-disabled={jobRunning}
+              onClick={() => {
+                if (!jobRunning) void track(() => actions.archiveBranch(node.id));
+              }}
             >
               Archive branch
             </button>
@@ -224,7 +246,12 @@ export function EditActions() {
               value={label}
               onChange={(event) => setLabel(event.target.value)}
             />
-            <button type="submit" data-focus-key="set-label" disabled={busy || label.trim() === nodeLabel}>
+            <button
+              type="submit"
+              data-focus-key="set-label"
+              disabled={busy || label.trim() === nodeLabel}
+              aria-disabled={jobRunning}
+            >
               Set label
             </button>
             {nodeLabel !== "" && (
@@ -232,7 +259,10 @@ export function EditActions() {
                 type="button"
                 data-focus-key="clear-label"
                 disabled={busy}
-                onClick={() => void track(() => actions.setLabel(node.id, null))}
+                aria-disabled={jobRunning}
+                onClick={() => {
+                  if (!jobRunning) void track(() => actions.setLabel(node.id, null));
+                }}
               >
                 Clear label
               </button>
@@ -244,7 +274,10 @@ export function EditActions() {
             type="button"
             data-focus-key="undo"
             disabled={busy || undoTitle === null}
-            onClick={() => void track(() => actions.undoEdit())}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void track(() => actions.undoEdit());
+            }}
             title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
           >
             Undo
@@ -253,7 +286,10 @@ export function EditActions() {
             type="button"
             data-focus-key="redo"
             disabled={busy || redoTitle === null}
-            onClick={() => void track(() => actions.redoEdit())}
+            aria-disabled={jobRunning}
+            onClick={() => {
+              if (!jobRunning) void track(() => actions.redoEdit());
+            }}
             title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
           >
             Redo
@@ -277,7 +313,12 @@ export function EditActions() {
             }}
           />
           <div className="edit-row">
-            <button type="submit" data-focus-key="edit-message" disabled={busy || editing.text.trim() === ""}>
+            <button
+              type="submit"
+              data-focus-key="edit-message"
+              disabled={busy || editing.text.trim() === ""}
+              aria-disabled={jobRunning}
+            >
               Save as new branch
             </button>
             <button type="button" onClick={closeEditor}>
