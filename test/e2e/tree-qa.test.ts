@@ -146,6 +146,10 @@ describe("the canvas as a demanding user meets it", () => {
     );
     await page.keyboard.press("End");
     await poll(selected).toBe("a2");
+    // The canvas pans to the tip: the keys go on once its node has the focus, as after Home.
+    await poll(() => page.evaluate(`document.activeElement?.getAttribute("data-entry-id") ?? null`)).toBe(
+      "a2",
+    );
     await page.keyboard.press("ArrowUp");
     await poll(selected).toBe("u2");
     await page.keyboard.press("ArrowRight");

@@ -18,8 +18,13 @@ import { makeTempDir } from "../store/helpers.ts";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const cli = path.join(root, "main", "cli.ts");
-/** The heap a child may use, all of it: well below the session's size. */
-const HEAP_MB = 32;
+/**
+ * The heap a child may use, all of it: far below what an export built as one text needs (the
+ * 49 MB text and its lines, ~100 MB). Browser mode's own modules take ~29 MB of it before any
+ * request (Node 24.22, types stripped at load), and its download briefly holds ~40 MB live: with
+ * 32 MB (and 40) it ran out of memory in 2–3 runs of 5, on 7b8da97 too.
+ */
+const HEAP_MB = 64;
 const ENV = { ...process.env, CANOPY_NO_DEMO: "1", CANOPY_NO_WATCH: "1" };
 
 let tmp: ReturnType<typeof makeTempDir>;
