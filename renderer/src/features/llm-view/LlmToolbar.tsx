@@ -118,7 +118,8 @@ export function LlmToolbar({ context }: { context: ContextView }) {
             )
           }
         >
-          vs view leaf
+          {/* "with", as its name says: speech input users say what they see ("vs" was not in the name). */}
+          with view leaf
         </button>
         <button
           type="button"

@@ -32,6 +32,9 @@ const fitViewOptions = { padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHidden
 /** Past this many nodes the minimap (which draws every node) is left out to keep panning smooth. */
 const MINIMAP_MAX_NODES = 4000;
 const MINIMAP_STYLE = { width: 150, height: 110 };
+// React Flow's "React Flow" link in the corner was a Tab stop of no use inside the tree, and its
+// grey text was below AA contrast (the library is MIT: hiding it is allowed).
+const HIDE_ATTRIBUTION = { hideAttribution: true };
 
 function minimapClass(node: TreeFlowNode): string {
   return node.type === "chain" ? "mini-chain" : `mini-${node.data.category}`;
@@ -214,6 +217,7 @@ export function TreeCanvas() {
             maxZoom={2}
             fitViewOptions={fitViewOptions}
             colorMode="system"
+            proOptions={HIDE_ATTRIBUTION}
           >
             <Controls
               showInteractive={false}
