@@ -24,7 +24,14 @@ export interface CliIo {
 export type SessionScope = "listed" | "deleted" | "any";
 
 /** A command failed for a reason the user can act on; printed as one line, exit code 1. */
-export class CommandError extends Error {}
+export class CommandError extends Error {
+  /** The API's error code when the API refused the request ("model_error", "not_found"…). */
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 export interface CliContext {
   api: Api;
@@ -38,7 +45,7 @@ export interface CliContext {
 export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): CliContext {
   const request = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
     const result = await api.call(channel, input);
-    if (!result.ok) throw new CommandError(result.error.message);
+    if (!result.ok) throw new CommandError(result.error.message, result.error.code);
     return result.value;
   };
 

@@ -3,6 +3,7 @@
  * show the streamed summary on stderr when it is a terminal, and Ctrl+C cancels them cleanly.
  */
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
+import { failureLine } from "../../core/compaction/failure-line.ts";
 import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
 import type { HookError } from "../hooks/types.ts";
@@ -52,6 +53,14 @@ export function hookErrorLine(error: HookError): string {
   if (error.event === "load") return `hook ${error.extension}: ${error.message}`;
   if (error.extension === "(hook)") return `hook (${error.event}): ${error.message}`;
   return `hook ${error.extension} failed in ${error.event} (skipped): ${error.message}`;
+}
+
+/** A model's failure as one line that says what failed once ("Compaction failed: 401 …"). */
+function failedAs(what: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof CommandError && error.code === "model_error") throw new CommandError(failureLine(what, error.message), error.code);
+    throw error;
+  };
 }
 
 /** The progress line while the model has sent nothing: "Waiting for the model's first token… 42 s". */
@@ -124,7 +133,9 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         return true;
       }
       const input = options.instructions === undefined ? base : { ...base, customInstructions: options.instructions };
-      const result = await withCancel(cli, sessionId, "compaction:abort", () => cli.request("compaction:run", input));
+      const result = await withCancel(cli, sessionId, "compaction:abort", () =>
+        cli.request("compaction:run", input).catch(failedAs("Compaction")),
+      );
       cli.io.out(
         options.json
           ? toJson(result, 2)
@@ -144,7 +155,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           summarize: options.summarize,
           ...(options.instructions === undefined ? {} : { customInstructions: options.instructions }),
           ...(options.replacePrompt ? { replacePrompt: true } : {}),
-        }),
+        }).catch(failedAs("Branch summary")),
       );
       if (options.json) cli.io.out(toJson(result, 2));
       else if (result.cancelled) cli.io.out(result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.");

@@ -74,7 +74,7 @@ describe("compaction from the keyboard", () => {
     fake.enqueue(unauthorized, unauthorized);
     await page.keyboard.press("Enter");
     await poll(outcome).toBe(
-      "Compaction failed: Summarization failed: 401 Incorrect API key provided. — check the API key found under CANOPY_E2E_COMPACTION_KEYBOARD_KEY",
+      "Compaction failed: 401 Incorrect API key provided. — check the API key found under CANOPY_E2E_COMPACTION_KEYBOARD_KEY",
     );
     await poll(focused).toBe("Run compaction");
     expect(await treeIds(app.mode, sessionId)).toEqual(before);

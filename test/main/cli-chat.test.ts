@@ -185,7 +185,7 @@ describe("canopy chat", () => {
     // From the leaf e0000003 back to e0000001: e0000002 and e0000003 are summarized.
     const run = await cli("navigate", file, "e0000001", "--summarize");
     expect(run.err).toBe(
-      "canopy: error: The model's server is rate-limiting requests (429: Rate limit reached for fake-model); it asked to wait 20 s\n",
+      "canopy: error: Branch summary failed: The model's server is rate-limiting requests (429: Rate limit reached for fake-model); it asked to wait 20 s\n",
     );
   });
 

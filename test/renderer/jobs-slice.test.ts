@@ -152,6 +152,16 @@ describe("a job another window started", () => {
       errorMessage: "500 boom",
     });
     expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 500 boom" });
+    // Heard from another window: the summary call's prefix is not said twice either.
+    state().jobStarted({ ...compaction, jobId: "j5" });
+    state().jobEnded({
+      ...compaction,
+      jobId: "j5",
+      outcome: "failed",
+      entryId: null,
+      errorMessage: "Summarization failed: 401 Invalid API key",
+    });
+    expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 401 Invalid API key" });
   });
 
   it("cancelled when it has already ended unheard: asks which jobs run and clears it", async () => {
@@ -215,6 +225,23 @@ describe("this window's own compaction", () => {
     release({ entryId: "c1" });
     await run;
     expect(state().jobMessage?.text).toBe("Compaction c1 added; the LLM view now starts with its summary.");
+  });
+
+  // The summary call's own prefix doubled the line: "Compaction failed: Summarization failed: 401 …".
+  it("a failed summary call reads once as failed, its step named when it is not the main summary", async () => {
+    const { ApiCallError } = (await import(apiModule)) as {
+      ApiCallError: new (code: string, message: string) => Error;
+    };
+    runAnswer = async () => {
+      throw new ApiCallError("model_error", "Summarization failed: 401 Invalid API key");
+    };
+    await state().runCompaction("");
+    expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 401 Invalid API key" });
+    runAnswer = async () => {
+      throw new ApiCallError("model_error", "Turn prefix summarization failed: Unknown error");
+    };
+    await state().runCompaction("");
+    expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed (turn-prefix summary): Unknown error" });
   });
 
   it("refused because another window's job holds the session: shows that one", async () => {

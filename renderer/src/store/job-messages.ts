@@ -5,6 +5,7 @@
  */
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import type { JobEndedDto } from "../../../core/api/dto-jobs.ts";
+import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { modelErrorInWords } from "../../../core/llm/error-words.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
@@ -69,7 +70,7 @@ export function jobEndedMessage(job: JobEndedDto): JobMessage {
   if (job.outcome === "failed") {
     return {
       kind: "error",
-      text: `${compaction ? "Compaction" : "Branch summary"} failed: ${job.errorMessage ?? "unknown error"}`,
+      text: failureLine(compaction ? "Compaction" : "Branch summary", job.errorMessage ?? "unknown error"),
     };
   }
   if (compaction)

@@ -15,6 +15,7 @@ import type {
   RunningJobDto,
 } from "../../../core/api/dto-jobs.ts";
 import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/dto.ts";
+import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { COMPACTION_CANCELLED, compactionAdded, jobEndedMessage, type JobMessage } from "./job-messages.ts";
@@ -259,7 +260,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           return;
         }
         const cancelled = error instanceof ApiCallError && error.code === "cancelled";
-        const text = cancelled ? COMPACTION_CANCELLED : `Compaction failed: ${(error as Error).message}`;
+        const text = cancelled ? COMPACTION_CANCELLED : failureLine("Compaction", (error as Error).message);
         set({ jobMessage: aboutSession(get(), sessionId, { kind: cancelled ? "ok" : "error", text }) });
       } finally {
         get().ownJobOver(sessionId, failure);
@@ -313,7 +314,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         set({
           jobMessage: aboutSession(get(), sessionId, {
             kind: "error" as const,
-            text: `Navigation failed: ${(error as Error).message}`,
+            text: failureLine("Navigation", (error as Error).message),
             ...(retry ? { retry } : {}),
           }),
         });

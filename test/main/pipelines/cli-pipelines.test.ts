@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, runCliCaptured } from "../../helpers/cli.ts";
+import { startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { promptText, removeDir, SessionFile } from "./harness.ts";
 import { chainSession, plainEstimate, plainFileTags, plainPlan, plainSession } from "./sessions.ts";
 
@@ -94,6 +95,28 @@ describe("canopy compact", () => {
     const again = await cli("compact", file);
     expect(again.code).toBe(1);
     expect(oneErrorLine(again)).toBe("canopy: error: Already compacted");
+  });
+});
+
+// A refused model: the summary call's error said its own "Summarization failed:" after the error's.
+describe("a model that refuses the summary call", () => {
+  it("compact and navigate --summarize say what failed once, exit 1", async () => {
+    const fake = await startFakeOpenAiServer();
+    try {
+      const model = { baseUrl: fake.baseUrl, id: "fake-refusing" };
+      expect((await cli("settings", "set", "model", JSON.stringify(model))).code).toBe(0);
+      const refused = { type: "error" as const, status: 401, body: { error: { message: "Invalid API key" } } };
+      fake.enqueue(refused);
+      const compact = await cli("compact", write("plain.jsonl", plainSession()), "--keep-recent-tokens", "1500");
+      expect(compact.code).toBe(1);
+      expect(oneErrorLine(compact)).toMatch(/^canopy: error: Compaction failed: 401 Invalid API key( —|$)/);
+      fake.enqueue(refused);
+      const navigate = await cli("navigate", write("chain.jsonl", chainSession(4)), "a1", "--summarize");
+      expect(navigate.code).toBe(1);
+      expect(oneErrorLine(navigate)).toMatch(/^canopy: error: Branch summary failed: 401 Invalid API key( —|$)/);
+    } finally {
+      await fake.close();
+    }
   });
 });
 
