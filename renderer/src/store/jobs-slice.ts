@@ -110,6 +110,13 @@ export interface JobsSlice {
   planRetry: string | null;
   /** How many compaction:preview requests of Compact… and the slider are still unanswered. */
   planAsking: number;
+  /**
+   * The plan's "Additional focus" as typed, by session id: kept when the plan closes (Escape,
+   * Close) and shown again by Compact…, never in another session's plan; dropped once that
+   * session's compaction is added.
+   */
+  planInstructions: Record<string, string>;
+  setPlanInstructions(sessionId: string, text: string): void;
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
@@ -191,6 +198,11 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     planBlocked: null,
     planRetry: null,
     planAsking: 0,
+    planInstructions: {},
+    setPlanInstructions(sessionId, text) {
+      const { [sessionId]: _old, ...rest } = get().planInstructions;
+      set({ planInstructions: text === "" ? rest : { ...rest, [sessionId]: text } });
+    },
     runningJobs: {},
     jobMessage: null,
     async previewCompaction(keepRecentTokens) {
@@ -252,6 +264,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           planKeepRecentTokens: null,
           jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: compactionAdded(result.entryId) }),
         });
+        get().setPlanInstructions(sessionId, "");
         await refresh(sessionId);
       } catch (error) {
         failure = error;

@@ -6,9 +6,10 @@
  * The plan is made again when its session or a setting it is made with changes, wherever
  * (plan-follow.ts), and says so; a plan whose session was deleted or whose leaf is gone cannot run;
  * one that could not be made again (a passing failure) says why and offers Retry. Escape in the
- * plan closes it (while nothing runs: then Escape cancels the job).
+ * plan closes it (while nothing runs: then Escape cancels the job); the additional focus typed
+ * stays with its session for the next Compact….
  */
-import { type KeyboardEvent, type MouseEvent, useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, type MouseEvent, useEffect, useRef } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -37,7 +38,10 @@ export function CompactionPanel() {
   const cancelRunning = useCanopy((state) => state.cancelRunning);
   // Without a model, the built-in summarizer writes the summary: no model is waited for.
   const offline = useCanopy((state) => state.limits?.offlineSummarizer === true);
-  const [instructions, setInstructions] = useState("");
+  // Kept by session (the store): Escape or Close loses nothing, another session's plan shows its own.
+  const sessionId = useCanopy((state) => state.selectedSessionId);
+  const instructions = useCanopy((state) => (sessionId === null ? "" : (state.planInstructions[sessionId] ?? "")));
+  const setPlanInstructions = useCanopy((state) => state.setPlanInstructions);
   const compactButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
   const runButton = useRef<HTMLButtonElement>(null);
@@ -164,7 +168,9 @@ export function CompactionPanel() {
             id="compaction-instructions"
             rows={2}
             value={instructions}
-            onChange={(event) => setInstructions(event.target.value)}
+            onChange={(event) => {
+              if (sessionId !== null) setPlanInstructions(sessionId, event.target.value);
+            }}
           />
           <div className="row">
             <button
