@@ -2,7 +2,7 @@
  * The CLI's progress line: on a terminal, job events shown on one stderr line rewritten in
  * place (throttled), and cleared when the job ends, so that the command's output starts on a
  * line of its own. Nothing is shown when stderr is not a terminal, except one line when a search
- * has many imported entries to index first.
+ * has many entries to index first (imported, or re-checked once after an upgrade).
  */
 import {
   type EventName,
@@ -11,6 +11,7 @@ import {
   SEARCH_INDEX_JOB_ID,
   searchIndexProgressText,
 } from "../../core/api/contract.ts";
+import { SEARCH_INDEX_LABELS } from "../library/search-request.ts";
 import type { CliContext } from "./context.ts";
 
 /** What the line says for an event, or null to leave it as it is. */
@@ -53,7 +54,7 @@ export const importProgress: ProgressText = (name, payload) => {
 };
 
 /**
- * A search that first indexes many imported entries (SEARCH_INDEX_JOB_ID): on a terminal its
+ * A search that first indexes many entries (SEARCH_INDEX_JOB_ID): on a terminal its
  * progress line; elsewhere one line saying so as it starts, so a long wait is never silent.
  */
 export function showSearchIndexing(cli: CliContext): () => void {
@@ -65,8 +66,16 @@ export function showSearchIndexing(cli: CliContext): () => void {
     if (name !== "job:progressed") return;
     const job = payload as Events["job:progressed"];
     if (job.jobId !== SEARCH_INDEX_JOB_ID || job.done !== 0 || job.ended === true) return;
-    cli.io.err(
-      `indexing ${(job.total ?? 0).toLocaleString("en-US")} new entries for search first (once after an import)…`,
-    );
+    cli.io.err(searchIndexStartLine(job.label, job.total ?? 0));
   });
+}
+
+/** The one line a search's catch-up says as it starts: what it indexes, and why it is once. */
+export function searchIndexStartLine(label: string, total: number): string {
+  const count = total.toLocaleString("en-US");
+  if (label === SEARCH_INDEX_LABELS.recheck)
+    return `updating the search index first: re-checking ${count} entries indexed by an earlier version (once after an upgrade)…`;
+  if (label === SEARCH_INDEX_LABELS.both)
+    return `indexing ${count} entries for search first (new ones, and re-checking those indexed by an earlier version)…`;
+  return `indexing ${count} new entries for search first (once after an import)…`;
 }

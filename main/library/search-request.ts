@@ -7,13 +7,22 @@
 import { SEARCH_INDEX_JOB_ID } from "../../core/api/contract.ts";
 import type { SearchResultDto } from "../../core/api/dto.ts";
 import type { AppContext } from "../api/types.ts";
-import { countPendingText, countPendingTextUpTo } from "../store/repos/search.ts";
+import { countPendingParts, countPendingTextUpTo } from "../store/repos/search.ts";
 import { indexPendingSearchText, indexSearchSlice, searchIndexProgress, searchMessages } from "./search.ts";
 
 /** The app indexes this many waiting entries before answering (tens of ms); more, it answers at once. */
 export const SEARCH_CATCH_UP_ROWS = 1000;
 /** From this many waiting entries on, the CLI's catch-up sends progress events. */
 export const LONG_CATCH_UP_ROWS = 20_000;
+/**
+ * The catch-up's progress label: entries imported since the last search, the one-time re-check
+ * of those indexed by an earlier version (after an upgrade: migration 10), or both.
+ */
+export const SEARCH_INDEX_LABELS = {
+  fresh: "Indexing for search",
+  recheck: "Updating the search index",
+  both: "Indexing for search and updating the index",
+} as const;
 /** Entries per transaction (and per progress event) of the CLI's catch-up. */
 const CATCH_UP_CHUNK_ROWS = 2000;
 
@@ -50,8 +59,9 @@ function catchUp(ctx: AppContext): void {
     indexPendingSearchText(db);
     return;
   }
-  const total = countPendingText(db);
-  const label = "Indexing for search";
+  const { fresh, recheck } = countPendingParts(db);
+  const total = fresh + recheck;
+  const label = recheck === 0 ? SEARCH_INDEX_LABELS.fresh : fresh === 0 ? SEARCH_INDEX_LABELS.recheck : SEARCH_INDEX_LABELS.both;
   events.emit("job:progressed", { jobId: SEARCH_INDEX_JOB_ID, label, done: 0, total });
   let done = 0;
   for (let more = true; more; ) {

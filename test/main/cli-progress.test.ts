@@ -4,6 +4,7 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { progressName } from "../../main/api/handlers/library.ts";
 import { runCli } from "../../main/cli.ts";
@@ -104,6 +105,49 @@ describe("the progress line", () => {
     for (const line of progress.slice(1, -1)) expect(line).toMatch(/^Indexing for search: \d+% \([\d,]+ of [\d,]+ entries\)$/);
     expect(progress.at(-1)).toBe("");
     expect(shown.filter(([kind]) => kind === "err")).toEqual([]);
+    expect(shown.at(-1)?.[0]).toBe("out");
+  });
+
+  // After an upgrade that re-checks every indexed entry once (migration 10, CJK words), the line
+  // said "indexing N new entries … (once after an import)": there were none, and no import.
+  it("a search that first re-checks the index after an upgrade says that, not new entries", async () => {
+    const db = path.join(dir, "upgraded.db");
+    const lines = ["{\"type\":\"session\",\"version\":3,\"id\":\"upg\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}"];
+    for (let i = 0; i < 21_000; i++) {
+      const message = { role: "user", content: i % 100 === 0 ? `wombat ${i}` : `note ${i}`, timestamp: i };
+      lines.push(JSON.stringify({ type: "message", id: `upg${i}`, parentId: i === 0 ? null : `upg${i - 1}`, timestamp: "t", message }));
+    }
+    const file = path.join(dir, "upgraded.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const runOn = async (isTerminal: boolean, ...args: string[]) => {
+      const writes: [string, string][] = [];
+      await runCli([...args, "--db", db], {
+        out: (text) => writes.push(["out", text]),
+        err: (text) => writes.push(["err", text]),
+        progress: (text) => writes.push(["progress", text]),
+        isTerminal,
+      });
+      return writes;
+    };
+    await runOn(false, "import", file);
+    await runOn(false, "search", "wombat", "--limit", "3");
+    // As migration 10 leaves an indexed library: everything indexed so far is to be re-checked.
+    const upgrade = () => {
+      const sqlite = new BetterSqlite3(db);
+      const upto = sqlite.prepare("SELECT value FROM store_meta WHERE key = 'search.indexed_upto_pk'").pluck().get();
+      sqlite.prepare("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('search.cjk_recheck_upto_pk', ?), ('search.cjk_recheck_after_pk', 0)").run(upto);
+      sqlite.close();
+    };
+    upgrade();
+    const quiet = await runOn(false, "search", "wombat", "--limit", "3");
+    expect(quiet.filter(([kind]) => kind === "err").map(([, text]) => text)).toEqual([
+      expect.stringMatching(/^updating the search index first: re-checking 2\d,\d{3} entries indexed by an earlier version \(once after an upgrade\)…$/),
+    ]);
+    upgrade();
+    const shown = await runOn(true, "search", "wombat", "--limit", "3");
+    const progress = shown.filter(([kind]) => kind === "progress").map(([, text]) => text);
+    expect(progress[0]).toMatch(/^Updating the search index: 0% \(0 of 2\d,\d{3} entries\)$/);
+    expect(progress.at(-1)).toBe("");
     expect(shown.at(-1)?.[0]).toBe("out");
   });
 

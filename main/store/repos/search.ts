@@ -95,10 +95,16 @@ export function pendingTextRows(db: Database, afterPk: number, limit: number): [
 
 /** Entries waiting to be indexed, and those waiting for the CJK re-check. */
 export function countPendingText(db: Database): number {
-  const above = stmt(db, "SELECT count(*) FROM entries WHERE pk > ?")
+  const { fresh, recheck } = countPendingParts(db);
+  return fresh + recheck;
+}
+
+/** Entries waiting to be indexed (`fresh`) and those waiting for the CJK re-check, apart. */
+export function countPendingParts(db: Database): { fresh: number; recheck: number } {
+  const fresh = stmt(db, "SELECT count(*) FROM entries WHERE pk > ?")
     .pluck(true)
     .get(searchWatermark(db)) as number;
-  return above + countRecheck(db, Number.MAX_SAFE_INTEGER);
+  return { fresh, recheck: countRecheck(db, Number.MAX_SAFE_INTEGER) };
 }
 
 /** True when an entry waits to be indexed or re-checked (an index probe or two, however many wait). */
