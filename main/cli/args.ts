@@ -42,6 +42,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     throw new UsageError(argumentError(error));
   }
   const [command = "help", ...positionals] = parsed.positionals;
+  refuseOptionsNotTaken(command, Object.keys(parsed.values));
   const limit = wholeNumber("--limit", parsed.values.limit, MAX_SEARCH_HITS);
   const keepRecentTokens = wholeNumber(
     "--keep-recent-tokens",
@@ -74,6 +75,44 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       help: parsed.values.help ?? false,
     },
   };
+}
+
+/**
+ * The options each command takes besides --db and --help. Another one was silently ignored
+ * (`show --json` printed text, `list --limit 3` every session, `compact --restore` a plan).
+ */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  import: ["agent-folders", "json"],
+  folders: ["json"],
+  list: ["deleted", "json"],
+  show: [],
+  context: ["leaf", "json", "request"],
+  export: ["out", "leaf", "without-archived", "originals", "force"],
+  search: ["limit", "json"],
+  compact: ["leaf", "instructions", "keep-recent-tokens", "dry-run", "json"],
+  navigate: ["summarize", "instructions", "replace-prompt", "json"],
+  prune: ["leaf", "dry-run", "restore", "json"],
+  chat: ["leaf", "continue", "json"],
+  fork: ["json"],
+  archive: ["yes", "json"],
+  unarchive: ["json"],
+  rename: ["json"],
+  label: ["json"],
+  undo: ["json"],
+  redo: ["json"],
+  delete: ["json"],
+  undelete: ["json"],
+  settings: ["json"],
+};
+
+function refuseOptionsNotTaken(command: string, given: readonly string[]): void {
+  const takes = COMMAND_OPTIONS[command];
+  if (takes === undefined) return; // help, or an unknown command (said as such)
+  const extra = given.filter((name) => name !== "db" && name !== "help" && !takes.includes(name));
+  if (extra.length === 0) return;
+  const list = extra.map((name) => `--${name}`).join(", ");
+  const own = takes.length === 0 ? "no options" : takes.map((name) => `--${name}`).join(", ");
+  throw new UsageError(`${command} does not take ${list} (it takes ${own})`);
 }
 
 /** node:util parseArgs's errors in the CLI's words: the option, and how to write it right. */

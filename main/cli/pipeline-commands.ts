@@ -170,6 +170,9 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       cli.requireNoExtra(1);
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
       const leaf = options.leaf === undefined ? {} : { leafId: options.leaf };
+      // A restore is the whole session's, and has no dry run: with either it ran all the same.
+      if (options.restore && (options.dryRun || options.leaf !== undefined))
+        throw new UsageError(`--restore puts back every pruned output of the session; it takes no ${options.dryRun ? "--dry-run" : "--leaf"}`);
       if (options.restore) {
         const result = await cli.request("pruning:restore", { sessionId });
         cli.io.out(options.json ? toJson(result, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);

@@ -205,6 +205,36 @@ describe("canopy prune", () => {
     const restored = await cli("prune", file, "--restore");
     expect(restored.out.trimEnd()).toBe("Restored 2 tool outputs.");
   });
+
+  it("prune --restore with --dry-run or --leaf is refused before it restores anything", async () => {
+    const file = write("big.jsonl", bigSession());
+    expect((await cli("prune", file)).code).toBe(0);
+    const dry = await cli("prune", file, "--restore", "--dry-run");
+    expect(dry.code).toBe(2);
+    expect(oneErrorLine(dry)).toBe(
+      "canopy: --restore puts back every pruned output of the session; it takes no --dry-run (see `canopy help`)",
+    );
+    const restored = await cli("prune", file, "--restore");
+    expect(restored.out.trimEnd()).toBe("Restored 2 tool outputs.");
+  });
+});
+
+// Options a command does not take were ignored: a script asking `show --json` got text, and
+// `prune --restore --dry-run` restored every pruned output (below).
+describe("options a command does not take", () => {
+  it("are a usage error (exit 2) naming what it takes, and nothing runs", async () => {
+    const file = write("plain.jsonl", plainSession());
+    const show = await cli("show", file, "--json");
+    expect(show.code).toBe(2);
+    expect(oneErrorLine(show)).toBe("canopy: show does not take --json (it takes no options) (see `canopy help`)");
+    const list = await cli("list", "--limit", "3", "--dry-run");
+    expect(list.code).toBe(2);
+    expect(oneErrorLine(list)).toBe(
+      "canopy: list does not take --limit, --dry-run (it takes --deleted, --json) (see `canopy help`)",
+    );
+    expect((await cli("compact", file, "--restore")).code).toBe(2);
+    expect((await cli("list", "--json")).code).toBe(0);
+  });
 });
 
 describe("canopy settings", () => {
