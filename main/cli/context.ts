@@ -49,6 +49,17 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
     return result.value;
   };
 
+  /** Throws when `id` is exactly a session's that the command does not take (deleted, or not). */
+  const refuseOutOfScope = async (id: string, scope: "listed" | "deleted") => {
+    const others = await request("library:list", scope === "listed" ? { deleted: true } : {});
+    if (!others.some((session) => session.id === id)) return;
+    throw new CommandError(
+      scope === "listed"
+        ? `session ${id} is deleted from the library (\`canopy undelete ${id}\` brings it back)`
+        : `session ${id} is not deleted (see \`canopy list\`)`,
+    );
+  };
+
   /** A session id, a unique id prefix, or a .jsonl path (imported first) → a session id. */
   const resolveSession = async (arg: string | undefined, scope: SessionScope = "listed"): Promise<string> => {
     if (!arg) throw new UsageError("missing <session> (a session id or a .jsonl file)");
@@ -70,6 +81,8 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
     ];
     const exact = sessions.find((session) => session.id === arg);
     if (exact) return exact.id;
+    // The full id of a session out of scope is never the prefix of another's ("<id>~demo").
+    if (scope !== "any") await refuseOutOfScope(arg, scope);
     const matches = sessions.filter((session) => session.id.startsWith(arg));
     if (matches.length === 1 && matches[0]) return matches[0].id;
     if (matches.length > 1) {

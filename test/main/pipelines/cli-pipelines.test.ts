@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, runCliCaptured } from "../../helpers/cli.ts";
+import { fixturePath } from "../../helpers/fixtures.ts";
 import { startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { promptText, removeDir, SessionFile } from "./harness.ts";
 import { chainSession, plainEstimate, plainFileTags, plainPlan, plainSession } from "./sessions.ts";
@@ -234,6 +235,32 @@ describe("options a command does not take", () => {
     );
     expect((await cli("compact", file, "--restore")).code).toBe(2);
     expect((await cli("list", "--json")).code).toBe(0);
+  });
+});
+
+// The demo's sessions are the fixtures' with "~demo" after the id: once the imported one was
+// deleted, its full id matched the demo's as a prefix, and `show`, `prune`, `delete`… acted on
+// that other session without a word.
+describe("the full id of a deleted session", () => {
+  it("says it is deleted, never taken as the prefix of another session's id", async () => {
+    const id = "01a2361e-31af-75a7-95c2-9bc5d25359f5";
+    const text = fs.readFileSync(fixturePath("tree-00.jsonl"), "utf8");
+    const own = path.join(dir, "own.jsonl");
+    fs.writeFileSync(own, text);
+    fs.writeFileSync(path.join(dir, "copy.jsonl"), text.replace(`"id":"${id}"`, `"id":"${id}~copy"`));
+    expect((await cli("import", dir)).code).toBe(0);
+    expect((await cli("delete", id)).code).toBe(0);
+    const show = await cli("show", id);
+    expect(show.code).toBe(1);
+    expect(oneErrorLine(show)).toBe(
+      `canopy: error: session ${id} is deleted from the library (\`canopy undelete ${id}\` brings it back)`,
+    );
+    expect((await cli("delete", id)).code).toBe(1);
+    expect((await cli("list", "--json")).out).toContain(`"${id}~copy"`);
+    // A prefix still finds the one listed session it starts.
+    expect((await cli("show", `${id}~c`)).code).toBe(0);
+    expect((await cli("undelete", id)).code).toBe(0);
+    expect((await cli("show", id)).out).toContain(`${id}  `);
   });
 });
 
