@@ -215,6 +215,8 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       }
       if (action === "set") {
         if (key === undefined || rest.length === 0) throw new UsageError("usage: settings set <key> <value>");
+        // As for `settings get`: a key that is no setting is a usage error (exit 2), not a failure.
+        if (!SETTING_KEYS.includes(key)) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
         const text = rest.join(" ");
         let value: unknown = text;
         try {

@@ -296,6 +296,10 @@ describe("canopy settings", () => {
     const unknown = await cli("settings", "get", "compaction.nope");
     expect(unknown.code).toBe(2);
     expect(oneErrorLine(unknown)).toMatch(/^canopy: unknown setting "compaction\.nope"/);
+    // `set` said the same as `get` as a failure (exit 1).
+    const unknownSet = await cli("settings", "set", "compaction.nope", "1");
+    expect(unknownSet.code).toBe(2);
+    expect(oneErrorLine(unknownSet)).toMatch(/^canopy: unknown setting "compaction\.nope" \(known: .*\) \(see `canopy help`\)$/);
     const action = await cli("settings", "frob");
     expect(action.code).toBe(2);
     expect(oneErrorLine(action)).toMatch(/^canopy: settings takes "get" or "set", not "frob"/);
