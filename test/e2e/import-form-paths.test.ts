@@ -56,6 +56,41 @@ describe("the import form takes a path as it is pasted", () => {
   });
 });
 
+describe("the agent folders list keeps what is typed", () => {
+  it("when the folders arrive after the user started typing (a slow first answer)", async () => {
+    await page.reload();
+    await page.getByText("Settings and prompts").waitFor();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let answered: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    const isGetFolders = (url: URL) => decodeURIComponent(url.pathname) === "/api/library:get-folders";
+    await page.route(isGetFolders, async (route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+      answered();
+    });
+    try {
+      await page.getByText("Settings and prompts").click();
+      const box = page.getByTestId("agent-folders").getByLabel("Agent session folders");
+      await box.fill("/typed/before/the/answer");
+      release();
+      await arrived;
+      // The answer is in: what was typed is still there.
+      await poll(() => page.getByTestId("folders-missing").count()).toBe(1);
+      expect(await box.inputValue()).toBe("/typed/before/the/answer");
+    } finally {
+      release();
+      await page.unroute(isGetFolders);
+      await page.getByText("Settings and prompts").click();
+    }
+  });
+});
+
 describe("the agent folders list takes folders as they are pasted", () => {
   it("quoted or as file:// URLs, and refuses a relative folder instead of saving it under the app's folder", async () => {
     await page.getByText("Settings and prompts").click();

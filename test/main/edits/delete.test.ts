@@ -316,7 +316,7 @@ describe("CLI delete, undelete, undo, redo, label", () => {
     expect(await run("list", "--json")).toBe(0);
     expect(JSON.parse(out.pop() as string)).toEqual([]);
     expect(await run("show", sessionId)).toBe(1);
-    expect(err.pop()).toContain("no session with id");
+    expect(err.pop()).toContain(`session ${sessionId} is deleted from the library`);
     expect(await run("list", "--deleted", "--json")).toBe(0);
     expect(JSON.parse(out.pop() as string).map((s: { id: string }) => s.id)).toEqual([sessionId]);
     expect(await run("undo", sessionId)).toBe(0);

@@ -45,7 +45,8 @@ export function FoldersSection() {
       .then((folders) => {
         if (!live) return;
         setCurrent(folders);
-        setDraft(folders.folders.join("\n"));
+        // Typed before the first answer came (a busy machine): what is typed stays.
+        if (latest.current.draft === "") setDraft(folders.folders.join("\n"));
       })
       .catch((caught: Error) => {
         if (live) setError(caught.message);
