@@ -4,17 +4,7 @@
  * is seen to, and can be cancelled or left to its timeout (model.timeoutSeconds). After a failed
  * request (`retry`): the time left before it is sent again, then the wait for its first token.
  */
-import { useEffect, useState } from "react";
-
-/** Date.now(), read again each second. */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
-}
+import { useNow } from "./use-now.ts";
 
 export function waitingText(seconds: number): string {
   return `Waiting for the model's first token… ${seconds} s`;

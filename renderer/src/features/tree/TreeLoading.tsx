@@ -2,8 +2,8 @@
  * What the tree panel says while a session's tree loads: the stage (fetching, then laying out),
  * how many entries the session has, and the seconds so far, so a big session never looks stuck.
  */
-import { useEffect, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { useNow } from "../common/use-now.ts";
 
 export function TreeLoading() {
   const load = useCanopy((state) =>
@@ -12,11 +12,7 @@ export function TreeLoading() {
   const entries = useCanopy(
     (state) => state.sessions.find((session) => session.id === state.selectedSessionId)?.entryCount ?? null,
   );
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow();
   const count = entries === null ? "" : ` of ${entries.toLocaleString("en-US")} entries`;
   const seconds = load ? Math.max(0, Math.floor((now - load.startedAt) / 1000)) : 0;
   const text =
