@@ -63,9 +63,13 @@ function failedAs(what: string): (error: unknown) => never {
   };
 }
 
-/** The progress line while the model has sent nothing: "Waiting for the model's first token… 42 s". */
+/**
+ * The progress line while the model has sent nothing: "Waiting for the model's first token… 42 s".
+ * Rounded, not floored: the once-a-second tick runs on the event loop's cached clock and may come a
+ * few milliseconds before the second is full by performance.now().
+ */
 export function waitingLine(waitedMs: number): string {
-  return `Waiting for the model's first token… ${Math.floor(waitedMs / 1000)} s`;
+  return `Waiting for the model's first token… ${Math.round(waitedMs / 1000)} s`;
 }
 
 /**
