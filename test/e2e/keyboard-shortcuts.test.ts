@@ -43,7 +43,7 @@ describe("keyboard shortcuts", () => {
     await page.keyboard.press("Shift+Slash");
     await dialog().waitFor();
     for (const group of SHORTCUT_GROUPS) {
-      const section = dialog().getByRole("region", { name: group.title });
+      const section = dialog().getByRole("group", { name: group.title });
       expect(await section.locator(".shortcut").count()).toBe(group.shortcuts.length);
       for (const shortcut of group.shortcuts) expect(await section.textContent()).toContain(shortcut.what);
     }

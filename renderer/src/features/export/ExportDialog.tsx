@@ -39,7 +39,7 @@ export function ExportDialog() {
     event.preventDefault();
     void runExport(false);
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     keepTabInside(event);
     if (event.key === "Escape") {
       event.stopPropagation();
@@ -55,72 +55,80 @@ export function ExportDialog() {
 
   return (
     <div className="modal-backdrop">
-      <form
-        className="modal-dialog export-dialog"
+      {/* The dialog is a box around the form: role=dialog is not allowed on a <form> (ARIA in HTML). */}
+      <div
+        className="modal-dialog"
         role="dialog"
         aria-modal="true"
         aria-labelledby="export-dialog-title"
-        onSubmit={onSubmit}
         onKeyDown={onKeyDown}
       >
-        <h2 id="export-dialog-title">Export session</h2>
-        <label>
-          <input
-            type="checkbox"
-            checked={options.resumeAtLeaf}
-            disabled={viewLeafId === null}
-            onChange={(event) => setOptions({ resumeAtLeaf: event.target.checked })}
-          />
-          Resume at the view leaf{viewLeafId ? ` (${viewLeafId})` : ""}
-        </label>
-        <label title={hasArchived ? undefined : "This session has no archived branch"}>
-          <input
-            type="checkbox"
-            checked={options.withoutArchived}
-            onChange={(event) => setOptions({ withoutArchived: event.target.checked })}
-          />
-          Without archived branches
-        </label>
-        <label title={hasPruned ? undefined : "No tool output of this session is pruned"}>
-          <input
-            type="checkbox"
-            checked={options.originals}
-            disabled={!hasPruned}
-            onChange={(event) => setOptions({ originals: event.target.checked })}
-          />
-          Pruned tool outputs as they were
-        </label>
-        <label className="export-path">
-          {desktop ? "Save to path (empty: choose in a dialog)" : "Save to path (empty: download)"}
-          <input
-            type="text"
-            value={options.outPath}
-            placeholder="/path/to/session.jsonl"
-            onChange={(event) => setOptions({ outPath: event.target.value })}
-          />
-        </label>
-        {warning && (
-          <div className="export-warning" role="alert" data-testid="export-warning">
-            <p>{warning}</p>
-            <button type="button" aria-disabled={busy} onClick={() => void runExport(true)}>
-              Export anyway
-            </button>
-          </div>
-        )}
-        <ErrorLine message={error} />
-        <div className="row">
-          {/* While busy the buttons are aria-disabled, not disabled (runExport ignores them then): a
+        <form className="export-dialog" onSubmit={onSubmit}>
+          <h2 id="export-dialog-title">Export session</h2>
+          <label>
+            <input
+              type="checkbox"
+              checked={options.resumeAtLeaf}
+              disabled={viewLeafId === null}
+              onChange={(event) => setOptions({ resumeAtLeaf: event.target.checked })}
+            />
+            Resume at the view leaf{viewLeafId ? ` (${viewLeafId})` : ""}
+          </label>
+          <label title={hasArchived ? undefined : "This session has no archived branch"}>
+            <input
+              type="checkbox"
+              checked={options.withoutArchived}
+              onChange={(event) => setOptions({ withoutArchived: event.target.checked })}
+            />
+            Without archived branches
+          </label>
+          <label title={hasPruned ? undefined : "No tool output of this session is pruned"}>
+            <input
+              type="checkbox"
+              checked={options.originals}
+              disabled={!hasPruned}
+              onChange={(event) => setOptions({ originals: event.target.checked })}
+            />
+            Pruned tool outputs as they were
+          </label>
+          <label className="export-path">
+            {desktop ? "Save to path (empty: choose in a dialog)" : "Save to path (empty: download)"}
+            <input
+              type="text"
+              value={options.outPath}
+              placeholder="/path/to/session.jsonl"
+              onChange={(event) => setOptions({ outPath: event.target.value })}
+            />
+          </label>
+          {warning && (
+            <div className="export-warning" role="alert" data-testid="export-warning">
+              <p>{warning}</p>
+              <button type="button" aria-disabled={busy} onClick={() => void runExport(true)}>
+                Export anyway
+              </button>
+            </div>
+          )}
+          <ErrorLine message={error} />
+          <div className="row">
+            {/* While busy the buttons are aria-disabled, not disabled (runExport ignores them then): a
               disabled button drops the focus to the page, and Escape, Enter and Tab would no longer
               reach the dialog when the export is refused. */}
-          {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
-          <button type="submit" autoFocus aria-disabled={busy}>
-            {busy ? "Exporting…" : options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download"}
-          </button>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-        </div>
-      </form>
+            {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
+            <button type="submit" autoFocus aria-disabled={busy}>
+              {busy
+                ? "Exporting…"
+                : options.outPath.trim() !== ""
+                  ? "Save"
+                  : desktop
+                    ? "Save as…"
+                    : "Download"}
+            </button>
+            <button type="button" onClick={close}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </div>
     </div>
   );
 }

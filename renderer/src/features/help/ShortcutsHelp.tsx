@@ -87,7 +87,10 @@ export function ShortcutsHelp() {
           >
             <h2 id="shortcuts-title">Keyboard shortcuts</h2>
             {SHORTCUT_GROUPS.map((group) => (
-              <section key={group.title} aria-label={group.title}>
+              // A group, not a named <section>: that made each one a landmark, and "Session tree"
+              // then stood twice among the page's landmarks (the tree panel has that name).
+              // biome-ignore lint/a11y/useSemanticElements: shortcuts, not form controls (what a fieldset groups)
+              <div key={group.title} role="group" aria-label={group.title}>
                 <h3>{group.title}</h3>
                 <dl>
                   {group.shortcuts.map((shortcut) => (
@@ -104,7 +107,7 @@ export function ShortcutsHelp() {
                     </div>
                   ))}
                 </dl>
-              </section>
+              </div>
             ))}
             <div className="row">
               <button type="button" ref={closeButton} onClick={() => setOpen(false)}>

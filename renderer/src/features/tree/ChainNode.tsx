@@ -11,6 +11,7 @@ import type { ChainFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
 import { sameData } from "./same-data.ts";
 import { selectMarks, selectNodeMarks } from "./selectors.ts";
+import { selectTreePosition, treePositionAttributes } from "./tree-position.ts";
 
 const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "false");
 
@@ -18,6 +19,7 @@ function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
   const element = useRef<HTMLDivElement>(null);
   useKeepTreeFocus(element);
   const marks = useCanopy((state) => selectNodeMarks(state, data.chainId));
+  const position = useCanopy((state) => selectTreePosition(state, data.chainId, data.firstId));
   const summarized = useCanopy((state) => selectMarks(state)?.chain(data.chainId).summarized ?? 0);
   const expand = () => useCanopy.getState().expandChain(data.firstId);
   // Space expands like a click; Enter is handled by the tree (TreeCanvas), which also moves the selection in.
@@ -44,6 +46,7 @@ function ChainNodeView({ data }: NodeProps<ChainFlowNode>) {
       aria-expanded={false}
       tabIndex={-1}
       aria-label={`${data.count} entries collapsed (${users}); press Enter to expand`}
+      {...treePositionAttributes(position)}
       onClick={expand}
       onKeyDown={onKeyDown}
     >

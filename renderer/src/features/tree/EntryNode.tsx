@@ -13,6 +13,7 @@ import type { EntryFlowNode } from "./flow.ts";
 import { MARK } from "./marks.ts";
 import { sameData } from "./same-data.ts";
 import { selectLayout, selectNodeMarks } from "./selectors.ts";
+import { selectTreePosition, treePositionAttributes } from "./tree-position.ts";
 
 const flag = (marks: number, bit: number) => ((marks & bit) !== 0 ? "true" : "false");
 
@@ -22,6 +23,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
   useKeepTreeFocus(element);
   const marks = useCanopy((state) => selectNodeMarks(state, id));
   const selected = useCanopy((state) => state.selectedEntryId === id);
+  const position = useCanopy((state) => selectTreePosition(state, id, id));
   const isViewLeaf = useCanopy((state) => state.tree?.viewLeafId === id);
   const keptBy = useCanopy((state) => selectLayout(state)?.firstKeptBy.get(id)?.join(" ") ?? "");
   const plannedTokens = useCanopy((state) =>
@@ -80,6 +82,7 @@ function EntryNodeView({ data }: NodeProps<EntryFlowNode>) {
       tabIndex={selected || isViewLeaf ? 0 : -1}
       aria-selected={selected}
       aria-label={name}
+      {...treePositionAttributes(position)}
       title={tooltip}
       onClick={onClick}
       onDoubleClick={onDoubleClick}

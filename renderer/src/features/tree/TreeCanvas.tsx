@@ -44,6 +44,16 @@ function MiniNode({ x, y, width, height, className }: MiniMapNodeProps) {
   return <rect x={x} y={y} width={width} height={height} rx={6} className={className} />;
 }
 
+/**
+ * React Flow gives its wrapper role="application" (no prop changes it). Between our role=tree and
+ * the treeitems it broke the tree: Chromium then exposed the entries as plain groups, with no
+ * selected state for a screen reader to announce. React sets the attribute once, on mount, and
+ * never again (its value does not change), so removing it here holds.
+ */
+function dropApplicationRole(wrapper: HTMLDivElement | null): void {
+  wrapper?.removeAttribute("role");
+}
+
 function isTextInput(target: EventTarget): boolean {
   return (
     target instanceof HTMLElement &&
@@ -177,6 +187,7 @@ export function TreeCanvas() {
   };
 
   if (!treeLoaded) return null;
+  const empty = layout !== null && layout.nodes.length === 0;
   return (
     <div
       className="tree-canvas"
@@ -188,37 +199,47 @@ export function TreeCanvas() {
       data-node-count={nodes.length}
     >
       <TreeToolbar onGoToLeaf={goToLeaf} />
-      <div
-        className="tree-flow"
-        ref={setFlowElement}
-        data-compact={compact ? "true" : "false"}
-        role="tree"
-        aria-label="Session tree"
-        tabIndex={0}
-        onKeyDown={onKeyDown}
-      >
-        {layout && layout.nodes.length === 0 ? (
-          <p className="empty tree-empty">This filter shows no entries of this session.</p>
-        ) : (
-          <ReactFlow
-            nodes={nodes}
-            edges={edges}
-            nodeTypes={nodeTypes}
-            onlyRenderVisibleElements={!benchBaseline}
-            nodesDraggable={false}
-            nodesConnectable={false}
-            nodesFocusable={false}
-            edgesFocusable={false}
-            elementsSelectable={false}
-            disableKeyboardA11y
-            zoomOnDoubleClick={false}
-            panOnScroll
-            minZoom={0.02}
-            maxZoom={2}
-            fitViewOptions={fitViewOptions}
-            colorMode="system"
-            proOptions={HIDE_ATTRIBUTION}
-          >
+      {/* The frame holds the tree and, beside it, React Flow's zoom controls and minimap: buttons
+          and a picture are no part of a tree (ARIA), so they are outside the role=tree element. */}
+      <div className="tree-frame" data-compact={compact ? "true" : "false"}>
+        <div
+          className="tree-flow"
+          ref={setFlowElement}
+          data-compact={compact ? "true" : "false"}
+          role="tree"
+          aria-label="Session tree"
+          tabIndex={0}
+          onKeyDown={onKeyDown}
+        >
+          {empty ? (
+            <p className="empty tree-empty">This filter shows no entries of this session.</p>
+          ) : (
+            <ReactFlow
+              ref={dropApplicationRole}
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={nodeTypes}
+              onlyRenderVisibleElements={!benchBaseline}
+              nodesDraggable={false}
+              nodesConnectable={false}
+              nodesFocusable={false}
+              edgesFocusable={false}
+              elementsSelectable={false}
+              disableKeyboardA11y
+              zoomOnDoubleClick={false}
+              panOnScroll
+              minZoom={0.02}
+              maxZoom={2}
+              fitViewOptions={fitViewOptions}
+              colorMode="system"
+              proOptions={HIDE_ATTRIBUTION}
+            >
+              <CompactionBracket />
+            </ReactFlow>
+          )}
+        </div>
+        {!empty && (
+          <>
             <Controls
               showInteractive={false}
               fitViewOptions={fitViewOptions}
@@ -234,8 +255,7 @@ export function TreeCanvas() {
                 ariaLabel="Minimap of the session tree"
               />
             )}
-            <CompactionBracket />
-          </ReactFlow>
+          </>
         )}
       </div>
       <DragGhost />

@@ -57,6 +57,12 @@ const HANDLES: NodeHandle[] = [
 
 const MEASURED = { width: NODE_WIDTH, height: NODE_HEIGHT };
 
+// React Flow marks each node's wrapper as a "node" (aria-roledescription) and each edge as an
+// image named "Edge from … to …": inside the tree they stood between it and its treeitems and
+// read out ids. The wrapper stays a plain box (the treeitem inside it speaks), the edges are hidden.
+const NODE_DOM = { "aria-roledescription": undefined };
+const EDGE_DOM = { "aria-hidden": true, "aria-roledescription": undefined };
+
 /**
  * What the previous conversion made, so that a new layout (a revealed entry, an expanded chain)
  * hands React Flow the same node, data and edge objects where nothing changed: React Flow then
@@ -158,6 +164,7 @@ function common(id: string, x: number, y: number) {
     selectable: false,
     connectable: false,
     focusable: false,
+    domAttributes: NODE_DOM,
   };
 }
 
@@ -179,6 +186,7 @@ export function toFlowEdges(layout: TreeLayout, cache: FlowCache = createFlowCac
             focusable: false,
             selectable: false,
             interactionWidth: 0,
+            domAttributes: EDGE_DOM,
           };
     made.set(edge.id, flowEdge);
     return flowEdge;
