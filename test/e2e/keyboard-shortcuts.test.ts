@@ -47,6 +47,10 @@ describe("keyboard shortcuts", () => {
       expect(await section.locator(".shortcut").count()).toBe(group.shortcuts.length);
       for (const shortcut of group.shortcuts) expect(await section.textContent()).toContain(shortcut.what);
     }
+    // The keys the tree answers that the list once left out (TreeCanvas, EntryNode, ChainNode).
+    const tree = (await dialog().getByRole("group", { name: "Session tree" }).textContent()) ?? "";
+    expect(tree).toContain("Space");
+    expect(tree).toMatch(/Enter.*collapsed run, expand it/);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
     // Escape closes the list and nothing else: it does not reach the window, where the app-wide
     // Escape cancels running work.

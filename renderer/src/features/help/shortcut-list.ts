@@ -35,7 +35,11 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
       { keys: ["↑", "↓"], what: "Select the parent / the first child" },
       { keys: ["←", "→"], what: "Select the previous / next sibling" },
       { keys: ["Home", "End"], what: "Select the root above / the tip of the branch below" },
-      { keys: ["Enter"], what: "Move the view leaf to the selected entry (also a double-click)" },
+      {
+        keys: ["Enter"],
+        what: "Move the view leaf to the selected entry (also a double-click); on a collapsed run, expand it",
+      },
+      { keys: ["Space"], what: "Select the focused entry; on a collapsed run, expand it" },
       { keys: ["Escape"], what: "Clear the selection" },
     ],
   },
