@@ -221,6 +221,8 @@ describe("no accessibility violations, whatever their impact", () => {
 
 describe("what a screen reader is told on the session canvas", () => {
   interface AxNode {
+    nodeId: string;
+    childIds?: string[];
     role?: { value: string };
     name?: { value: string };
     ignored?: boolean;
@@ -253,8 +255,19 @@ describe("what a screen reader is told on the session canvas", () => {
       // Nothing of React Flow's between the tree and its items, and no edges read out.
       expect(shown.some((node) => node.role?.value === "application")).toBe(false);
       expect(shown.some((node) => /^Edge from/.test(node.name?.value ?? ""))).toBe(false);
-      const items = shown.filter((node) => node.role?.value === "treeitem");
-      expect(items.length).toBeGreaterThan(3);
+      // What the tree holds, as read out: its items, and no unnamed picture (an edge's <svg>).
+      const byId = new Map(nodes.map((node) => [node.nodeId, node]));
+      const treeNode = shown.find((node) => node.role?.value === "tree");
+      const inside: AxNode[] = [];
+      const stack = [...(treeNode?.childIds ?? [])];
+      while (stack.length > 0) {
+        const node = byId.get(stack.pop() as string);
+        if (!node) continue;
+        if (!node.ignored) inside.push(node);
+        stack.push(...(node.childIds ?? []));
+      }
+      expect(inside.filter((node) => node.role?.value === "treeitem").length).toBeGreaterThan(3);
+      expect(inside.filter((node) => node.role?.value === "image" && !node.name?.value).length).toBe(0);
     } finally {
       await cdp.detach();
     }

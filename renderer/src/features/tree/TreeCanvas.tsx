@@ -48,10 +48,12 @@ function MiniNode({ x, y, width, height, className }: MiniMapNodeProps) {
  * React Flow gives its wrapper role="application" (no prop changes it). Between our role=tree and
  * the treeitems it broke the tree: Chromium then exposed the entries as plain groups, with no
  * selected state for a screen reader to announce. React sets the attribute once, on mount, and
- * never again (its value does not change), so removing it here holds.
+ * never again (its value does not change), so removing it here holds. The edges' container (one
+ * unnamed <svg> picture per edge) is hidden from screen readers the same way.
  */
 function dropApplicationRole(wrapper: HTMLDivElement | null): void {
   wrapper?.removeAttribute("role");
+  wrapper?.querySelector(".react-flow__edges")?.setAttribute("aria-hidden", "true");
 }
 
 function isTextInput(target: EventTarget): boolean {
