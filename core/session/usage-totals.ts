@@ -30,15 +30,44 @@ const amount = (value: unknown): number => (typeof value === "number" && Number.
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * What one usage object adds to the totals (a reply): its amounts as counted, an odd value 0.
+ * Kept per entry by the library (main/library/usage.ts), so its totals read no entry JSON.
+ */
+export interface UsageAmounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** The amounts of one usage object, or null when it is none (then it adds no reply). */
+export function usageAmounts(usage: unknown): UsageAmounts | null {
+  if (!isRecord(usage)) return null;
+  return {
+    input: amount(usage.input),
+    output: amount(usage.output),
+    cacheRead: amount(usage.cacheRead),
+    cacheWrite: amount(usage.cacheWrite),
+    cost: isRecord(usage.cost) ? amount(usage.cost.total) : 0,
+  };
+}
+
+/** Adds one reply's amounts: the very sums addUsage makes of its usage object, to the last bit. */
+export function addAmounts(totals: UsageTotals, amounts: UsageAmounts): void {
+  totals.replies += 1;
+  totals.input += amounts.input;
+  totals.output += amounts.output;
+  totals.cacheRead += amounts.cacheRead;
+  totals.cacheWrite += amounts.cacheWrite;
+  totals.cost += amounts.cost;
+}
+
 /** Adds one usage object (an assistant message's `usage`, a task result's `details.usage`). */
 export function addUsage(totals: UsageTotals, usage: unknown): void {
-  if (!isRecord(usage)) return;
-  totals.replies += 1;
-  totals.input += amount(usage.input);
-  totals.output += amount(usage.output);
-  totals.cacheRead += amount(usage.cacheRead);
-  totals.cacheWrite += amount(usage.cacheWrite);
-  if (isRecord(usage.cost)) totals.cost += amount(usage.cost.total);
+  const amounts = usageAmounts(usage);
+  if (amounts !== null) addAmounts(totals, amounts);
 }
 
 /** The usage a message adds to the totals (§2.1), or undefined when it adds none. */
@@ -49,6 +78,11 @@ export function messageUsage(message: unknown): unknown {
     return message.details.usage;
   }
   return undefined;
+}
+
+/** The amounts an entry adds to the totals (§2.1: only `message` entries carry usage), or null. */
+export function entryUsageAmounts(entry: { type: string; message?: unknown }): UsageAmounts | null {
+  return entry.type === "message" ? usageAmounts(messageUsage(entry.message)) : null;
 }
 
 /** §2.1 over a session's entries: only `message` entries carry usage. */

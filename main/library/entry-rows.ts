@@ -6,6 +6,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { compactionToMessage, entryToMessage } from "../../core/session/context.ts";
 import type { CompactionEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
 import { joinNames, textBlocksOf } from "../../core/session/message-text.ts";
+import { entryUsageAmounts } from "../../core/session/usage-totals.ts";
 import type { EntryOrigin, NewEntryRow } from "../store/repos/entries.ts";
 
 type Loose = { [key: string]: unknown };
@@ -92,6 +93,7 @@ export function toEntryRow(
     model,
     timestamp: str(e.timestamp),
     tokens: entryTokens(entry),
+    usage: entryUsageAmounts(entry),
     json,
     origin,
   };

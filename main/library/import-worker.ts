@@ -63,6 +63,7 @@ class RowCollector {
   private readonly numbers: number[] = [];
   private readonly strings: (string | null)[] = [];
   private readonly codes: number[] = [];
+  private readonly usage: number[] = [];
   private readonly names: (string | null)[] = [];
   private readonly codeOf = new Map<string | null, number>();
 
@@ -79,13 +80,17 @@ class RowCollector {
     this.numbers.push(r.seq, r.tokens);
     this.strings.push(r.id, r.parentId, r.timestamp);
     this.codes.push(this.code(r.type), this.code(r.role), this.code(r.model));
+    const u = r.usage;
+    if (u !== null)
+      this.usage.push(this.numbers.length / 2 - 1, u.input, u.output, u.cacheRead, u.cacheWrite, u.cost);
   }
 
-  columns(): Pick<RowColumns, "numbers" | "strings" | "codes" | "names"> {
+  columns(): Pick<RowColumns, "numbers" | "strings" | "codes" | "usage" | "names"> {
     return {
       numbers: new Float64Array(this.numbers),
       strings: this.strings,
       codes: new Int32Array(this.codes),
+      usage: new Float64Array(this.usage),
       names: this.names,
     };
   }

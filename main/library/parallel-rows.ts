@@ -78,6 +78,11 @@ export interface RowColumns {
   strings: (string | null)[];
   /** 3 per row: type, role, model, as indexes into `names`. */
   codes: Int32Array;
+  /**
+   * 6 per row that adds to the usage statistics, in row order: the row's index in the batch,
+   * then its input, output, cacheRead, cacheWrite and cost (NewEntryRow.usage).
+   */
+  usage: Float64Array;
   names: (string | null)[];
   /** [begin, end) byte range of each row's JSON in `data`, else in the shared buffer; null → `texts`. */
   ranges: Float64Array | null;
@@ -439,8 +444,19 @@ function toRows(batch: RowColumns, shared: Buffer): NewEntryRow[] {
       model: names[codes[3 * i + 2] as number] as string | null,
       timestamp: strings[3 * i + 2] as string | null,
       tokens: numbers[2 * i + 1] as number,
+      usage: null,
       json: ranges ? bytes.subarray(ranges[2 * i], ranges[2 * i + 1]) : (texts?.[i] as string),
       origin: "file",
+    };
+  }
+  const { usage } = batch;
+  for (let at = 0; at < usage.length; at += 6) {
+    (rows[usage[at] as number] as NewEntryRow).usage = {
+      input: usage[at + 1] as number,
+      output: usage[at + 2] as number,
+      cacheRead: usage[at + 3] as number,
+      cacheWrite: usage[at + 4] as number,
+      cost: usage[at + 5] as number,
     };
   }
   return rows;

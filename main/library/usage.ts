@@ -1,14 +1,22 @@
 /**
- * A session's usage statistics (SPEC §2.1, core/session/usage-totals.ts) read from the library:
- * only assistant replies and tool results are read, each parsed without its long texts, and a
- * tool result only when it is a `task` one (the text says so before it is parsed). The totals are
- * kept per connection and session: while rows were only added since (an agent's append, a
- * reply), only those are read; any other change (an undo, a rewritten file) reads all again.
+ * A session's usage statistics (SPEC §2.1) from the library: summed in seq order from what each
+ * reply stored beside its entry (entry_usage), no JSON read but that of entries whose row may not
+ * hold (see entry-usage.ts), and kept per connection: after an append only the new rows are read.
  */
-import { addUsage, emptyUsageTotals, messageUsage, type UsageTotals } from "../../core/session/usage-totals.ts";
+import {
+  addAmounts,
+  emptyUsageTotals,
+  messageUsage,
+  type UsageAmounts,
+  type UsageTotals,
+  usageAmounts,
+} from "../../core/session/usage-totals.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import type { Database } from "../store/open.ts";
-import { countEntriesAbovePk, entryRowsUpTo, forEachMessageJson } from "../store/repos/entries.ts";
+import { EntryJsonReader } from "../store/repos/entry-blocks.ts";
+import { storeReadUsage, usageRows, usageToRead } from "../store/repos/entry-usage.ts";
+import { countEntriesAbovePk, entryRowsUpTo } from "../store/repos/entries.ts";
+import { readSnapshot, writeIfFree } from "../store/transactions.ts";
 import { requireSession } from "./load.ts";
 
 /** A task tool result's JSON names its tool so (any spacing JSON allows). */
@@ -26,12 +34,67 @@ interface Counted {
 
 const kept = new WeakMap<Database, Map<number, Counted>>();
 
-function addRows(db: Database, sid: number, afterPk: number, totals: UsageTotals): void {
-  forEachMessageJson(db, sid, ["assistant", "toolResult"], afterPk, (json, role) => {
-    if (role === "toolResult" && !TASK_RESULT.test(json)) return;
-    const entry = parseLean(json, KEEP_CHARS) as { message?: unknown } | null;
-    addUsage(totals, messageUsage(entry?.message));
-  });
+/** What an entry's JSON adds to the totals: a reply's usage or a task result's sub-agent one. */
+function amountsFromJson(json: string, role: string): UsageAmounts | null {
+  if (role === "toolResult" && !TASK_RESULT.test(json)) return null;
+  const entry = parseLean(json, KEEP_CHARS) as { message?: unknown } | null;
+  return usageAmounts(messageUsage(entry?.message));
+}
+
+/**
+ * Adds the rows of session `sid` above `afterPk` to `totals`, in seq order (`legacy`: every row
+ * from its JSON); returns the rows read from their JSON with what they add.
+ */
+function addRows(
+  db: Database,
+  sid: number,
+  afterPk: number,
+  legacy: boolean,
+  totals: UsageTotals,
+): { pk: number; amounts: UsageAmounts | null }[] {
+  const rows = usageRows(db, sid, afterPk, legacy);
+  const reader = new EntryJsonReader(
+    db,
+    rows.flatMap((row) => (row.unread ? [row.unread.stored] : [])),
+  );
+  const read: { pk: number; amounts: UsageAmounts | null }[] = [];
+  for (const row of rows) {
+    let amounts: UsageAmounts | null = row.amounts ?? null;
+    if (row.unread) {
+      amounts = amountsFromJson(reader.text(row.unread.stored), row.unread.role);
+      read.push({ pk: row.pk, amounts });
+    }
+    if (amounts !== null) addAmounts(totals, amounts);
+  }
+  return read;
+}
+
+/**
+ * The session's totals as `before` left them, or read (only the rows added since, when that is all
+ * that changed); with `store`, what was read from JSON is stored. Inside one transaction: the
+ * rows counted are the rows summed.
+ */
+function countUsage(db: Database, sid: number, before: Counted | undefined, store: boolean): Counted {
+  const now = entryRowsUpTo(db, sid, Number.MAX_SAFE_INTEGER);
+  const { legacy, unread } = usageToRead(db, sid);
+  // Rows to read from their JSON (an entry rewritten since, or the session older): the kept totals may not hold.
+  const valid = before !== undefined && !legacy && !unread ? before : undefined;
+  if (valid && valid.count === now.count && valid.maxPk === now.maxPk) return valid;
+  // pks only grow: rows added since are those above the kept maximum, and when they account for
+  // the whole growth nothing else changed.
+  if (
+    valid &&
+    now.maxPk > valid.maxPk &&
+    valid.count + countEntriesAbovePk(db, sid, valid.maxPk) === now.count
+  ) {
+    const totals = { ...valid.totals };
+    addRows(db, sid, valid.maxPk, false, totals);
+    return { ...now, totals };
+  }
+  const totals = emptyUsageTotals();
+  const read = addRows(db, sid, 0, legacy, totals);
+  if (store && (legacy || unread)) storeReadUsage(db, sid, read, legacy);
+  return { ...now, totals };
 }
 
 export function sessionUsage(db: Database, sessionId: string): UsageTotals {
@@ -41,23 +104,12 @@ export function sessionUsage(db: Database, sessionId: string): UsageTotals {
     bySession = new Map();
     kept.set(db, bySession);
   }
-  const now = entryRowsUpTo(db, sid, Number.MAX_SAFE_INTEGER);
   const before = bySession.get(sid);
-  if (before && before.count === now.count && before.maxPk === now.maxPk) return { ...before.totals };
-  // pks only grow: rows added since are those above the kept maximum, and when they account for
-  // the whole growth nothing else changed.
-  let totals: UsageTotals | null = null;
-  if (before && now.maxPk > before.maxPk) {
-    const added = countEntriesAbovePk(db, sid, before.maxPk);
-    if (before.count + added === now.count) {
-      totals = { ...before.totals };
-      addRows(db, sid, before.maxPk, totals);
-    }
-  }
-  if (!totals) {
-    totals = emptyUsageTotals();
-    addRows(db, sid, 0, totals);
-  }
-  bySession.set(sid, { ...now, totals });
-  return { ...totals };
+  const { legacy, unread } = usageToRead(db, sid);
+  // What is read from JSON is stored, inside the transaction that read it (no entry is rewritten
+  // between), when the write lock is free; else it is read without being stored.
+  const stored = legacy || unread ? writeIfFree(db, () => countUsage(db, sid, before, true)) : null;
+  const counted = stored?.value ?? readSnapshot(db, () => countUsage(db, sid, before, false));
+  bySession.set(sid, counted);
+  return { ...counted.totals };
 }

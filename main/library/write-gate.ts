@@ -39,7 +39,8 @@ export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
  * (reimportLive); a search catches the index up only while the runner neither imports nor indexes
  * and the gate is open;
  * a prune preview stores the tool facts it read only when it need not wait for the lock
- * (storeToolFacts). test/main/api/library-writes.test.ts checks that every channel in neither list
+ * (storeToolFacts), and the usage statistics the usage of entries they read from JSON (writeIfFree).
+ * test/main/api/library-writes.test.ts checks that every channel in neither list
  * writes nothing.
  */
 export const WRITES_ON_THEIR_OWN: ReadonlySet<Channel> = new Set<Channel>([
@@ -49,6 +50,7 @@ export const WRITES_ON_THEIR_OWN: ReadonlySet<Channel> = new Set<Channel>([
   "session:export",
   "library:search",
   "pruning:preview",
+  "session:usage",
 ]);
 
 export class WriteGate {

@@ -40,6 +40,29 @@ export function writeTransaction<A extends unknown[], R>(
   };
 }
 
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/**
+ * `fn` as a write transaction when the write lock is free now, without waiting for it: `{ value }`,
+ * or null when another connection holds it (an import on its thread, the CLI). For a read that
+ * stores what it found on the way, which must never hold a request up for busy_timeout.
+ */
+export function writeIfFree<R>(db: Database, fn: () => R): { value: R } | null {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 0");
+  try {
+    return { value: writeTransaction(db, fn)() };
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    return null;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
 /**
  * Begins a write transaction its caller ends itself (COMMIT or ROLLBACK), then calling
  * `endedWrite`: the watch of `db` is told as for writeTransaction.

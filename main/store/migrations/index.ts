@@ -15,6 +15,7 @@ import { labelIndex } from "./007-label-index.ts";
 import { lineMarks } from "./008-line-marks.ts";
 import { pruneFacts } from "./009-prune-facts.ts";
 import { cjkSearchWords } from "./010-cjk-search-words.ts";
+import { entryUsage } from "./011-entry-usage.ts";
 import type { Migration } from "./types.ts";
 
 export type { Migration } from "./types.ts";
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   lineMarks,
   pruneFacts,
   cjkSearchWords,
+  entryUsage,
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length;

@@ -5,7 +5,9 @@
  * Functions take the session's internal key `sid` (SessionRow.sid).
  */
 import type { Database } from "better-sqlite3";
+import type { UsageAmounts } from "../../../core/session/usage-totals.ts";
 import { stmt } from "../statements.ts";
+import { insertEntryUsage } from "./entry-usage.ts";
 import {
   EntryJsonReader,
   type JsonPlace,
@@ -29,6 +31,8 @@ export interface NewEntryRow {
   model: string | null;
   timestamp: string | null;
   tokens: number;
+  /** What the entry adds to the session's usage statistics (a reply's usage), kept in entry_usage. */
+  usage: UsageAmounts | null;
   /** The entry's JSON: text, or its UTF-8 bytes (stored as TEXT all the same). */
   json: string | Uint8Array;
   origin: EntryOrigin;
@@ -115,6 +119,7 @@ export function insertEntries(db: Database, sid: number, rows: readonly NewEntry
       p.len,
     );
     pks[i] = pk;
+    if (r.usage !== null) insertEntryUsage(db, pk, r.usage);
   }
   stmt(
     db,
@@ -151,29 +156,6 @@ export function forEachEntryRow(db: Database, sid: number, visit: (row: EntryRow
     const { json_block, json_at, json_len, json, ...rest } = row;
     visit({ ...rest, json: reader.text({ json, json_block, json_at, json_len }) }, index);
   });
-}
-
-/**
- * The JSON of a session's `message` entries whose role is one of `roles` and whose pk is above
- * `afterPk` (0: all), in seq order, each read as it is visited (the session's usage totals read
- * only assistant replies and tool results, and after an append only the rows it added).
- */
-export function forEachMessageJson(
-  db: Database,
-  sid: number,
-  roles: readonly string[],
-  afterPk: number,
-  visit: (json: string, role: string) => void,
-): void {
-  const rows = stmt(
-    db,
-    `SELECT e.role AS role, ${STORED_JSON_COLUMNS}
-     FROM entries AS e LEFT JOIN entry_json AS j ON j.pk = e.pk
-     WHERE e.sid = ? AND e.type = 'message' AND e.role IN (SELECT value FROM json_each(?)) AND e.pk > ?
-     ORDER BY e.seq`,
-  ).all(sid, JSON.stringify(roles), afterPk) as (StoredJson & { role: string })[];
-  const reader = new EntryJsonReader(db, rows);
-  for (const row of rows) visit(reader.text(row), row.role);
 }
 
 /** What a tree node is made from: an entry's structural columns its node shows, and its JSON. */

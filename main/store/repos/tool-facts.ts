@@ -5,7 +5,7 @@
  */
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
-import { writeTransaction } from "../transactions.ts";
+import { writeIfFree } from "../transactions.ts";
 
 /**
  * [tokens, known, pruned, toolName] of a tool result: `known` 0 when no check has read the entry
@@ -66,11 +66,6 @@ export function readToolFactsFromJson(db: Database, pks: readonly number[]): Too
     .all(JSON.stringify(pks)) as ToolFactRow[];
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
-}
-
 /**
  * The facts of entries no check has read yet (by pk, in that order), stored on the way. A check
  * does not wait for the write lock: while another connection holds it (an import on its thread,
@@ -78,15 +73,6 @@ function isBusy(error: unknown): boolean {
  * up (or failed after busy_timeout) by a write it does not need.
  */
 export function storeToolFacts(db: Database, pks: readonly number[]): ToolFactRow[] {
-  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
-  db.pragma("busy_timeout = 0");
-  try {
-    writeTransaction(db, () => fillToolFacts(db, pks))();
-  } catch (error) {
-    if (!isBusy(error)) throw error;
-    return readToolFactsFromJson(db, pks);
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
+  if (writeIfFree(db, () => fillToolFacts(db, pks)) === null) return readToolFactsFromJson(db, pks);
   return readToolFacts(db, pks);
 }

@@ -72,6 +72,18 @@ function largeSessionBytes(sessionId = "big", extraBytes = 0): Buffer {
                 content: [{ type: "text", text: `answer ${i} ${filler}` }],
                 provider: "p",
                 model: "m",
+                // Usage on some replies (an odd value too): the worker hands each row's over.
+                ...(i % 3 === 1
+                  ? {
+                      usage: {
+                        input: i,
+                        output: "7",
+                        cacheRead: 2,
+                        cacheWrite: 0,
+                        cost: { total: i / 1000 },
+                      },
+                    }
+                  : {}),
                 timestamp: 2,
               },
             };
@@ -134,6 +146,8 @@ describe("parsing large files on the import worker", () => {
     const { run, fromWorker, fromHere, onWorker, inPlace } = parsedBothWays(buffer);
 
     expect(fromWorker.rows.length).toBeGreaterThan(1000);
+    const withUsage = fromWorker.rows.filter((r) => (r as { usage: unknown }).usage !== null);
+    expect(withUsage.length).toBeGreaterThan(300);
     expect(fromWorker).toEqual(fromHere);
     expect(onWorker).toEqual(inPlace);
     // The worker also hashes the file (whole, and up to the unterminated last line) and checks the tree order.

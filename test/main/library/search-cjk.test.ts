@@ -17,6 +17,7 @@ import {
 } from "../../../main/library/search.ts";
 import { schemaVersion } from "../../../main/store/migrations/index.ts";
 import { pendingTextRows } from "../../../main/store/repos/search.ts";
+import { dropSchema11 } from "../store/helpers.ts";
 import { copyFixture, type Library, makeLibrary, nonBlankLines } from "./helpers.ts";
 
 let lib: Library;
@@ -199,6 +200,7 @@ describe("a library indexed before CJK characters were words", () => {
 
   it("a library with nothing indexed yet has nothing to re-check", () => {
     importCjk();
+    dropSchema11(lib.db);
     lib.db.pragma("user_version = 9");
     const db = lib.reopen();
     const total = db.prepare("SELECT count(*) FROM entries").pluck().get();
@@ -221,5 +223,6 @@ function indexTheOldWay(l: Library): void {
   const insert = l.db.prepare("INSERT INTO entry_text (rowid, text) VALUES (?, ?)");
   for (const [pk, text] of texts) insert.run(pk, text);
   l.db.exec("DELETE FROM store_meta WHERE key LIKE 'search.cjk%'");
+  dropSchema11(l.db);
   l.db.pragma("user_version = 9");
 }

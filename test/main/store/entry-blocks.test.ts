@@ -43,6 +43,7 @@ function row(seq: number, id: string | null, json: string | Uint8Array): NewEntr
     model: null,
     timestamp: null,
     tokens: 1,
+    usage: null,
     json,
     origin: "file",
   };

@@ -57,3 +57,17 @@ export function makeLibrary(): Library {
   };
   return lib;
 }
+
+/**
+ * Takes the objects of schema 11 (usage beside the entries) out of a current library, so that a
+ * test setting `user_version` back below 11 runs that migration again on what an older Canopy left.
+ */
+export function dropSchema11(db: Database): void {
+  db.exec(`
+    DROP TRIGGER entry_json_usage_insert;
+    DROP TRIGGER entry_json_usage_update;
+    DROP TABLE usage_unread;
+    DROP TABLE usage_legacy;
+    DROP TABLE entry_usage;
+  `);
+}

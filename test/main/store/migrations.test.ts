@@ -10,6 +10,7 @@ import {
   runMigrations,
   schemaVersion,
 } from "../../../main/store/migrations/index.ts";
+import { sessionUsage } from "../../../main/library/usage.ts";
 import { openDatabase } from "../../../main/store/open.ts";
 import { makeTempDir } from "./helpers.ts";
 
@@ -37,6 +38,7 @@ describe("openDatabase + migrations", () => {
       "entry_blocks",
       "entry_json",
       "entry_text",
+      "entry_usage",
       "malformed_lines",
       "session_changes",
       "sessions",
@@ -44,6 +46,8 @@ describe("openDatabase + migrations", () => {
       "settings_changes",
       "store_meta",
       "tool_facts",
+      "usage_legacy",
+      "usage_unread",
     ]);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
@@ -66,6 +70,9 @@ describe("openDatabase + migrations", () => {
         "settings",
         "store_meta",
         "tool_facts",
+        "entry_usage",
+        "usage_legacy",
+        "usage_unread",
       ].includes(t.name),
     )) {
       expect(t.strict, t.name).toBe(1);
@@ -180,5 +187,55 @@ describe("migration 6 (settings change log)", () => {
     write.run("canopy.settings", "{}");
     expect(mark()).toEqual([{ seq: 3, writer: null }]);
     db.close();
+  });
+});
+
+describe("migration 11 (usage beside the entries)", () => {
+  it("marks a version-10 library's sessions: their usage is read from the JSON once, then stored", () => {
+    const file = path.join(tmp.dir, "v10.db");
+    const db = new BetterSqlite3(file);
+    expect(runMigrations(db, MIGRATIONS, 10).to).toBe(10);
+    const now = "2026-01-01T00:00:00.000Z";
+    db.prepare(
+      `INSERT INTO sessions (id, header_id, dialect, original_version, header_json, created, modified, imported_at, updated_at)
+       VALUES ('s1', 's1', 'pi', 3, '{}', ?, ?, ?, ?)`,
+    ).run(now, now, now, now);
+    const reply = (id: string, input: number, cost: number) => ({
+      type: "message",
+      id,
+      parentId: null,
+      timestamp: now,
+      message: {
+        role: "assistant",
+        content: [],
+        usage: { input, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: cost } },
+      },
+    });
+    const insert = db.prepare(
+      "INSERT INTO entries (pk, sid, seq, id, type, role) VALUES (?, 1, ?, ?, 'message', 'assistant')",
+    );
+    const json = db.prepare("INSERT INTO entry_json (pk, json) VALUES (?, ?)");
+    [reply("a1", 10, 0.1), reply("a2", 20, 0.2)].forEach((entry, i) => {
+      insert.run(i + 1, i + 1, entry.id);
+      json.run(i + 1, JSON.stringify(entry));
+    });
+    expect(runMigrations(db).applied).toEqual(["usage statistics: each reply's usage beside its entry"]);
+    expect(db.prepare("SELECT sid FROM usage_legacy").pluck().all()).toEqual([1]);
+    db.close();
+    const library = openDatabase(file);
+    expect(sessionUsage(library, "s1")).toEqual({
+      replies: 2,
+      input: 30,
+      output: 2,
+      cacheRead: 0,
+      cacheWrite: 0,
+      cost: 0.1 + 0.2,
+    });
+    expect(library.prepare("SELECT pk, input, cost FROM entry_usage ORDER BY pk").all()).toEqual([
+      { pk: 1, input: 10, cost: 0.1 },
+      { pk: 2, input: 20, cost: 0.2 },
+    ]);
+    expect(library.prepare("SELECT count(*) FROM usage_legacy").pluck().get()).toBe(0);
+    library.close();
   });
 });

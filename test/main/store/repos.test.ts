@@ -55,6 +55,7 @@ function entry(seq: number, id: string, parentId: string | null, text: string): 
     model: null,
     timestamp: "t",
     tokens: 3,
+    usage: null,
     json,
     origin: "file",
   };
