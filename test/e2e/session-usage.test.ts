@@ -1,7 +1,8 @@
 // The session bar's usage line (SPEC §2.1), in Debian's Chromium (browser mode): a real pi session
 // shows the replies, tokens and cost its agent recorded over all branches; a reply the agent
 // appends while the session is open is added to it and shows its own usage in the LLM view; a
-// session without usage shows no line.
+// session without usage shows no line; the line is asked for only once the tree and the LLM view
+// have answered (one thread answers the requests in turn: it must never hold them up).
 import { appendFileSync, copyFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,5 +92,67 @@ describe("the session's usage line", () => {
     await poll(() => usageLine().count()).toBe(0);
     // Its totals, as the page asks for them: no reply carried usage.
     expect(await apiCall(app.mode, "session:usage", { sessionId })).toMatchObject({ replies: 0 });
+  });
+
+  it("is asked for only once the tree and the LLM view have answered", async () => {
+    const at = "2026-12-03T09:00:00.000Z";
+    const usage = { input: 5, output: 6, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } };
+    const lines = [
+      { type: "session", version: 3, id: "usage-order", timestamp: at, cwd: "/tmp/usage-order" },
+      { type: "message", id: "u1", parentId: null, timestamp: at, message: { role: "user", content: "Hi" } },
+      {
+        type: "message",
+        id: "a1",
+        parentId: "u1",
+        timestamp: at,
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "Hello." }],
+          usage,
+          stopReason: "stop",
+        },
+      },
+    ];
+    const file = path.join(app.work, "order.jsonl");
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const sessionId = await importFile(file);
+    // The LLM view's answer is held until the tree is on screen: the usage must wait for it too.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await app.page.route("**/api/context*", async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await app.page.evaluate((id) => {
+        performance.clearResourceTimings();
+        location.hash = `#/session/${encodeURIComponent(id)}`;
+      }, sessionId);
+      await app.page.locator(`.tree-canvas[data-tree-session="${sessionId}"] .tree-node`).first().waitFor();
+      release();
+      await poll(() => usageLine().textContent()).toBe("1 reply · input 5 · output 6 · cost $0.5000");
+    } finally {
+      release();
+      await app.page.unroute("**/api/context*");
+    }
+    const timings = await app.page.evaluate(() =>
+      (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+        .filter((entry) => entry.name.includes("/api/"))
+        .map((entry) => ({
+          channel: decodeURIComponent(entry.name.split("/api/")[1] ?? ""),
+          startTime: entry.startTime,
+          responseEnd: entry.responseEnd,
+        })),
+    );
+    const last = (channel: string) => timings.filter((t) => t.channel === channel).at(-1);
+    const asked = last("session:usage");
+    expect(asked, JSON.stringify(timings)).toBeDefined();
+    for (const before of ["session:tree", "context:get"]) {
+      expect(asked?.startTime ?? 0, before).toBeGreaterThanOrEqual(
+        last(before)?.responseEnd ?? Number.POSITIVE_INFINITY,
+      );
+    }
   });
 });

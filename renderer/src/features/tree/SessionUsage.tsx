@@ -2,9 +2,11 @@
  * The open session's usage statistics under its bar, as the agent's footer shows them (SPEC §2.1):
  * replies, input, output, cache reads and writes and cost, summed over every reply in the file,
  * all branches. Asked again when the tree on screen changes (a reply, the agent appending); the
- * main side keeps the totals and reads only what was appended.
+ * main side keeps the totals and reads only what was appended. Asked only once the tree and the
+ * LLM view have answered: one thread answers the requests in turn, and the line must never hold
+ * up what the user opened the session for.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { type UsageTotals, usageParts } from "../../../../core/session/usage-totals.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -24,24 +26,32 @@ export function SessionUsage() {
   const version = useCanopy((state) =>
     state.tree !== null && state.tree.sessionId === sessionId ? (state.tree.version ?? null) : null,
   );
+  const viewLoading = useCanopy((state) => state.contextLoading);
   const [usage, setUsage] = useState<{ sessionId: string; totals: UsageTotals } | null>(null);
+  /** The session and tree version last asked for: only its answer is shown. */
+  const asked = useRef<string | null>(null);
 
   useEffect(() => {
-    if (sessionId === null || version === null) return;
-    let current = true;
+    if (sessionId === null || version === null) {
+      // Another session opening (or this one again later): its totals are asked for anew.
+      asked.current = null;
+      return;
+    }
+    if (viewLoading) return;
+    const key = `${sessionId}\u0000${version}`;
+    // The LLM view loading again (another entry selected) asks nothing new.
+    if (asked.current === key) return;
+    asked.current = key;
     call("session:usage", { sessionId }).then(
       (totals) => {
-        if (current) setUsage({ sessionId, totals });
+        if (asked.current === key) setUsage({ sessionId, totals });
       },
       // The figures are a convenience: a failure (the session deleted meanwhile) shows none.
       () => {
-        if (current) setUsage(null);
+        if (asked.current === key) setUsage(null);
       },
     );
-    return () => {
-      current = false;
-    };
-  }, [sessionId, version]);
+  }, [sessionId, version, viewLoading]);
 
   if (usage === null || usage.sessionId !== sessionId) return null;
   const parts = usageParts(usage.totals, count);
