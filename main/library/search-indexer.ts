@@ -3,7 +3,8 @@
  * after imports, at start-up and after any change, in slices that stop after about SLICE_MS
  * (indexSearchSlice's budget), one transaction each, with a WAL checkpoint as a step of its own
  * every few slices, one step per turn of the event loop and only once requests have been quiet
- * for a moment. A request that arrives meanwhile waits at most for the step that is running.
+ * for a moment and every answer is out. A request that arrives meanwhile waits at most for the
+ * step that is running.
  */
 import { checkpointWal, type Database, withoutAutoCheckpoint } from "../store/open.ts";
 import { hasPendingText } from "../store/repos/search.ts";
@@ -42,6 +43,8 @@ export class SearchIndexer {
   private readonly checkpointEvery: number;
   private timer: { cancel(): void } | null = null;
   private lastRequest = Number.NEGATIVE_INFINITY;
+  /** Answers still being written out (browser mode's server, beginAnswer). */
+  private answering = 0;
   /** Slices since the last checkpoint step. */
   private unchecked = 0;
   private closed = false;
@@ -81,6 +84,24 @@ export class SearchIndexer {
   /** A request is being answered: slices hold off until requests have been quiet for QUIET_MS. */
   noteRequest(): void {
     this.lastRequest = performance.now();
+  }
+
+  /**
+   * A request's answer is being written until the function returned is called (once it is out):
+   * no slice starts meanwhile, nor for QUIET_MS after. A large answer (a 100k-entry session's
+   * tree, 30 MB) leaves its socket over many turns of the event loop; a slice in each made it
+   * arrive seconds later.
+   */
+  beginAnswer(): () => void {
+    this.answering++;
+    this.noteRequest();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.answering--;
+      this.noteRequest();
+    };
   }
 
   /** Resolves once nothing waits to be indexed (or the indexer is closed). */
@@ -134,8 +155,8 @@ export class SearchIndexer {
       return;
     }
     const quiet = performance.now() - this.lastRequest;
-    if (quiet < QUIET_MS) {
-      this.schedule(QUIET_MS - quiet);
+    if (this.answering > 0 || quiet < QUIET_MS) {
+      this.schedule(this.answering > 0 ? QUIET_MS : QUIET_MS - quiet);
       return;
     }
     const started = performance.now();

@@ -167,6 +167,9 @@ export async function startBrowserServer(options: ServeOptions): Promise<Browser
         res.end(toJson({ ok: false, error: { code: "invalid_input", message: String(error) } }));
         return;
       }
+      // Background indexing waits until the answer has left (search-indexer.ts beginAnswer).
+      const answered = api.ctx.searchIndexer?.beginAnswer();
+      if (answered) res.once("close", answered);
       const channel = channelOf(url.pathname);
       if (channel === "session:export" && wantsJsonl(req)) {
         // The JSONL file itself, not JSON-encoded into the answer (export-download.ts).

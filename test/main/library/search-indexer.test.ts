@@ -242,6 +242,58 @@ describe("background search indexing", () => {
   });
 });
 
+describe("background search indexing and a large answer", () => {
+  it("runs no slice while the answer leaves its socket, however slowly the page reads it", async () => {
+    const file = path.join(lib.dir, "big.jsonl");
+    writeSession(file, "big", 60_000);
+    const sessionId = importPath(lib.db, file).files[0]?.sessionId as string;
+    const { ctx, api } = app();
+    const indexer = ctx.searchIndexer;
+    if (indexer === null) throw new Error("no indexer");
+    const renderer = path.join(lib.dir, "renderer");
+    fs.mkdirSync(renderer);
+    fs.writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
+    const server = await startBrowserServer({ api, rendererDir: renderer });
+    // Slices that start between the server reading the request and its answer being out.
+    const during: number[] = [];
+    server.server.prependListener("request", (_req, res) => {
+      const before = indexer.stats.slices;
+      res.on("close", () => during.push(indexer.stats.slices - before));
+    });
+    try {
+      await until(() => indexer.stats.slices > 0, "indexing started");
+      const base = server.url.replace(/\/\?.*$/, "");
+      const response = await fetch(`${base}/api/session:get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-canopy-token": server.token },
+        body: JSON.stringify({ sessionId }),
+      });
+      // The whole session (~15 MB): more than a socket holds. Read slowly at first, as a busy page does.
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let bytes = 0;
+      for (let chunk = 0; ; chunk++) {
+        if (chunk < 6) await new Promise((resolve) => setTimeout(resolve, QUIET_MS * 3));
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.length;
+      }
+      expect(bytes).toBeGreaterThan(10_000_000);
+      await until(() => during.length === 1, "the answer is out");
+      // At most the slice that may start while the request's body is read…
+      expect(during[0]).toBeLessThanOrEqual(1);
+      // …though entries were waiting all along.
+      expect(indexer.running).toBe(true);
+      // And indexing goes on once it is out.
+      const after = indexer.stats.slices;
+      await until(() => indexer.stats.slices > after, "indexing went on");
+    } finally {
+      await server.close();
+      indexer.close();
+      ctx.db.close();
+    }
+  });
+});
+
 describe("a slice's size", () => {
   it("stops at its time budget, checked every 32 entries, and never passes its row limit", () => {
     const file = path.join(lib.dir, "s.jsonl");
