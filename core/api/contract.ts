@@ -30,7 +30,7 @@ import type {
   StoredEntry,
 } from "./dto.ts";
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
-import type { JobEndedDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
+import type { JobEndedDto, JobHooksDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
 import type { UsageTotals } from "../session/usage-totals.ts";
 
 export interface Requests {
@@ -270,6 +270,11 @@ export interface Events {
   "job:started": RunningJobDto;
   /** It ended: done (with the entry it appended; a chat turn with its result), cancelled (nothing changed) or failed. */
   "job:ended": JobEndedDto;
+  /**
+   * A compaction's or branch summary's hooks at work (only when hooks are registered for it);
+   * `hooks` null: they gave no summary, and the summarizer is asked now.
+   */
+  "job:hooks": { jobId: string; sessionId: string; hooks: JobHooksDto | null };
   /** Progress of a long job (imports, summaries); `text` is the summary streamed so far. */
   "job:progressed": {
     jobId: string;
@@ -390,6 +395,7 @@ export const EVENT_NAMES = [
   "job:progressed",
   "job:started",
   "job:ended",
+  "job:hooks",
   "compaction:auto-started",
   "compaction:auto-ended",
   "compaction:retry-started",

@@ -22,6 +22,11 @@ export interface RunningJobDto {
   kind: JobKind;
   /** Chat turns only. */
   chat?: ChatJobPrompt;
+  /**
+   * job:started and job:list: a compaction's or branch summary's hooks at work (no summarizer
+   * asked yet, or none at all: a hook wrote the summary); absent otherwise, and in job:ended.
+   */
+  hooks?: JobHooksDto;
 }
 
 /**
@@ -35,6 +40,19 @@ export interface ChatAutoCompactionDto {
   entryId: string | null;
   /** failed: `Auto-compaction failed: …` / `Context overflow recovery failed: …`. */
   errorMessage?: string;
+}
+
+/**
+ * A compaction's or branch summary's hooks at work before any summarizer is asked (README ›
+ * Prompts and hooks), told as job:hooks and listed with the job: `running`, the handlers of
+ * `event` (a session_before_compact / session_before_tree one may write the summary itself;
+ * session.compacting ones shape the request); `wrote`, one of them wrote the summary, so no
+ * summarizer is asked. `files`: the hook modules with handlers for `event`.
+ */
+export interface JobHooksDto {
+  event: "session_before_compact" | "session_before_tree" | "session.compacting";
+  files: string[];
+  status: "running" | "wrote";
 }
 
 /** A job as job:list names it: with the text it streamed so far (the summary, or the reply). */

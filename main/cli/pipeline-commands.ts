@@ -2,8 +2,11 @@
  * CLI commands that run Canopy's pipelines: compact, navigate, prune and settings. Long runs
  * show the streamed summary on stderr when it is a terminal, and Ctrl+C cancels them cleanly.
  */
+import type { EventName, Events } from "../../core/api/contract.ts";
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
+import type { JobHooksDto } from "../../core/api/dto-jobs.ts";
 import { failureLine } from "../../core/compaction/failure-line.ts";
+import { hooksLine } from "../../core/compaction/hooks-line.ts";
 import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
 import type { HookError } from "../hooks/types.ts";
@@ -72,6 +75,17 @@ export function waitingLine(waitedMs: number): string {
   return `Waiting for the model's first token… ${Math.round(waitedMs / 1000)} s`;
 }
 
+/** What a job:started or job:hooks event of the session says of its hooks; undefined: nothing. */
+function hooksTold<E extends EventName>(name: E, payload: Events[E], sessionId: string): JobHooksDto | null | undefined {
+  if (name === "job:started") {
+    const started = payload as Events["job:started"];
+    return started.sessionId === sessionId ? started.hooks : undefined;
+  }
+  if (name !== "job:hooks") return undefined;
+  const told = payload as Events["job:hooks"];
+  return told.sessionId === sessionId ? told.hooks : undefined;
+}
+
 /**
  * Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal.
  * Hook problems (modules that did not load, handlers that failed) are said on stderr as they come.
@@ -92,9 +106,20 @@ export async function withCancel<T>(
   };
   // Until the model's first token (again after a retry): how long the wait has lasted.
   let waitingSince: number | null = performance.now();
+  // While a compaction's or branch summary's hooks run: which, and since when (no model is asked yet).
+  let hooksAt: { hooks: JobHooksDto; since: number } | null = null;
+  const seconds = (since: number) => Math.round((performance.now() - since) / 1000);
   const stopProgress = showProgress(
     cli,
     (name, payload) => {
+      // Its hooks at work: as it starts (when handlers are registered), then as they go on.
+      const told = hooksTold(name, payload, sessionId);
+      if (told !== undefined) {
+        // Done without a summary: the summarizer is asked now. A hook that wrote it: none is.
+        waitingSince = told === null ? performance.now() : null;
+        hooksAt = told?.status === "running" ? { hooks: told, since: performance.now() } : null;
+        return told === null ? null : hooksLine(told, told.status === "running" ? 0 : undefined);
+      }
       // The retry's request goes out after its delay (the chat command says so on stderr).
       if (name === "chat:retry-started" && "delayMs" in payload) waitingSince = performance.now() + payload.delayMs;
       if (name === "job:progressed" && "label" in payload && payload.text) {
@@ -108,7 +133,10 @@ export async function withCancel<T>(
       }
       return null;
     },
-    () => (waitingSince === null || performance.now() < waitingSince ? null : waitingLine(performance.now() - waitingSince)),
+    () => {
+      if (hooksAt !== null) return hooksLine(hooksAt.hooks, seconds(hooksAt.since));
+      return waitingSince === null || performance.now() < waitingSince ? null : waitingLine(performance.now() - waitingSince);
+    },
   );
   process.on("SIGINT", onSigint);
   try {

@@ -70,6 +70,11 @@ export class HookRegistry {
     return this.registrations.some((registration) => registration.event === event);
   }
 
+  /** The modules (file names) with handlers for `event`, in registration order, each once. */
+  filesFor(event: HookEventName): string[] {
+    return [...new Set(this.registrations.filter((r) => r.event === event).map((r) => r.extension))];
+  }
+
   private async call<E extends HookEventName>(
     registration: Registration,
     payload: HookEvents[E]["payload"],

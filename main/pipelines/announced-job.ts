@@ -4,7 +4,15 @@
  * has let go of it, and listed meanwhile with the text it streamed so far (and a chat turn's
  * automatic compaction), so that any window shows it running, can cancel it and hears it end.
  */
-import type { ChatJobPrompt, JobEndedDto, JobKind, JobOutcome, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
+import type {
+  ChatJobPrompt,
+  JobEndedDto,
+  JobHooksDto,
+  JobKind,
+  JobOutcome,
+  ListedJobDto,
+  RunningJobDto,
+} from "../../core/api/dto-jobs.ts";
 import { toApiError } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import type { Job } from "./jobs.ts";
@@ -21,13 +29,23 @@ export interface AnnouncedRun<T> {
   announced: boolean;
   /** A chat turn: the message it answers. */
   chat?: ChatJobPrompt;
+  /**
+   * A compaction or branch summary: the hook event it runs first; when handlers are registered
+   * for it, job:started says so (job-hooks.ts tells what follows), so no window shows a wait for
+   * a model meanwhile.
+   */
+  hooksFirst?: JobHooksDto["event"];
   run: (job: Job) => Promise<T>;
   outcomeOf: OutcomeOf<T>;
 }
 
-/** The job as job:started and job:ended name it. */
+/** The job as job:ended names it (job:started and job:list add its hooks at work, if any). */
 function runningOf(job: Job): RunningJobDto {
   return { jobId: job.id, sessionId: job.sessionId, kind: job.kind, ...(job.chat ? { chat: job.chat } : {}) };
+}
+
+function hooksOf(job: Job): Pick<RunningJobDto, "hooks"> {
+  return job.hooks ? { hooks: { ...job.hooks, files: [...job.hooks.files] } } : {};
 }
 
 /**
@@ -40,6 +58,7 @@ export function listAnnounced(ctx: AppContext): ListedJobDto[] {
     text: job.text,
     requestAgeMs: Date.now() - job.requestAt,
     ...(job.autoCompaction ? { autoCompaction: { ...job.autoCompaction } } : {}),
+    ...hooksOf(job),
   }));
 }
 
@@ -47,7 +66,10 @@ export async function runAnnounced<T>(ctx: AppContext, options: AnnouncedRun<T>)
   const { sessionId, kind, announced } = options;
   const job = ctx.jobs.start(sessionId, kind, { announced, ...(options.chat ? { chat: options.chat } : {}) });
   const running = runningOf(job);
-  if (announced) ctx.events.emit("job:started", running);
+  const first = options.hooksFirst;
+  if (announced && first !== undefined && ctx.hooks.has(first))
+    job.hooks = { event: first, files: ctx.hooks.filesFor(first), status: "running" };
+  if (announced) ctx.events.emit("job:started", { ...running, ...hooksOf(job) });
   let ended: JobEndedDto = { ...running, outcome: "failed", entryId: null };
   try {
     const result = await options.run(job);

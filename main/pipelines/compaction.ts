@@ -19,6 +19,7 @@ import { getViewLeaf } from "../library/load.ts";
 import { compactionSettingsOf, loadSettings } from "../settings/store.ts";
 import { summaryFailure } from "./errors.ts";
 import { checkHookCompaction } from "./hook-compaction.ts";
+import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
@@ -169,6 +170,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   let result: CompactionResult;
   let fromExtension = false;
   try {
+    hooksRunning(ctx, job, "session_before_compact");
     const before = await ctx.hooks.runBefore("session_before_compact", {
       sessionId: input.sessionId,
       preparation,
@@ -181,11 +183,14 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
     if (before?.compaction) {
       result = validateHookCompaction(before.compaction, whole ?? { path: [], leafId: target.leafId });
       fromExtension = true;
+      hookWroteSummary(ctx, job, "session_before_compact");
     } else {
+      hooksRunning(ctx, job, "session.compacting");
       const compacting = await ctx.hooks.runCompacting({
         sessionId: input.sessionId,
         messages: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
       }, signal);
+      hooksDone(ctx, job);
       const summarizers = summarizersFor(settings, ctx.secrets);
       const send = (text: string) =>
         ctx.events.emit("job:progressed", {

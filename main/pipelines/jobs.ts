@@ -4,7 +4,7 @@
  * another (the automatic compaction of a chat turn): aborting the outer one aborts the inner.
  */
 import { randomUUID } from "node:crypto";
-import type { ChatAutoCompactionDto, ChatJobPrompt, JobKind } from "../../core/api/dto-jobs.ts";
+import type { ChatAutoCompactionDto, ChatJobPrompt, JobHooksDto, JobKind } from "../../core/api/dto-jobs.ts";
 import { ApiFailure } from "../api/errors.ts";
 
 export type { JobKind } from "../../core/api/dto-jobs.ts";
@@ -29,6 +29,8 @@ export interface Job {
   requestAt: number;
   /** A chat turn: its automatic compaction, running or how the latest one ended (listed with it). */
   autoCompaction?: ChatAutoCompactionDto | undefined;
+  /** A compaction or branch summary: its hooks at work, before (or instead of) the summarizer (job-hooks.ts). */
+  hooks?: JobHooksDto | undefined;
 }
 
 export class JobRegistry {

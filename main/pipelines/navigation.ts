@@ -18,6 +18,7 @@ import { loadSettings } from "../settings/store.ts";
 import { type EntryShape, getEntryRowById, listEntryShapes } from "../store/repos/entries.ts";
 import { loadBranchWindow } from "./branch-window.ts";
 import { modelFailure, summaryFailure } from "./errors.ts";
+import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import type { Job } from "./jobs.ts";
 import { appendAndMoveLeaf } from "./persist.ts";
 import { pacedText } from "./progress-pace.ts";
@@ -150,6 +151,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
   let details: unknown;
   let fromExtension = false;
   try {
+    if (summarize) hooksRunning(ctx, job, "session_before_tree");
     const before = await ctx.hooks.runBefore("session_before_tree", {
       sessionId: input.sessionId,
       preparation: {
@@ -167,7 +169,9 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
       summaryText = before.summary.summary;
       details = before.summary.details;
       fromExtension = true;
+      hookWroteSummary(ctx, job, "session_before_tree");
     } else if (summarize && plan.abandonedCount > 0) {
+      hooksDone(ctx, job);
       const settings = loadSettings(ctx.db);
       const summarizers = summarizersFor(settings, ctx.secrets);
       const budget = branchTokenBudget(summarizers.model, settings.branchSummary.reserveTokens);

@@ -29,6 +29,7 @@ export function App() {
   const jobProgressed = useCanopy((state) => state.jobProgressed);
   const jobStarted = useCanopy((state) => state.jobStarted);
   const jobEnded = useCanopy((state) => state.jobEnded);
+  const jobHooks = useCanopy((state) => state.jobHooks);
   const loadRunningJobs = useCanopy((state) => state.loadRunningJobs);
   const importProgressed = useCanopy((state) => state.importProgressed);
   const cancelImport = useCanopy((state) => state.cancelImport);
@@ -48,6 +49,7 @@ export function App() {
     // events start flowing (a reload, a reconnect), then their starts and ends.
     const offStarted = onEvent("job:started", jobStarted);
     const offEnded = onEvent("job:ended", jobEnded);
+    const offHooks = onEvent("job:hooks", jobHooks);
     const offConnected = onEventsConnected(() => void loadRunningJobs());
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== "Escape") return;
@@ -59,6 +61,7 @@ export function App() {
       offProgress();
       offStarted();
       offEnded();
+      offHooks();
       offConnected();
       window.removeEventListener("keydown", onKey);
     };
@@ -67,6 +70,7 @@ export function App() {
     jobProgressed,
     jobStarted,
     jobEnded,
+    jobHooks,
     loadRunningJobs,
     importProgressed,
     cancelRunning,

@@ -4,7 +4,7 @@
  * unless asked), and Chromium with one 1280×800 page. `stop()` closes all three and removes the folder. The chat
  * variant adds a local fake OpenAI-compatible server (set as the model), the two-tab one a second page.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
@@ -34,6 +34,8 @@ export interface E2eAppOptions {
   serve?: Omit<BrowserModeOptions, "dbPath" | "rendererDir">;
   /** The first page's options beyond its 1280×800 viewport (colour scheme, downloads). */
   page?: BrowserContextOptions;
+  /** Hook modules (file name → source) put in the library's `hooks/` folder before it starts. */
+  hooks?: Record<string, string>;
 }
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -62,6 +64,10 @@ export async function startE2eApp(name: string, options: E2eAppOptions = {}): Pr
   };
   try {
     const rendererDir = await sharedRenderer();
+    if (options.hooks) {
+      mkdirSync(path.join(work, "hooks"));
+      for (const [name, source] of Object.entries(options.hooks)) writeFileSync(path.join(work, "hooks", name), source);
+    }
     mode = await startBrowserMode({ dbPath, rendererDir, watch: false, ...options.serve });
     browser = await launchChromium();
     const page = await openPage({ browser }, options.page);

@@ -1,7 +1,7 @@
 // The CLI's progress line on a terminal: a folder import shows the file it is at and how far it
 // is, a compaction how much summary has been written; the line is cleared before the command's
 // output, so the output starts on a line of its own. Nothing is shown when stderr is no terminal.
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -187,6 +187,48 @@ describe("the progress line", () => {
       expect(said[0]?.join(" ")).toMatch(
         /^err canopy: error: Compaction failed( \((turn-prefix|short) summary\))?: Request timed out: the model sent nothing for 3 s \(setting model\.timeoutSeconds\)$/,
       );
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("a compaction whose summary a hook writes says which hook runs, never that it waits for the model", async () => {
+    const folder = mkdtempSync(path.join(dir, "hooked-"));
+    mkdirSync(path.join(folder, "hooks"));
+    const release = path.join(folder, "release");
+    // The hook answers once the test has seen it counted (no fixed pause).
+    writeFileSync(
+      path.join(folder, "hooks", "summary-hook.mjs"),
+      `import { existsSync } from "node:fs";
+export default (canopy) => canopy.on("session_before_compact", async ({ preparation }) => {
+  while (!existsSync(${JSON.stringify(release)})) await new Promise((done) => setTimeout(done, 20));
+  return { compaction: { summary: "From the hook", firstKeptEntryId: preparation.firstKeptEntryId, tokensBefore: 1 } };
+});
+`,
+    );
+    const fake = await startFakeOpenAiServer();
+    try {
+      const db = path.join(folder, "library.db");
+      const quiet = { out: () => {}, err: () => {}, progress: () => {}, isTerminal: false };
+      await runCli(["settings", "set", "model", JSON.stringify({ baseUrl: fake.baseUrl, id: "fake" }), "--db", db], quiet);
+      const writes: [string, string][] = [];
+      await runCli(["compact", fixturePath("tree-03.jsonl"), "--db", db], {
+        out: (text) => writes.push(["out", text]),
+        err: (text) => writes.push(["err", text]),
+        progress: (text) => {
+          writes.push(["progress", text]);
+          if (text.endsWith("… 1 s")) writeFileSync(release, "");
+        },
+        isTerminal: true,
+      });
+      const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
+      const running = "The session_before_compact hook summary-hook.mjs is running; it may write the summary itself…";
+      expect(progress).toContain(`${running} 0 s`);
+      expect(progress).toContain(`${running} 1 s`);
+      expect(progress.some((line) => line.includes("model's first token"))).toBe(false);
+      expect(progress.at(-1)).toBe("");
+      expect(fake.requests).toEqual([]);
+      expect(writes.filter(([kind]) => kind === "err")).toEqual([]);
     } finally {
       await fake.close();
     }

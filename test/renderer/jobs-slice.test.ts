@@ -6,7 +6,7 @@
 // ending while it was being asked.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatTurnResultDto } from "../../core/api/dto-app.ts";
-import type { JobEndedDto, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
+import type { JobEndedDto, JobHooksDto, ListedJobDto, RunningJobDto } from "../../core/api/dto-jobs.ts";
 
 const calls: { channel: string; input: unknown }[] = [];
 let listAnswer: () => Promise<ListedJobDto[]> = async () => [];
@@ -38,6 +38,8 @@ interface RunningJob {
   jobId: string | null;
   here: boolean;
   chat?: { userText: string; continuing: boolean };
+  hooks?: JobHooksDto;
+  since: number;
 }
 interface JobsState {
   selectedSessionId: string | null;
@@ -62,6 +64,7 @@ interface JobsState {
   loadRunningJobs(): Promise<void>;
   jobStarted(job: RunningJobDto): void;
   jobEnded(job: JobEndedDto): void;
+  jobHooks(event: { jobId: string; sessionId: string; hooks: JobHooksDto | null }): void;
   jobProgressed(job: {
     jobId: string;
     sessionId?: string;
@@ -107,6 +110,44 @@ beforeEach(() => {
     chatMessage: null,
     autoCompaction: null,
     plan: null,
+  });
+});
+
+describe("a job whose hooks run first", () => {
+  const hooks: JobHooksDto = { event: "session_before_compact", files: ["h.mjs"], status: "running" };
+  it("keeps them as it starts, as they go on, and counts the summarizer's wait from when they are done", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      state().ownJobStarting({ kind: "compaction", sessionId: "s1" });
+      expect(running()?.hooks).toBeUndefined();
+      state().jobStarted({ ...compaction, hooks });
+      expect(running()).toMatchObject({ jobId: compaction.jobId, here: true, hooks });
+      vi.setSystemTime(Date.now() + 5000);
+      const shaping: JobHooksDto = { event: "session.compacting", files: ["s.mjs"], status: "running" };
+      state().jobHooks({ jobId: "another", sessionId: "s1", hooks: shaping });
+      expect(running()?.hooks).toEqual(hooks);
+      state().jobHooks({ jobId: compaction.jobId, sessionId: "s1", hooks: shaping });
+      expect(running()).toMatchObject({ hooks: shaping, since: Date.now() });
+      vi.setSystemTime(Date.now() + 5000);
+      state().jobHooks({ jobId: compaction.jobId, sessionId: "s1", hooks: null });
+      expect(running()?.hooks).toBeUndefined();
+      expect(running()?.since).toBe(Date.now());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("another window's, listed after a reload: with its hooks, counted from when they started", async () => {
+    listAnswer = async () => [{ ...compaction, hooks, text: "", requestAgeMs: 4000 }];
+    const asked = Date.now();
+    await state().loadRunningJobs();
+    expect(running()).toMatchObject({ jobId: compaction.jobId, here: false, hooks });
+    expect(running()?.since).toBeLessThanOrEqual(asked - 4000 + 50);
+    // Listed again once they gave a summary-less answer and the summarizer was asked.
+    listAnswer = async () => [{ ...compaction, text: "", requestAgeMs: 1000 }];
+    await state().loadRunningJobs();
+    expect(running()?.hooks).toBeUndefined();
+    expect(running()?.since).toBeGreaterThan(asked - 4000 + 50);
   });
 });
 

@@ -18,6 +18,7 @@ export const compactionHandlers: AreaHandlers<"compaction"> = {
       sessionId: input.sessionId,
       kind: "compaction",
       announced: true,
+      hooksFirst: "session_before_compact",
       run: (job) => runCompaction(ctx, input, job),
       outcomeOf: (result) => ({ outcome: "done", entryId: result.entryId }),
     });
@@ -33,6 +34,7 @@ export const navigationHandlers: AreaHandlers<"navigation"> = {
       kind: "branch-summary",
       // Only a summary is worth showing in every window; a plain move is over at once.
       announced: input.summarize === true,
+      ...(input.summarize === true ? { hooksFirst: "session_before_tree" as const } : {}),
       run: (job) => navigate(ctx, input, job),
       outcomeOf: (result) =>
         result.cancelled

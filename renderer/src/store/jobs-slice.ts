@@ -10,6 +10,7 @@ import type {
   ChatAutoCompactionDto,
   ChatJobPrompt,
   JobEndedDto,
+  JobHooksDto,
   JobKind,
   ListedJobDto,
   RunningJobDto,
@@ -50,6 +51,11 @@ export type RunningJob = {
   autoCompaction?: ChatAutoCompaction;
   /** When `autoCompaction` was last heard (a job:list answer asked for before that does not replace it). */
   autoSeen?: number;
+  /**
+   * A compaction or branch summary: its hooks at work (job:hooks, or job:list), before any
+   * summarizer is asked (`since`: when they started) or instead of it (a hook wrote the summary).
+   */
+  hooks?: JobHooksDto;
 };
 
 export type ChatAutoCompaction = ChatAutoCompactionDto & { retry?: string };
@@ -85,6 +91,7 @@ function heardJob(job: RunningJobDto, text: string, auto?: ChatAutoCompactionDto
     here: false,
     ...(job.chat ? { chat: job.chat } : {}),
     ...(auto ? { autoCompaction: auto } : {}),
+    ...(job.hooks ? { hooks: job.hooks } : {}),
   };
 }
 
@@ -137,6 +144,8 @@ export interface JobsSlice {
   jobStarted(job: RunningJobDto): void;
   jobEnded(job: JobEndedDto): void;
   jobProgressed(job: Events["job:progressed"]): void;
+  /** A compaction's or branch summary's hooks at work, or (null) done without a summary: the summarizer is asked now. */
+  jobHooks(event: Events["job:hooks"]): void;
   /**
    * The text the session's job streamed so far (`jobId` null: whichever job runs there); with
    * `retry`, its request failed and is sent again at `retryAt` (Date.now() ms): the text starts over.
@@ -377,9 +386,16 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         const answer = job.jobId === null ? undefined : byId.get(job.jobId);
         // A job heard of before asking that the answer leaves out has ended meanwhile (unheard).
         if (!job.here && job.seen <= asked && !answer) continue;
-        // Text (and automatic compaction) missed while the events did not flow: the answer's,
+        // Text (hooks, automatic compaction) missed while the events did not flow: the answer's,
         // unless newer came since.
-        let merged = answer && job.textSeen <= asked ? { ...job, text: answer.text } : job;
+        let merged = job;
+        if (answer && job.textSeen <= asked) {
+          const { hooks: _old, ...rest } = job;
+          merged = { ...rest, text: answer.text, ...(answer.hooks ? { hooks: answer.hooks } : {}) };
+          // Its hooks started, or the summarizer was asked, while the events did not flow.
+          if (answer.hooks?.event !== job.hooks?.event && answer.requestAgeMs !== undefined)
+            merged = { ...merged, since: Date.now() - answer.requestAgeMs };
+        }
         if (answer?.autoCompaction && (merged.autoSeen ?? 0) <= asked) {
           merged = { ...merged, autoCompaction: answer.autoCompaction };
         }
@@ -409,7 +425,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       if (known?.jobId === job.jobId) return;
       // This window's own request, heard start: it gets its id (and what the main side says it answers).
       if (known?.here && known.jobId === null && known.kind === job.kind) {
-        putJob({ ...known, jobId: job.jobId, ...(job.chat ? { chat: job.chat } : {}) });
+        // Its hooks run first: their seconds count from now.
+        putJob({ ...known, jobId: job.jobId, ...(job.chat ? { chat: job.chat } : {}), ...(job.hooks ? { hooks: job.hooks } : {}) });
         return;
       }
       putJob(heardJob(job, ""));
@@ -447,6 +464,14 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     jobProgressed(job) {
       if (job.text === undefined || job.sessionId === undefined) return;
       get().jobStreamed(job.sessionId, job.jobId, job.text);
+    },
+    jobHooks({ sessionId, jobId, hooks }) {
+      const known = get().runningJobs[sessionId];
+      if (!known || (known.jobId !== null && known.jobId !== jobId)) return;
+      const { hooks: _old, ...rest } = known;
+      // The wait counts from here: the hook's run, or (none gave a summary) the summarizer's request.
+      const job: RunningJob = { ...rest, ...(hooks ? { hooks } : {}), textSeen: ++learnt, since: Date.now() };
+      set({ runningJobs: { ...get().runningJobs, [sessionId]: job } });
     },
     jobStreamed(sessionId, jobId, text, retry, retryAt) {
       const known = get().runningJobs[sessionId];

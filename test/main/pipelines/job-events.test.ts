@@ -163,6 +163,99 @@ describe("job:list with the text streamed so far", () => {
   });
 });
 
+describe("hooks at work (job:hooks, and job:list meanwhile)", () => {
+  /** The job:hooks events heard, in order. */
+  const told: Events["job:hooks"][] = [];
+  beforeEach(() => {
+    told.length = 0;
+    h.api.ctx.events.subscribe((name, payload) => {
+      if (name === "job:hooks") told.push(payload as Events["job:hooks"]);
+    });
+  });
+  /** A handler that answers once `release` is called. */
+  const held = <T>(answer: T) => {
+    let release = () => {};
+    const called = { yes: false };
+    const handler = () => {
+      called.yes = true;
+      return new Promise<T>((resolve) => {
+        release = () => resolve(answer);
+      });
+    };
+    return { handler, called, release: () => release() };
+  };
+
+  it("a compaction whose summary a hook writes: started and listed with the hook running, then told it wrote; no model asked", async () => {
+    const sessionId = await h.importSession(plainSession());
+    const hook = held({ compaction: { summary: "From the hook", firstKeptEntryId: "u2", tokensBefore: 10 } });
+    h.api.ctx.hooks.register("summary-hook.mjs", "session_before_compact", hook.handler);
+    const running = h.call("compaction:run", { sessionId });
+    await until(() => hook.called.yes, 5000, "the hook");
+    const jobId = heard[0]?.payload.jobId as string;
+    const hooks = { event: "session_before_compact", files: ["summary-hook.mjs"], status: "running" };
+    expect(heard[0]?.payload).toEqual({ jobId, sessionId, kind: "compaction", hooks });
+    expect(told).toEqual([]);
+    expect(await h.call("job:list", {})).toEqual([
+      { jobId, sessionId, kind: "compaction", text: "", requestAgeMs: expect.any(Number), hooks },
+    ]);
+    hook.release();
+    const result = await running;
+    expect(result.fromExtension).toBe(true);
+    expect(told).toEqual([{ jobId, sessionId, hooks: { ...hooks, status: "wrote" } }]);
+    expect(ended()).toEqual([{ jobId, sessionId, kind: "compaction", outcome: "done", entryId: result.entryId }]);
+    expect(server.requests).toEqual([]);
+  });
+
+  it("hooks that give no summary: told done (null) before the summarizer is asked", async () => {
+    const sessionId = await h.importSession(plainSession());
+    h.api.ctx.hooks.register("watch.mjs", "session_before_compact", () => undefined);
+    h.api.ctx.hooks.register("shape.mjs", "session.compacting", () => ({ context: ["Extra"] }));
+    server.enqueue({ type: "reply", text: "History.", headersDelayMs: 300 }, { type: "reply", text: "Short." });
+    const running = h.call("compaction:run", { sessionId });
+    await until(() => server.requests.length === 1, 5000, "the summary request");
+    const jobId = heard[0]?.payload.jobId as string;
+    expect(heard[0]?.payload).toEqual({
+      jobId,
+      sessionId,
+      kind: "compaction",
+      hooks: { event: "session_before_compact", files: ["watch.mjs"], status: "running" },
+    });
+    expect(told).toEqual([
+      { jobId, sessionId, hooks: { event: "session.compacting", files: ["shape.mjs"], status: "running" } },
+      { jobId, sessionId, hooks: null },
+    ]);
+    expect(await h.call("job:list", {})).toEqual([
+      { jobId, sessionId, kind: "compaction", text: "", requestAgeMs: expect.any(Number) },
+    ]);
+    await running;
+  });
+
+  it("a branch summary a hook writes: started with the hook running, then told it wrote; a move without a summary tells nothing", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    const hook = held({ summary: { summary: "Branch from the hook" } });
+    h.api.ctx.hooks.register("tree-hook.mjs", "session_before_tree", hook.handler);
+    const running = h.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
+    await until(() => hook.called.yes, 5000, "the hook");
+    const jobId = heard[0]?.payload.jobId as string;
+    const hooks = { event: "session_before_tree", files: ["tree-hook.mjs"], status: "running" };
+    expect(heard[0]?.payload).toEqual({ jobId, sessionId, kind: "branch-summary", hooks });
+    expect(await h.call("job:list", {})).toEqual([
+      { jobId, sessionId, kind: "branch-summary", text: "", requestAgeMs: expect.any(Number), hooks },
+    ]);
+    hook.release();
+    expect((await running).fromExtension).toBe(true);
+    expect(told).toEqual([{ jobId, sessionId, hooks: { ...hooks, status: "wrote" } }]);
+    expect(server.requests).toEqual([]);
+    told.length = 0;
+    hook.called.yes = false;
+    const plain = h.call("navigation:navigate", { sessionId, targetId: "u1" });
+    await until(() => hook.called.yes, 5000, "the hook");
+    hook.release();
+    await plain;
+    expect(told).toEqual([]);
+  });
+});
+
 describe("chat turns", () => {
   const chatStream = (...chunks: string[]) =>
     server.enqueue({ type: "reply", chunks: [...chunks, " never sent"], chunkDelayMs: 10_000 });

@@ -21,6 +21,7 @@ import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
 import { SessionUsage } from "../tree/SessionUsage.tsx";
+import { HooksAtWork } from "./HooksAtWork.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
 
 export function CompactionPanel() {
@@ -198,9 +199,14 @@ export function CompactionPanel() {
       {running && (
         <div className="running" role="status" aria-live="polite">
           <p>{running.kind === "compaction" ? "Compacting…" : "Summarizing the branch…"} Press Escape to cancel.</p>
+          {/* Until the main side says it started, it is not known whether hooks run first. */}
           {running.text ? (
             <pre className="stream">{running.text}</pre>
-          ) : offline ? (
+          ) : running.hooks ? (
+            <p>
+              <HooksAtWork hooks={running.hooks} since={running.since} />
+            </p>
+          ) : running.jobId === null ? null : offline ? (
             <p data-testid="offline-summarizer">The built-in offline summarizer is writing the summary…</p>
           ) : (
             <p>
