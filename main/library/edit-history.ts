@@ -228,6 +228,12 @@ function applyOp(ctx: AppContext, row: SessionRow, op: EditOpRow, redo: boolean)
     }
     case "undo-summary": {
       const { before, after } = data as LeafOp;
+      // As for the other edits: the view leaf moves only if it is still where this step left it
+      // (undo) or found it (redo); one the user moved since stays where it is, and the note says
+      // so, the step having nothing else to show.
+      if (!sameLeaf(leafState(row), redo ? before : after)) {
+        return { touched: [row.id], note: `The view leaf stays at ${effectiveViewLeaf(row) ?? "the start"}, where it was moved since` };
+      }
       restoreLeaf(db, row.id, redo ? after : before);
       return { touched: [row.id] };
     }

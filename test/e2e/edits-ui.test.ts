@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, pathTo, poll, viewportSettled } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, pathTo, poll, textOf, viewportSettled } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
@@ -190,6 +190,10 @@ describe("editing sessions safely (issue 6)", () => {
 
     await page.getByRole("button", { name: "Undo compaction" }).click();
     await poll(async () => (await tree(session.id)).viewLeafId).toBe(parentId);
+    // Undo (Ctrl+Z) takes it back; Redo has nothing to redo yet.
+    await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+      `Moved the view leaf before ${compaction.id} (to ${parentId}); Undo moves it back.`,
+    );
     const full = await expectLlmViewAt(session.id, parentId);
     expect(full.messages.length).not.toBe(compacted.messages.length);
     expect(full.messageEntryIds).not.toContain(compaction.id);
@@ -214,6 +218,20 @@ describe("editing sessions safely (issue 6)", () => {
     await poll(async () => (await tree(session.id)).viewLeafId).toBe(leaf);
     await expectLlmViewAt(session.id, leaf);
     await shot("03-compaction-redone");
+
+    // Done again, then the view leaf moved elsewhere: undo leaves it where the user put it, and says so.
+    await page.getByRole("button", { name: "Redo", exact: true }).click();
+    await poll(async () => (await tree(session.id)).viewLeafId).toBe(parentId);
+    const elsewhere = pathTo(before.nodes, parentId).find((node) => node.kind === "user")?.id as string;
+    await api("session:set-view-leaf", { sessionId: session.id, leafId: elsewhere });
+    await expectLlmViewAt(session.id, elsewhere);
+    await page.getByRole("button", { name: "Undo", exact: true }).click();
+    await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+      `Undid moving the leaf before the summary. The view leaf stays at ${elsewhere}, where it was moved since.`,
+    );
+    expect((await tree(session.id)).viewLeafId).toBe(elsewhere);
+    await api("session:set-view-leaf", { sessionId: session.id, leafId: leaf });
+    await expectLlmViewAt(session.id, leaf);
   });
 
   it("4. sets and clears a label from the canvas (D15) without moving the view leaf", async () => {

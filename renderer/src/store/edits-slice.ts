@@ -221,7 +221,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
         (sessionId) => call("edits:undo-summary", { sessionId, entryId }),
         async (result, sessionId) => {
           await refresh(sessionId, null);
-          return `Moved the view leaf before ${entryId} (to ${result.viewLeafId ?? "the start"}); Redo moves it back.`;
+          return `Moved the view leaf before ${entryId} (to ${result.viewLeafId ?? "the start"}); Undo moves it back.`;
         },
       );
     },

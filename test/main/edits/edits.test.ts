@@ -176,6 +176,29 @@ describe.each(FIXTURES)("edits on %s", (name) => {
     expect(error.code).toBe("invalid_input");
   });
 
+  it("undo and redo of an undone summary leave a view leaf the user moved since where it is, as for other edits", async () => {
+    const sessionId = await importFixture(name);
+    const list = await entries(sessionId);
+    const summary = firstOf(list, (e) => e.type === "compaction" || e.type === "branch_summary");
+    const elsewhere = firstOf(list, isUser).id;
+    await h.call("session:set-view-leaf", { sessionId, leafId: summary.id });
+    await h.call("edits:undo-summary", { sessionId, entryId: summary.id });
+    await h.call("session:set-view-leaf", { sessionId, leafId: elsewhere });
+    const undone = await h.call("edits:undo", { sessionId });
+    expect(undone.operation).toBe("undo-summary");
+    expect(undone.viewLeafId).toBe(elsewhere);
+    expect(undone.note).toBe(`The view leaf stays at ${elsewhere}, where it was moved since`);
+    expect(undone.history.redo).toBe("undo-summary");
+    // Redo: still moved, so it stays; back where the undo left it, it moves as it did.
+    expect((await h.call("edits:redo", { sessionId })).viewLeafId).toBe(elsewhere);
+    await h.call("session:set-view-leaf", { sessionId, leafId: summary.parentId as string });
+    await h.call("edits:undo", { sessionId });
+    expect((await h.call("context:get", { sessionId })).leafId).toBe(summary.id);
+    const redone = await h.call("edits:redo", { sessionId });
+    expect(redone.viewLeafId).toBe(summary.parentId);
+    expect(redone.note).toBeUndefined();
+  });
+
   it("renames in the library and writes the name as the dialect expects on export", async () => {
     const sessionId = await importFixture(name);
     await h.call("edits:rename", { sessionId, title: "My renamed session" });
