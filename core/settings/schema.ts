@@ -36,6 +36,8 @@ export const settingsSchema = z
         keepRecentTokens: tokens.min(1).default(20000),
         autoContinue: z.boolean().default(true),
         remoteEndpoint: z.url({ protocol: /^https?$/ }).nullable().default(null),
+        /** How long the remote endpoint may send nothing (no answer yet, or its body stalls) before it ends as timed out. */
+        remoteTimeoutSeconds: z.number().int().min(1).max(86_400).default(600),
       })
       .strict()
       .prefault({}),

@@ -1,7 +1,9 @@
 /**
  * Remote compaction endpoint (SPEC §6.3 step 5): POSTs `{systemPrompt, prompt}` as JSON and
  * takes the string `summary` of the reply. Failures resolve as `stopReason: "error"` with the
- * spec's texts; an abort resolves `aborted`. Used for the main and the short summary only.
+ * spec's texts; an abort resolves `aborted`, and an endpoint that sends nothing for
+ * `compaction.remoteTimeoutSeconds` (no answer yet, or its body stalls) fails as timed out.
+ * Used for the main and the short summary only.
  * `probeRemoteEndpoint` only checks that it answers (Settings → Test connection).
  */
 import type {
@@ -10,12 +12,22 @@ import type {
   SummaryRequest,
   SummaryResponse,
 } from "../../core/compaction/types.ts";
+import { type IdleWatch, type IdleWords, watchIdle } from "./idle-timeout.ts";
+
+/** compaction.remoteTimeoutSeconds unset: as long as a model's request may stay silent (10 minutes). */
+export const DEFAULT_REMOTE_TIMEOUT_MS = 600_000;
+
+const REMOTE_WORDS: IdleWords = {
+  silent: "the endpoint sent nothing",
+  stalled: "the endpoint's answer stalled, nothing more came",
+  setting: "compaction.remoteTimeoutSeconds",
+};
 
 export interface RemoteSummarizerConfig {
   endpoint: string;
   /** Injected fetch (tests); defaults to the global one. */
   fetchImpl?: typeof fetch;
-  /** Whole-request timeout; none by default (the caller's signal bounds it). */
+  /** How long the endpoint may send nothing (no answer yet, or no more of its body); default DEFAULT_REMOTE_TIMEOUT_MS. */
   timeoutMs?: number;
 }
 
@@ -49,28 +61,57 @@ function linkSignal(signal: AbortSignalLike | undefined, timeoutMs: number | und
   };
 }
 
+/**
+ * The answer's body as text, each chunk telling the watch that the endpoint is not silent; its
+ * abort (a timeout, a cancel) stops the reading even where the body does not follow the signal.
+ */
+async function readBody(response: Response, idle: IdleWatch): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  if (idle.signal.aborted) stop();
+  else idle.signal.addEventListener("abort", stop, { once: true });
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (idle.signal.aborted) throw new Error("The answer was not read to its end");
+      if (done) return text + decoder.decode();
+      idle.touch(true);
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    idle.signal.removeEventListener("abort", stop);
+  }
+}
+
 export function createRemoteSummarizer(config: RemoteSummarizerConfig): Summarizer {
   const fetchImpl = config.fetchImpl ?? fetch;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   return {
     kind: "remote",
     label: `remote endpoint ${config.endpoint}`,
     contextWindow: 0,
     async summarize(request: SummaryRequest): Promise<SummaryResponse> {
       if (request.signal?.aborted) return ABORTED;
-      const link = linkSignal(request.signal, config.timeoutMs);
+      const link = linkSignal(request.signal, undefined);
+      const idle = watchIdle(link.signal, timeoutMs, REMOTE_WORDS);
       try {
         const response = await fetchImpl(config.endpoint, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ systemPrompt: request.systemPrompt, prompt: request.prompt }),
-          signal: link.signal,
+          signal: idle.signal,
         });
+        // The answer has begun: from here the silence is its body's ("stalled").
+        idle.touch(true);
         if (!response.ok) {
           // Drain the body so the connection can be reused; its text is not part of the spec's message.
           await response.body?.cancel();
           return failure(`Remote compaction failed (${response.status} ${response.statusText})`);
         }
-        const raw = await response.text();
+        const raw = await readBody(response, idle);
         let payload: unknown;
         try {
           payload = JSON.parse(raw);
@@ -87,13 +128,14 @@ export function createRemoteSummarizer(config: RemoteSummarizerConfig): Summariz
         request.onText?.(summary);
         return { text: summary, stopReason: "stop" };
       } catch (error) {
-        if (link.timedOut()) return failure(`Remote compaction timed out after ${config.timeoutMs} ms`);
+        if (idle.timedOut()) return failure(`Remote compaction failed: ${idle.message()}`);
         if (link.signal.aborted) return ABORTED;
         const cause =
           error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
         const message = error instanceof Error ? error.message : String(error);
         return failure(`Remote compaction failed: ${message}${cause}`);
       } finally {
+        idle.dispose();
         link.dispose();
       }
     },

@@ -54,7 +54,8 @@ export function modelSummarizer(model: ModelSettings | null, secrets?: SecretSto
 export function summarizersFor(settings: Settings, secrets?: SecretStore): SummarizerSet {
   const model = modelSummarizer(settings.model, secrets);
   const endpoint = settings.compaction.remoteEndpoint;
-  const remote = endpoint ? createRemoteSummarizer({ endpoint }) : undefined;
+  const timeoutMs = settings.compaction.remoteTimeoutSeconds * 1000;
+  const remote = endpoint ? createRemoteSummarizer({ endpoint, timeoutMs }) : undefined;
   const describe = remote ? `remote: ${endpoint} (turn prefixes: ${model.label})` : model.label;
   return { model, remote, describe };
 }

@@ -78,8 +78,8 @@ export function updateSetting(
   })();
 }
 
-/** The compaction settings in core's shape (no remote endpoint = undefined). */
+/** The compaction settings in core's shape (no remote endpoint = undefined; its timeout is main's). */
 export function compactionSettingsOf(settings: Settings): CompactionSettings {
-  const { remoteEndpoint, ...rest } = settings.compaction;
+  const { remoteEndpoint, remoteTimeoutSeconds: _timeout, ...rest } = settings.compaction;
   return remoteEndpoint ? { ...rest, remoteEndpoint } : rest;
 }

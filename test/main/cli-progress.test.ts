@@ -192,6 +192,35 @@ describe("the progress line", () => {
     }
   });
 
+  it("a compaction whose remote summary endpoint sends nothing counts the wait, then fails as timed out", async () => {
+    const fake = await startFakeOpenAiServer();
+    try {
+      const db = path.join(dir, "remote-hang.db");
+      const quiet = { out: () => {}, err: () => {}, progress: () => {}, isTerminal: false };
+      await runCli(["settings", "set", "compaction.remoteEndpoint", `${fake.url}/remote`, "--db", db], quiet);
+      await runCli(["settings", "set", "compaction.remoteTimeoutSeconds", "2", "--db", db], quiet);
+      fake.enqueue({ type: "hang", route: "remote" });
+      const writes: [string, string][] = [];
+      await runCli(["compact", fixturePath("tree-03.jsonl"), "--db", db], {
+        out: (text) => writes.push(["out", text]),
+        err: (text) => writes.push(["err", text]),
+        progress: (text) => writes.push(["progress", text]),
+        isTerminal: true,
+      });
+      const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
+      expect(progress[0]).toBe("Waiting for the model's first token… 1 s");
+      expect(progress.at(-1)).toBe("");
+      expect(writes.filter(([kind]) => kind !== "progress")).toEqual([
+        [
+          "err",
+          "canopy: error: Compaction failed (remote endpoint): Request timed out: the endpoint sent nothing for 2 s (setting compaction.remoteTimeoutSeconds)",
+        ],
+      ]);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it("a compaction whose summary a hook writes says which hook runs, never that it waits for the model", async () => {
     const folder = mkdtempSync(path.join(dir, "hooked-"));
     mkdirSync(path.join(folder, "hooks"));

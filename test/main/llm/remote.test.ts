@@ -2,7 +2,7 @@
 // error texts, the ignored shortSummary, aborts and timeouts.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SummaryRequest } from "../../../core/compaction/types.ts";
-import { createRemoteSummarizer } from "../../../main/llm/remote.ts";
+import { createRemoteSummarizer, DEFAULT_REMOTE_TIMEOUT_MS } from "../../../main/llm/remote.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
 
 let server: FakeServer;
@@ -99,17 +99,45 @@ describe("createRemoteSummarizer", () => {
     await vi.waitFor(() => expect(server.requests[0]?.clientClosed).toBe(true));
   });
 
-  it("a timeout is an error, not an abort", async () => {
+  it("a timeout is an error, not an abort, naming the setting", async () => {
     server.enqueue({ type: "remote", payload: { summary: "late" }, headersDelayMs: 2000 });
     const result = await createRemoteSummarizer({
       endpoint: `${server.url}/remote`,
-      timeoutMs: 50,
+      timeoutMs: 100,
     }).summarize(request());
     expect(result).toEqual({
       text: "",
       stopReason: "error",
-      errorMessage: "Remote compaction timed out after 50 ms",
+      errorMessage:
+        "Remote compaction failed: Request timed out: the endpoint sent nothing for 0.1 s (setting compaction.remoteTimeoutSeconds)",
     });
+  });
+
+  it("an answer whose body stalls times out too, and says it stalled", async () => {
+    let cancelled = false;
+    const fetchImpl: typeof fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"summary": "par'));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+        { status: 200 },
+      );
+    const result = await createRemoteSummarizer({ endpoint: "http://127.0.0.1:1/x", fetchImpl, timeoutMs: 100 }).summarize(
+      request(),
+    );
+    expect(result.errorMessage).toBe(
+      "Remote compaction failed: Request timed out: the endpoint's answer stalled, nothing more came for 0.1 s (setting compaction.remoteTimeoutSeconds)",
+    );
+    expect(cancelled).toBe(true);
+  });
+
+  it("without a timeout given, waits as long as a model may (10 minutes)", () => {
+    expect(DEFAULT_REMOTE_TIMEOUT_MS).toBe(600_000);
   });
 
   it("network failures name the cause and are retryable text", async () => {

@@ -10,6 +10,7 @@ import {
   type Harness,
   promptText,
   startServedHarness,
+  until,
   userPrompt,
 } from "./harness.ts";
 import {
@@ -125,6 +126,24 @@ describe("remote endpoint", () => {
     expect(missing.code).toBe("model_error");
     expect(missing.message).toContain("Remote compaction response missing summary");
     expect(chatRequests(server)).toHaveLength(0);
+    expect(await h.snapshot(sessionId)).toEqual(before);
+  });
+
+  it("an endpoint that never answers ends as timed out after compaction.remoteTimeoutSeconds (default 600), nothing appended", async () => {
+    expect((await h.call("settings:get", {})).compaction.remoteTimeoutSeconds).toBe(600);
+    await h.call("settings:set", { key: "compaction.remoteTimeoutSeconds", value: 1 });
+    const sessionId = await h.importSession(plainSession());
+    const before = await h.snapshot(sessionId);
+    server.enqueue({ type: "hang", route: "remote" });
+    const started = performance.now();
+    const failed = await h.fail("compaction:run", { sessionId });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    expect(failed).toEqual({
+      code: "model_error",
+      message:
+        "Remote compaction failed: Request timed out: the endpoint sent nothing for 1 s (setting compaction.remoteTimeoutSeconds)",
+    });
+    await until(() => remoteRequests()[0]?.clientClosed === true, 5000, "the hung request closed");
     expect(await h.snapshot(sessionId)).toEqual(before);
   });
 });

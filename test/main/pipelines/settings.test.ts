@@ -35,6 +35,7 @@ describe("settings", () => {
       keepRecentTokens: 20000,
       autoContinue: true,
       remoteEndpoint: null,
+      remoteTimeoutSeconds: 600,
     });
     expect(settings.branchSummary).toEqual({ enabled: false, reserveTokens: 16384 });
     expect(settings.model).toBeNull();

@@ -323,6 +323,7 @@ export function SettingsForm({ settings, onSaved, onStale }: { settings: Setting
         {field("Keep recent tokens", "compaction.keepRecentTokens", "number", compaction.keepRecentTokens)}
         {field("Continue after a threshold compaction", "compaction.autoContinue", "checkbox", compaction.autoContinue)}
         {field("Remote summary endpoint", "compaction.remoteEndpoint", "text", compaction.remoteEndpoint, "none")}
+        {field("Remote endpoint timeout without an answer (s)", "compaction.remoteTimeoutSeconds", "number", compaction.remoteTimeoutSeconds)}
       </fieldset>
       <fieldset>
         <legend>Branch summaries</legend>
