@@ -7,6 +7,12 @@ import type { CompactionPlanDto } from "../../core/api/dto.ts";
 import type { JobHooksDto } from "../../core/api/dto-jobs.ts";
 import { failureLine } from "../../core/compaction/failure-line.ts";
 import { hooksLine } from "../../core/compaction/hooks-line.ts";
+import {
+  OFFLINE_WRITING,
+  remoteWaitingText,
+  type SummaryWriter,
+  summaryWriterOf,
+} from "../../core/compaction/summary-writer.ts";
 import { counted } from "../../core/session/describe.ts";
 import { getSettingAt, SETTING_KEYS } from "../../core/settings/schema.ts";
 import type { HookError } from "../hooks/types.ts";
@@ -71,8 +77,10 @@ function failedAs(what: string): (error: unknown) => never {
  * Rounded, not floored: the once-a-second tick runs on the event loop's cached clock and may come a
  * few milliseconds before the second is full by performance.now().
  */
-export function waitingLine(waitedMs: number): string {
-  return `Waiting for the model's first token… ${Math.round(waitedMs / 1000)} s`;
+export function waitingLine(waitedMs: number, writer: SummaryWriter = "model"): string {
+  const seconds = Math.round(waitedMs / 1000);
+  if (writer === "offline") return OFFLINE_WRITING;
+  return writer === "remote" ? remoteWaitingText(seconds) : `Waiting for the model's first token… ${seconds} s`;
 }
 
 /** What a job:started or job:hooks event of the session says of its hooks; undefined: nothing. */
@@ -89,12 +97,14 @@ function hooksTold<E extends EventName>(name: E, payload: Events[E], sessionId: 
 /**
  * Runs a long request; Ctrl+C asks the job to stop, and the streamed text goes to a terminal.
  * Hook problems (modules that did not load, handlers that failed) are said on stderr as they come.
+ * `writer`: who is waited for until the first text comes (null: nobody, a move without a summary).
  */
 export async function withCancel<T>(
   cli: CliContext,
   sessionId: string,
   abort: "compaction:abort" | "navigation:abort" | "chat:abort",
   run: () => Promise<T>,
+  writer: SummaryWriter | null = "model",
 ): Promise<T> {
   const { hooks } = cli.api.ctx;
   await cli.api.ctx.hooksReady;
@@ -135,7 +145,8 @@ export async function withCancel<T>(
     },
     () => {
       if (hooksAt !== null) return hooksLine(hooksAt.hooks, seconds(hooksAt.since));
-      return waitingSince === null || performance.now() < waitingSince ? null : waitingLine(performance.now() - waitingSince);
+      if (writer === null || waitingSince === null || performance.now() < waitingSince) return null;
+      return waitingLine(performance.now() - waitingSince, writer);
     },
   );
   process.on("SIGINT", onSigint);
@@ -165,8 +176,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         return true;
       }
       const input = options.instructions === undefined ? base : { ...base, customInstructions: options.instructions };
-      const result = await withCancel(cli, sessionId, "compaction:abort", () =>
-        cli.request("compaction:run", input).catch(failedAs("Compaction")),
+      const writer = summaryWriterOf("compaction", await cli.request("settings:get", {}));
+      const result = await withCancel(
+        cli,
+        sessionId,
+        "compaction:abort",
+        () => cli.request("compaction:run", input).catch(failedAs("Compaction")),
+        writer,
       );
       cli.io.out(
         options.json
@@ -180,14 +196,23 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
       const targetId = parsed.positionals[1];
       if (!targetId) throw new UsageError("missing <entryId> to navigate to");
-      const result = await withCancel(cli, sessionId, "navigation:abort", () =>
-        cli.request("navigation:navigate", {
-          sessionId,
-          targetId,
-          summarize: options.summarize,
-          ...(options.instructions === undefined ? {} : { customInstructions: options.instructions }),
-          ...(options.replacePrompt ? { replacePrompt: true } : {}),
-        }).catch(failedAs("Branch summary")),
+      // A move without a summary waits for nobody.
+      const writer = options.summarize ? summaryWriterOf("branch-summary", await cli.request("settings:get", {})) : null;
+      const result = await withCancel(
+        cli,
+        sessionId,
+        "navigation:abort",
+        () =>
+          cli
+            .request("navigation:navigate", {
+              sessionId,
+              targetId,
+              summarize: options.summarize,
+              ...(options.instructions === undefined ? {} : { customInstructions: options.instructions }),
+              ...(options.replacePrompt ? { replacePrompt: true } : {}),
+            })
+            .catch(failedAs("Branch summary")),
+        writer,
       );
       if (options.json) cli.io.out(toJson(result, 2));
       else if (result.cancelled) cli.io.out(result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.");

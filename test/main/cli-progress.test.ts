@@ -192,7 +192,7 @@ describe("the progress line", () => {
     }
   });
 
-  it("a compaction whose remote summary endpoint sends nothing counts the wait, then fails as timed out", async () => {
+  it("a compaction whose remote summary endpoint sends nothing counts the wait for it, then fails as timed out", async () => {
     const fake = await startFakeOpenAiServer();
     try {
       const db = path.join(dir, "remote-hang.db");
@@ -208,7 +208,7 @@ describe("the progress line", () => {
         isTerminal: true,
       });
       const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
-      expect(progress[0]).toBe("Waiting for the model's first token… 1 s");
+      expect(progress[0]).toBe("Waiting for the remote summary endpoint's answer… 1 s");
       expect(progress.at(-1)).toBe("");
       expect(writes.filter(([kind]) => kind !== "progress")).toEqual([
         [

@@ -156,6 +156,8 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
           reserveTokens: settings.compaction.reserveTokens,
           compactionEnabled: settings.compaction.enabled,
           offlineSummarizer: settings.model === null && !settings.compaction.remoteEndpoint,
+          modelConfigured: settings.model !== null,
+          remoteSummarizer: Boolean(settings.compaction.remoteEndpoint),
         };
         const current = get().limits;
         const same =
@@ -163,7 +165,9 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
           current.contextWindow === limits.contextWindow &&
           current.reserveTokens === limits.reserveTokens &&
           current.compactionEnabled === limits.compactionEnabled &&
-          current.offlineSummarizer === limits.offlineSummarizer;
+          current.offlineSummarizer === limits.offlineSummarizer &&
+          current.modelConfigured === limits.modelConfigured &&
+          current.remoteSummarizer === limits.remoteSummarizer;
         if (!same || get().limitsError !== null) set({ limits, limitsError: null });
       } catch (error) {
         set({ limitsError: (error as Error).message });

@@ -10,6 +10,7 @@
  * stays with its session for the next Compact….
  */
 import { type KeyboardEvent, type MouseEvent, useEffect, useRef } from "react";
+import { OFFLINE_WRITING, summaryWriter } from "../../../../core/compaction/summary-writer.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -37,8 +38,11 @@ export function CompactionPanel() {
   const runCompaction = useCanopy((state) => state.runCompaction);
   const closePlan = useCanopy((state) => state.closePlan);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
-  // Without a model, the built-in summarizer writes the summary: no model is waited for.
-  const offline = useCanopy((state) => state.limits?.offlineSummarizer === true);
+  // Who writes the summary (the remote endpoint, the model, or the built-in summarizer, for
+  // which nothing is waited for); unknown until the settings are read: the model.
+  const model = useCanopy((state) => state.limits?.modelConfigured !== false);
+  const remote = useCanopy((state) => state.limits?.remoteSummarizer === true);
+  const writer = running && summaryWriter(running.kind === "compaction" ? "compaction" : "branch-summary", { model, remote });
   // Kept by session (the store): Escape or Close loses nothing, another session's plan shows its own.
   const sessionId = useCanopy((state) => state.selectedSessionId);
   const instructions = useCanopy((state) => (sessionId === null ? "" : (state.planInstructions[sessionId] ?? "")));
@@ -206,11 +210,11 @@ export function CompactionPanel() {
             <p>
               <HooksAtWork hooks={running.hooks} since={running.since} />
             </p>
-          ) : running.jobId === null ? null : offline ? (
-            <p data-testid="offline-summarizer">The built-in offline summarizer is writing the summary…</p>
+          ) : running.jobId === null ? null : writer === "offline" ? (
+            <p data-testid="offline-summarizer">{OFFLINE_WRITING}</p>
           ) : (
             <p>
-              <WaitingForModel since={running.since} />
+              <WaitingForModel since={running.since} remote={writer === "remote"} />
             </p>
           )}
         </div>

@@ -1,7 +1,8 @@
 /**
  * The context bar (SPEC §4, D10): the estimate of what the model receives and the measured context
  * of the last reply, against the model's window and the compaction threshold. Without a model the
- * window is unknown and the offline summarizer writes summaries; the bar says so.
+ * window is unknown and the offline summarizer (or, for compactions, the remote endpoint) writes
+ * summaries; the bar says so.
  */
 import { useMemo } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
@@ -78,9 +79,12 @@ export function ContextBar({ context }: { context: ContextView }) {
           {figures.window === null ? (
             <>
               Unknown window
-              <span className="note">
+              <span className="note" data-testid="no-model-note">
                 {" "}
-                — no model configured; summaries use the built-in offline summarizer
+                — no model configured;{" "}
+                {limits?.remoteSummarizer
+                  ? "compaction summaries go to the remote summary endpoint, the rest to the built-in offline summarizer"
+                  : "summaries use the built-in offline summarizer"}
               </span>
             </>
           ) : (

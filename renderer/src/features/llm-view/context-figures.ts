@@ -12,6 +12,10 @@ export interface ContextLimits {
   compactionEnabled: boolean;
   /** No model and no remote endpoint: the built-in offline summarizer writes every summary (no model waited for). */
   offlineSummarizer?: boolean;
+  /** A model is configured (settings.model): it writes branch summaries, and compactions without a remote endpoint. */
+  modelConfigured?: boolean;
+  /** compaction.remoteEndpoint is set: it writes a compaction's main summary. */
+  remoteSummarizer?: boolean;
 }
 
 export type ContextLevel = "ok" | "above-threshold" | "over-window" | "unknown";
