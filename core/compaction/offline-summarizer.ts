@@ -144,7 +144,8 @@ function join(parts: readonly (string | undefined)[], fallback: string): string 
 
 /** Goal, Progress, Last steps, Files, Open question; earlier summaries merged in. */
 function structuredSummary(a: Analysis, previous: string | undefined): string {
-  const priors = [previous, ...a.embedded].filter((s): s is string => !!s).map(parseSections);
+  const earlier = [previous, ...a.embedded].filter((s): s is string => !!s);
+  const priors = earlier.map(parseSections);
   const priorGoal = priors.map((p) => p.get("goal") ?? []).find((lines) => lines.length > 0) ?? [];
   const [first, ...later] = a.requests;
   const base = priorGoal
@@ -161,6 +162,10 @@ function structuredSummary(a: Analysis, previous: string | undefined): string {
   // Earlier "Tool calls" tallies are summed into one line rather than repeated.
   const counts = new Map<string, number>();
   const progress: string[] = [];
+  // A summary without sections (a model's prose, a hook's) cannot be merged by section: it is
+  // carried whole, clipped, rather than dropped.
+  for (const text of earlier.filter((_, i) => priors[i]?.size === 0 && earlier[i]?.trim() !== ""))
+    progress.push(`- ${clip(text, GOAL_CHARS)}`);
   for (const item of priors.flatMap((p) => itemsOf(p, ["progress", "last steps"]))) {
     if (!item.startsWith(TOOL_CALLS)) progress.push(clip(item, STEP_CHARS));
     else

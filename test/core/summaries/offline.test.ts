@@ -99,6 +99,16 @@ describe("offline summarizer", () => {
     expect(text).not.toContain("picking up");
   });
 
+  it("a summary without sections (a model's prose, a hook's) is carried as progress, never dropped", async () => {
+    // A branch whose only content is an earlier branch summary in prose: it used to give
+    // "No conversation to summarize." — and that became the new branch summary.
+    const prose = "The branch tried a streaming parser.\nIt was dropped: too slow on large files.";
+    const { text } = await offline.summarize(request("branch", { messages: [user(templates.branchSummary(prose))] }));
+    expect(text).toBe("## Progress\n- The branch tried a streaming parser. It was dropped: too slow on large files.");
+    const update = await offline.summarize(request("update", { messages: [], previousSummary: prose }));
+    expect(update.text).toBe(text);
+  });
+
   it("update: merges the previous summary's goal, progress, files and tool tallies with the new messages", async () => {
     const previous = (await offline.summarize(request("history"))).text;
     const later: LlmMessage[] = [
