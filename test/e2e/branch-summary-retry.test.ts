@@ -65,7 +65,8 @@ describe("a branch summary the model fails", () => {
     await dialog.getByRole("button", { name: "Summarize with these instructions" }).click();
 
     await poll(outcome).toBe(
-      "Navigation failed: The model's server is rate-limiting requests (429: Rate limit reached for fake-branch); it asked to wait 20 s",
+      // As every other window and `canopy navigate --summarize` say it.
+      "Branch summary failed: The model's server is rate-limiting requests (429: Rate limit reached for fake-branch); it asked to wait 20 s",
     );
     const retry = page.getByRole("button", { name: "Retry the branch summary" });
     await retry.waitFor();

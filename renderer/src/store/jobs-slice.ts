@@ -336,7 +336,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         set({
           jobMessage: aboutSession(get(), sessionId, {
             kind: "error" as const,
-            text: failureLine("Navigation", (error as Error).message),
+            // As other windows and the CLI say it: with a summary asked, that is what failed.
+            text: failureLine(summarize ? "Branch summary" : "Navigation", (error as Error).message),
             ...(retry ? { retry } : {}),
           }),
         });
