@@ -236,15 +236,20 @@ export type GeneratedFile = Omit<GeneratedSession, "text"> & { file: string; byt
 
 /**
  * Writes the generated session next to a small `.meta.json`; an existing pair made with the
- * same count is reused (generation is deterministic, and takes seconds).
+ * same count is reused (generation is deterministic, and takes seconds). The meta does not
+ * record `options`: give sessions generated with other options a file of their own.
  */
-export function writeGeneratedSession(file: string, count = 100_000): GeneratedFile {
+export function writeGeneratedSession(
+  file: string,
+  count = 100_000,
+  options: GenerateOptions = {},
+): GeneratedFile {
   const metaFile = `${file}.meta.json`;
   if (fs.existsSync(file) && fs.existsSync(metaFile)) {
     const meta = JSON.parse(fs.readFileSync(metaFile, "utf8")) as GeneratedFile;
     if (meta.entries >= count && meta.bytes === fs.statSync(file).size) return { ...meta, file };
   }
-  const { text, ...generated } = generateSession(count);
+  const { text, ...generated } = generateSession(count, options);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
   const meta: GeneratedFile = { ...generated, file, bytes: Buffer.byteLength(text) };

@@ -10,9 +10,16 @@ import { call } from "../api.ts";
 import type { ContextLimits } from "../features/llm-view/context-figures.ts";
 import { entryLinks } from "../features/llm-view/entry-links.ts";
 import type { CanopyState } from "./index.ts";
+import { latestOnly } from "./latest-only.ts";
 import { readStored, writeStored } from "./page-storage.ts";
 
 const PLAIN_TEXT_KEY = "canopy.llmView.plainText";
+
+/**
+ * Selections less than this apart (a held arrow key repeats every 30–90 ms) are a burst: the view
+ * is asked for once they stop, for the last one only.
+ */
+export const CONTEXT_SETTLE_MS = 150;
 
 export interface LlmDiffState {
   /** What is compared, in words ("View leaf → selected entry"). */
@@ -38,6 +45,10 @@ export interface LlmViewSlice {
   /** Texts shown exactly as sent (markdown not rendered); kept in the page's storage. */
   plainText: boolean;
   setPlainText(plain: boolean): void;
+  /**
+   * Asks for the view at `leafId` (undefined: the view leaf). Only the newest of quick successive
+   * asks is fetched, one fetch at a time; resolves once it, or a newer one, has been answered.
+   */
   loadContext(sessionId: string | null, leafId: string | null | undefined): Promise<void>;
   /**
    * The view on screen with all its texts: `context` itself unless some came without their
@@ -67,6 +78,27 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       agentMessages: false,
       ...(holeLongTexts ? { holeLongTexts } : {}),
     });
+
+  // On a long path one answer takes seconds to build and carry: asked for on every arrow move,
+  // they queued up on the serving thread and the view showed the final entry only after all the
+  // ones passed over. Now one is asked at a time, for the newest selection only, after a burst.
+  const contextAsks = latestOnly<{ request: number; sessionId: string; leafId: string | null | undefined }>(
+    async ({ request, sessionId, leafId }) => {
+      // Settings may have changed since (model configured, reserve edited): cheap to re-read.
+      void get().loadLimits();
+      try {
+        // Very long texts come without their middle: the view shows their beginning only.
+        const context = await fetchView(sessionId, leafId, true);
+        // Ignore a late answer for another session or an older selection.
+        if (request === contextRequest && get().selectedSessionId === sessionId)
+          set({ context, contextLoading: false });
+      } catch (error) {
+        if (request === contextRequest)
+          set({ context: null, contextLoading: false, contextError: (error as Error).message });
+      }
+    },
+    CONTEXT_SETTLE_MS,
+  );
 
   const runDiff = async (
     beforeLeafId: string | null,
@@ -113,22 +145,12 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       if (sessionId && sessionId !== get().selectedSessionId) return;
       const request = ++contextRequest;
       if (!sessionId) {
+        contextAsks.drop();
         set({ context: null, contextError: null, contextLoading: false });
         return;
       }
       set({ contextLoading: true, contextError: null });
-      // Settings may have changed since (model configured, reserve edited): cheap to re-read.
-      void get().loadLimits();
-      try {
-        // Very long texts come without their middle: the view shows their beginning only.
-        const context = await fetchView(sessionId, leafId, true);
-        // Ignore a late answer for another session or an older selection.
-        if (request === contextRequest && get().selectedSessionId === sessionId)
-          set({ context, contextLoading: false });
-      } catch (error) {
-        if (request === contextRequest)
-          set({ context: null, contextLoading: false, contextError: (error as Error).message });
-      }
+      await contextAsks.ask({ request, sessionId, leafId });
     },
     loadWholeContext() {
       const current = get().context;
