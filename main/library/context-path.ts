@@ -4,12 +4,14 @@
  * entries that can change the view are kept (settings entries, compactions, the assistant reply
  * that last set the model, everything from the last compaction's first kept entry on), as a
  * chain with its own tree index. Sessions with tree problems take the plain route (every
- * entry), so repair rules stay core's alone.
+ * entry), so repair rules stay core's alone. With `reuse`, what the previous such load of the
+ * session read and parsed is taken again while the session is unchanged (context-reuse.ts).
  */
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { type EntryLink, entryJson, entryJsonByPk, listEntryLinks } from "../store/repos/entries.ts";
+import { pathReuse } from "./context-reuse.ts";
 import { effectiveViewLeaf, loadSessionEntries, requireSession } from "./load.ts";
 import { lastIndexOfId, pathPositions } from "./path-walk.ts";
 
@@ -75,8 +77,15 @@ export function chainIndex(entries: readonly SessionEntry[]): TreeIndex {
 /**
  * @param leafId undefined → the session's view leaf; null → empty context; an unknown id → the
  * session's last entry (as buildSessionContext does).
+ * @param options.reuse the entries may be objects the previous load returned too (the caller only
+ * reads them): for context:get, whose successive calls ask for neighbouring leaves.
  */
-export function loadContextEntries(db: Database, sessionId: string, leafId?: string | null): ContextEntries {
+export function loadContextEntries(
+  db: Database,
+  sessionId: string,
+  leafId?: string | null,
+  options: { reuse?: boolean } = {},
+): ContextEntries {
   const row = requireSession(db, sessionId);
   const wanted = leafId === undefined ? effectiveViewLeaf(row) : leafId;
   if (wanted === null) return { entries: [], leafId: null, pathOnly: true, parsed: 0 };
@@ -85,7 +94,8 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
     return { entries, leafId: wanted, pathOnly: false, parsed: entries.length };
   }
 
-  const links = listEntryLinks(db, row.sid);
+  const reuse = options.reuse ? pathReuse(db, row.sid) : null;
+  const links = reuse ? reuse.links(() => listEntryLinks(db, row.sid)) : listEntryLinks(db, row.sid);
   const found = lastIndexOfId(links, wanted);
   const leafIndex = found >= 0 ? found : links.length - 1;
   if (leafIndex < 0) return { entries: [], leafId: wanted, pathOnly: true, parsed: 0 };
@@ -98,10 +108,16 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
   const compactionAt = up.findIndex((index) => (links[index] as EntryLink)[3] === "compaction");
   // Parsed once: it is also one of the entries returned, and its summary may be megabytes long.
   let compaction: SessionEntry | undefined;
+  let parsed = 0;
   if (compactionAt >= 0) {
     keepTo = compactionAt;
-    const json = entryJson(db, linkAt(compactionAt)[0]);
-    compaction = json === null ? undefined : (JSON.parse(json) as SessionEntry);
+    const pk = linkAt(compactionAt)[0];
+    compaction = reuse?.entry(pk);
+    if (!compaction) {
+      const json = entryJson(db, pk);
+      compaction = json === null ? undefined : (JSON.parse(json) as SessionEntry);
+      if (compaction) parsed++;
+    }
     const firstKept = (compaction as { firstKeptEntryId?: unknown } | undefined)?.firstKeptEntryId;
     for (let u = compactionAt + 1; u < up.length && typeof firstKept === "string"; u++) {
       if (linkAt(u)[1] === firstKept) {
@@ -128,20 +144,20 @@ export function loadContextEntries(db: Database, sessionId: string, leafId?: str
   }
   keep.reverse();
 
-  const toRead = compaction === undefined ? keep : keep.filter((u) => u !== compactionAt);
+  const kept = (u: number) => (u === compactionAt ? compaction : reuse?.entry(linkAt(u)[0]));
+  const toRead = keep.filter((u) => kept(u) === undefined);
   const jsons = entryJsonByPk(
     db,
     toRead.map((u) => linkAt(u)[0]),
   );
   const read = new Map(toRead.map((u, i) => [u, JSON.parse(jsons[i] as string) as SessionEntry]));
-  const entries = keep.map((u) =>
-    u === compactionAt && compaction ? compaction : (read.get(u) as SessionEntry),
-  );
+  const entries = keep.map((u) => kept(u) ?? (read.get(u) as SessionEntry));
+  reuse?.keep(new Map(keep.map((u, i) => [linkAt(u)[0], entries[i] as SessionEntry])));
   return {
     entries,
     leafId: (links[leafIndex] as EntryLink)[1],
     index: chainIndex(entries),
     pathOnly: true,
-    parsed: entries.length,
+    parsed: parsed + toRead.length,
   };
 }

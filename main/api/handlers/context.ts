@@ -36,8 +36,12 @@ export const contextHandlers: AreaHandlers<"context"> = {
     if (typeof input.leafId === "string" && !entryIdExists(ctx.db, sid, input.leafId)) {
       throw notFound(`Session ${input.sessionId} has no entry ${input.leafId}`);
     }
-    // Only the leaf's path (reduced to what the view needs) is read from the database.
-    const { entries, leafId, index } = loadContextEntries(ctx.db, input.sessionId, input.leafId);
+    // Only the leaf's path (reduced to what the view needs) is read from the database, and of
+    // that only what the previous call (an arrow move away, most often) did not read: the
+    // entries are only read here, so the next call may take them again.
+    const { entries, leafId, index } = loadContextEntries(ctx.db, input.sessionId, input.leafId, {
+      reuse: true,
+    });
     const view = buildLlmView(entries, leafId, contextTemplatesFrom(ctx.prompts), index);
     const usage = getLastAssistantUsage(view.context.path);
     const settings = loadSettings(ctx.db);
