@@ -73,6 +73,8 @@ export function TreeCanvas() {
   const centeredFor = useRef<string | null>(null);
   const previousLayout = useRef<TreeLayout | null>(null);
   const pendingFocus = useRef<string | null>(null);
+  // The last keyboard move: the node the focus was on (undefined: none) and the entry selected.
+  const lastMove = useRef<{ from: string | undefined; to: string } | null>(null);
   // A small canvas leaves the minimap out and puts the zoom controls in one row.
   const [flowElement, setFlowElement] = useState<HTMLDivElement | null>(null);
   const compact = useCompactCanvas(flowElement);
@@ -157,9 +159,19 @@ export function TreeCanvas() {
     const current = selectLayout(state);
     if (!current) return;
     const nodeElement = (event.target as HTMLElement).closest(".tree-node");
+    const focusedId =
+      nodeElement?.getAttribute("data-chain-id") ?? nodeElement?.getAttribute("data-entry-id") ?? undefined;
+    // A key repeated before the focus reached the entry the last move selected (a held arrow on
+    // a big tree: the focus follows a render later) goes on from that entry, not again from
+    // where the focus still is.
+    const move = lastMove.current;
+    const catchingUp =
+      move !== null &&
+      (focusedId === undefined || focusedId === move.from) &&
+      state.selectedEntryId === move.to;
     const fromLayoutId =
-      nodeElement?.getAttribute("data-chain-id") ??
-      nodeElement?.getAttribute("data-entry-id") ??
+      (catchingUp ? current.nodeOfEntry(move.to) : undefined) ??
+      focusedId ??
       current.nodeOfEntry(selectLeafId(state) ?? "") ??
       current.nodes[0]?.id;
     if (!fromLayoutId) return;
@@ -168,6 +180,7 @@ export function TreeCanvas() {
       event.preventDefault();
       const next = stepFrom(current, fromLayoutId, event.key);
       if (next) {
+        lastMove.current = { from: focusedId, to: next };
         pendingFocus.current = next;
         // An entry inside a chain (or hidden by the filter) becomes its own node with the selection.
         void state.selectEntry(next, { reveal: current.byId.get(next)?.kind !== "entry" });
