@@ -119,7 +119,9 @@ export interface Requests {
    * without it they stay refs (the page shows placeholders). `agentMessages: false` leaves the
    * agent's messages out of the answer (the page shows only the provider messages: a session
    * with a 20 MB text would otherwise send it twice). `holeLongTexts` sends very long texts
-   * with their middle left out (`textHoles` says where and how much).
+   * with their middle left out (`textHoles` says where and how much). `since` (the page, moving
+   * through the tree): the answer gets an `answerId`, and given the `answerId` of an answer the
+   * caller holds, the messages the two share at the start are left out (`messagesFrom`).
    */
   "context:get": {
     input: {
@@ -128,6 +130,7 @@ export interface Requests {
       blobImages?: boolean;
       agentMessages?: boolean;
       holeLongTexts?: boolean;
+      since?: string | null;
     };
     output: ContextView;
   };

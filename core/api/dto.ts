@@ -141,11 +141,22 @@ export interface ContextView {
   models: Record<string, string>;
   /** What the agent holds in memory (SPEC §3.1; absent when asked without: `agentMessages: false`) … */
   agentMessages?: AgentMessage[];
-  /** … and exactly what the provider receives (SPEC §3.4, D4). */
+  /**
+   * … and exactly what the provider receives (SPEC §3.4, D4); with `messagesFrom`, only those
+   * from that index on (mergeContextAnswer puts the whole list back together).
+   */
   messages: LlmMessage[];
+  /**
+   * Asked with `since`: the first `messagesFrom` messages are those of the answer named by
+   * `since`, and left out of `messages`; absent when none are (every message is sent).
+   */
+  messagesFrom?: number;
+  /** Asked with `since`: this answer's name, for the next call's `since` (absent: none kept). */
+  answerId?: string;
   /**
    * Asked with `holeLongTexts`: the texts of `messages` sent with their middle left out (very long
    * ones only; core/text/text-hole.ts). Token figures and `request` are of the whole texts.
+   * `messageIndex` counts every message, those left out by `messagesFrom` too.
    */
   textHoles?: MessageTextHole[];
   /**

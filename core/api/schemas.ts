@@ -69,6 +69,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
       blobImages: z.boolean().optional(),
       agentMessages: z.boolean().optional(),
       holeLongTexts: z.boolean().optional(),
+      since: z.string().max(100).nullable().optional(),
     })
     .strict(),
   "compaction:preview": z

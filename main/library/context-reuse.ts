@@ -4,7 +4,10 @@
  * whose paths share every entry but one, and reading and parsing the ~29,000 entries of a long
  * path was most of each answer. Kept for one session per library, while nothing at all was
  * written to the library (by this connection or any other), and let go after a minute unused.
+ * With them, the last few answers' message sources, so that a caller holding one of those
+ * answers is sent only the messages past the start it shares with the new one.
  */
+import { randomUUID } from "node:crypto";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
 import type { EntryLink } from "../store/repos/entries.ts";
@@ -13,17 +16,32 @@ import { stmt } from "../store/statements.ts";
 
 /** Unused this long, what is kept is let go (a long path's entries hold tens of MB). */
 export const KEEP_UNUSED_MS = 60_000;
+/** Answers kept per library: the page's own, and the ones it was sent but passed over. */
+export const KEPT_ANSWERS = 4;
+
+/**
+ * An answer's messages by where they came from: the parsed entry of each (undefined: none), and
+ * what else they depend on (`shape`: the options and templates they were built with).
+ */
+export interface AnswerSources {
+  shape: string;
+  entries: readonly (SessionEntry | undefined)[];
+}
 
 interface Kept {
   sid: number;
-  /** The library's writes when this was read (writtenSince). */
+  /** The library's writes when this was read (writesMark). */
   writes: string;
   links: EntryLink[];
   byPk: Map<number, SessionEntry>;
+  answers: (AnswerSources & { id: string })[];
   timer: ReturnType<typeof setTimeout>;
 }
 
 const keptBy = new WeakMap<Database, Kept>();
+/** Answer ids name this process's answers only: a page that outlives a server never names a stranger's. */
+const processTag = randomUUID().slice(0, 8);
+let answersMade = 0;
 
 /** What a load of one path reuses and hands on (context-path.ts). */
 export interface PathReuse {
@@ -76,9 +94,39 @@ export function pathReuse(db: Database, sid: number): PathReuse {
       }, KEEP_UNUSED_MS);
       // What is kept never holds a process (the CLI, a test) open.
       timer.unref?.();
-      keptBy.set(db, { sid, writes, links, byPk, timer });
+      keptBy.set(db, { sid, writes, links, byPk, answers: current?.answers ?? [], timer });
     },
   };
+}
+
+/**
+ * How many messages at the start of the answer made of `sources` are the same as those of the
+ * kept answer `since`: each from the same parsed entry object (only a load with nothing written
+ * since hands out the same objects), built the same way (a message is built from its entry
+ * alone). 0 when `since` is not kept (let go, another session, another process).
+ */
+export function sharedAnswerStart(db: Database, sid: number, since: string, sources: AnswerSources): number {
+  const kept = keptBy.get(db);
+  const base = kept?.sid === sid ? kept.answers.find((answer) => answer.id === since) : undefined;
+  if (!base || base.shape !== sources.shape) return 0;
+  const end = Math.min(base.entries.length, sources.entries.length);
+  let shared = 0;
+  while (shared < end && sources.entries[shared] !== undefined && base.entries[shared] === sources.entries[shared])
+    shared++;
+  return shared;
+}
+
+/**
+ * Keeps the sources of an answer of session `sid` (the one a load just kept entries for) under
+ * a new id, for a later sharedAnswerStart; null when nothing is kept for the session (a
+ * session with tree problems is loaded whole, never reused).
+ */
+export function keepAnswer(db: Database, sid: number, sources: AnswerSources): string | null {
+  const kept = keptBy.get(db);
+  if (kept?.sid !== sid) return null;
+  const id = `${processTag}.${++answersMade}`;
+  kept.answers = [...kept.answers.slice(-(KEPT_ANSWERS - 1)), { ...sources, id }];
+  return id;
 }
 
 /** Lets go of what is kept for `db` (tests; a closed library). */

@@ -2,13 +2,14 @@
 // compactions): key repeats come faster than the page renders. Each repeat moves the selection
 // one entry on, from the entry the last one selected even before the focus got there (they all
 // went from the still-focused node and selected the same entry again); and the LLM view asks for
-// the final entry's context once the keys stop, not for every entry passed over.
+// the final entry's context once the keys stop, not for every entry passed over (and is sent
+// only the messages the view on screen does not have).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSession } from "../../bench/generate-session.ts";
-import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
+import type { ContextView, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
@@ -87,5 +88,10 @@ describe("holding an arrow key on the canvas", () => {
     // The first repeat's context (asked at once), then the final entry's: none in between.
     expect(asked.at(-1)).toBe(fiveUp);
     expect(asked.length).toBeLessThanOrEqual(2);
+    // Sent only the messages past those it shares with the view on screen, the view is whole.
+    const whole = await apiCall<ContextView>(app.mode, "context:get", { sessionId, leafId: fiveUp });
+    expect(await page.getByTestId("llm-view").getAttribute("data-message-count")).toBe(String(whole.messages.length));
+    const last = page.locator("[data-testid=llm-view] li.message").last();
+    expect(await last.getAttribute("data-entry-id")).toBe(whole.messageEntryIds.at(-1));
   }, 120_000);
 });

@@ -117,11 +117,13 @@ describe("sending from the composer", () => {
     // The tree carries what the renderer needs: every entry's JSON is never loaded.
     expect(calls.map((c) => c.channel)).not.toContain("session:get");
     // Without the agent's messages, which the page never shows (a 20 MB text would go twice),
-    // and with very long texts holed (the view shows their beginning until asked).
+    // and with very long texts holed (the view shows their beginning until asked); no view on
+    // screen of this session to send only the new messages for (since: null).
     expect(calls.find((c) => c.channel === "context:get")?.input).toEqual({
       sessionId: "s1",
       agentMessages: false,
       holeLongTexts: true,
+      since: null,
     });
   });
 

@@ -6,28 +6,66 @@
  * what the request to the model does to those messages (SPEC §3.6), for the configured model's
  * chat request or, without one, for the session's own model. The page asks for very long texts
  * with a hole (holeLongTexts): it shows their beginning, and asks for the whole text when wanted.
+ * Moving through the tree, it names the answer it holds (since) and is sent only the messages
+ * past the start the two share (context-reuse.ts).
  */
 import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
-import type { LlmMessage } from "../../../core/session/entries.ts";
+import type { LlmMessage, SessionEntry } from "../../../core/session/entries.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
 import { planRequestFor, sessionRequestTarget } from "../../../core/session/request-messages.ts";
 import { holeLongTexts } from "../../../core/text/text-hole.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
 import { loadContextEntries } from "../../library/context-path.ts";
+import { type AnswerSources, keepAnswer, sharedAnswerStart } from "../../library/context-reuse.ts";
 import { requireSession } from "../../library/load.ts";
 import { resolveSessionBlobImages, sessionBlobImageSizes } from "../../llm/blob-images.ts";
 import { chatTargetOf } from "../../llm/chat-target.ts";
 import { loadSettings } from "../../settings/store.ts";
 import { entryIdExists } from "../../store/repos/entries.ts";
 import { notFound } from "../errors.ts";
-import type { AreaHandlers } from "../types.ts";
+import type { AppContext, AreaHandlers } from "../types.ts";
 
-/** The messages, with their very long texts holed when asked (the page: they are not all shown). */
-function messagesOf(messages: LlmMessage[], holed: boolean): Pick<ContextView, "messages" | "textHoles"> {
-  if (!holed) return { messages };
-  const cut = holeLongTexts(messages);
-  return { messages: cut.messages, textHoles: cut.holes };
+/**
+ * The messages from `from` on (those before it are the caller's already), with their very long
+ * texts holed when asked (the page: they are not all shown).
+ */
+function messagesOf(
+  messages: LlmMessage[],
+  holed: boolean,
+  from: number,
+): Pick<ContextView, "messages" | "textHoles" | "messagesFrom"> {
+  const sent = from > 0 ? messages.slice(from) : messages;
+  const left = from > 0 ? { messagesFrom: from } : {};
+  if (!holed) return { messages: sent, ...left };
+  const cut = holeLongTexts(sent);
+  return {
+    messages: cut.messages,
+    textHoles: cut.holes.map((hole) => ({ ...hole, messageIndex: hole.messageIndex + from })),
+    ...left,
+  };
+}
+
+/**
+ * Asked with `since`: how many messages at the start the caller holds already (those of its
+ * answer `since`), and this answer's id. Each message is known by the parsed entry it came from.
+ */
+function sharedStart(
+  db: AppContext["db"],
+  sid: number,
+  input: { since?: string | null; holeLongTexts?: boolean; blobImages?: boolean },
+  entries: readonly SessionEntry[],
+  messageEntryIds: readonly (string | null)[],
+): { from: number; answerId: string | null } {
+  // Resolved blob images depend on the agent's folder too: such answers are always whole.
+  if (input.since === undefined || input.blobImages) return { from: 0, answerId: null };
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const sources: AnswerSources = {
+    shape: input.holeLongTexts ? "holed" : "whole",
+    entries: messageEntryIds.map((id) => (id === null ? undefined : byId.get(id))),
+  };
+  const from = typeof input.since === "string" ? sharedAnswerStart(db, sid, input.since, sources) : 0;
+  return { from, answerId: keepAnswer(db, sid, sources) };
 }
 
 export const contextHandlers: AreaHandlers<"context"> = {
@@ -54,13 +92,15 @@ export const contextHandlers: AreaHandlers<"context"> = {
       ? resolveSessionBlobImages(ctx.db, input.sessionId, view.messages)
       : view.messages;
     const blobImages = sessionBlobImageSizes(ctx.db, input.sessionId, messages);
+    const { from, answerId } = sharedStart(ctx.db, sid, input, entries, view.messageEntryIds);
     return {
       sessionId: input.sessionId,
       leafId,
       thinkingLevel: view.context.thinkingLevel,
       models: view.context.models,
       ...(input.agentMessages === false ? {} : { agentMessages: view.context.messages }),
-      ...messagesOf(messages, input.holeLongTexts === true),
+      ...messagesOf(messages, input.holeLongTexts === true, from),
+      ...(answerId === null ? {} : { answerId }),
       ...(blobImages ? { blobImages } : {}),
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,

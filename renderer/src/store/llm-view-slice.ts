@@ -4,6 +4,7 @@
  * diff mode (two leaves, or before/after a compaction).
  */
 import type { StateCreator } from "zustand";
+import { mergeContextAnswer } from "../../../core/api/context-answer.ts";
 import type { ContextView } from "../../../core/api/dto.ts";
 import { type ContextDiff, diffContextsWithLinks } from "../../../core/session/context-diff.ts";
 import { call } from "../api.ts";
@@ -71,12 +72,18 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
   let whole: { of: ContextView; view: Promise<ContextView> } | null = null;
 
   // The page shows only the provider messages: the agent's would double the answer's size.
-  const fetchView = (sessionId: string, leafId: string | null | undefined, holeLongTexts = false) =>
+  const fetchView = (
+    sessionId: string,
+    leafId: string | null | undefined,
+    holeLongTexts = false,
+    since?: string | null,
+  ) =>
     call("context:get", {
       sessionId,
       ...(leafId === undefined ? {} : { leafId }),
       agentMessages: false,
       ...(holeLongTexts ? { holeLongTexts } : {}),
+      ...(since === undefined ? {} : { since }),
     });
 
   // On a long path one answer takes seconds to build and carry: asked for on every arrow move,
@@ -87,11 +94,15 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       // Settings may have changed since (model configured, reserve edited): cheap to re-read.
       void get().loadLimits();
       try {
+        // The messages this view shares at the start with the one on screen (a neighbouring
+        // entry's: all but a few) are not sent again.
+        const shown = get().context;
+        const base = shown?.sessionId === sessionId && shown.answerId !== undefined ? shown : null;
         // Very long texts come without their middle: the view shows their beginning only.
-        const context = await fetchView(sessionId, leafId, true);
+        const answer = await fetchView(sessionId, leafId, true, base?.answerId ?? null);
         // Ignore a late answer for another session or an older selection.
         if (request === contextRequest && get().selectedSessionId === sessionId)
-          set({ context, contextLoading: false });
+          set({ context: mergeContextAnswer(base, answer), contextLoading: false });
       } catch (error) {
         if (request === contextRequest)
           set({ context: null, contextLoading: false, contextError: (error as Error).message });

@@ -6,6 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
+import { mergeContextAnswer } from "../../../core/api/context-answer.ts";
+import type { ApiResult, ContextView } from "../../../core/api/dto.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
 import { loadContextEntries } from "../../../main/library/context-path.ts";
@@ -33,6 +35,12 @@ function importLinear(count: number): { id: string; ids: string[] } {
   fs.writeFileSync(file, generateSession(count, { compactAtTokens: 1e12 }).text);
   const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
   return { id, ids: loadSessionEntries(lib.db, id).map((entry) => entry.id) };
+}
+
+/** The value of a contract call's result (fails the test on an error). */
+function answered<T>(result: ApiResult<T>): T {
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 /** Freezes `value` and everything in it: a write to it then throws (modules are strict). */
@@ -133,5 +141,73 @@ describe("context:get reusing the previous call's entries", () => {
     } finally {
       other.close();
     }
+  });
+});
+
+describe("context:get answered since an answer the caller holds", () => {
+  let api: Api;
+  beforeEach(() => {
+    api = createApi(createAppContext({ dbPath: lib.dbFile, seedDemo: false, loadUserHooks: false, env: {} }));
+  });
+  afterEach(() => {
+    forgetPathReuse(api.ctx.db);
+    api.ctx.db.close();
+  });
+
+  /** Asks for each leaf in turn as the page does, each time since the view it holds; checks each. */
+  async function walk(sessionId: string, leaves: readonly (string | null)[]): Promise<number[]> {
+    let held: ContextView | null = null;
+    const sent: number[] = [];
+    for (const leafId of leaves) {
+      const base: ContextView | null = held;
+      const input = { sessionId, leafId, agentMessages: false, holeLongTexts: true };
+      const answer = answered(await api.call("context:get", { ...input, since: base?.answerId ?? null }));
+      expect(typeof answer.answerId).toBe("string");
+      held = mergeContextAnswer(base, answer);
+      sent.push(answer.messages.length);
+      // Put back together, it is the whole answer (which names no answer: asked without since).
+      const { answerId: _id, ...view } = held;
+      expect(view, `${leafId}`).toEqual(answered(await api.call("context:get", input)));
+    }
+    return sent;
+  }
+
+  it("a neighbouring leaf is sent the messages past the start the two share", async () => {
+    const { id, ids } = importLinear(400);
+    const leaves = [ids.at(-1), ids.at(-2), ids.at(-3), ids.at(-2), ids.at(-1)] as string[];
+    const sent = await walk(id, leaves);
+    // The first whole; then up (nothing new), up, down one, down one.
+    expect(sent[0]).toBeGreaterThan(300);
+    expect(sent.slice(1)).toEqual([0, 0, 1, 1]);
+  });
+
+  for (const name of ["tree-01.jsonl", "tree-03.jsonl", "real-before-compaction.v1.jsonl"]) {
+    it(`${name}: every answer put back together is the whole answer, in runs and jumps`, async () => {
+      const id = answered(await api.call("library:import", { path: fixturePath(name) })).files[0]?.sessionId ?? "";
+      const all = loadSessionEntries(api.ctx.db, id).map((entry) => entry.id);
+      const runs: string[] = [];
+      for (let at = 0; at < all.length; at += Math.ceil(all.length / 6)) runs.push(...all.slice(at, at + 12));
+      const jumps = all.filter((_, i) => i % Math.ceil(all.length / 20) === 0).reverse();
+      await walk(id, [...runs, ...jumps, null, all[0] ?? null, all.at(-1) ?? null]);
+    });
+  }
+
+  it("after a write, an answer the caller holds is not built on: every message is sent", async () => {
+    const { id, ids } = importLinear(200);
+    const leaf = ids.at(-1) as string;
+    const input = { sessionId: id, leafId: leaf, agentMessages: false, holeLongTexts: true };
+    const first = answered(await api.call("context:get", { ...input, since: null }));
+    answered(await api.call("edits:label", { sessionId: id, targetId: ids.at(-5) as string, label: "marked" }));
+    const again = answered(await api.call("context:get", { ...input, since: first.answerId ?? null }));
+    expect(again.messagesFrom).toBeUndefined();
+    expect(again.messages).toEqual(first.messages);
+  });
+
+  it("an unknown answer id (another process's, one let go) gets every message", async () => {
+    const { id, ids } = importLinear(100);
+    const input = { sessionId: id, leafId: ids.at(-1), agentMessages: false, holeLongTexts: true };
+    const answer = answered(await api.call("context:get", { ...input, since: "elsewhere.1" }));
+    expect(answer.messagesFrom).toBeUndefined();
+    expect(answer.messages.length).toBeGreaterThan(50);
   });
 });
