@@ -1,18 +1,22 @@
 /**
  * Time to build the LLM view of the deepest leaf of the generated 100k-entry session from the
  * database: open the db, load the leaf's entries, buildSessionContext, convertToLlm. Target:
- * median < 150 ms. Also prints the naive route (parse every entry) for comparison.
- * Run: node bench/context.bench.ts [--runs N]
+ * median < 150 ms. Also prints the naive route (parse every entry) for comparison, and the
+ * leaf's parents one after the other as context:get loads them (reusing what the previous load
+ * parsed: arrow moves up the tree). `--entries N --uncompacted`: a session of N entries without
+ * compactions instead, whose deepest view holds its whole path.
+ * Run: node bench/context.bench.ts [--runs N] [--entries N] [--uncompacted]
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSessionContext } from "../core/session/context.ts";
 import { convertToLlm } from "../core/session/llm-messages.ts";
 import { loadContextEntries } from "../main/library/context-path.ts";
+import { forgetPathReuse } from "../main/library/context-reuse.ts";
 import { loadSessionEntries } from "../main/library/load.ts";
 import { openDatabase } from "../main/store/open.ts";
 import { contextTemplatesFrom, loadPromptTemplates } from "../prompts/index.ts";
-import { fmt, importIntoNewLibrary, median, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, importIntoNewLibrary, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 export interface ContextFigures {
@@ -26,11 +30,22 @@ export interface ContextFigures {
   messages: number;
   pathLength: number;
   loadedEntries: number;
+  /** Median of the leaf's parents loaded one after the other, reusing the previous load. */
+  parentsReusedMs: number;
 }
 
-export function runContextBench(options: { runs?: number } = {}): ContextFigures {
+export function runContextBench(
+  options: { runs?: number; entries?: number; uncompacted?: boolean } = {},
+): ContextFigures {
   const runs = options.runs ?? 9;
-  const generated = writeGeneratedSession(defaultGeneratedPath());
+  const entries = options.entries ?? 100_000;
+  const generated = options.uncompacted
+    ? writeGeneratedSession(
+        defaultGeneratedPath(entries).replace(/\.jsonl$/, "-uncompacted.jsonl"),
+        entries,
+        { compactAtTokens: 1e12 },
+      )
+    : writeGeneratedSession(defaultGeneratedPath(entries), entries);
   const templates = contextTemplatesFrom(loadPromptTemplates());
   const tmp = tempDir("canopy-ctx-bench-");
   try {
@@ -67,6 +82,21 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
       loadedEntries = loaded.parsed;
     }
 
+    // Up the tree from the leaf, as context:get loads (the first load, the leaf's, is not timed).
+    const reusing = openDatabase(file);
+    const parentsReused: number[] = [];
+    let at = loadContextEntries(reusing, sessionId, leaf, { reuse: true });
+    for (let i = 0; i < runs; i++) {
+      const parent = at.entries.at(-2)?.id;
+      if (parent === undefined) break;
+      const t0 = performance.now();
+      at = loadContextEntries(reusing, sessionId, parent, { reuse: true });
+      convertToLlm(buildSessionContext(at.entries, at.leafId, at.index).messages, templates);
+      parentsReused.push(performance.now() - t0);
+    }
+    forgetPathReuse(reusing);
+    reusing.close();
+
     // The naive route, once: every entry parsed, then the same two core calls.
     const naiveStart = performance.now();
     const db = openDatabase(file);
@@ -86,6 +116,7 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
       messages,
       pathLength,
       loadedEntries,
+      parentsReusedMs: median(parentsReused),
     };
     console.log(
       `\nLLM view of the deepest leaf (${generated.entries} entries, path of ${generated.mainPathLength}, ` +
@@ -99,6 +130,7 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
         ["buildSessionContext", fmt(figures.buildMs, 1)],
         ["convertToLlm", fmt(figures.convertMs, 1)],
         ["total (median)", fmt(figures.totalMs, 1)],
+        ["a parent after its child, reusing its load (median)", fmt(figures.parentsReusedMs, 1)],
         ["naive: parse every entry, once", fmt(figures.naiveMs, 0)],
       ],
     );
@@ -109,6 +141,11 @@ export function runContextBench(options: { runs?: number } = {}): ContextFigures
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const runsAt = process.argv.indexOf("--runs");
-  runContextBench(runsAt > 0 ? { runs: Number(process.argv[runsAt + 1]) } : {});
+  const runs = numberArg("--runs");
+  const entries = numberArg("--entries");
+  runContextBench({
+    ...(runs === undefined ? {} : { runs }),
+    ...(entries === undefined ? {} : { entries }),
+    uncompacted: process.argv.includes("--uncompacted"),
+  });
 }
