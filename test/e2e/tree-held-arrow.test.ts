@@ -1,9 +1,10 @@
 // A held arrow key on the canvas (Debian's Chromium, browser mode, a generated session without
-// compactions): key repeats come faster than the page renders. Each repeat moves the selection
-// one entry on, from the entry the last one selected even before the focus got there (they all
-// went from the still-focused node and selected the same entry again); and the LLM view asks for
-// the final entry's context once the keys stop, not for every entry passed over (and is sent
-// only the messages the view on screen does not have).
+// compactions): key repeats come faster than the page renders. Keydowns that come before the
+// focus reached the entry the last one selected go on from that entry (they all went from the
+// still-focused node and selected the same entry again); a key's own repeats that come before
+// the last move is drawn are let go (handled, they starved the frames and ran on after the key
+// was up); and the LLM view asks for the final entry's context once the keys stop, not for
+// every entry passed over, and is sent only the messages the view on screen does not have.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -18,6 +19,8 @@ let app: E2eApp;
 let page: Page;
 let sessionId: string;
 let tree: SessionTreeDto;
+/** The entries five single ArrowUp presses from the view leaf select, in turn. */
+const steps: string[] = [];
 
 beforeAll(async () => {
   app = await startE2eApp("held-arrow", { serve: { seedDemo: false } });
@@ -52,7 +55,7 @@ async function startAtViewLeaf(first: boolean): Promise<void> {
 }
 
 describe("holding an arrow key on the canvas", () => {
-  it("moves one entry per repeat, and the LLM view fetches the final entry's context", async () => {
+  it("moves one entry per keydown, and the LLM view fetches the final entry's context", async () => {
     await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
     await page.locator(`.tree-node[data-entry-id="${tree.viewLeafId}"]`).waitFor({ timeout: 60_000 });
 
@@ -63,6 +66,7 @@ describe("holding an arrow key on the canvas", () => {
       await page.keyboard.press("ArrowUp");
       await poll(async () => ((await selected()) ?? before) !== before).toBe(true);
       await poll(focusedEntry).toBe(await selected());
+      steps.push((await selected()) ?? "");
     }
     const fiveUp = await selected();
     expect(fiveUp).not.toBe(tree.viewLeafId);
@@ -94,4 +98,23 @@ describe("holding an arrow key on the canvas", () => {
     const last = page.locator("[data-testid=llm-view] li.message").last();
     expect(await last.getAttribute("data-entry-id")).toBe(whole.messageEntryIds.at(-1));
   }, 120_000);
+
+  it("lets go of the key's own repeats that come before the last move is drawn", async () => {
+    await startAtViewLeaf(false);
+    // A press and four auto-repeats queued behind it: the repeats come before a frame is drawn.
+    await page.evaluate(`(() => {
+      const node = document.activeElement;
+      for (let i = 0; i < 5; i++) {
+        node.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", repeat: i > 0, bubbles: true, cancelable: true }));
+      }
+    })()`);
+    await poll(selected).toBe(steps[0]);
+    await poll(focusedEntry).toBe(steps[0]);
+    // Drawn: the next repeat moves on, from there.
+    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))");
+    await page.evaluate(`document.activeElement.dispatchEvent(
+      new KeyboardEvent("keydown", { key: "ArrowUp", repeat: true, bubbles: true, cancelable: true }))`);
+    await poll(selected).toBe(steps[1]);
+    expect(await selected()).toBe(steps[1]);
+  }, 60_000);
 });

@@ -75,6 +75,8 @@ export function TreeCanvas() {
   const pendingFocus = useRef<string | null>(null);
   // The last keyboard move: the node the focus was on (undefined: none) and the entry selected.
   const lastMove = useRef<{ from: string | undefined; to: string } | null>(null);
+  // Whether the last keyboard move is not drawn yet.
+  const drawingMove = useRef(false);
   // A small canvas leaves the minimap out and puts the zoom controls in one row.
   const [flowElement, setFlowElement] = useState<HTMLDivElement | null>(null);
   const compact = useCompactCanvas(flowElement);
@@ -155,6 +157,13 @@ export function TreeCanvas() {
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (isTextInput(event.target)) return;
+    // A held key's repeats that come before the last move was drawn are let go: the selection
+    // moves an entry a frame, the page keeps drawing, and letting go of the key stops it where
+    // the screen shows (handled all, they starved the frames and ran on after the key was up).
+    if (event.repeat && isTreeMoveKey(event.key) && drawingMove.current) {
+      event.preventDefault();
+      return;
+    }
     const state = useCanopy.getState();
     const current = selectLayout(state);
     if (!current) return;
@@ -182,6 +191,13 @@ export function TreeCanvas() {
       if (next) {
         lastMove.current = { from: focusedId, to: next };
         pendingFocus.current = next;
+        drawingMove.current = true;
+        // After the next frame is drawn (a timer queued from the frame's callback runs after it).
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            drawingMove.current = false;
+          }, 0),
+        );
         // An entry inside a chain (or hidden by the filter) becomes its own node with the selection.
         void state.selectEntry(next, { reveal: current.byId.get(next)?.kind !== "entry" });
       }
