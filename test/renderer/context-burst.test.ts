@@ -2,7 +2,7 @@
 // LLM view's context:get takes seconds there, and each move asked for one, so the answers for
 // the entries passed over queued up on the serving thread and the view showed the final entry
 // only after all of them. Now only the newest selection is fetched, one fetch at a time, once a
-// burst stops; a lone selection is still fetched at once.
+// burst stops; a lone selection, or one after the last answer came, is still fetched at once.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const gates = vi.hoisted(() => ({
@@ -102,6 +102,15 @@ describe("the LLM view following a burst of selections", () => {
     expect(gates.asked).toEqual(["x"]);
     await move;
     expect(state().context).toMatchObject({ leafId: "x" });
+  });
+
+  it("quick selections whose answers came back already are each fetched at once", async () => {
+    await state().selectEntry("q1");
+    // Well inside the burst time, but nothing is on its way: not held back.
+    const next = state().selectEntry("q2");
+    expect(gates.asked).toEqual(["q1", "q2"]);
+    await next;
+    expect(state().context).toMatchObject({ leafId: "q2" });
   });
 
   it("back to the view leaf while an older answer is on its way: the view leaf's context shows", async () => {

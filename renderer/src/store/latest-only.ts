@@ -1,8 +1,8 @@
 /**
  * Runs only the newest of a stream of asks (the LLM view following arrow moves in the tree): one
- * run at a time, and while asks come less than `settleMs` apart (a held arrow key) none until
- * they stop. An ask overtaken before its turn never runs; its caller's promise resolves once a
- * newer ask has run, or when the waiting ask is dropped.
+ * run at a time, and while asks come less than `settleMs` apart with the last one not done yet
+ * (a held arrow key, slow answers) none until they stop. An ask overtaken before its turn never
+ * runs; its caller's promise resolves once a newer ask has run, or when the waiting ask is dropped.
  */
 
 export interface LatestOnly<T> {
@@ -19,7 +19,8 @@ export function latestOnly<T>(run: (item: T) => Promise<void>, settleMs: number)
   let callers: (() => void)[] = [];
   let running = false;
   let lastAskAt = Number.NEGATIVE_INFINITY;
-  // Whether the newest ask came less than settleMs after the one before it.
+  // Whether the newest ask came less than settleMs after the one before it, which was not done
+  // (answers that come quicker than the asks are not held back).
   let burst = false;
 
   const release = (done: (() => void)[]) => {
@@ -56,7 +57,7 @@ export function latestOnly<T>(run: (item: T) => Promise<void>, settleMs: number)
   return {
     ask(item) {
       const now = performance.now();
-      burst = now - lastAskAt < settleMs;
+      burst = (running || waiting !== null) && now - lastAskAt < settleMs;
       lastAskAt = now;
       waiting = { item };
       const answered = new Promise<void>((resolve) => callers.push(resolve));

@@ -17,8 +17,9 @@ import { readStored, writeStored } from "./page-storage.ts";
 const PLAIN_TEXT_KEY = "canopy.llmView.plainText";
 
 /**
- * Selections less than this apart (a held arrow key repeats every 30–90 ms) are a burst: the view
- * is asked for once they stop, for the last one only.
+ * Selections less than this apart (a held arrow key repeats every 30–90 ms) while the view of the
+ * one before is still on its way are a burst: the view is asked for once they stop, for the last
+ * one only.
  */
 export const CONTEXT_SETTLE_MS = 150;
 
