@@ -13,7 +13,7 @@ import type { ContextView, SessionDetail, SessionSummary } from "../../core/api/
 import type { SessionEntry } from "../../core/session/entries.ts";
 import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openFromSidebar } from "../helpers/canvas-page.ts";
+import { openFromSidebar, viewportSettled } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, openLibrary, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer, RequestMatcher } from "../helpers/fake-openai-server.ts";
@@ -148,14 +148,26 @@ describe("continuing a session from the composer", () => {
     const collapse = page.getByLabel("Collapse long chains");
     if (await collapse.isChecked()) await collapse.uncheck();
     await page.getByRole("button", { name: "Go to leaf" }).click();
-    await expect.poll(() => canvas.locator(`.tree-node[data-entry-id="${compaction.id}"]`).count()).toBe(1);
+    await viewportSettled(page);
+    // Centred on the leaf, the canvas shows the auto-continue message above it; the compaction
+    // above that is off this window's canvas once the pan has ended (a check that came during
+    // the pan saw it; a loaded machine's came after). The arrow up from the message selects it,
+    // and the canvas shows it.
+    const promptNode = canvas.locator(`.tree-node[data-entry-id="${prompt.id}"]`);
+    await expect.poll(() => promptNode.textContent()).toContain("Continue if you have");
+    const selected = () =>
+      page.evaluate(`document.querySelector(".tree-node.is-selected")?.getAttribute("data-entry-id") ?? null`);
+    await promptNode.click();
+    await expect.poll(selected).toBe(prompt.id);
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(selected).toBe(compaction.id);
     expect(await canvas.locator(`.tree-node[data-entry-id="${compaction.id}"]`).getAttribute("data-kind")).toBe(
       "compaction",
     );
-    await expect
-      .poll(() => canvas.locator(`.tree-node[data-entry-id="${prompt.id}"]`).textContent())
-      .toContain("Continue if you have");
     await shot("03-tree-after-threshold-compaction");
+    // Back to the view leaf's LLM view.
+    await page.keyboard.press("Escape");
+    await expect.poll(selected).toBe(null);
 
     // The LLM view starts with the summary.
     const view = await api<ContextView>("context:get", { sessionId: session.id });
