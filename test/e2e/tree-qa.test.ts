@@ -158,6 +158,35 @@ describe("the canvas as a demanding user meets it", () => {
     await poll(selected).toBe("r");
   });
 
+  // The focus follows a move a frame or more later (after a pan, on a loaded machine): a key
+  // pressed meanwhile acted again from the node the move left (CI: ArrowUp then ArrowRight from
+  // a2 stayed on u2, a2 having no sibling).
+  it("goes on from the entry a move selected when the next key comes before the focus has followed", async () => {
+    const { page, mode } = app;
+    await openSessionShowingAll(page, mode, sessionId);
+    await page.locator('.tree-node[data-entry-id="a2"]').click();
+    await poll(selected).toBe("a2");
+    await poll(() => page.evaluate(`document.activeElement?.getAttribute("data-entry-id") ?? null`)).toBe(
+      "a2",
+    );
+    // Both keys in one task: no frame runs between them, so the focus is still on a2.
+    const focusedMeanwhile = await page.evaluate(() => {
+      const press = (key: string) =>
+        document.activeElement?.dispatchEvent(
+          new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }),
+        );
+      press("ArrowUp");
+      const focused = document.activeElement?.getAttribute("data-entry-id") ?? null;
+      press("ArrowRight");
+      return focused;
+    });
+    expect(focusedMeanwhile).toBe("a2");
+    await poll(selected).toBe("x1");
+    await poll(() => page.evaluate(`document.activeElement?.getAttribute("data-entry-id") ?? null`)).toBe(
+      "x1",
+    );
+  });
+
   it("keeps the keyboard in the tree when the focused node is panned off screen", async () => {
     const { page, mode } = app;
     await openSessionShowingAll(page, mode, sessionId);
