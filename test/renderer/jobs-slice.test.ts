@@ -11,6 +11,9 @@ import type { JobEndedDto, JobHooksDto, ListedJobDto, RunningJobDto } from "../.
 const calls: { channel: string; input: unknown }[] = [];
 let listAnswer: () => Promise<ListedJobDto[]> = async () => [];
 let abortAnswer = true;
+let navigateAnswer: () => Promise<unknown> = async () => {
+  throw new Error("not scripted");
+};
 let runAnswer: () => Promise<unknown> = async () => {
   throw new Error("not scripted");
 };
@@ -22,6 +25,7 @@ vi.mock("../../renderer/src/api.ts", async () => {
     {
       "job:list": () => listAnswer(),
       "compaction:run": () => runAnswer(),
+      "navigation:navigate": () => navigateAnswer(),
       "compaction:abort": abort,
       "navigation:abort": abort,
       "chat:abort": abort,
@@ -49,6 +53,7 @@ interface JobsState {
   autoCompaction: unknown;
   runCompaction(instructions: string): Promise<void>;
   navigateTo(targetId: string, summarize: boolean): Promise<unknown>;
+  selectedEntryId?: string | null;
   jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
   autoCompactionStarted(sessionId: string, reason: "threshold" | "overflow"): void;
   autoCompactionEnded(payload: {
@@ -387,6 +392,22 @@ describe("a chat turn another window started", () => {
     state().ownJobStarting({ kind: "compaction", sessionId: "s1" });
     state().jobStarted(chat);
     expect(selectChat(state())).toMatchObject({ jobId: chat.jobId, here: false });
+  });
+});
+
+describe("a branch summary cancelled from this window", () => {
+  // Nothing changed: the session is not reloaded, and an entry the user selected after the
+  // progress box went (arrowing on in the tree, CI saw it cleared) stays selected.
+  it("keeps the selection made meanwhile and reloads nothing", async () => {
+    let answer: (result: unknown) => void = () => undefined;
+    navigateAnswer = () => new Promise((resolve) => (answer = resolve));
+    const moving = state().navigateTo("a1", true);
+    useCanopy.setState({ selectedEntryId: "u3" });
+    answer({ cancelled: true, newLeafId: null, summaryEntryId: null });
+    await moving;
+    expect(state().selectedEntryId).toBe("u3");
+    expect(state().jobMessage).toEqual({ kind: "ok", text: "Branch summarization cancelled; nothing changed." });
+    expect(calls.map((c) => c.channel)).not.toContain("session:tree");
   });
 });
 

@@ -322,8 +322,9 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           if (fill && get().selectedSessionId === sessionId) set({ composerText: editorText });
           else if (fill) set({ drafts: { ...get().drafts, [sessionId]: editorText } });
           set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: `${where}.${editor}` }) });
+          // Only a move changes the session: a cancel reloads nothing and keeps a selection made meanwhile.
+          await refresh(sessionId);
         }
-        await refresh(sessionId);
         return result;
       } catch (error) {
         failure = error;
