@@ -108,6 +108,29 @@ describe("library sidebar at 600 sessions", () => {
     expect(await page.evaluate('document.activeElement?.closest(".project-heading") !== null')).toBe(true);
   });
 
+  // Keys faster than the list renders the rows coming near (a held arrow, a slow machine): the
+  // focus ran out of rendered rows, or jumped to a chunk left rendered far below (CI, throttled:
+  // 60 ArrowDown from gamma's first row ended on alpha's last).
+  it("moves one row a key even when the keys come before the rows below are rendered", async () => {
+    await page.locator(".sidebar").evaluate((sidebar) => {
+      sidebar.scrollTop = 0;
+    });
+    await row(idOf("/home/u/gamma", 599)).focus();
+    // All the keys in one task: no frame, so no row is rendered meanwhile but by the keys.
+    const focused = await page.evaluate(() => {
+      const press = (key: string) =>
+        document.activeElement?.dispatchEvent(
+          new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }),
+        );
+      const at = () => document.activeElement?.getAttribute("data-session-id") ?? null;
+      for (let i = 0; i < 60; i++) press("ArrowDown");
+      const down = at();
+      for (let i = 0; i < 61; i++) press("ArrowUp");
+      return [down, document.activeElement?.closest(".project-heading") !== null];
+    });
+    expect(focused).toEqual([idOf("/home/u/gamma", 599 - 60), true]);
+  });
+
   it("keeps folded project groups folded after a reload", async () => {
     const beta = page.locator('[data-project="/home/u/beta"] .project-heading button');
     await beta.click();

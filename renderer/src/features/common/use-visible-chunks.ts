@@ -5,6 +5,7 @@
  * around the view do. Used by the library's session list and the LLM view's message list.
  */
 import { startTransition, useCallback, useEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 
 export interface VisibleChunkOptions {
   /** A row's height before any was measured. */
@@ -34,6 +35,11 @@ export interface VisibleChunks {
   shown: (key: string, estimatedTop: number) => boolean;
   /** The placeholder height of a chunk of `rows` rows (measured when it was last rendered). */
   height: (key: string, rows: number) => number;
+  /**
+   * Renders a placeholder's rows at once, before the observer would: for the arrow keys, which may
+   * come faster than the rows coming near are rendered.
+   */
+  renderNow: (placeholder: Element) => void;
   rowEstimate: number;
 }
 
@@ -122,5 +128,10 @@ export function useVisibleChunks(options: VisibleChunkOptions): VisibleChunks {
     (key: string, rows: number) => heights.current.get(key)?.height ?? rows * rowPx.current,
     [],
   );
-  return { rootRef: setRoot, refFor, shown, height, rowEstimate: rowPx.current };
+  const renderNow = useCallback((placeholder: Element) => {
+    const key = keys.current.get(placeholder);
+    if (key === undefined) return;
+    flushSync(() => setNear((previous) => (previous.get(key) ? previous : new Map(previous).set(key, true))));
+  }, []);
+  return { rootRef: setRoot, refFor, shown, height, renderNow, rowEstimate: rowPx.current };
 }

@@ -44,15 +44,28 @@ const CHUNKS: VisibleChunkOptions = {
 /** Height of a project heading and the gap below it, for placing chunks before they are measured. */
 const HEADING_PX = 30;
 
-/** ArrowUp/ArrowDown move the focus between the rows and headings of the list. */
-function moveFocus(event: KeyboardEvent<HTMLElement>): void {
+/**
+ * ArrowUp/ArrowDown move the focus between the rows and headings of the list. Rows not rendered
+ * yet (keys faster than the list renders what comes near) are rendered first: the focus goes to
+ * the next row, not past them to the next rendered one, however far.
+ */
+function moveFocus(event: KeyboardEvent<HTMLElement>, renderNow: (placeholder: Element) => void): void {
   const keys: Record<string, number> = { ArrowDown: 1, ArrowUp: -1 };
   const step = keys[event.key];
   if (step === undefined || !(event.target instanceof HTMLElement)) return;
-  const stops = [...event.currentTarget.querySelectorAll<HTMLElement>(".project-heading button, button.session")];
+  const stopsIn = (root: Element) => [
+    ...root.querySelectorAll<HTMLElement>(".project-heading button, button.session, [data-placeholder]"),
+  ];
+  const stops = stopsIn(event.currentTarget);
   const at = stops.indexOf(event.target);
   if (at < 0) return;
-  const next = stops[at + step];
+  let next = stops[at + step];
+  if (next?.dataset.placeholder !== undefined) {
+    // The same element holds the chunk's rows once rendered.
+    renderNow(next);
+    const rows = stopsIn(next);
+    next = step > 0 ? rows[0] : rows.at(-1);
+  }
   if (!next) return;
   event.preventDefault();
   next.focus();
@@ -172,7 +185,12 @@ export function SessionList() {
   // Where each chunk would start if nothing were measured yet: decides the first screen's rows.
   let top = 0;
   return (
-    <nav className="session-groups" aria-label="Sessions by project" ref={chunks.rootRef} onKeyDown={moveFocus}>
+    <nav
+      className="session-groups"
+      aria-label="Sessions by project"
+      ref={chunks.rootRef}
+      onKeyDown={(event) => moveFocus(event, chunks.renderNow)}
+    >
       <div className="session-list-controls">
         <input
           type="search"
