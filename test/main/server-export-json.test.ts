@@ -141,7 +141,7 @@ describe("a text export over HTTP (the API's session:export without outPath)", (
     expect(body.equals(expected)).toBe(true);
     expect(longestGapMs).toBeLessThan(200);
     expect(spools()).toEqual([]);
-  });
+  }, 120_000);
 
   it("with options and a resume marker: the same fields as the export here", async () => {
     const { body } = await answerWithGaps({ sessionId, leafId: "m3", withoutArchived: true });
@@ -156,7 +156,7 @@ describe("a text export over HTTP (the API's session:export without outPath)", (
       text: "",
       resumeEntryId: "",
     });
-  });
+  }, 120_000);
 
   it("a bad leaf fails as the export here does, and leaves no spool", async () => {
     const { body } = await answerWithGaps({ sessionId, leafId: "no-such-entry" });
@@ -190,5 +190,5 @@ describe("a text export over HTTP (the API's session:export without outPath)", (
     expect(answer).toBe(toJson({ ok: true, value: exportSession(ctx.db, sessionId) }));
     expect(longestGapMs).toBeLessThan(200);
     expect(spools()).toEqual([]);
-  });
+  }, 120_000);
 });

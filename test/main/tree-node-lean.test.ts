@@ -68,7 +68,7 @@ describe("session:tree nodes of large messages", () => {
     console.log(
       `tree of a ${fs.statSync(file).size}-byte session: lean ${leanMs.toFixed(0)} ms, whole ${wholeMs.toFixed(0)} ms`,
     );
-  });
+  }, 120_000);
 
   it("parseLean cuts only long strings, never inside an escape, and keeps a mostly blank one whole", () => {
     const escaped = 'a\\b "q" \u00e9\n\t'.repeat(3000);

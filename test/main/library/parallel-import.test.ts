@@ -421,7 +421,7 @@ describe("parsing large files on the import worker", () => {
     expect(nonBlankLines(exportSession(lib.db, "m3").text ?? "")).toEqual(
       nonBlankLines(fs.readFileSync(path.join(folder, "medium-3.jsonl"), "utf8").replace(/\r\n/g, "\n")),
     );
-  });
+  }, 120_000);
 
   it("imports the small files after a thread file while the thread parses it, keeping the order of files with the same header id", () => {
     const folder = path.join(lib.dir, "meanwhile");
