@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
+import { contentWithText, editableText } from "../../core/session/edit-text.ts";
 import { randomEntryId, type UsedIds } from "../../core/session/ids.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { ApiFailure, invalidInput, notFound } from "../api/errors.ts";
@@ -82,20 +83,6 @@ export function archivedEntryIds(db: Database, sessionId: string, index?: TreeIn
 
 // ── edit a message as a new branch ──────────────────────────────────────────
 
-function replaceText(content: unknown, text: string): unknown {
-  if (!Array.isArray(content)) return text;
-  const out: unknown[] = [];
-  let placed = false;
-  for (const block of content) {
-    if ((block as Loose | null)?.type === "text") {
-      if (!placed) out.push({ ...(block as Loose), text });
-      placed = true;
-    } else out.push(block);
-  }
-  if (!placed) out.unshift({ type: "text", text });
-  return out;
-}
-
 /** structuredClone, which recurses: an entry nested thousands of levels deep is copied through its JSON. */
 function deepCopy(entry: SessionEntry): SessionEntry {
   try {
@@ -118,11 +105,13 @@ function editedCopy(
   copy.parentId = parentId;
   copy.timestamp = now.toISOString();
   if (entry.type === "custom_message") {
-    copy.content = replaceText(copy.content, text);
+    copy.content = contentWithText(copy.content, text);
     return copy;
   }
   const message = copy.message as Loose;
-  message.content = replaceText(message.content, text);
+  // A system-injected prompt (auto-continue) the user rewrote is the user's own message now.
+  if (editableText(message.content) !== text) delete message.synthetic;
+  message.content = contentWithText(message.content, text);
   if (typeof message.timestamp === "number") message.timestamp = now.getTime();
   return copy;
 }

@@ -6,6 +6,7 @@
  */
 import type { ContextView, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { flatten } from "../../../../core/session/describe.ts";
+import { editableText } from "../../../../core/session/edit-text.ts";
 import { shownSnippet } from "./snippet.ts";
 
 /**
@@ -22,15 +23,8 @@ export function textFromContext(
   if (index === -1) return null;
   // A text that came without its middle (textHoles) is not the whole text; its beginning is.
   if (!beginning && context.textHoles?.some((hole) => hole.messageIndex === index)) return null;
-  const content = (context.messages[index] as { content?: unknown } | undefined)?.content;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  // Its text blocks (an image-only message has none: "").
-  return content
-    .flatMap((part: { type?: string; text?: unknown }) =>
-      part?.type === "text" && typeof part.text === "string" ? [part.text] : [],
-    )
-    .join("\n");
+  // Its text blocks joined as the edit's save splits them again (an image-only message has none: "").
+  return editableText((context.messages[index] as { content?: unknown } | undefined)?.content);
 }
 
 /** The entry's text: from `context` when it is the entry's view, else from its view asked for now. */
