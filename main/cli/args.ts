@@ -190,7 +190,8 @@ Commands:
                                           Lossless JSONL; --leaf makes the agent resume at that entry;
                                           --originals writes pruned tool outputs as they were;
                                           --force writes into the folder of a file its agent is
-                                          still writing (refused otherwise)
+                                          still writing, or over an earlier export an agent has
+                                          written to since (refused otherwise)
   search <query> [--limit N] [--json]     Full-text search over all sessions' messages
   compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N] [--dry-run] [--json]
                                           Compact at a leaf (default: the view leaf); --dry-run

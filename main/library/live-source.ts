@@ -3,7 +3,7 @@
  * since its import is re-imported (append-only), and an export path is refused when it is any
  * session's own file — Canopy never writes into an agent's session file — or one of Canopy's own
  * (the library, its keys), or, unless confirmed, when it lies in the folder of a file its agent
- * is still writing.
+ * is still writing or is an earlier export an agent has written to since.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,6 +11,8 @@ import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
 import { findSessionsByPath, getSessionRow } from "../store/repos/sessions.ts";
+import { entryIdExists } from "../store/repos/entries.ts";
+import { appendedUnknownEntry } from "./export-overwrite.ts";
 import { sessionFileHeaderId } from "./export-target.ts";
 import { reimportLive } from "./live-reimport.ts";
 import { effectiveViewLeaf, requireSession } from "./load.ts";
@@ -138,6 +140,18 @@ export async function guardExport(
       throw invalidInput(
         `${target} is one of Canopy's own files (its library or stored keys); exporting there would replace it, choose another path`,
       );
+    }
+    // An earlier export of this session that an agent resumed has the agent's work at its end,
+    // which the library does not have: replacing the file would lose it.
+    if (other !== null && !confirmLiveFolder) {
+      const { sid } = requireSession(ctx.db, sessionId);
+      const added = appendedUnknownEntry(target, (id) => entryIdExists(ctx.db, sid, id));
+      if (added !== null) {
+        throw new ApiFailure(
+          "live_source",
+          `${target} is an earlier export of this session that has been written to since: it ends with entries this library does not have (${added.type} ${added.id}), probably an agent's work after resuming it. Exporting there would replace them; choose another path, or import that file first. Confirm to replace it anyway (CLI: --force).`,
+        );
+      }
     }
   }
   const live = await refreshLiveSource(ctx, sessionId, now);

@@ -159,6 +159,50 @@ describe("export of a session whose file the agent is writing", () => {
     expect(entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.parentId).toBe("u1");
   });
 
+  it("does not replace an earlier export an agent has resumed and written to, unless confirmed", async () => {
+    const sessionId = await importSource();
+    await h.call("edits:rename", { sessionId, title: "Renamed in Canopy" });
+    const out = path.join(otherDir, "resumed.jsonl");
+    const first = await h.call("session:export", { sessionId, outPath: out, leafId: "u1" });
+    // Exported again as it is (its resume marker and session_info are Canopy's own): replaced.
+    await h.call("session:export", { sessionId, outPath: out, leafId: "a1" });
+    // The agent resumes the export and appends its work below the marker, then a line it broke.
+    const marker = entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.id as string;
+    expect(marker).not.toBe(first.resumeEntryId);
+    append(out, "agent-u", marker);
+    fs.appendFileSync(out, `${"x".repeat(200_000)}\n`);
+    makeOld(out);
+    const before = fs.readFileSync(out);
+    const error = await h.fail("session:export", { sessionId, outPath: out, leafId: "u1" });
+    expect(error.code).toBe("live_source");
+    expect(error.message).toContain("agent-u");
+    expect(error.message).toMatch(/--force/);
+    expect(fs.readFileSync(out).equals(before)).toBe(true);
+    // Confirmed ("Export anyway", --force): replaced.
+    await h.call("session:export", { sessionId, outPath: out, leafId: "u1", confirmLiveFolder: true });
+    expect(entriesOf(fs.readFileSync(out, "utf8")).map((e) => e.id)).not.toContain("agent-u");
+  });
+
+  it("an earlier export that only Canopy wrote is replaced: after an undone edit, a rename, without a marker", async () => {
+    const sessionId = await importSource();
+    const out = path.join(otherDir, "again.jsonl");
+    const edit = await h.call("edits:edit-message", { sessionId, entryId: "u1", text: "edited" });
+    await h.call("session:export", { sessionId, outPath: out, leafId: edit.entryId as string });
+    await h.call("edits:undo", { sessionId });
+    await h.call("session:export", { sessionId, outPath: out, leafId: "a1" });
+    await h.call("edits:rename", { sessionId, title: "Named" });
+    await h.call("session:export", { sessionId, outPath: out });
+    expect(entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.type).toBe("session_info");
+    await h.call("session:export", { sessionId, outPath: out });
+    // The agent names the session (a session_info of its own) after its work: still its work.
+    append(out, "agent-u", "a1");
+    fs.appendFileSync(
+      out,
+      `${JSON.stringify({ type: "session_info", id: "agent-n", parentId: "agent-u", timestamp: "2026-02-01T11:00:01.000Z", name: "pi name" })}\n`,
+    );
+    expect((await h.fail("session:export", { sessionId, outPath: out })).code).toBe("live_source");
+  });
+
   it("never writes Canopy's own files: the library (and SQLite's files beside it) or the stored keys", async () => {
     const sessionId = await importSource();
     const keys = path.join(path.dirname(h.dbPath), "secrets.json");
