@@ -278,7 +278,8 @@ export function forkSession(ctx: AppContext, sessionId: string, entryId: string)
       id: forkSessionId,
       timestamp,
       cwd: row.cwd,
-      parentSession: row.id,
+      // The id the agents know (the file's header), not the library's `<id>~<suffix>` of a copy.
+      parentSession: row.header_id,
     };
     // Tool outputs pruned in the source are copied with their originals (D9): the fork stores the
     // original, then the notice over it, so `--originals` and restore work on the fork too.
