@@ -23,25 +23,36 @@ export function editableText(content: unknown): string {
     .join(EDIT_TEXT_SEPARATOR);
 }
 
+/** Line breaks as a text box gives them back (a browser's textarea turns CRLF and CR into LF). */
+function boxNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** Whether `text` is the message's text as the editor showed it (line breaks aside). */
+export function isUneditedText(content: unknown, text: string): boolean {
+  return boxNewlines(editableText(content)) === boxNewlines(text);
+}
+
 /**
- * The content with `text` in place of its text: unchanged when the text is; else only the text
- * blocks the changed stretch spans (found by the common beginning and end of the old and new
- * text) become one block holding their new text, in the first one's place.
+ * The content with `text` in place of its text: unchanged when the text is (line breaks a text
+ * box normalized aside); else only the text blocks the changed stretch spans (found by the common
+ * beginning and end of the old and new text) become one block holding their new text, in the
+ * first one's place.
  */
 export function contentWithText(content: unknown, text: string): unknown {
+  if (isUneditedText(content, text)) return content;
   if (!Array.isArray(content)) return text;
-  const old = editableText(content);
-  if (old === text) return content;
   const texts: number[] = [];
   for (const [index, block] of content.entries()) if (isTextBlock(block)) texts.push(index);
   if (texts.length === 0) return [{ type: "text", text }, ...content];
-  // Where each text block starts and ends in the joined text.
+  // Where each text block starts and ends in the joined text (as the editor showed it).
+  const shown = texts.map((index) => boxNewlines((content[index] as { text: string }).text));
+  const old = shown.join(EDIT_TEXT_SEPARATOR);
   const spans: { start: number; end: number }[] = [];
   let at = 0;
-  for (const index of texts) {
-    const length = (content[index] as { text: string }).text.length;
-    spans.push({ start: at, end: at + length });
-    at += length + EDIT_TEXT_SEPARATOR.length;
+  for (const part of shown) {
+    spans.push({ start: at, end: at + part.length });
+    at += part.length + EDIT_TEXT_SEPARATOR.length;
   }
   let prefix = 0;
   const most = Math.min(old.length, text.length);

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { EditOperation, EditResultDto } from "../../core/api/dto.ts";
 import type { LabelEntry, SessionEntry, SessionHeader } from "../../core/session/entries.ts";
-import { contentWithText, editableText } from "../../core/session/edit-text.ts";
+import { contentWithText, isUneditedText } from "../../core/session/edit-text.ts";
 import { randomEntryId, type UsedIds } from "../../core/session/ids.ts";
 import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { ApiFailure, invalidInput, notFound } from "../api/errors.ts";
@@ -110,7 +110,7 @@ function editedCopy(
   }
   const message = copy.message as Loose;
   // A system-injected prompt (auto-continue) the user rewrote is the user's own message now.
-  if (editableText(message.content) !== text) delete message.synthetic;
+  if (!isUneditedText(message.content, text)) delete message.synthetic;
   message.content = contentWithText(message.content, text);
   if (typeof message.timestamp === "number") message.timestamp = now.getTime();
   return copy;

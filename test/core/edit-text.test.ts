@@ -38,4 +38,15 @@ describe("contentWithText", () => {
     expect(contentWithText(same, "aa\naaa")).toEqual([same[0], IMAGE, { type: "text", text: "aaa" }]);
     expect(contentWithText(same, "a\naa")).toEqual([{ type: "text", text: "a" }, IMAGE, same[2]]);
   });
+
+  it("line breaks a text box gives back as LF (CRLF, CR) count as unchanged; untouched blocks keep theirs", () => {
+    const crlf = [{ type: "text", text: "line one\r\nline two" }, IMAGE, { type: "text", text: "tail" }];
+    expect(contentWithText(crlf, "line one\nline two\ntail")).toBe(crlf);
+    expect(contentWithText("a\r\nb", "a\nb")).toBe("a\r\nb");
+    expect(contentWithText(crlf, "line one\nline two\ntail!")).toEqual([
+      crlf[0],
+      IMAGE,
+      { type: "text", text: "tail!" },
+    ]);
+  });
 });
