@@ -12,6 +12,7 @@ import {
   isUserAbortError,
   linkSignal,
   type OpenAiSummarizerConfig,
+  replyText,
   SDK_TIMEOUT_MARGIN_MS,
   STREAM_ENDED_EARLY,
 } from "./openai-client.ts";
@@ -188,7 +189,7 @@ export async function completeChat(
       const calls = new ToolCallCollector();
       calls.add(choice.message, false);
       const reply = finish(
-        choice.message.content ?? "",
+        replyText(choice.message.content),
         reasoningOf(choice.message),
         choice.finish_reason,
         usageFrom(completion.usage),
@@ -210,10 +211,11 @@ export async function completeChat(
       const reasoning = reasoningOf(delta);
       if (reasoning) streamed.thinking += reasoning;
       streamed.calls.add(delta, true);
-      idle.touch(Boolean(reasoning || delta?.content || delta?.tool_calls?.length));
-      if (delta?.content) {
+      const content = replyText(delta?.content);
+      idle.touch(Boolean(reasoning || content || delta?.tool_calls?.length));
+      if (content) {
         streamed.ttft ??= Math.round(performance.now() - started);
-        streamed.text += delta.content;
+        streamed.text += content;
         onText?.(streamed.text);
       }
       if (choice?.finish_reason) finishReason = choice.finish_reason;

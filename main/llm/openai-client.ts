@@ -180,6 +180,24 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A reply whose content is neither text nor absent: the endpoint does not speak OpenAI's format. */
+class InvalidReplyError extends SyntaxError {}
+
+/**
+ * A reply's (or a streamed delta's) content as text; anything but a string or nothing is an
+ * invalid response (described as one by describeError), never text like "[object Object]".
+ */
+export function replyText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  const what = Array.isArray(value)
+    ? "an array"
+    : typeof value === "object"
+      ? "an object"
+      : `a ${typeof value}`;
+  throw new InvalidReplyError(`the reply's content is ${what}, not text`);
+}
+
 /**
  * A reply with no text but blanks is an error whatever its finish_reason: saved, it would replace
  * the history with nothing (a reasoning model that spends its whole output limit on thinking
@@ -235,7 +253,7 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
           const completion = await client.chat.completions.create(body, { signal: idle.signal });
           const choice = completion.choices[0];
           if (!choice) return { text: "", stopReason: "error", errorMessage: "Model returned no choices" };
-          return finish(choice.message.content ?? "", choice.finish_reason);
+          return finish(replyText(choice.message.content), choice.finish_reason);
         }
         const stream = await client.chat.completions.create(
           { ...body, stream: true },
@@ -245,7 +263,7 @@ export function createOpenAiSummarizer(config: OpenAiSummarizerConfig): Summariz
         let finishReason: string | null | undefined;
         for await (const chunk of stream) {
           const choice = chunk.choices[0];
-          const delta = choice?.delta?.content;
+          const delta = replyText(choice?.delta?.content);
           idle.touch(Boolean(delta));
           if (delta) {
             text += delta;

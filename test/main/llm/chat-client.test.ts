@@ -170,6 +170,34 @@ describe("a streamed reply that finishes", () => {
   });
 });
 
+describe("a reply whose content is not text", () => {
+  it.each([false, true])("is an error reply, never the text [object Object] (stream %s)", async (stream) => {
+    const content = [{ type: "text", text: "an array where the text should be" }];
+    const body = stream
+      ? {
+          id: "x",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "fake-model",
+          choices: [{ index: 0, delta: { content }, finish_reason: "stop" }],
+        }
+      : {
+          id: "x",
+          object: "chat.completion",
+          created: 1,
+          model: "fake-model",
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        };
+    server.enqueue({ type: "malformed", body: JSON.stringify(body) });
+    const reply = await chat(stream);
+    expect(reply.stopReason).toBe("error");
+    expect(reply.text).toBe("");
+    expect(reply.errorMessage).toMatch(
+      /^Invalid response from the model endpoint: the reply's content is an array, not text/,
+    );
+  });
+});
+
 describe("a reply that is not streamed", () => {
   it("a whole JSON body without a finish_reason is kept as it came: the body was not cut", async () => {
     server.enqueue({ type: "reply", text: "The parser reads both dialects.", finishReason: null });

@@ -138,6 +138,34 @@ describe("createOpenAiSummarizer", () => {
     expect(result.errorMessage).toMatch(/^Invalid response from the model endpoint/);
   });
 
+  it.each([false, true])(
+    "a reply whose content is not text is an invalid response, never a summary (stream %s)",
+    async (stream) => {
+      const content = { type: "text", text: "an object where the text should be" };
+      const body = stream
+        ? {
+            id: "x",
+            object: "chat.completion.chunk",
+            created: 1,
+            model: "fake-model",
+            choices: [{ index: 0, delta: { content }, finish_reason: "stop" }],
+          }
+        : {
+            id: "x",
+            object: "chat.completion",
+            created: 1,
+            model: "fake-model",
+            choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          };
+      server.enqueue({ type: "malformed", body: JSON.stringify(body) });
+      const result = await summarizer({ stream }).summarize(request());
+      expect(result).toMatchObject({ text: "", stopReason: "error" });
+      expect(result.errorMessage).toMatch(
+        /^Invalid response from the model endpoint: the reply's content is an object, not text/,
+      );
+    },
+  );
+
   it("maps a dropped stream to a retryable connection error", async () => {
     server.enqueue({ type: "reply", chunks: ["a", "b", "c"], dropAfterChunks: 2 });
     const seen: string[] = [];
