@@ -10,7 +10,7 @@ import { branchTokenBudget } from "../../core/compaction/summarize-branch.ts";
 import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
-import { notFound } from "../api/errors.ts";
+import { invalidInput, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } from "../library/load.ts";
 import { structuralIndex } from "../library/structure-index.ts";
@@ -140,6 +140,10 @@ function unchanged(plan: NavigationPlan, cancelled: boolean, aborted = false): N
   };
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
 export async function navigate(ctx: AppContext, input: NavigationInput, job: Job): Promise<NavigationResultDto> {
   await ctx.hooksReady;
   const plan = planNavigation(ctx, input.sessionId, input.targetId);
@@ -166,8 +170,13 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     });
     if (before?.cancel) return unchanged(plan, true);
     if (summarize && before?.summary) {
-      summaryText = before.summary.summary;
-      details = before.summary.details;
+      // Checked as a hook's compaction is (D11): a summary that is not text is never saved.
+      const hookSummary: unknown = before.summary;
+      const text = isRecord(hookSummary) ? hookSummary.summary : undefined;
+      if (typeof text !== "string")
+        throw invalidInput("A hook's branch summary has no summary text; nothing was saved");
+      summaryText = text;
+      details = (hookSummary as { details?: unknown }).details;
       fromExtension = true;
       hookWroteSummary(ctx, job, "session_before_tree");
     } else if (summarize && plan.abandonedCount > 0) {

@@ -367,6 +367,21 @@ describe("session_before_tree", () => {
     expect(trees[0]?.summaryEntry?.id).toBe(result.summaryEntryId);
   });
 
+  it("a hook summary that is not text is refused like a hook's compaction (D11): nothing is saved", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    const before = await h.snapshot(sessionId);
+    const results: unknown[] = [{ summary: 42 }, { summary: { text: "wrong field" } }, "a bare string"];
+    for (const summary of results) {
+      const unregister = hooks().register("tree", "session_before_tree", () => ({ summary }) as never);
+      const error = await h.fail("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
+      expect(error.code).toBe("invalid_input");
+      expect(error.message).toBe("A hook's branch summary has no summary text; nothing was saved");
+      expect(await h.snapshot(sessionId)).toEqual(before);
+      unregister();
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("cancel → cancelled, nothing changes", async () => {
     const sessionId = await h.importSession(chainSession(4));
     const before = await h.snapshot(sessionId);
