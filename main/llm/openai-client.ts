@@ -183,15 +183,27 @@ function describeErrorText(error: unknown, timeoutMs?: number): string {
 /** A reply whose content is neither text nor absent: the endpoint does not speak OpenAI's format. */
 class InvalidReplyError extends SyntaxError {}
 
+/** A content part as some servers send them in place of a string (`{type: "text", text}`, …). */
+function isContentPart(value: unknown): value is { type: string; text?: unknown } {
+  return (
+    value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string"
+  );
+}
+
 /**
- * A reply's (or a streamed delta's) content as text; anything but a string or nothing is an
+ * A reply's (or a streamed delta's) content as text: a string, nothing, or a list of content parts
+ * whose text parts are joined (other parts, as thinking, are left out); anything else is an
  * invalid response (described as one by describeError), never text like "[object Object]".
  */
 export function replyText(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value;
+  if (Array.isArray(value) && value.every(isContentPart)) {
+    const texts = value.filter((part) => part.type === "text");
+    if (texts.every((part) => typeof part.text === "string")) return texts.map((part) => part.text).join("");
+  }
   const what = Array.isArray(value)
-    ? "an array"
+    ? "a list of something else than content parts"
     : typeof value === "object"
       ? "an object"
       : `a ${typeof value}`;

@@ -170,10 +170,9 @@ describe("a streamed reply that finishes", () => {
   });
 });
 
-describe("a reply whose content is not text", () => {
-  it.each([false, true])("is an error reply, never the text [object Object] (stream %s)", async (stream) => {
-    const content = [{ type: "text", text: "an array where the text should be" }];
-    const body = stream
+describe("a reply whose content is not a string", () => {
+  const body = (stream: boolean, content: unknown) =>
+    stream
       ? {
           id: "x",
           object: "chat.completion.chunk",
@@ -188,14 +187,38 @@ describe("a reply whose content is not text", () => {
           model: "fake-model",
           choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
         };
-    server.enqueue({ type: "malformed", body: JSON.stringify(body) });
-    const reply = await chat(stream);
-    expect(reply.stopReason).toBe("error");
-    expect(reply.text).toBe("");
-    expect(reply.errorMessage).toMatch(
-      /^Invalid response from the model endpoint: the reply's content is an array, not text/,
-    );
-  });
+
+  it.each([false, true])(
+    "an object is an error reply, never the text [object Object] (stream %s)",
+    async (stream) => {
+      server.enqueue({
+        type: "malformed",
+        body: JSON.stringify(body(stream, { text: "where the text should be" })),
+      });
+      const reply = await chat(stream);
+      expect(reply.stopReason).toBe("error");
+      expect(reply.text).toBe("");
+      expect(reply.errorMessage).toMatch(
+        /^Invalid response from the model endpoint: the reply's content is an object, not text/,
+      );
+    },
+  );
+
+  it.each([false, true])(
+    "a list of content parts gives the text of its text parts (stream %s)",
+    async (stream) => {
+      const parts = [
+        { type: "thinking", thinking: "hmm" },
+        { type: "text", text: "The parser " },
+        { type: "text", text: "reads both dialects." },
+      ];
+      server.enqueue({ type: "malformed", body: JSON.stringify(body(stream, parts)) });
+      expect(await chat(stream)).toMatchObject({
+        text: "The parser reads both dialects.",
+        stopReason: "stop",
+      });
+    },
+  );
 });
 
 describe("a reply that is not streamed", () => {
