@@ -276,6 +276,17 @@ export async function undoOrRedo(ctx: AppContext, sessionId: string, redo: boole
     if (row.deleted_at !== null && op.kind !== (redo ? "restore" : "delete")) {
       throw new ApiFailure("conflict", `Session ${sessionId} is deleted; restore it first`);
     }
+    // Undoing an edited message or a label removes entries; a reply (or summary) being written
+    // meanwhile may be about to hang below one of them, and would then be refused and lost.
+    const job = ctx.jobs.get(row.id);
+    if (!redo && job !== undefined && (op.kind === "edit-message" || op.kind === "label")) {
+      const what =
+        job.kind === "chat" ? "chat turn" : job.kind === "compaction" ? "compaction" : "branch summary";
+      throw new ApiFailure(
+        "conflict",
+        `A ${what} is running for this session and may write below what this undo would remove; undo once it is done, or cancel it first`,
+      );
+    }
     const applied = applyOp(ctx, row, op, redo);
     setOpState(db, op.op_id, redo ? "done" : "undone");
     return { kind: op.kind as EditOperation, ...applied };
