@@ -41,23 +41,32 @@ export interface ChatReply {
 }
 
 interface UsageFields {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  total_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+}
+
+/**
+ * A token count as the session stores it: a number, never text or below 0 (a server's `"120"`
+ * stored as it came would make the agents' usage sums strings: "120" + "14" = "12014").
+ */
+function tokenCount(value: unknown): number | undefined {
+  const count = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof count === "number" && Number.isFinite(count) && count >= 0 ? count : undefined;
 }
 
 /** The agents' usage shape; cached prompt tokens count as cacheRead (as pi's OpenAI provider). */
 export function usageFrom(raw: UsageFields | null | undefined): Usage {
-  const prompt = raw?.prompt_tokens ?? 0;
-  const output = raw?.completion_tokens ?? 0;
-  const cacheRead = Math.min(prompt, raw?.prompt_tokens_details?.cached_tokens ?? 0);
+  const prompt = tokenCount(raw?.prompt_tokens) ?? 0;
+  const output = tokenCount(raw?.completion_tokens) ?? 0;
+  const cacheRead = Math.min(prompt, tokenCount(raw?.prompt_tokens_details?.cached_tokens) ?? 0);
   return {
     input: prompt - cacheRead,
     output,
     cacheRead,
     cacheWrite: 0,
-    totalTokens: raw?.total_tokens ?? prompt + output,
+    totalTokens: tokenCount(raw?.total_tokens) ?? prompt + output,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
   };
 }

@@ -221,6 +221,35 @@ describe("a reply whose content is not a string", () => {
   );
 });
 
+describe("usage figures that are not counts", () => {
+  it("are read as numbers (a numeric text) or 0, so the reply's usage is all numbers", async () => {
+    const body = {
+      id: "x",
+      object: "chat.completion",
+      created: 1,
+      model: "fake-model",
+      choices: [{ index: 0, message: { role: "assistant", content: "Done." }, finish_reason: "stop" }],
+      usage: {
+        prompt_tokens: "120",
+        completion_tokens: "14",
+        total_tokens: null,
+        prompt_tokens_details: { cached_tokens: -3 },
+      },
+    };
+    server.enqueue({ type: "malformed", body: JSON.stringify(body) });
+    const reply = await chat(false);
+    expect(reply.text).toBe("Done.");
+    expect(reply.usage).toEqual({
+      input: 120,
+      output: 14,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 134,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    });
+  });
+});
+
 describe("a reply that is not streamed", () => {
   it("a whole JSON body without a finish_reason is kept as it came: the body was not cut", async () => {
     server.enqueue({ type: "reply", text: "The parser reads both dialects.", finishReason: null });
