@@ -183,6 +183,12 @@ export function mergeSource(
     if (options.grown && row.provisional_seq !== null) {
       if (deleteEntryAtSeq(db, sid, row.provisional_seq)) removed++;
       deleteMalformedAtSeq(db, sid, row.provisional_seq);
+    } else if (row.provisional_seq !== null) {
+      // The file's last line was still being written (no newline yet) at the last import: as for an
+      // append (import-tail.ts), it is read again from the file now — the rewrite holds it whole (or
+      // still unfinished) — instead of staying a malformed line next to the whole one for good. A
+      // provisional entry (valid JSON already) stays: it is merged by id like the others.
+      deleteMalformedAtSeq(db, sid, row.provisional_seq);
     }
     const ids = storedEntryIds(db, sid);
     const idless = storedIdlessJson(db, sid);

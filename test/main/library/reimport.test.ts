@@ -112,6 +112,66 @@ describe("re-import", () => {
     expect(getSessionSummary(lib.db, id).entryCount).toBe(21);
   });
 
+  /** The agent's full rewrite (SPEC §1.7): a temp file renamed over the session file. */
+  function agentRewrite(file: string, lines: string[]): void {
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.1.tmp`);
+    fs.writeFileSync(tmp, `${lines.join("\n")}\n`);
+    fs.renameSync(tmp, file);
+  }
+
+  it("a half-written last line, then the agent's rewrite holding it whole: stored once, the half line gone", () => {
+    const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
+    const next = rest[0] ?? "";
+    fs.appendFileSync(file, next.slice(0, 40));
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    expect(loadMalformedLines(lib.db, id)).toHaveLength(1);
+
+    const header = { ...(JSON.parse(head[0] ?? "{}") as object), title: "Renamed by the agent" };
+    const rewritten = [JSON.stringify(header), ...head.slice(1), next, rest[1] ?? ""];
+    agentRewrite(file, rewritten);
+    const report = importPath(lib.db, file).files[0];
+    expect(report?.entriesAdded).toBe(2);
+    expect(loadMalformedLines(lib.db, id)).toEqual([]);
+    expect(getSessionSummary(lib.db, id).malformedCount).toBe(0);
+    expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(rewritten.map((l) => JSON.parse(l)));
+  });
+
+  it("a half-written line still unfinished after a rewrite stays one provisional line, replaced once whole", () => {
+    const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
+    const next = rest[0] ?? "";
+    fs.appendFileSync(file, next.slice(0, 100));
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    // The agent renames the session while the line is still being written (it is written out as is).
+    const header = JSON.stringify({ ...(JSON.parse(head[0] ?? "{}") as object), title: "Renamed" });
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.1.tmp`);
+    fs.writeFileSync(tmp, `${[header, ...head.slice(1)].join("\n")}\n${next.slice(0, 100)}`);
+    fs.renameSync(tmp, file);
+    importPath(lib.db, file);
+    expect(loadMalformedLines(lib.db, id)).toEqual([expect.objectContaining({ raw: next.slice(0, 100) })]);
+    // Then its rest is appended: the whole line replaces it.
+    fs.appendFileSync(file, `${next.slice(100)}\n`);
+    importPath(lib.db, file);
+    expect(loadMalformedLines(lib.db, id)).toEqual([]);
+    expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(
+      [header, ...head.slice(1), next].map((l) => JSON.parse(l)),
+    );
+  });
+
+  it("a half-written line the agent's rewrite changed (an output pruned, so it no longer starts the same) goes too", () => {
+    const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
+    const next = rest[0] ?? "";
+    fs.appendFileSync(file, next.slice(0, 100));
+    const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
+    const header = JSON.stringify({ ...(JSON.parse(head[0] ?? "{}") as object), title: "Renamed" });
+    const changed = JSON.stringify({ ...(JSON.parse(next) as object), timestamp: "2026-12-05T00:00:00.000Z" });
+    expect(changed.startsWith(next.slice(0, 100))).toBe(false);
+    const rewritten = [header, ...head.slice(1), changed];
+    agentRewrite(file, rewritten);
+    importPath(lib.db, file);
+    expect(loadMalformedLines(lib.db, id)).toEqual([]);
+    expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(rewritten.map((l) => JSON.parse(l)));
+  });
+
   it("a rewritten file is re-parsed and merged by id: nothing stored is lost", () => {
     const file = copyFixture("tree-01.jsonl", lib.dir);
     const id = importPath(lib.db, file).files[0]?.sessionId ?? "";
