@@ -72,6 +72,8 @@ export function TreeCanvas() {
   const container = useRef<HTMLDivElement>(null);
   const centeredFor = useRef<string | null>(null);
   const previousLayout = useRef<TreeLayout | null>(null);
+  // The view leaf when the previous layout was drawn (where a leaf that followed the file came from).
+  const previousViewLeaf = useRef<string | null>(null);
   const pendingFocus = useRef<string | null>(null);
   // The last keyboard move: the node the focus was on (undefined: none) and the entry selected.
   const lastMove = useRef<{ from: string | undefined; to: string } | null>(null);
@@ -98,16 +100,32 @@ export function TreeCanvas() {
   useLayoutEffect(() => {
     const previous = previousLayout.current;
     previousLayout.current = layout;
-    if (!previous || !layout || previous === layout || centeredFor.current !== sessionId) return;
     const state = useCanopy.getState();
+    const leafBefore = previousViewLeaf.current;
+    previousViewLeaf.current = state.tree?.viewLeafId ?? null;
+    if (!previous || !layout || previous === layout || centeredFor.current !== sessionId) return;
     const anchor = state.layoutAnchorId ?? selectLeafId(state);
     if (state.layoutAnchorId) state.clearLayoutAnchor();
     if (!anchor) return;
     const before = previous.byId.get(previous.nodeOfEntry(anchor) ?? "");
     const afterId = layout.nodeOfEntry(anchor);
     const after = layout.byId.get(afterId ?? "");
-    if (before && after) viewport.shiftBy(after.x - before.x, after.y - before.y);
-    else if (afterId) viewport.ensureVisible(afterId);
+    if (before && after) {
+      viewport.shiftBy(after.x - before.x, after.y - before.y);
+      return;
+    }
+    if (!afterId) return;
+    // A view leaf that follows the file moved to the agent's new line. The view follows it only
+    // when the leaf it came from was on screen: a user who panned away to read older entries
+    // keeps them where they are.
+    const following = state.tree !== null && state.tree.viewLeafId === state.tree.fileLeafId;
+    const from =
+      following && leafBefore !== null
+        ? previous.byId.get(previous.nodeOfEntry(leafBefore) ?? "")
+        : undefined;
+    const fromNow = from ? layout.byId.get(layout.nodeOfEntry(leafBefore ?? "") ?? "") : undefined;
+    if (from && fromNow && !viewport.onScreen(from)) viewport.shiftBy(fromNow.x - from.x, fromNow.y - from.y);
+    else viewport.ensureVisible(afterId);
   }, [layout, sessionId, viewport]);
 
   // The first view of a session; later selections pan only when the node is off screen.

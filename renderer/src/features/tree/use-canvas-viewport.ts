@@ -16,6 +16,8 @@ export interface CanvasViewport {
   centerOn(layoutId: string, options?: { zoom?: number; duration?: number }): void;
   /** Pans to the node when it is not fully on screen or too small to read. */
   ensureVisible(layoutId: string): void;
+  /** Whether a node placed at (x, y) in flow coordinates is fully on screen now, at a readable zoom. */
+  onScreen(node: { x: number; y: number }): boolean;
   /** Moves the view with content that moved by (dx, dy) in flow coordinates. */
   shiftBy(dx: number, dy: number): void;
   /** The first view of a session: the whole tree when it is small enough, else the view leaf. */
@@ -74,18 +76,22 @@ export function useCanvasViewport(): CanvasViewport {
         duration: options?.duration ?? 250,
       });
     };
+    const onScreen: CanvasViewport["onScreen"] = (node) => {
+      const { width, height, transform } = flowStore.getState();
+      const [tx, ty, zoom] = transform;
+      const left = node.x * zoom + tx;
+      const top = node.y * zoom + ty;
+      const inside =
+        left >= 0 && top >= 0 && left + NODE_WIDTH * zoom <= width && top + NODE_HEIGHT * zoom <= height;
+      return inside && zoom >= READABLE_ZOOM;
+    };
     return {
       centerOn,
+      onScreen,
       ensureVisible(layoutId) {
         const node = nodeOf(layoutId);
-        if (!node) return;
-        const { width, height, transform } = flowStore.getState();
-        const [tx, ty, zoom] = transform;
-        const left = node.x * zoom + tx;
-        const top = node.y * zoom + ty;
-        const inside =
-          left >= 0 && top >= 0 && left + NODE_WIDTH * zoom <= width && top + NODE_HEIGHT * zoom <= height;
-        if (!inside || zoom < READABLE_ZOOM) centerOn(layoutId, { zoom: Math.max(zoom, 0.75) });
+        if (!node || onScreen(node)) return;
+        centerOn(layoutId, { zoom: Math.max(flowStore.getState().transform[2], 0.75) });
       },
       shiftBy(dx, dy) {
         if (dx === 0 && dy === 0) return;
