@@ -12,8 +12,17 @@ import type { AppContext } from "../api/types.ts";
 import { effectiveViewLeaf, getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
+import type { SessionRow } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import type { RunTarget } from "./session-state.ts";
+
+/**
+ * Whether the user left the view leaf where the run found it: it is still there, or it follows
+ * the file (nobody moved it) and only the agent's appended lines took it on meanwhile.
+ */
+function leafLeftAlone(row: SessionRow, state: RunTarget): boolean {
+  return row.view_leaf_set === 0 || effectiveViewLeaf(row) === state.viewLeafId;
+}
 
 export function appendAndMoveLeaf<E extends SessionEntry>(
   ctx: AppContext,
@@ -39,8 +48,7 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
     }
     const built = build(randomEntryId(new StoredEntryIds(db, sid)), new Date().toISOString());
     appendSessionEntries(db, state.sessionId, [built]);
-    const viewLeafUnchanged = getViewLeaf(db, state.sessionId) === state.viewLeafId;
-    if (viewLeafUnchanged) setViewLeaf(db, state.sessionId, built.id);
+    if (leafLeftAlone(row, state)) setViewLeaf(db, state.sessionId, built.id);
     return built;
   })();
   ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
@@ -86,7 +94,8 @@ export function appendCompaction(
 /**
  * Appends messages as a chain of `message` entries below the planned leaf, in one transaction
  * that first checks the leaf still exists. The view leaf follows to the last one only when the
- * user has not moved it meanwhile (`followed` says which happened); a reply is never dropped.
+ * user has not moved it meanwhile (`followed` says which happened; lines the agent appended to
+ * the file meanwhile do not count); a reply is never dropped.
  */
 export function appendMessageChain(
   ctx: AppContext,
@@ -95,7 +104,8 @@ export function appendMessageChain(
 ): { entries: MessageEntry[]; followed: boolean } {
   const { db } = ctx;
   const result = writeTransaction(db, () => {
-    const { sid } = requireSession(db, state.sessionId);
+    const row = requireSession(db, state.sessionId);
+    const { sid } = row;
     if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
       throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
     }
@@ -110,7 +120,7 @@ export function appendMessageChain(
       return entry;
     });
     appendSessionEntries(db, state.sessionId, entries);
-    const followed = getViewLeaf(db, state.sessionId) === state.viewLeafId;
+    const followed = leafLeftAlone(row, state);
     if (followed && parentId !== null) setViewLeaf(db, state.sessionId, parentId);
     return { entries, followed };
   })();
