@@ -72,7 +72,9 @@ export interface SessionProblem {
     | "missing_id"
     | "unknown_type"
     | "not_a_session"
-    | "file_rewritten";
+    | "file_rewritten"
+    /** The session's file is no longer where it was imported from (moved away or deleted). */
+    | "file_missing";
   message: string;
   line?: number;
   entryId?: string;

@@ -12,8 +12,8 @@ import { addUsage, emptyUsageTotals, messageUsage, type UsageTotals } from "../.
 import { parseLean } from "../../core/text/lean-json.ts";
 import type { Database } from "../store/open.ts";
 import { forEachEntryNodeSource } from "../store/repos/entries.ts";
-import { fileProblems } from "./import-state.ts";
-import { loadMalformedLines, requireSession, toSessionSummary } from "./load.ts";
+import { requireSession, toSessionSummary } from "./load.ts";
+import { sessionFileProblems } from "./session-file-problems.ts";
 import { LEAN_NODE_CHARS } from "./tree-nodes.ts";
 
 /** Characters of an entry's text a line of `canopy show` shows (flattened, "…" when cut). */
@@ -86,10 +86,7 @@ export function loadSessionOutline(db: Database, sessionId: string): SessionOutl
     summary: toSessionSummary(row),
     index: buildTreeIndex(stubs),
     facts,
-    problems: fileProblems(
-      loadMalformedLines(db, sessionId),
-      JSON.parse(row.problems_json) as SessionProblem[],
-    ),
+    problems: sessionFileProblems(db, sessionId, row),
     usage,
   };
 }

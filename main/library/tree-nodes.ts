@@ -4,7 +4,7 @@
  * parent links of the structural tree index. What a node takes from its entry's JSON is kept
  * in memory by entry (tree-node-cache.ts): a reload reads and parses only entries it has not seen.
  */
-import { type SessionProblem, type SessionTreeDto, TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
+import { type SessionTreeDto, TREE_SNIPPET_CHARS, type TreeNodeDto } from "../../core/api/dto.ts";
 import { entryKind, entrySnippetCut } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { cutForDisplay } from "../../core/text/display-cut.ts";
@@ -20,8 +20,8 @@ import {
 } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { archivedEntryIds } from "./edits.ts";
-import { fileProblems } from "./import-state.ts";
-import { editHistory, effectiveViewLeaf, loadMalformedLines, requireSession } from "./load.ts";
+import { editHistory, effectiveViewLeaf, requireSession } from "./load.ts";
+import { sessionFileProblems } from "./session-file-problems.ts";
 import { structuralIndex } from "./structure-index.ts";
 import { sessionFacts } from "./tree-node-cache.ts";
 
@@ -180,7 +180,7 @@ export function treeFrame(
     viewLeafId: effectiveViewLeaf(row),
     fileLeafId: row.file_leaf_id,
     // Malformed lines too: the app lists every problem of the file.
-    problems: fileProblems(loadMalformedLines(db, sessionId), JSON.parse(row.problems_json) as SessionProblem[]),
+    problems: sessionFileProblems(db, sessionId, row),
     history: editHistory(db, row.sid),
   };
 }

@@ -8,7 +8,8 @@
  * rewritten large file imported by the import runner's thread, never on this one — and
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
- * are not re-imported (nor re-added as new ones).
+ * are not re-imported (nor re-added as new ones). A known file that goes away (moved, deleted) and
+ * comes back is announced as `session:changed`, so that windows say so (session-file-problems.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -62,6 +63,8 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
   /** Files being re-imported (reimportLive), and those that changed again meanwhile. */
   const running = new Set<string>();
   const changedAgain = new Set<string>();
+  /** Known files found gone (their sessions were told); told again when they come back. */
+  const gone = new Set<string>();
   let knownFiles = new Set<string>();
   let recursiveFolders: string[] = [];
   let closed = false;
@@ -85,11 +88,30 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     }
   };
 
+  /** Windows showing a session of `file` refresh it: its file went away, or came back. */
+  const tellSessionsOf = (file: string) => {
+    for (const row of findSessionsByPath(ctx.db, file)) {
+      if (row.deleted_at === null) {
+        ctx.events.emit("session:changed", { sessionId: row.id, viewLeafId: effectiveViewLeaf(row) });
+      }
+    }
+  };
+
   const reimport = (file: string) => {
     pending.delete(file);
     // A library file deleted or replaced meanwhile takes no more imports (requests say why).
     if (ctx.libraryFile !== null && !libraryInPlace(ctx.libraryFile)) return;
-    if (closed || !fs.existsSync(file) || deletedFile(file)) return;
+    if (closed || deletedFile(file)) return;
+    // A known file moved away or deleted: the session says so (session-file-problems.ts), once.
+    if (!fs.existsSync(file)) {
+      if (knownFiles.has(file) && !gone.has(file)) {
+        gone.add(file);
+        tellSessionsOf(file);
+      }
+      return;
+    }
+    // Back (its import below may change nothing): the session no longer says it is gone.
+    if (gone.delete(file)) tellSessionsOf(file);
     // An import on the import thread may be storing this very file: read it once that is over.
     if (ctx.imports.busy) {
       void ctx.imports.idle().then(() => schedule(file));

@@ -9,6 +9,7 @@ import type { AppContext } from "../../main/api/types.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { importPath } from "../../main/library/import.ts";
 import { listSessions } from "../../main/library/load.ts";
+import { versionedSessionTree } from "../../main/library/tree-versions.ts";
 import { type LibraryWatcher, startLibraryWatcher } from "../../main/library/watch.ts";
 import { makeTempDir } from "./store/helpers.ts";
 
@@ -211,6 +212,59 @@ describe("library watcher", () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(listSessions(ctx.db).some((s) => s.id === "z1")).toBe(false);
+  });
+
+  it("a file deleted (or moved out of the watched folders) is announced, the tree says so; back, it says no more", async () => {
+    start();
+    const problemKinds = () => versionedSessionTree(ctx.db, "s1").problems.map((p) => p.kind);
+    expect(problemKinds()).toEqual([]);
+    const saved = fs.readFileSync(sessionFile);
+    fs.renameSync(sessionFile, path.join(tmp.dir, "moved-away.jsonl"));
+    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(seen.find((e) => e.name === "session:changed")?.payload).toEqual({
+      sessionId: "s1",
+      viewLeafId: "a1",
+    });
+    expect(problemKinds()).toEqual(["file_missing"]);
+    expect(versionedSessionTree(ctx.db, "s1").problems[0]?.message).toContain(
+      fs.realpathSync(path.dirname(sessionFile)),
+    );
+    // Everything imported is kept.
+    expect(listSessions(ctx.db)[0]?.entryCount).toBe(2);
+
+    seen.length = 0;
+    fs.writeFileSync(sessionFile, saved);
+    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(problemKinds()).toEqual([]);
+  });
+
+  it("a last line still being written is listed as such, not as invalid JSON", async () => {
+    start();
+    const next = userLine("u2", "a1", "a long question the agent is still writing", 3);
+    fs.appendFileSync(sessionFile, next.slice(0, 30));
+    await vi.waitFor(() => expect(listSessions(ctx.db)[0]?.malformedCount).toBe(1), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(versionedSessionTree(ctx.db, "s1").problems).toEqual([
+      expect.objectContaining({
+        kind: "malformed_line",
+        line: 4,
+        message: expect.stringMatching(/^still being written/),
+      }),
+    ]);
+    fs.appendFileSync(sessionFile, `${next.slice(30)}\n`);
+    await vi.waitFor(() => expect(listSessions(ctx.db)[0]?.entryCount).toBe(3), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(versionedSessionTree(ctx.db, "s1").problems).toEqual([]);
   });
 
   it("stays quiet after close", async () => {
