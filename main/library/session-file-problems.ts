@@ -1,7 +1,8 @@
 /**
  * The problems a session's file has as the app and `canopy show` list them: its malformed lines
  * and tree problems, plus what the library knows of the file as it is now — a last line still
- * being written (no newline yet) and a file gone from its place (moved away or deleted).
+ * being written (no newline yet), a file gone from its place (moved away or deleted), and one
+ * that is there but no longer a session file (the watcher found it so: unfollowed-files.ts).
  */
 import fs from "node:fs";
 import type { SessionProblem } from "../../core/api/dto.ts";
@@ -10,6 +11,7 @@ import type { Database } from "../store/open.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { fileProblems } from "./import-state.ts";
 import { loadMalformedLines } from "./load.ts";
+import { unfollowedFiles } from "./unfollowed-files.ts";
 
 /** The one line of a session whose file is gone (see sessionFileProblems). */
 export function fileGoneProblem(sourcePath: string): SessionProblem {
@@ -35,6 +37,16 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
         }
       : problem,
   );
-  const gone = row.source_path !== null && row.is_demo !== 1 && !fs.existsSync(row.source_path);
-  return gone ? inFileOrder([...problems, fileGoneProblem(row.source_path as string)]) : problems;
+  const file = row.is_demo === 1 ? null : row.source_path;
+  if (file === null) return problems;
+  if (!fs.existsSync(file)) return inFileOrder([...problems, fileGoneProblem(file)]);
+  const reason = unfollowedFiles(db).get(file);
+  if (reason === undefined) return problems;
+  const unfollowed: SessionProblem = {
+    kind: "not_a_session",
+    message:
+      `the session file ${file} is no longer a session file (${reason}): nothing more is read from it ` +
+      "until it is one again, and everything imported is kept",
+  };
+  return inFileOrder([...problems, unfollowed]);
 }

@@ -9,7 +9,8 @@
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
  * are not re-imported (nor re-added as new ones). A known file that goes away (moved, deleted) and
- * comes back is announced as `session:changed`, so that windows say so (session-file-problems.ts).
+ * comes back is announced as `session:changed`, so that windows say so (session-file-problems.ts);
+ * so is one that reads as no session any more (emptied, overwritten), and its return.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,9 +18,11 @@ import type { AppContext } from "../api/types.ts";
 import { libraryInPlace } from "../store/library-identity.ts";
 import { checkpointWal } from "../store/open.ts";
 import { findSessionsByPath, getSessionRow, listSessionRows } from "../store/repos/sessions.ts";
+import type { ImportedFileReport } from "../../core/api/dto.ts";
 import { configuredFolders } from "./folders.ts";
 import { type LiveReimport, reimportLive } from "./live-reimport.ts";
 import { effectiveViewLeaf } from "./load.ts";
+import { unfollowedFiles } from "./unfollowed-files.ts";
 
 export interface WatchOptions {
   /** Quiet time after the last change before a file is re-imported (default 300 ms). */
@@ -75,7 +78,18 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     return rows.length > 0 && rows.every((row) => row.deleted_at !== null);
   };
 
-  const announce = ({ report, byRunner }: LiveReimport) => {
+  /** A known file that reads as no session (emptied, overwritten) is said once; so is its return. */
+  const noteFollowed = (file: string, report: ImportedFileReport) => {
+    const unfollowed = unfollowedFiles(ctx.db);
+    if (report.status === "skipped" || report.status === "failed") {
+      if (!knownFiles.has(file) || unfollowed.has(file)) return;
+      unfollowed.set(file, report.reason ?? report.status);
+      tellSessionsOf(file);
+    } else if (unfollowed.delete(file)) tellSessionsOf(file);
+  };
+
+  const announce = (file: string, { report, byRunner }: LiveReimport) => {
+    noteFollowed(file, report);
     if (!report.sessionId || (report.status !== "imported" && report.status !== "updated")) return;
     const sessionId = report.sessionId;
     // The runner checkpoints on its own thread.
@@ -128,7 +142,7 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
         if (closed) return;
         // Dropped by a cancelled import while it waited: taken up again.
         if (done === null) changedAgain.add(file);
-        else announce(done);
+        else announce(file, done);
       })
       .catch((error: unknown) => {
         if (closed) return;

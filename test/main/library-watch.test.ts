@@ -244,6 +244,29 @@ describe("library watcher", () => {
     expect(problemKinds()).toEqual([]);
   });
 
+  it("a file emptied or overwritten with something else is said to be no session any more; one again, it says no more", async () => {
+    start();
+    const problems = () => versionedSessionTree(ctx.db, "s1").problems;
+    const saved = fs.readFileSync(sessionFile);
+    fs.writeFileSync(sessionFile, "");
+    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(problems()).toEqual([
+      expect.objectContaining({ kind: "not_a_session", message: expect.stringContaining("(empty file)") }),
+    ]);
+    expect(listSessions(ctx.db)[0]?.entryCount).toBe(2);
+
+    seen.length = 0;
+    fs.writeFileSync(sessionFile, saved);
+    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
+      timeout: 5000,
+      interval: 25,
+    });
+    expect(problems()).toEqual([]);
+  });
+
   it("a last line still being written is listed as such, not as invalid JSON", async () => {
     start();
     const next = userLine("u2", "a1", "a long question the agent is still writing", 3);
