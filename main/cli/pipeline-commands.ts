@@ -215,8 +215,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         writer,
       );
       if (options.json) cli.io.out(toJson(result, 2));
-      else if (result.cancelled) cli.io.out(result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.");
-      else {
+      // Cancelled (Ctrl+C, or by a hook) exits 1, as a cancelled compaction or chat turn does.
+      if (result.cancelled) {
+        throw new CommandError(
+          result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.",
+        );
+      }
+      if (!options.json) {
         const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
         const editor = result.editorText ? `\nEditor text: ${result.editorText}` : "";
         cli.io.out(`View leaf: ${result.newLeafId ?? "(empty)"} (was ${result.oldLeafId ?? "(empty)"})${summary}${editor}`);

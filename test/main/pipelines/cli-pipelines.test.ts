@@ -169,6 +169,25 @@ describe("canopy navigate", () => {
     });
   });
 
+  it("cancelled by a hook: says nothing changed, exits 1 as a cancelled compaction does (JSON still on stdout)", async () => {
+    const hooksDir = path.join(dir, "hooks");
+    fs.mkdirSync(hooksDir);
+    fs.writeFileSync(
+      path.join(hooksDir, "no-moves.mjs"),
+      'export default (canopy) => canopy.on("session_before_tree", () => ({ cancel: true }));\n',
+    );
+    const file = write("chain.jsonl", chainSession(4));
+    const run = await cli("navigate", file, "a1", "--summarize");
+    expect(run.code).toBe(1);
+    expect(oneErrorLine(run)).toBe("canopy: error: Navigation cancelled by a hook; nothing changed.");
+    const json = await cli("navigate", file, "a1", "--summarize", "--json");
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ cancelled: true, aborted: false, newLeafId: "a2", oldLeafId: "a2" });
+    expect(json.err.trimEnd()).toBe("canopy: error: Navigation cancelled by a hook; nothing changed.");
+    const shown = await cli("context", file, "--json");
+    expect((JSON.parse(shown.out) as unknown[]).length).toBe(4);
+  });
+
   it("an unknown entry: one line, exit 1", async () => {
     const file = write("chain.jsonl", chainSession(4));
     const run = await cli("navigate", file, "nope1234");
