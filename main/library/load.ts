@@ -186,15 +186,17 @@ export function getViewLeaf(db: Database, sessionId: string): string | null {
 }
 
 /**
- * Moves Canopy's view leaf. `null` is an explicit empty view (before the first entry); use
- * `resetViewLeaf` to follow the file's last entry again. Never touches the agent's file.
+ * Moves Canopy's view leaf. `null` is an explicit empty view (before the first entry). The file's
+ * last entry is where the agent resumes: a view leaf put there follows the file again (as one
+ * never moved does), so the agent's next lines take it on. Never touches the agent's file.
  */
 export function setViewLeaf(db: Database, sessionId: string, leafId: string | null): SessionSummary {
-  const { sid } = requireSession(db, sessionId);
+  const { sid, file_leaf_id: fileLeaf } = requireSession(db, sessionId);
   if (leafId !== null && !entryIdExists(db, sid, leafId)) {
     throw new StoreError("not_found", `Session ${sessionId} has no entry ${leafId}`);
   }
-  updateSession(db, sessionId, { view_leaf_id: leafId, view_leaf_set: 1 });
+  const follows = leafId !== null && leafId === fileLeaf;
+  updateSession(db, sessionId, follows ? { view_leaf_id: null, view_leaf_set: 0 } : { view_leaf_id: leafId, view_leaf_set: 1 });
   return getSessionSummary(db, sessionId);
 }
 

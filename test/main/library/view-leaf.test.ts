@@ -54,6 +54,35 @@ describe("view leaf", () => {
     expect(resetViewLeaf(lib.db, id).viewLeafId).toBe(entries.at(-1)?.id);
   });
 
+  it("a leaf moved away stays while the agent appends; put back on the file's last entry, it follows the file again", () => {
+    const file = copyFixture("tree-02.jsonl", lib.dir);
+    let last = loadSessionEntries(lib.db, id).at(-1)?.id ?? "";
+    const append = (entryId: string) => {
+      const line = {
+        type: "message",
+        id: entryId,
+        parentId: last,
+        timestamp: "2026-12-05T00:00:00.000Z",
+        message: { role: "user", content: `more from the agent ${entryId}`, timestamp: 1 },
+      };
+      fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+      importPath(lib.db, file);
+      last = entryId;
+    };
+    const leaf = offPathLeaf();
+    setViewLeaf(lib.db, id, leaf);
+    append("agent001");
+    expect(getViewLeaf(lib.db, id)).toBe(leaf);
+    expect(getSessionSummary(lib.db, id).fileLeafId).toBe("agent001");
+    // Back on the file's last entry (as the agent sees it): following again.
+    expect(setViewLeaf(lib.db, id, "agent001").viewLeafId).toBe("agent001");
+    append("agent002");
+    expect(getViewLeaf(lib.db, id)).toBe("agent002");
+    lib.reopen();
+    append("agent003");
+    expect(getViewLeaf(lib.db, id)).toBe("agent003");
+  });
+
   it("rejects unknown leaves and unknown sessions with coded errors", () => {
     expect(() => setViewLeaf(lib.db, id, "nope")).toThrow(StoreError);
     expect(() => setViewLeaf(lib.db, "missing", null)).toThrow(/No session/);
