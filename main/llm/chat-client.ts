@@ -10,13 +10,13 @@ import {
   createClient,
   describeError,
   isUserAbortError,
-  linkSignal,
   type OpenAiSummarizerConfig,
   replyText,
   SDK_TIMEOUT_MARGIN_MS,
   STREAM_ENDED_EARLY,
 } from "./openai-client.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, watchIdle } from "./idle-timeout.ts";
+import { linkSignal } from "./link-signal.ts";
 import { ToolCallCollector, toolNames } from "./tool-calls.ts";
 
 export type ChatClientConfig = Pick<

@@ -6,6 +6,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { DEFAULT_MODEL_TIMEOUT_MS, watchIdle } from "./idle-timeout.ts";
+import { linkSignal } from "./link-signal.ts";
 import type {
   AbortSignalLike,
   Summarizer,
@@ -72,15 +73,6 @@ export function createClient(config: OpenAiSummarizerConfig, timeoutMs?: number)
     // The SDK would print parse failures to the console; they come back to us as errors anyway.
     logLevel: "off",
   });
-}
-
-/** A real AbortSignal following a core-style one; `dispose` detaches the listener. */
-export function linkSignal(signal: AbortSignalLike | undefined) {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort);
-  if (signal?.aborted) controller.abort();
-  return { signal: controller.signal, dispose: () => signal?.removeEventListener("abort", onAbort) };
 }
 
 /** The chain of `cause` messages, e.g. "fetch failed (connect ECONNREFUSED 127.0.0.1:9)". */

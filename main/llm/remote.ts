@@ -13,6 +13,7 @@ import type {
   SummaryResponse,
 } from "../../core/compaction/types.ts";
 import { type IdleWatch, type IdleWords, watchIdle } from "./idle-timeout.ts";
+import { linkSignal } from "./link-signal.ts";
 
 /** compaction.remoteTimeoutSeconds unset: as long as a model's request may stay silent (10 minutes). */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 600_000;
@@ -35,30 +36,6 @@ const ABORTED: SummaryResponse = { text: "", stopReason: "aborted" };
 
 function failure(errorMessage: string): SummaryResponse {
   return { text: "", stopReason: "error", errorMessage };
-}
-
-/** Links a core-style signal (and an optional timeout) to a real AbortController for fetch. */
-function linkSignal(signal: AbortSignalLike | undefined, timeoutMs: number | undefined) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort);
-  if (signal?.aborted) controller.abort();
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeoutMs);
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      signal?.removeEventListener("abort", onAbort);
-      if (timer !== undefined) clearTimeout(timer);
-    },
-  };
 }
 
 /**
@@ -95,7 +72,7 @@ export function createRemoteSummarizer(config: RemoteSummarizerConfig): Summariz
     contextWindow: 0,
     async summarize(request: SummaryRequest): Promise<SummaryResponse> {
       if (request.signal?.aborted) return ABORTED;
-      const link = linkSignal(request.signal, undefined);
+      const link = linkSignal(request.signal);
       const idle = watchIdle(link.signal, timeoutMs, REMOTE_WORDS);
       try {
         const response = await fetchImpl(config.endpoint, {

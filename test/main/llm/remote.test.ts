@@ -1,8 +1,8 @@
 // Remote compaction endpoint (SPEC §6.3 step 5) over real HTTP: body shape, header, the spec's
-// error texts, the ignored shortSummary, aborts and timeouts.
+// error texts, the ignored shortSummary, aborts and timeouts; the Test connection probe.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SummaryRequest } from "../../../core/compaction/types.ts";
-import { createRemoteSummarizer, DEFAULT_REMOTE_TIMEOUT_MS } from "../../../main/llm/remote.ts";
+import { createRemoteSummarizer, DEFAULT_REMOTE_TIMEOUT_MS, probeRemoteEndpoint } from "../../../main/llm/remote.ts";
 import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
 
 let server: FakeServer;
@@ -159,5 +159,38 @@ describe("createRemoteSummarizer", () => {
     );
     expect(result.text).toBe("injected");
     expect(calls).toEqual(["http://127.0.0.1:1/x"]);
+  });
+});
+
+describe("probeRemoteEndpoint", () => {
+  /** A fetch that answers only by failing once its signal aborts, as fetch does. */
+  const silentFetch =
+    (seen: AbortSignal[]): typeof fetch =>
+    (_input, init) =>
+      new Promise((_resolve, reject) => {
+        const signal = init?.signal as AbortSignal;
+        seen.push(signal);
+        signal.addEventListener("abort", () => reject(new Error("This operation was aborted")));
+      });
+
+  it("an endpoint that answers at all is reachable", async () => {
+    const result = await probeRemoteEndpoint(`${server.url}/remote`);
+    expect(result.ok).toBe(true);
+  });
+
+  it("an endpoint silent for the whole timeout has timed out, and its request is aborted", async () => {
+    const seen: AbortSignal[] = [];
+    const result = await probeRemoteEndpoint("http://127.0.0.1:1/x", 50, silentFetch(seen));
+    expect(result).toEqual({ ok: false, message: "Remote summary endpoint timed out after 50 ms" });
+    expect(seen[0]?.aborted).toBe(true);
+  });
+
+  it("the caller's abort cancels it, not as a timeout", async () => {
+    const seen: AbortSignal[] = [];
+    const controller = new AbortController();
+    const pending = probeRemoteEndpoint("http://127.0.0.1:1/x", 60_000, silentFetch(seen), controller.signal);
+    controller.abort();
+    expect(await pending).toEqual({ ok: false, message: "Cancelled" });
+    expect(seen[0]?.aborted).toBe(true);
   });
 });
