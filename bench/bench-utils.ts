@@ -1,7 +1,7 @@
 /**
  * Small helpers shared by the benchmarks: medians, throughput formatting, temp folders, the
- * fixture list and a library holding one session file. Benchmarks print figures; they are not
- * tests and never fail the build.
+ * fixture list, a library holding one session file (or a copy of the generated one). Benchmarks
+ * print figures; they are not tests and never fail the build.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { importPath } from "../main/library/import.ts";
 import { openDatabase } from "../main/store/open.ts";
+import { defaultGeneratedPath, type GeneratedFile, writeGeneratedSession } from "./generate-session.ts";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -40,6 +41,13 @@ export function timeIt(fn: () => void): number {
   return performance.now() - started;
 }
 
+/** How long `work` took, and what it returned. */
+export function timed<T>(work: () => T): { ms: number; value: T } {
+  const started = performance.now();
+  const value = work();
+  return { ms: performance.now() - started, value };
+}
+
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
@@ -52,6 +60,33 @@ export function importIntoNewLibrary(dbFile: string, sessionFile: string): strin
   setup.close();
   if (!sessionId) throw new Error(`${sessionFile} did not import`);
   return sessionId;
+}
+
+/** A new temp folder holding a copy of the generated session (`source`) and a library it is imported into. */
+export interface GeneratedLibrary {
+  generated: GeneratedFile;
+  tmp: { dir: string; cleanup(): void };
+  dbPath: string;
+  source: string;
+  sessionId: string;
+}
+
+/**
+ * The generated session of `entries` (default 100k) copied to session.jsonl in a new temp folder
+ * (`prefix`) and imported into library.db there; `tmp.cleanup()` removes both.
+ */
+export function generatedLibrary(prefix: string, entries?: number): GeneratedLibrary {
+  const generated = writeGeneratedSession(defaultGeneratedPath(entries), entries);
+  const tmp = tempDir(prefix);
+  try {
+    const dbPath = path.join(tmp.dir, "library.db");
+    const source = path.join(tmp.dir, "session.jsonl");
+    fs.copyFileSync(generated.file, source);
+    return { generated, tmp, dbPath, source, sessionId: importIntoNewLibrary(dbPath, source) };
+  } catch (error) {
+    tmp.cleanup();
+    throw error;
+  }
 }
 
 export const mbps = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000);

@@ -5,8 +5,6 @@
  * (the answer's bytes received over HTTP). Run:
  * node bench/session-get.bench.ts [--entries 100000]
  */
-import fs from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { toJson } from "../core/text/json-deep.ts";
 import { jsonPieces } from "../core/text/json-pieces.ts";
@@ -14,23 +12,11 @@ import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { getSessionDetail } from "../main/library/load.ts";
 import { startBrowserServer } from "../main/server/index.ts";
-import { fmt, importIntoNewLibrary, numberArg, printTable, tempDir } from "./bench-utils.ts";
-import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
-
-function timed<T>(work: () => T): { ms: number; value: T } {
-  const started = performance.now();
-  const value = work();
-  return { ms: performance.now() - started, value };
-}
+import { fmt, generatedLibrary, numberArg, printTable, timed } from "./bench-utils.ts";
 
 export async function runSessionGetBench(options: { entries?: number } = {}): Promise<void> {
-  const generated = writeGeneratedSession(defaultGeneratedPath(options.entries), options.entries);
-  const tmp = tempDir("canopy-session-get-");
+  const { generated, tmp, dbPath, sessionId } = generatedLibrary("canopy-session-get-", options.entries);
   try {
-    const dbPath = path.join(tmp.dir, "library.db");
-    const source = path.join(tmp.dir, "session.jsonl");
-    fs.copyFileSync(generated.file, source);
-    const sessionId = importIntoNewLibrary(dbPath, source);
     const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false, importThread: true });
     const api = createApi(ctx);
     const server = await startBrowserServer({ api, rendererDir: tmp.dir });

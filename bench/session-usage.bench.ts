@@ -8,7 +8,6 @@
  * Run: node --experimental-strip-types bench/session-usage.bench.ts [--entries N] [--runs N]
  */
 import fs from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { importPath } from "../main/library/import.ts";
 import { sessionUsage } from "../main/library/usage.ts";
@@ -16,14 +15,7 @@ import { startBrowserMode } from "../main/serve.ts";
 import { openDatabase } from "../main/store/open.ts";
 import { apiCall } from "../test/helpers/browser-mode.ts";
 import { sessionUsageReference } from "../test/helpers/usage-reference.ts";
-import { fmt, importIntoNewLibrary, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
-import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
-
-function timed<T>(work: () => T): { ms: number; value: T } {
-  const started = performance.now();
-  const value = work();
-  return { ms: performance.now() - started, value };
-}
+import { fmt, generatedLibrary, median, numberArg, printTable, timed } from "./bench-utils.ts";
 
 /** What migration 11 leaves of a session stored before it: no usage rows, marked to be read from JSON. */
 function asStoredBefore(dbFile: string, sessionId: string): void {
@@ -80,14 +72,9 @@ function appendTurn(file: string, parentId: string, n: number): string {
 
 export async function runSessionUsageBench(options: { entries?: number; runs?: number } = {}): Promise<void> {
   const runs = options.runs ?? 5;
-  const generated = writeGeneratedSession(defaultGeneratedPath(options.entries), options.entries);
-  const tmp = tempDir("canopy-usage-bench-");
+  const library = generatedLibrary("canopy-usage-bench-", options.entries);
+  const { generated, tmp, dbPath: dbFile, source, sessionId } = library;
   try {
-    const dbFile = path.join(tmp.dir, "library.db");
-    const source = path.join(tmp.dir, "session.jsonl");
-    fs.copyFileSync(generated.file, source);
-    const sessionId = importIntoNewLibrary(dbFile, source);
-
     // The first read on a new connection, the old route and the route now in turn.
     const oldMs: number[] = [];
     const nowMs: number[] = [];

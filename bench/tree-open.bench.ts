@@ -25,6 +25,7 @@ import {
   printTable,
   repoRoot,
   tempDir,
+  timed,
 } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
@@ -66,12 +67,6 @@ export interface BrowserFigures {
   first: OpenFigures;
   /** Back to the small session and again to the big one. */
   again: OpenFigures;
-}
-
-function timed<T>(fn: () => T): { value: T; ms: number } {
-  const started = performance.now();
-  const value = fn();
-  return { value, ms: performance.now() - started };
 }
 
 /** Old route, route on a new connection and route again, `runs` times each, on one library; medians. */
