@@ -73,6 +73,41 @@ async function audit(): Promise<string[]> {
   }, IGNORED);
 }
 
+/** `audit()` in light and then in dark (the page left in light), each finding naming its scheme. */
+async function auditInBothSchemes(): Promise<string[]> {
+  const found: string[] = [];
+  try {
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const line of await audit()) found.push(`(${scheme}) ${line}`);
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: "light" });
+  }
+  return found;
+}
+
+/** A dialog a button of the open session opens, audited and closed again with Escape. */
+interface DialogScreen {
+  title: string;
+  button: string | RegExp;
+  dialog: { role: "dialog" | "alertdialog"; name: string };
+}
+
+const DIALOGS: DialogScreen[] = [
+  {
+    title: "the keyboard shortcuts dialog",
+    button: "Keyboard shortcuts",
+    dialog: { role: "dialog", name: "Keyboard shortcuts" },
+  },
+  { title: "the export dialog", button: "Export…", dialog: { role: "dialog", name: "Export session" } },
+  {
+    title: "the delete confirmation",
+    button: /^Delete “Refactor the parser/,
+    dialog: { role: "alertdialog", name: "Delete this session from the library?" },
+  },
+];
+
 beforeAll(async () => {
   app = await startE2eApp("a11y");
   ({ page } = app);
@@ -88,13 +123,7 @@ describe("no accessibility violations, whatever their impact", () => {
   it("the library list, light and dark", async () => {
     await openLibrary(app);
     await page.locator(".session-groups button.session").first().waitFor();
-    expect(await audit()).toEqual([]);
-    await page.emulateMedia({ colorScheme: "dark" });
-    try {
-      expect(await audit()).toEqual([]);
-    } finally {
-      await page.emulateMedia({ colorScheme: "light" });
-    }
+    expect(await auditInBothSchemes()).toEqual([]);
   });
 
   // Every demo session: they differ in what they draw (compactions, branch summaries, <summary> tags).
@@ -104,11 +133,7 @@ describe("no accessibility violations, whatever their impact", () => {
     const found: string[] = [];
     for (const session of sessions) {
       await openSessionShowingAll(page, app.mode, session.id);
-      for (const scheme of ["light", "dark"] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        for (const line of await audit()) found.push(`${session.title} (${scheme}): ${line}`);
-      }
-      await page.emulateMedia({ colorScheme: "light" });
+      for (const line of await auditInBothSchemes()) found.push(`${session.title} ${line}`);
     }
     expect(found).toEqual([]);
   }, 120_000);
@@ -128,21 +153,10 @@ describe("no accessibility violations, whatever their impact", () => {
     expect(focusable.every(Boolean)).toBe(true);
   });
 
-  it("the keyboard shortcuts dialog", async () => {
+  it.each(DIALOGS)("$title", async ({ button, dialog }) => {
     await openSessionShowingAll(page, app.mode, sessionId);
-    await page.getByRole("button", { name: "Keyboard shortcuts" }).click();
-    await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
-    try {
-      expect(await audit()).toEqual([]);
-    } finally {
-      await page.keyboard.press("Escape");
-    }
-  });
-
-  it("the export dialog", async () => {
-    await openSessionShowingAll(page, app.mode, sessionId);
-    await page.getByRole("button", { name: "Export…" }).click();
-    await page.getByRole("dialog", { name: "Export session" }).waitFor();
+    await page.getByRole("button", { name: button }).click();
+    await page.getByRole(dialog.role, { name: dialog.name }).waitFor();
     try {
       expect(await audit()).toEqual([]);
     } finally {
@@ -172,13 +186,7 @@ describe("no accessibility violations, whatever their impact", () => {
     await page.getByTestId("llm-view").waitFor();
     await page.getByText("Settings and prompts").click();
     await page.getByTestId("settings-form").waitFor();
-    expect(await audit()).toEqual([]);
-    await page.emulateMedia({ colorScheme: "dark" });
-    try {
-      expect(await audit()).toEqual([]);
-    } finally {
-      await page.emulateMedia({ colorScheme: "light" });
-    }
+    expect(await auditInBothSchemes()).toEqual([]);
   });
   it("an import's report", async () => {
     await openLibrary(app);
@@ -186,17 +194,6 @@ describe("no accessibility violations, whatever their impact", () => {
     await page.locator("#import-path").press("Enter");
     await poll(() => page.locator(".import-report").textContent()).toMatch(/imported|unchanged/);
     expect(await audit()).toEqual([]);
-  });
-
-  it("the delete confirmation", async () => {
-    await openSessionShowingAll(page, app.mode, sessionId);
-    await page.getByRole("button", { name: /^Delete “Refactor the parser/ }).click();
-    await page.getByRole("alertdialog", { name: "Delete this session from the library?" }).waitFor();
-    try {
-      expect(await audit()).toEqual([]);
-    } finally {
-      await page.keyboard.press("Escape");
-    }
   });
 
   it("the branch summary dialog", async () => {
