@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { demoSessionId, type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import { openMoveDialog, recordRunningTexts, runningTexts } from "../helpers/job-page.ts";
 
 /** A hook module that answers once the file `release-<event>` appears next to the library. */
 const HOOK = `import { existsSync, rmSync } from "node:fs";
@@ -48,20 +49,6 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** Records every text the running line shows, however briefly. */
-async function recordRunningTexts(): Promise<void> {
-  await page.evaluate(() => {
-    const seen: string[] = [];
-    (window as unknown as { runningTexts: string[] }).runningTexts = seen;
-    const panel = document.querySelector(".compaction-panel") as Element;
-    new MutationObserver(() => {
-      const text = panel.querySelector(".running")?.textContent;
-      if (text) seen.push(text);
-    }).observe(panel, { subtree: true, childList: true, characterData: true });
-  });
-}
-
-const runningTexts = () => page.evaluate(() => (window as unknown as { runningTexts: string[] }).runningTexts);
 const release = (event: string) => writeFileSync(path.join(app.work, `release-${event}`), "");
 
 describe("a summary written by a hook", () => {
@@ -69,7 +56,7 @@ describe("a summary written by a hook", () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
-    await recordRunningTexts();
+    await recordRunningTexts(page);
     await page.getByRole("button", { name: "Run compaction" }).click();
     const line = page.getByTestId("hooks-at-work");
     await poll(() => textOf(line)).toBe(
@@ -77,7 +64,7 @@ describe("a summary written by a hook", () => {
     );
     release("compact");
     await poll(() => textOf(page.getByTestId("job-message"))).toMatch(/^Compaction \S+ added/);
-    const texts = await runningTexts();
+    const texts = await runningTexts(page);
     expect(texts.length).toBeGreaterThan(0);
     for (const text of texts) expect(text).not.toContain("model's first token");
     expect(app.fake.requests).toEqual([]);
@@ -85,11 +72,8 @@ describe("a summary written by a hook", () => {
 
   it("so does a branch summary's", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
-    await recordRunningTexts();
-    await page.locator('.tree-node[data-entry-id="1088b732"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    await recordRunningTexts(page);
+    const dialog = await openMoveDialog(page, "1088b732");
     await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
     const line = page.getByTestId("hooks-at-work");
     await poll(() => textOf(line)).toBe(
@@ -97,7 +81,7 @@ describe("a summary written by a hook", () => {
     );
     release("tree");
     await poll(() => textOf(page.getByTestId("job-message"))).toMatch(/^Moved to 1088b732's branch with branch summary \S+\./);
-    const texts = await runningTexts();
+    const texts = await runningTexts(page);
     expect(texts.length).toBeGreaterThan(0);
     for (const text of texts) expect(text).not.toContain("model's first token");
     expect(app.fake.requests).toEqual([]);

@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { recordRunningTexts, runningTexts } from "../helpers/job-page.ts";
 
 let app: E2eApp;
 let page: Page;
@@ -25,19 +26,10 @@ describe("a compaction by the built-in offline summarizer", () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
-    // Every text the running line shows, however briefly.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { runningTexts: string[] }).runningTexts = seen;
-      const panel = document.querySelector(".compaction-panel") as Element;
-      new MutationObserver(() => {
-        const text = panel.querySelector(".running")?.textContent;
-        if (text) seen.push(text);
-      }).observe(panel, { subtree: true, childList: true, characterData: true });
-    });
+    await recordRunningTexts(page);
     await page.getByRole("button", { name: "Run compaction" }).click();
     await poll(() => textOf(page.getByTestId("job-message"))).toMatch(/^Compaction \S+ added/);
-    const texts = await page.evaluate(() => (window as unknown as { runningTexts: string[] }).runningTexts);
+    const texts = await runningTexts(page);
     expect(texts.length).toBeGreaterThan(0);
     for (const text of texts) expect(text).not.toContain("model's first token");
     expect(texts.some((text) => text.includes("The built-in offline summarizer is writing the summary…"))).toBe(true);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { demoSessionId, type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import { openMoveDialog, recordRunningTexts, runningTexts } from "../helpers/job-page.ts";
 
 let app: E2eChatApp;
 let page: Page;
@@ -23,21 +24,6 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** Records every text the running line shows, however briefly. */
-async function recordRunningTexts(): Promise<void> {
-  await page.evaluate(() => {
-    const seen: string[] = [];
-    (window as unknown as { runningTexts: string[] }).runningTexts = seen;
-    const panel = document.querySelector(".compaction-panel") as Element;
-    new MutationObserver(() => {
-      const text = panel.querySelector(".running")?.textContent;
-      if (text) seen.push(text);
-    }).observe(panel, { subtree: true, childList: true, characterData: true });
-  });
-}
-
-const runningTexts = () => page.evaluate(() => (window as unknown as { runningTexts: string[] }).runningTexts);
-
 describe("a remote summary endpoint and no model", () => {
   it("a compaction says it waits for the endpoint's answer, counting, never for a model", async () => {
     // A plan without a split turn: no turn prefix (written offline at once) streams meanwhile.
@@ -51,26 +37,23 @@ describe("a remote summary endpoint and no model", () => {
     );
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
-    await recordRunningTexts();
+    await recordRunningTexts(page);
     await page.getByRole("button", { name: "Run compaction" }).click();
     await poll(() => textOf(page.locator(".compaction-panel .running"))).toContain(
       "Waiting for the remote summary endpoint's answer… 1 s",
     );
     await page.keyboard.press("Escape");
     await poll(() => textOf(page.getByTestId("job-message"))).toBe("Compaction cancelled; nothing changed.");
-    for (const text of await runningTexts()) expect(text).not.toContain("model's first token");
+    for (const text of await runningTexts(page)) expect(text).not.toContain("model's first token");
   });
 
   it("a branch summary says the offline summarizer writes it, never that it waits for a model", async () => {
     await openSessionShowingAll(page, app.mode, await demoSessionId(app.mode, "Refactor the parser"));
-    await recordRunningTexts();
-    await page.locator('.tree-node[data-entry-id="1088b732"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    await recordRunningTexts(page);
+    const dialog = await openMoveDialog(page, "1088b732");
     await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
     await poll(() => textOf(page.getByTestId("job-message"))).toMatch(/^Moved to 1088b732's branch with branch summary \S+\./);
-    const texts = await runningTexts();
+    const texts = await runningTexts(page);
     expect(texts.length).toBeGreaterThan(0);
     for (const text of texts) expect(text).not.toContain("model's first token");
     expect(texts.some((text) => text.includes("The built-in offline summarizer is writing the summary…"))).toBe(true);
