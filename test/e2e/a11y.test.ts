@@ -14,6 +14,7 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
 import { demoSessionId, type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
+import { openMoveDialog } from "../helpers/job-page.ts";
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -203,10 +204,7 @@ describe("no accessibility violations, whatever their impact", () => {
       const other = tree.nodes.find((node) => node.kind === "assistant" && node.id !== tree.viewLeafId);
       if (!other) throw new Error("no other entry in the demo session");
       await openSessionShowingAll(page, app.mode, sessionId, other.id);
-      await page.locator(`.tree-node[data-entry-id="${other.id}"]`).focus();
-      await page.keyboard.press("Enter");
-      const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-      await dialog.waitFor();
+      const dialog = await openMoveDialog(page, other.id);
       await poll(() => dialog.getByTestId("branch-summary-count").textContent()).not.toContain("Working out");
       expect(await audit()).toEqual([]);
       await page.keyboard.press("Escape");

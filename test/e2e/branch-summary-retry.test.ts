@@ -3,17 +3,17 @@
 // "Retry the branch summary", which asks again with the same instructions — no new drag, no
 // dialog, nothing typed again — and moves the view leaf with the summary once the model answers.
 // Screenshots: test-artifacts/branch-summary-retry/.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportReport, SessionTreeDto } from "../../core/api/dto.ts";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { type E2eChatApp, startE2eChatApp, treeIds } from "../helpers/e2e-app.ts";
+import { type E2eChatApp, treeIds } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
-import { planSession } from "../helpers/plan-session.ts";
+import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 
 const shots = path.join(artifactsDir(), "branch-summary-retry");
 const INSTRUCTIONS = "Keep the parser decisions";
@@ -29,17 +29,15 @@ const chatBodies = () =>
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  app = await startE2eChatApp("branch-retry", {
-    key: { env: "CANOPY_E2E_BRANCH_RETRY_KEY", value: "sk-e2e-branch-retry" },
-    model: { id: "fake-branch", contextWindow: 128000 },
-  });
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "branch-retry",
+    {
+      key: { env: "CANOPY_E2E_BRANCH_RETRY_KEY", value: "sk-e2e-branch-retry" },
+      model: { id: "fake-branch", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000b1a5", cwd: "/work/retry", file: "branch-retry.jsonl" },
+  ));
   ({ page, fake } = app);
-  const { header, turn } = planSession("0195f0c2-2222-7000-8000-00000000b1a5", "/work/retry", "2026-02-01T10:00:00.000Z");
-  const file = path.join(app.work, "branch-retry.jsonl");
-  writeFileSync(file, `${[header, ...[1, 2, 3].flatMap(turn)].join("\n")}\n`);
-  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
-  sessionId = report.files[0]?.sessionId as string;
-  await apiCall(app.mode, "settings:set", { key: "branchSummary.enabled", value: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -56,10 +54,7 @@ describe("a branch summary the model fails", () => {
       body: { error: { message: "Rate limit reached for fake-branch", type: "rate_limit_error" } },
       headers: { "retry-after": "20" },
     });
-    await page.locator('.tree-node[data-entry-id="a1"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    const dialog = await openMoveDialog(page, "a1");
     await dialog.getByRole("button", { name: "Summarize with instructions…" }).click();
     await page.locator("#branch-instructions").fill(INSTRUCTIONS);
     await dialog.getByRole("button", { name: "Summarize with these instructions" }).click();

@@ -2,16 +2,13 @@
 // mode against a local fake OpenAI-compatible server: the compaction panel's "Compact…" must not
 // take it (it only gives the focus back after a compaction it ran), and "Retry the branch
 // summary", which goes away once pressed, must not leave it on the page's body.
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportReport } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
-import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
-import { planSession } from "../helpers/plan-session.ts";
+import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 
 let app: E2eChatApp;
 let page: Page;
@@ -30,17 +27,15 @@ const focused = () =>
 const outcome = () => textOf(page.getByTestId("job-message"));
 
 beforeAll(async () => {
-  app = await startE2eChatApp("job-focus", {
-    key: { env: "CANOPY_E2E_JOB_FOCUS_KEY", value: "sk-e2e-job-focus" },
-    model: { id: "fake-job-focus", contextWindow: 128000 },
-  });
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "job-focus",
+    {
+      key: { env: "CANOPY_E2E_JOB_FOCUS_KEY", value: "sk-e2e-job-focus" },
+      model: { id: "fake-job-focus", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000f0c5", cwd: "/work/focus", file: "job-focus.jsonl" },
+  ));
   ({ page, fake } = app);
-  const { header, turn } = planSession("0195f0c2-2222-7000-8000-00000000f0c5", "/work/focus", "2026-02-01T10:00:00.000Z");
-  const file = path.join(app.work, "job-focus.jsonl");
-  writeFileSync(file, `${[header, ...[1, 2, 3].flatMap(turn)].join("\n")}\n`);
-  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
-  sessionId = report.files[0]?.sessionId as string;
-  await apiCall(app.mode, "settings:set", { key: "branchSummary.enabled", value: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -51,10 +46,7 @@ describe("the focus when a branch summary ends", () => {
   it("stays in the tree after a summary asked from the keyboard, not on Compact…", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     fake.enqueue({ type: "reply", text: "The branch settled the parser.", headersDelayMs: 500 });
-    await page.locator('.tree-node[data-entry-id="a1"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    const dialog = await openMoveDialog(page, "a1");
     await dialog.getByRole("button", { name: "Summarize", exact: true }).focus();
     await page.keyboard.press("Enter");
     await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
@@ -72,10 +64,7 @@ describe("the focus when a branch summary ends", () => {
       status: 429,
       body: { error: { message: "Rate limit reached for fake-job-focus", type: "rate_limit_error" } },
     });
-    await page.locator('.tree-node[data-entry-id="a2"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    const dialog = await openMoveDialog(page, "a2");
     await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
     const retry = page.getByRole("button", { name: "Retry the branch summary" });
     await retry.waitFor();

@@ -2,16 +2,12 @@
 // browser mode, a local fake OpenAI-compatible server that never answers in time): the button
 // goes away with the progress box, and the keyboard focus it had must stay in the tree, so the
 // arrow keys go on instead of being lost on <body>.
-import path from "node:path";
-import { writeFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportReport } from "../../core/api/dto.ts";
-import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
-import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
-import { planSession } from "../helpers/plan-session.ts";
+import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 
 let app: E2eChatApp;
 let page: Page;
@@ -26,21 +22,15 @@ const selected = () =>
   page.evaluate(`document.querySelector(".tree-node.is-selected")?.getAttribute("data-entry-id") ?? null`);
 
 beforeAll(async () => {
-  app = await startE2eChatApp("summary-cancel-focus", {
-    key: { env: "CANOPY_E2E_SUMMARY_CANCEL_KEY", value: "sk-e2e-summary-cancel" },
-    model: { id: "fake-cancel", contextWindow: 128000 },
-  });
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "summary-cancel-focus",
+    {
+      key: { env: "CANOPY_E2E_SUMMARY_CANCEL_KEY", value: "sk-e2e-summary-cancel" },
+      model: { id: "fake-cancel", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000c4a1", cwd: "/work/cancel", file: "summary-cancel.jsonl" },
+  ));
   ({ page, fake } = app);
-  const { header, turn } = planSession(
-    "0195f0c2-2222-7000-8000-00000000c4a1",
-    "/work/cancel",
-    "2026-02-01T10:00:00.000Z",
-  );
-  const file = path.join(app.work, "summary-cancel.jsonl");
-  writeFileSync(file, `${[header, ...[1, 2, 3].flatMap(turn)].join("\n")}\n`);
-  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
-  sessionId = report.files[0]?.sessionId as string;
-  await apiCall(app.mode, "settings:set", { key: "branchSummary.enabled", value: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -52,10 +42,7 @@ describe("cancelling a branch summary with its button", () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     // Far longer than the test: the summary is still running when Cancel is clicked.
     fake.enqueue({ type: "reply", text: "Too late.", headersDelayMs: 60_000 });
-    await page.locator('.tree-node[data-entry-id="a1"]').focus();
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
-    await dialog.waitFor();
+    const dialog = await openMoveDialog(page, "a1");
     await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
     const cancel = page.getByRole("button", { name: "Cancel summary" });
     await cancel.click();
