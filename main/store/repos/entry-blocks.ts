@@ -106,13 +106,35 @@ export interface StoredJson {
 /** Blocks kept in memory by a reader: reads in file order need one or two at a time. */
 const CACHED_BLOCKS = 4;
 
+/** A reader's whole blocks, loaded when first asked for; the last CACHED_BLOCKS loaded are kept. */
+export class BlockCache {
+  private readonly blocks = new Map<number, Buffer>();
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  get(block: number): Buffer {
+    const cached = this.blocks.get(block);
+    if (cached) return cached;
+    const data = stmt(this.db, "SELECT data FROM entry_blocks WHERE block = ?").pluck(true).get(block) as
+      | Buffer
+      | undefined;
+    if (data === undefined) throw missingBlock(block);
+    if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+    this.blocks.set(block, data);
+    return data;
+  }
+}
+
 /**
  * Reads entries' JSON text. A block that several of the rows to read need is loaded once (and
  * cached while they come); an entry that is alone in its block among them is cut out by SQLite,
  * so a sparse read (the LLM view's settings entries along a long path) copies no whole blocks.
  */
 export class EntryJsonReader {
-  private readonly blocks = new Map<number, Buffer>();
+  private readonly blocks: BlockCache;
   private readonly db: Database;
   /** How many of the rows to read are in each block (absent: one). */
   private readonly uses = new Map<number, number>();
@@ -120,6 +142,7 @@ export class EntryJsonReader {
   /** A reader for `rows` (all of them, before the first is read). */
   constructor(db: Database, rows: readonly StoredJson[] = []) {
     this.db = db;
+    this.blocks = new BlockCache(db);
     for (const row of rows) {
       if (row.json === null && row.json_block !== null) this.willRead(row.json_block);
     }
@@ -133,35 +156,23 @@ export class EntryJsonReader {
   text(row: StoredJson): string {
     if (row.json !== null) return row.json;
     const { json_block: block, json_at: at, json_len: len } = row;
-    if (block === null || at === null || len === null) {
-      throw new StoreError(
-        "not_found",
-        "An entry in the library has no stored JSON; the database is damaged.",
-      );
-    }
-    if ((this.uses.get(block) ?? 1) > 1) return this.block(block).toString("utf8", at, at + len);
+    if (block === null || at === null || len === null) throw noStoredJson();
+    if ((this.uses.get(block) ?? 1) > 1) return this.blocks.get(block).toString("utf8", at, at + len);
     const text = stmt(this.db, "SELECT CAST(substr(data, ?, ?) AS TEXT) FROM entry_blocks WHERE block = ?")
       .pluck(true)
       .get(at + 1, len, block) as string | undefined;
     if (text === undefined) throw missingBlock(block);
     return text;
   }
-
-  private block(block: number): Buffer {
-    const cached = this.blocks.get(block);
-    if (cached) return cached;
-    const data = stmt(this.db, "SELECT data FROM entry_blocks WHERE block = ?").pluck(true).get(block) as
-      | Buffer
-      | undefined;
-    if (data === undefined) throw missingBlock(block);
-    if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
-    this.blocks.set(block, data);
-    return data;
-  }
 }
 
 function missingBlock(block: number): StoreError {
   return new StoreError("not_found", `Block ${block} of the library is missing; the database is damaged.`);
+}
+
+/** An entry with neither its own JSON row nor a place in a block. */
+export function noStoredJson(): StoreError {
+  return new StoreError("not_found", "An entry in the library has no stored JSON; the database is damaged.");
 }
 
 /** The JSON text of each row, in order. */

@@ -5,10 +5,9 @@
  * one snapshot of the library (and cannot write): finish or `return()` it before writing.
  */
 import type { Database } from "better-sqlite3";
-import { StoreError } from "../errors.ts";
 import { stmt } from "../statements.ts";
 import type { EntryOrigin, MalformedRow } from "./entries.ts";
-import { ORIGINAL_JSON } from "./entry-blocks.ts";
+import { BlockCache, noStoredJson, ORIGINAL_JSON } from "./entry-blocks.ts";
 
 export interface StreamedEntry {
   seq: number;
@@ -33,18 +32,16 @@ interface PlacedRow {
   json_len: number | null;
 }
 
-/** Blocks kept: consecutive entries share a block, so one or two are read at a time. */
-const CACHED_BLOCKS = 4;
-
 /** Reads entries' JSON text from their block or their entry_json row, one entry at a time. */
 class JsonTextReader {
-  private readonly blocks = new Map<number, Buffer>();
+  private readonly blocks: BlockCache;
   private readonly db: Database;
   private readonly originals: boolean;
 
   constructor(db: Database, originals: boolean) {
     this.db = db;
     this.originals = originals;
+    this.blocks = new BlockCache(db);
   }
 
   text(row: PlacedRow): string {
@@ -59,27 +56,8 @@ class JsonTextReader {
       if (stored) return this.originals && stored.original_json !== null ? stored.original_json : stored.json;
     }
     const { json_block: block, json_at: at, json_len: len } = row;
-    if (block === null || at === null || len === null) {
-      throw new StoreError(
-        "not_found",
-        "An entry in the library has no stored JSON; the database is damaged.",
-      );
-    }
-    return this.block(block).toString("utf8", at, at + len);
-  }
-
-  private block(block: number): Buffer {
-    const cached = this.blocks.get(block);
-    if (cached) return cached;
-    const data = stmt(this.db, "SELECT data FROM entry_blocks WHERE block = ?").pluck(true).get(block) as
-      | Buffer
-      | undefined;
-    if (data === undefined) {
-      throw new StoreError("not_found", `Block ${block} of the library is missing; the database is damaged.`);
-    }
-    if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
-    this.blocks.set(block, data);
-    return data;
+    if (block === null || at === null || len === null) throw noStoredJson();
+    return this.blocks.get(block).toString("utf8", at, at + len);
   }
 }
 
