@@ -12,6 +12,7 @@ import { getSessionRow } from "../../../main/store/repos/sessions.ts";
 import { listEntryRows } from "../../../main/store/repos/entries.ts";
 import { exportChunks, writeChunks } from "../../../main/library/export-lines.ts";
 import { openDatabase } from "../../../main/store/open.ts";
+import { appendUserLine, makeOld } from "../../helpers/live-file.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
 
 let h: Harness;
@@ -31,22 +32,6 @@ afterEach(() => {
   h.close();
   removeDir(h.dir);
 });
-
-function makeOld(file: string): void {
-  const old = new Date(Date.now() - 10 * 60_000);
-  fs.utimesSync(file, old, old);
-}
-
-function append(file: string, id: string, parentId: string): void {
-  const entry = {
-    type: "message",
-    id,
-    parentId,
-    timestamp: "2026-02-01T11:00:00.000Z",
-    message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 1 },
-  };
-  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
-}
 
 /** The ids stored for the session, with how many rows hold each (read past the API). */
 function storedIdCounts(sessionId: string): Map<string, number> {
@@ -83,8 +68,8 @@ describe("two connections storing the same file's new lines", () => {
     const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
       sessionId: string;
     };
-    append(source, "u2", "a1");
-    append(source, "u3", "u2");
+    appendUserLine(source, "u2", "a1");
+    appendUserLine(source, "u3", "u2");
     makeOld(source);
     const other = await importElsewhere(source, 600);
     const out = path.join(h.dir, "out.jsonl");
@@ -103,8 +88,8 @@ describe("two connections storing the same file's new lines", () => {
     const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
       sessionId: string;
     };
-    append(source, "u2", "a1");
-    append(source, "u3", "u2");
+    appendUserLine(source, "u2", "a1");
+    appendUserLine(source, "u3", "u2");
     makeOld(source);
     const { db } = h.api.ctx;
     // The import's WAL checkpoint (a timer) runs first: it cannot run inside the transaction below.
@@ -137,7 +122,7 @@ describe("a restore whose catch-up with its file is still running", () => {
       sessionId: string;
     };
     await h.call("library:delete", { sessionId });
-    append(source, "u2", "a1");
+    appendUserLine(source, "u2", "a1");
     makeOld(source);
     return sessionId;
   }
@@ -198,7 +183,7 @@ describe("the watcher's re-import of a file whose session is deleted meanwhile",
       log: (message) => logged.push(message),
     });
     try {
-      append(source, "u2", "a1");
+      appendUserLine(source, "u2", "a1");
       const until = Date.now() + 10_000;
       while (!heard.some((e) => e.name === "library:changed" && heard.some((d) => d.name === "deleted"))) {
         if (Date.now() > until) throw new Error(`no re-import heard: ${JSON.stringify(heard)}`);
@@ -225,7 +210,7 @@ describe("an export while the runner's thread re-imports a rewritten file", () =
     const { sessionId } = (await h.call("library:import", { path: source })).files[0] as {
       sessionId: string;
     };
-    append(source, "u2", "a1");
+    appendUserLine(source, "u2", "a1");
     makeOld(source);
     // Held as reimportLive holds it while the runner imports another session's rewritten file.
     let end = () => {};
@@ -267,7 +252,7 @@ describe("an export read on another connection while this one writes the session
     const runner = openDatabase(h.dbPath);
     try {
       const chunks = exportChunks(runner, sessionId, { withoutArchived: true });
-      append(source, "x2", "x1");
+      appendUserLine(source, "x2", "x1");
       makeOld(source);
       expect((await h.call("library:import", { path: source })).files[0]?.entriesAdded).toBe(1);
       const parts: string[] = [];

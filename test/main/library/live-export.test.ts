@@ -9,6 +9,7 @@ import type { SessionEntry } from "../../../core/session/entries.ts";
 import { parseSessionText } from "../../../core/session/jsonl.ts";
 import { LIVE_WINDOW_MS } from "../../../main/library/live-source.ts";
 import { cliRecorder } from "../../helpers/cli.ts";
+import { appendUserLine, makeOld } from "../../helpers/live-file.ts";
 import { createHarness, type Harness, removeDir, SessionFile } from "../pipelines/harness.ts";
 
 let h: Harness;
@@ -34,23 +35,6 @@ afterEach(() => {
   removeDir(h.dir);
 });
 
-/** Sets the file's modification time to ten minutes ago (long before the live window). */
-function makeOld(file: string): void {
-  const old = new Date(Date.now() - 10 * 60_000);
-  fs.utimesSync(file, old, old);
-}
-
-function append(file: string, id: string, parentId: string): void {
-  const entry = {
-    type: "message",
-    id,
-    parentId,
-    timestamp: "2026-02-01T11:00:00.000Z",
-    message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 1 },
-  };
-  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
-}
-
 const entriesOf = (text: string): SessionEntry[] => parseSessionText(text).entries.map((e) => e.entry);
 const storedIds = async (sessionId: string) =>
   (await h.call("session:get", { sessionId })).entries.map((stored) => stored.entry.id);
@@ -63,8 +47,8 @@ async function importSource(): Promise<string> {
 describe("export of a session whose file the agent is writing", () => {
   it("re-imports the lines the file gained since its import before exporting, losing none", async () => {
     const sessionId = await importSource();
-    append(source, "u2", "a1");
-    append(source, "u3", "u2");
+    appendUserLine(source, "u2", "a1");
+    appendUserLine(source, "u3", "u2");
     makeOld(source);
     const sourceBytes = fs.readFileSync(source);
     const out = path.join(otherDir, "out.jsonl");
@@ -75,7 +59,7 @@ describe("export of a session whose file the agent is writing", () => {
     expect(entriesOf(fs.readFileSync(out, "utf8"))).toEqual(entriesOf(sourceBytes.toString("utf8")));
     expect(fs.readFileSync(source).equals(sourceBytes)).toBe(true);
     // A text export re-imports too.
-    append(source, "u4", "u3");
+    appendUserLine(source, "u4", "u3");
     makeOld(source);
     const text = await h.call("session:export", { sessionId });
     expect(text.reimportedEntries).toBe(1);
@@ -84,7 +68,7 @@ describe("export of a session whose file the agent is writing", () => {
 
   it("refuses an export into the folder of a grown file unless confirmed; the new lines are imported either way", async () => {
     const sessionId = await importSource();
-    append(source, "u2", "a1");
+    appendUserLine(source, "u2", "a1");
     makeOld(source);
     const sourceBytes = fs.readFileSync(source);
     const out = path.join(agentDir, "copy.jsonl");
@@ -169,7 +153,7 @@ describe("export of a session whose file the agent is writing", () => {
     // The agent resumes the export and appends its work below the marker, then a line it broke.
     const marker = entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.id as string;
     expect(marker).not.toBe(first.resumeEntryId);
-    append(out, "agent-u", marker);
+    appendUserLine(out, "agent-u", marker);
     fs.appendFileSync(out, `${"x".repeat(200_000)}\n`);
     makeOld(out);
     const before = fs.readFileSync(out);
@@ -195,7 +179,7 @@ describe("export of a session whose file the agent is writing", () => {
     expect(entriesOf(fs.readFileSync(out, "utf8")).at(-1)?.type).toBe("session_info");
     await h.call("session:export", { sessionId, outPath: out });
     // The agent names the session (a session_info of its own) after its work: still its work.
-    append(out, "agent-u", "a1");
+    appendUserLine(out, "agent-u", "a1");
     fs.appendFileSync(
       out,
       `${JSON.stringify({ type: "session_info", id: "agent-n", parentId: "agent-u", timestamp: "2026-02-01T11:00:01.000Z", name: "pi name" })}\n`,
@@ -221,7 +205,7 @@ describe("export of a session whose file the agent is writing", () => {
 
   it("CLI export: one-line warning and exit 1 without --force, written with it", async () => {
     const sessionId = await importSource();
-    append(source, "u2", "a1");
+    appendUserLine(source, "u2", "a1");
     h.close();
     const { err, run } = cliRecorder(h.dbPath);
     const target = path.join(agentDir, "cli-copy.jsonl");
