@@ -1,7 +1,7 @@
 /**
  * Small helpers shared by the benchmarks: medians, throughput formatting, temp folders, the
- * fixture list, a library holding one session file (or a copy of the generated one). Benchmarks
- * print figures; they are not tests and never fail the build.
+ * fixture list, a library holding one session file (or a copy of the generated one), the line an
+ * agent appends. Benchmarks print figures; they are not tests and never fail the build.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -87,6 +87,18 @@ export function generatedLibrary(prefix: string, entries?: number): GeneratedLib
     tmp.cleanup();
     throw error;
   }
+}
+
+/** One JSON line as the agent appends it: a user message ("follow-up <id>") under `parentId`, stamped now. */
+export function userLine(id: string, parentId: string): string {
+  const now = Date.now();
+  return `${JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: new Date(now).toISOString(),
+    message: { role: "user", content: [{ type: "text", text: `follow-up ${id}` }], timestamp: now },
+  })}\n`;
 }
 
 export const mbps = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000);

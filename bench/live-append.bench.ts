@@ -18,7 +18,7 @@ import { importLiveFile } from "../main/library/import-live.ts";
 import { seedLiveMemo } from "../main/library/live-seed.ts";
 import { refreshSessionStats } from "../main/library/stats.ts";
 import { checkpointWal, type Database, openDatabase } from "../main/store/open.ts";
-import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import { fmt, median, numberArg, printTable, tempDir, userLine } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 interface Timing {
@@ -26,18 +26,6 @@ interface Timing {
   blockedMs: number;
   /** The PASSIVE checkpoint watch.ts runs on the serving thread after the re-import. */
   checkpointMs: number;
-}
-
-/** One JSON line as the agent appends it: a user message whose parent is the previous entry. */
-function userLine(id: string, parentId: string): string {
-  const now = Date.now();
-  return `${JSON.stringify({
-    type: "message",
-    id,
-    parentId,
-    timestamp: new Date(now).toISOString(),
-    message: { role: "user", content: [{ type: "text", text: `follow-up ${id}` }], timestamp: now },
-  })}\n`;
 }
 
 /**

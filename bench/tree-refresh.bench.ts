@@ -16,24 +16,20 @@ import { startBrowserMode } from "../main/serve.ts";
 import { openDatabase } from "../main/store/open.ts";
 import { apiCall, buildRendererInto } from "../test/helpers/browser-mode.ts";
 import { launchChromium } from "../test/helpers/chromium.ts";
-import { fmt, importIntoNewLibrary, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import {
+  fmt,
+  importIntoNewLibrary,
+  median,
+  numberArg,
+  printTable,
+  tempDir,
+  userLine,
+} from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 declare const document: { querySelector(selector: string): unknown };
 declare function requestAnimationFrame(callback: (now: number) => void): number;
 type ResourceTiming = { name: string; encodedBodySize: number; responseEnd: number; startTime: number };
-
-/** One agent append: a user message under the file's last entry. */
-function userLine(id: string, parentId: string): string {
-  const now = Date.now();
-  return `${JSON.stringify({
-    type: "message",
-    id,
-    parentId,
-    timestamp: new Date(now).toISOString(),
-    message: { role: "user", content: [{ type: "text", text: `follow-up ${id}` }], timestamp: now },
-  })}\n`;
-}
 
 /**
  * session:tree over HTTP as the page asks it: bytes of the body, ms to the parsed answer. Each on
