@@ -1,28 +1,17 @@
 // The first kept entry of a compaction is marked only where the model gets it: above the
 // compaction. One on another branch or missing keeps nothing before the compaction (SPEC §3.1),
 // and the canvas, `canopy show` and the LLM view's header say so instead of pointing at it.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionTreeDto } from "../../core/api/dto.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { renderTree } from "../../main/cli/render-tree.ts";
 import { loadSessionOutline } from "../../main/library/session-outline.ts";
 import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
+import { createHarness, type Harness, removeDir } from "./pipelines/harness.ts";
 
-let api: Api;
-let dir: string;
+let h: Harness;
 let sessionId: string;
-
-async function call<T>(
-  result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>,
-): Promise<T> {
-  const settled = await result;
-  if (!settled.ok) throw new Error(settled.error.message);
-  return settled.value;
-}
 
 /**
  * u1 ─ a1 ─ u2 ─ c1 (keeps from x1, another branch) ─ u3 ─ c2 (keeps from "gone") ─ u4 ─ c3 (keeps from u3) ─ u5
@@ -60,33 +49,30 @@ function writeSession(): string {
   user("u5", "c3");
   user("x1", "a1");
   compaction("c4", "x1", "c4");
-  const file = path.join(dir, "kept.jsonl");
+  const file = path.join(h.dir, "kept.jsonl");
   writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
   return file;
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-first-kept-"));
-  api = createApi(
-    createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }),
-  );
-  const report = await call(api.call("library:import", { path: writeSession() }));
+  h = createHarness();
+  const report = await h.call("library:import", { path: writeSession() });
   sessionId = report.files[0]?.sessionId as string;
 });
 afterAll(() => {
-  api.ctx.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  h.close();
+  removeDir(h.dir);
 });
 
 describe("first kept markers", () => {
   it("the canvas marks a first kept entry only for compactions below it", async () => {
-    const tree: SessionTreeDto = await call(api.call("session:tree", { sessionId }));
+    const tree: SessionTreeDto = await h.call("session:tree", { sessionId });
     const layout = layoutTree(tree.nodes, { filter: "all", viewLeafId: "u5", collapseChains: false });
     expect(Object.fromEntries(layout.firstKeptBy)).toEqual({ u3: ["c3"] });
   });
 
   it("canopy show says why a compaction keeps nothing before it, and marks only real first kept entries", async () => {
-    const lines = renderTree(loadSessionOutline(api.ctx.db, sessionId)).split("\n");
+    const lines = renderTree(loadSessionOutline(h.api.ctx.db, sessionId)).split("\n");
     const line = (id: string) => lines.find((text) => new RegExp(`^..[│├─ ]*${id} `).test(text)) ?? "";
     expect(line("c1")).toContain("first kept x1 (not on its path: keeps nothing before it)");
     expect(line("c2")).toContain("first kept gone (no such entry: keeps nothing before it)");
@@ -97,8 +83,7 @@ describe("first kept markers", () => {
   });
 
   it("the LLM view names no first kept entry when the compaction in effect keeps nothing before it", async () => {
-    const at = async (leafId: string): Promise<ContextView> =>
-      call(api.call("context:get", { sessionId, leafId }));
+    const at = async (leafId: string): Promise<ContextView> => h.call("context:get", { sessionId, leafId });
     expect(await at("u3")).toMatchObject({ compactionId: "c1", firstKeptEntryId: null });
     expect(await at("u4")).toMatchObject({ compactionId: "c2", firstKeptEntryId: null });
     expect(await at("u5")).toMatchObject({ compactionId: "c3", firstKeptEntryId: "u3" });

@@ -2,36 +2,25 @@
 // hand-made file with metadata, `!!` commands, unknown and omp-only types, stacked compactions),
 // the undimmed entries of session:tree + the renderer's marks are the entries behind the
 // messages of context:get, and the compaction in effect and its first kept entry agree.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionTreeDto } from "../../core/api/dto.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
 import { computeMarks, entryMarks, MARK } from "../../renderer/src/features/tree/marks.ts";
 import { fixturePath, readExpectedContexts } from "../helpers/fixtures.ts";
+import { createHarness, type Harness, removeDir } from "./pipelines/harness.ts";
 
-let api: Api;
-let dir: string;
-
-async function call<T>(
-  result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>,
-): Promise<T> {
-  const settled = await result;
-  if (!settled.ok) throw new Error(settled.error.message);
-  return settled.value;
-}
+let h: Harness;
 
 async function importFile(file: string): Promise<string> {
-  const report = await call(api.call("library:import", { path: file }));
+  const report = await h.call("library:import", { path: file });
   return report.files[0]?.sessionId as string;
 }
 
 /** Per leaf: the undimmed entries and the entries behind the LLM view's messages. */
 async function compareLeaves(sessionId: string, leaves: readonly string[]) {
-  const tree: SessionTreeDto = await call(api.call("session:tree", { sessionId }));
+  const tree: SessionTreeDto = await h.call("session:tree", { sessionId });
   const layout = layoutTree(tree.nodes, {
     filter: "all",
     viewLeafId: tree.viewLeafId,
@@ -44,7 +33,7 @@ async function compareLeaves(sessionId: string, leaves: readonly string[]) {
       .map((node) => node.id)
       .filter((id) => (entryMarks(marks, layout, id) & MARK.dimmed) === 0)
       .sort();
-    const view: ContextView = await call(api.call("context:get", { sessionId, leafId: leaf }));
+    const view: ContextView = await h.call("context:get", { sessionId, leafId: leaf });
     const sent = [...new Set(view.messageEntryIds.filter((id): id is string => id !== null))].sort();
     if (JSON.stringify(undimmed) !== JSON.stringify(sent)) mismatches.push({ leaf, undimmed, sent });
     expect(marks.view?.compaction?.id ?? null).toBe(view.compactionId);
@@ -53,14 +42,11 @@ async function compareLeaves(sessionId: string, leaves: readonly string[]) {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-dimming-"));
-  api = createApi(
-    createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }),
-  );
+  h = createHarness();
 });
 afterAll(() => {
-  api.ctx.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  h.close();
+  removeDir(h.dir);
 });
 
 describe("dimmed on the canvas = not in the LLM view", () => {
@@ -72,7 +58,7 @@ describe("dimmed on the canvas = not in the LLM view", () => {
       expect(await compareLeaves(sessionId, leaves)).toEqual([]);
       // The LLM view the comparison uses has the agent's own message count at each leaf.
       for (const leaf of leaves) {
-        const view: ContextView = await call(api.call("context:get", { sessionId, leafId: leaf }));
+        const view: ContextView = await h.call("context:get", { sessionId, leafId: leaf });
         expect(view.messages.length).toBe(expected.contexts[leaf]?.messages.length);
       }
     });
@@ -136,7 +122,7 @@ describe("dimmed on the canvas = not in the LLM view", () => {
     user("u3", "c1");
     add("c2", "u3", "compaction", { summary: "two", firstKeptEntryId: "u2", tokensBefore: 20 });
     user("u4", "c2");
-    const file = path.join(dir, "dim-edge.jsonl");
+    const file = path.join(h.dir, "dim-edge.jsonl");
     writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
     const sessionId = await importFile(file);
     const ids = lines.slice(1).map((line) => (line as { id: string }).id);

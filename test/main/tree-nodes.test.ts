@@ -1,26 +1,15 @@
 // session:tree: one node per entry with the repaired parent, kind, snippet, label and the
 // compaction markers the canvas draws; a cycle in the file never reaches the canvas; the
 // problems list malformed lines too, in file order.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TREE_SNIPPET_CHARS } from "../../core/api/dto.ts";
-import { createAppContext } from "../../main/app-context.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { BIG_TEXT_END_MARKER, bigSummarySession, bigToolResultSession } from "../helpers/big-session.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
+import { createHarness, type Harness, removeDir } from "./pipelines/harness.ts";
 
-let api: Api;
-let dir: string;
-
-async function call<T>(
-  result: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>,
-): Promise<T> {
-  const settled = await result;
-  if (!settled.ok) throw new Error(settled.error.message);
-  return settled.value;
-}
+let h: Harness;
 
 /** The header line of a v3 session file with id `id`. */
 const headerLine = (id: string) =>
@@ -36,21 +25,18 @@ const userLine = (id: string, parentId: string | null) =>
   });
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-"));
-  api = createApi(
-    createAppContext({ dbPath: path.join(dir, "library.db"), seedDemo: false, loadUserHooks: false }),
-  );
+  h = createHarness();
 });
 afterAll(() => {
-  api.ctx.db.close();
-  rmSync(dir, { recursive: true, force: true });
+  h.close();
+  removeDir(h.dir);
 });
 
 describe("session:tree", () => {
   it("gives every entry of a fixture as a node, with labels and compaction markers", async () => {
-    const report = await call(api.call("library:import", { path: fixturePath("tree-00.jsonl") }));
+    const report = await h.call("library:import", { path: fixturePath("tree-00.jsonl") });
     const sessionId = report.files[0]?.sessionId as string;
-    const tree = await call(api.call("session:tree", { sessionId }));
+    const tree = await h.call("session:tree", { sessionId });
     const lines = readFileSync(fixturePath("tree-00.jsonl"), "utf8").trim().split("\n").slice(1);
     const entries = lines.map(
       (line) => JSON.parse(line) as { id: string; parentId: string | null; type: string },
@@ -78,10 +64,10 @@ describe("session:tree", () => {
   });
 
   it("sends a long summary's beginning with its full length, and context:get all of it", async () => {
-    const file = path.join(dir, "big-summary.jsonl");
+    const file = path.join(h.dir, "big-summary.jsonl");
     writeFileSync(file, bigSummarySession("big-summary", 1_000_000));
-    await call(api.call("library:import", { path: file }));
-    const tree = await call(api.call("session:tree", { sessionId: "big-summary" }));
+    await h.call("library:import", { path: file });
+    const tree = await h.call("session:tree", { sessionId: "big-summary" });
     const node = tree.nodes.find((n) => n.id === "a0000005");
     const summary = JSON.parse(readFileSync(file, "utf8").split("\n")[5] as string).summary as string;
     expect(node?.summary?.length).toBeLessThanOrEqual(2000);
@@ -89,24 +75,22 @@ describe("session:tree", () => {
     expect(node?.summary?.endsWith("\n")).toBe(true);
     expect(node?.summaryChars).toBe(summary.length);
     // Display only: the model's view keeps the whole summary.
-    const view = await call(api.call("context:get", { sessionId: "big-summary" }));
+    const view = await h.call("context:get", { sessionId: "big-summary" });
     expect(JSON.stringify(view.messages[0])).toContain(BIG_TEXT_END_MARKER);
     // A short summary is sent whole, without a length.
-    const small = await call(api.call("library:import", { path: fixturePath("tree-01.jsonl") }));
-    const smallTree = await call(
-      api.call("session:tree", { sessionId: small.files[0]?.sessionId as string }),
-    );
+    const small = await h.call("library:import", { path: fixturePath("tree-01.jsonl") });
+    const smallTree = await h.call("session:tree", { sessionId: small.files[0]?.sessionId as string });
     const compaction = smallTree.nodes.find((n) => n.id === "6f996d7d");
     expect(compaction?.summary).toMatch(/^Compaction summary:/);
     expect(compaction?.summaryChars).toBeUndefined();
   });
 
   it("context:get leaves the agent's messages out on request, the provider messages unchanged", async () => {
-    const file = path.join(dir, "big-tool.jsonl");
+    const file = path.join(h.dir, "big-tool.jsonl");
     writeFileSync(file, bigToolResultSession("big-tool", 100_000));
-    await call(api.call("library:import", { path: file }));
-    const full = await call(api.call("context:get", { sessionId: "big-tool" }));
-    const lean = await call(api.call("context:get", { sessionId: "big-tool", agentMessages: false }));
+    await h.call("library:import", { path: file });
+    const full = await h.call("context:get", { sessionId: "big-tool" });
+    const lean = await h.call("context:get", { sessionId: "big-tool", agentMessages: false });
     expect(full.agentMessages).toHaveLength(4);
     expect(lean.agentMessages).toBeUndefined();
     expect(lean.messages).toEqual(full.messages);
@@ -116,20 +100,20 @@ describe("session:tree", () => {
   });
 
   it("breaks a parentId cycle so the canvas gets a forest", async () => {
-    const file = path.join(dir, "cycle.jsonl");
+    const file = path.join(h.dir, "cycle.jsonl");
     writeFileSync(
       file,
       [headerLine("cycle-session"), userLine("a", "c"), userLine("b", "a"), userLine("c", "b")].join("\n"),
     );
-    const report = await call(api.call("library:import", { path: file }));
-    const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
+    const report = await h.call("library:import", { path: file });
+    const tree = await h.call("session:tree", { sessionId: report.files[0]?.sessionId as string });
     expect(tree.nodes).toHaveLength(3);
     expect(tree.nodes.filter((node) => node.parentId === null)).toHaveLength(1);
     expect(tree.problems.some((problem) => problem.kind === "cycle")).toBe(true);
   });
 
   it("lists malformed lines among the problems, every problem in file order", async () => {
-    const file = path.join(dir, "problems.jsonl");
+    const file = path.join(h.dir, "problems.jsonl");
     // Line 2 a, line 3 malformed, line 4 a duplicate of a, line 5 an orphan.
     writeFileSync(
       file,
@@ -141,8 +125,8 @@ describe("session:tree", () => {
         userLine("b", "zz"),
       ].join("\n"),
     );
-    const report = await call(api.call("library:import", { path: file }));
-    const tree = await call(api.call("session:tree", { sessionId: report.files[0]?.sessionId as string }));
+    const report = await h.call("library:import", { path: file });
+    const tree = await h.call("session:tree", { sessionId: report.files[0]?.sessionId as string });
     expect(tree.problems.map((problem) => [problem.line, problem.kind])).toEqual([
       [3, "malformed_line"],
       [4, "duplicate_id"],
