@@ -44,6 +44,21 @@ export function assistant(text: string, extra: Partial<AssistantMessage> = {}): 
   };
 }
 
+/** An assistant message: `text`, then a tool call per [name, path] (ids c0, c1, …; arguments `{ path }`). */
+export function withCalls(text: string, calls: [name: string, path: string][]): AssistantMessage {
+  return assistant(text, {
+    content: [
+      { type: "text", text },
+      ...calls.map(([name, path], i) => ({
+        type: "toolCall" as const,
+        id: `c${i}`,
+        name,
+        arguments: { path },
+      })),
+    ],
+  });
+}
+
 export function toolResult(text: string, extra: Partial<ToolResultMessage> = {}): ToolResultMessage {
   return {
     role: "toolResult",

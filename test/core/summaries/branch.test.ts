@@ -2,25 +2,11 @@
 // replaced prompt, D8 file tags, budget from the context window, behaviour 58's input, failures.
 import { describe, expect, it } from "vitest";
 import { generateBranchSummary } from "../../../core/compaction/summarize.ts";
-import type { AssistantMessage, SessionEntry } from "../../../core/session/entries.ts";
-import { assistant, chain, compaction, entry, msg, toolResult, user } from "../_builders.ts";
+import type { SessionEntry } from "../../../core/session/entries.ts";
+import { assistant, chain, compaction, entry, msg, toolResult, user, withCalls } from "../_builders.ts";
 import { abortable, prompts, recordingSummarizer, templates } from "./_fake.ts";
 
 const t = (n: number, label: string) => label.padEnd(4 * n, ".");
-
-function withCalls(text: string, calls: [name: string, path: string][]): AssistantMessage {
-  return assistant(text, {
-    content: [
-      { type: "text", text },
-      ...calls.map(([name, path], i) => ({
-        type: "toolCall" as const,
-        id: `c${i}`,
-        name,
-        arguments: { path },
-      })),
-    ],
-  });
-}
 
 const branch: SessionEntry[] = chain(
   msg("u1", null, user("Try the fast path")),

@@ -9,27 +9,13 @@ import {
   DEFAULT_COMPACTION_SETTINGS,
   type SummaryRequest,
 } from "../../../core/compaction/types.ts";
-import type { AssistantMessage, SessionEntry } from "../../../core/session/entries.ts";
-import { assistant, chain, compaction, entry, msg, toolResult, user } from "../_builders.ts";
+import type { SessionEntry } from "../../../core/session/entries.ts";
+import { assistant, chain, compaction, entry, msg, toolResult, user, withCalls } from "../_builders.ts";
 import { abortable, prompts, recordingSummarizer, templates } from "./_fake.ts";
 
 /** Text of `n` estimated tokens starting with `label`. */
 const t = (n: number, label: string) => label.padEnd(4 * n, ".");
 const SEP = "\n\n---\n\n**Turn Context (split turn):**\n\n";
-
-function withCalls(text: string, calls: [name: string, path: string][]): AssistantMessage {
-  return assistant(text, {
-    content: [
-      { type: "text", text },
-      ...calls.map(([name, path], i) => ({
-        type: "toolCall" as const,
-        id: `c${i}`,
-        name,
-        arguments: { path },
-      })),
-    ],
-  });
-}
 
 function plan(path: SessionEntry[], keepRecentTokens: number, extra: Partial<CompactionSettings> = {}) {
   const preparation = prepareCompaction(path, { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens, ...extra });
