@@ -1,6 +1,7 @@
 /**
  * A session file as its agent leaves it, for the live-file tests (export guard, concurrent
- * writes): aged long past the live window, or grown by one appended user line.
+ * writes, live append and rewrite): a big deterministic one, aged long past the live window, or
+ * grown by one appended user line.
  */
 import fs from "node:fs";
 
@@ -20,4 +21,38 @@ export function appendUserLine(file: string, id: string, parentId: string): void
     message: { role: "user", content: [{ type: "text", text: `appended ${id}` }], timestamp: 1 },
   };
   fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+/**
+ * Writes a v3 session "big-1" of `entries` messages e0, e1, … on one path, ~2 kB each (user and
+ * assistant in turn), deterministic; returns the last one's id.
+ */
+export function writeBigSession(target: string, entries: number): string {
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "big-1",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      cwd: "/w",
+    }),
+  ];
+  let parent: string | null = null;
+  for (let i = 0; i < entries; i++) {
+    const id = `e${i}`;
+    const role = i % 2 === 0 ? "user" : "assistant";
+    const text = `${role} ${i} `.padEnd(2000, "abcdefghij ");
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: "2026-03-01T10:00:01.000Z",
+        message: { role, content: [{ type: "text", text }], timestamp: 1 },
+      }),
+    );
+    parent = id;
+  }
+  fs.writeFileSync(target, `${lines.join("\n")}\n`);
+  return parent as string;
 }

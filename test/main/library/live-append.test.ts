@@ -20,6 +20,7 @@ import { checkpointWal, type Database, openDatabase } from "../../../main/store/
 import { computeSessionStats } from "../../../main/library/stats.ts";
 import { startLibraryWatcher } from "../../../main/library/watch.ts";
 import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
+import { writeBigSession } from "../../helpers/live-file.ts";
 import { makeTempDir } from "../store/helpers.ts";
 
 const ENTRIES = 5000;
@@ -30,37 +31,6 @@ let file: string;
 let sessionId: string;
 let leaf: string;
 let appended = 0;
-
-/** A v3 session of ENTRIES messages of ~2 kB each (~10 MB), deterministic. */
-function writeBigSession(target: string): string {
-  const lines = [
-    JSON.stringify({
-      type: "session",
-      version: 3,
-      id: "big-1",
-      timestamp: "2026-03-01T10:00:00.000Z",
-      cwd: "/w",
-    }),
-  ];
-  let parent: string | null = null;
-  for (let i = 0; i < ENTRIES; i++) {
-    const id = `e${i}`;
-    const role = i % 2 === 0 ? "user" : "assistant";
-    const text = `${role} ${i} `.padEnd(2000, "abcdefghij ");
-    lines.push(
-      JSON.stringify({
-        type: "message",
-        id,
-        parentId: parent,
-        timestamp: "2026-03-01T10:00:01.000Z",
-        message: { role, content: [{ type: "text", text }], timestamp: 1 },
-      }),
-    );
-    parent = id;
-  }
-  fs.writeFileSync(target, `${lines.join("\n")}\n`);
-  return parent as string;
-}
 
 /** One complete line as the agent appends it, child of the last appended entry. */
 function appendLine(): string {
@@ -159,7 +129,7 @@ beforeEach(() => {
   tmp = makeTempDir("canopy-live-append-");
   file = path.join(tmp.dir, "agent", "big.jsonl");
   fs.mkdirSync(path.dirname(file));
-  leaf = writeBigSession(file);
+  leaf = writeBigSession(file, ENTRIES);
   appended = 0;
   ctx = createAppContext({ dbPath: path.join(tmp.dir, "library.db"), seedDemo: false, loadUserHooks: false });
   sessionId = importPath(ctx.db, file).files[0]?.sessionId as string;

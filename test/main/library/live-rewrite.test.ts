@@ -21,6 +21,7 @@ import { type Database, openDatabase } from "../../../main/store/open.ts";
 import { findSessionsByPath, type SessionRow } from "../../../main/store/repos/sessions.ts";
 import { makeTempDir } from "../store/helpers.ts";
 import { ownClockMs } from "../../helpers/own-clock.ts";
+import { writeBigSession } from "../../helpers/live-file.ts";
 import { serveWhile } from "../../helpers/serve-while.ts";
 
 const ENTRIES = 5000;
@@ -32,36 +33,6 @@ let api: Api;
 let other: Database;
 let file: string;
 let sessionId: string;
-
-/** A v3 session of ENTRIES messages of ~2 kB each (~10 MB: over IN_PLACE_BYTES), deterministic. */
-function writeBigSession(target: string): void {
-  const lines = [
-    JSON.stringify({
-      type: "session",
-      version: 3,
-      id: "big-1",
-      timestamp: "2026-03-01T10:00:00.000Z",
-      cwd: "/w",
-    }),
-  ];
-  for (let i = 0; i < ENTRIES; i++) {
-    const role = i % 2 === 0 ? "user" : "assistant";
-    lines.push(
-      JSON.stringify({
-        type: "message",
-        id: `e${i}`,
-        parentId: i === 0 ? null : `e${i - 1}`,
-        timestamp: "2026-03-01T10:00:01.000Z",
-        message: {
-          role,
-          content: [{ type: "text", text: `${role} ${i} `.padEnd(2000, "abcdefghij ") }],
-          timestamp: 1,
-        },
-      }),
-    );
-  }
-  fs.writeFileSync(target, `${lines.join("\n")}\n`);
-}
 
 /** What an agent's rewrite does: a line in the middle made longer, then one line appended. */
 function rewrite(): void {
@@ -118,7 +89,7 @@ beforeEach(() => {
   tmp = makeTempDir("canopy-live-rewrite-");
   file = path.join(tmp.dir, "agent", "big.jsonl");
   fs.mkdirSync(path.dirname(file));
-  writeBigSession(file);
+  writeBigSession(file, ENTRIES);
   expect(fs.statSync(file).size).toBeGreaterThan(IN_PLACE_BYTES);
   ctx = createAppContext({
     dbPath: path.join(tmp.dir, "library.db"),
