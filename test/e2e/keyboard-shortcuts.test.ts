@@ -1,35 +1,22 @@
 // The keyboard shortcuts in Chromium through browser mode: "?" and the sidebar's "?" button list
 // every shortcut, Escape closes the list and gives the focus back; "?" typed in a text field stays
 // text; "/" and Ctrl+K put the keyboard in the search box.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBrowserMode, type BrowserMode } from "../../main/serve.ts";
 import { SHORTCUT_GROUPS, SHOW_SHORTCUTS_EVENT } from "../../renderer/src/features/help/shortcut-list.ts";
-import { launchChromium } from "../helpers/chromium.ts";
-import { sharedRenderer } from "../helpers/shared-renderer.ts";
+import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 
-let mode: BrowserMode;
-let browser: Browser;
+let app: E2eApp;
 let page: Page;
-let dir: string | undefined;
 
 beforeAll(async () => {
-  const rendererDir = await sharedRenderer();
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-keys-"));
-  mode = await startBrowserMode({ dbPath: path.join(dir, "library.db"), rendererDir });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(mode.url);
-  await page.getByTestId("llm-view").waitFor();
+  app = await startE2eApp("keys");
+  ({ page } = app);
+  await openLibrary(app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await app?.stop();
 });
 
 const dialog = () => page.getByRole("dialog", { name: "Keyboard shortcuts" });

@@ -3,19 +3,17 @@
 // import's progress line (real agent file names are long) stays inside the sidebar, and the list
 // filters by title, first message or folder and sorts by date, name or size.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { launchChromium } from "../helpers/chromium.ts";
-import { sharedRenderer } from "../helpers/shared-renderer.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let work: string;
 
@@ -63,8 +61,8 @@ function writeSession(root: string, cwd: string, at: number, prompts: string[], 
 const sessionIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-big-"));
-  const rendererDir = await sharedRenderer();
+  app = await startE2eApp("library-big", { serve: { seedDemo: false } });
+  ({ mode, page, work } = app);
   const sessions = path.join(work, "sessions");
   sessionIds.login = writeSession(sessions, "/home/u/proj-a", 0, [
     "Fix the flaky login test",
@@ -84,24 +82,14 @@ beforeAll(async () => {
     "Set up the staging bucket",
     "now prod",
   ]);
-  mode = await startBrowserMode({
-    dbPath: path.join(work, "library.db"),
-    rendererDir,
-    seedDemo: false,
-    watch: false,
-  });
   const report = await apiCall<ImportReport>(mode, "library:import", { path: sessions });
   expect(report.imported).toBe(4);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(mode.url);
   await page.getByTestId("llm-view").waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 const sessionButton = (id: string) => page.locator(`.session-groups [data-session-id="${id}"]`);

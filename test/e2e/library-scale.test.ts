@@ -1,19 +1,17 @@
 // The library sidebar at 600 sessions, in Debian's Chromium (browser mode): only the rows near the
 // view are in the page, yet every row can be scrolled or arrowed to, says its place in its group,
 // keeps its delete button; folded project groups stay folded after a reload.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { launchChromium } from "../helpers/chromium.ts";
-import { sharedRenderer } from "../helpers/shared-renderer.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let work: string;
 
@@ -44,26 +42,21 @@ function writeSession(root: string, cwd: string, n: number): void {
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-scale-"));
-  const rendererDir = await sharedRenderer();
+  app = await startE2eApp("library-scale", { serve: { seedDemo: false } });
+  ({ mode, page, work } = app);
   const sessions = path.join(work, "sessions");
   PROJECTS.forEach((cwd, p) => {
     for (let i = 0; i < PER_PROJECT; i++) writeSession(sessions, cwd, p * PER_PROJECT + i);
   });
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, seedDemo: false, watch: false });
   const report = await apiCall<ImportReport>(mode, "library:import", { path: sessions });
   expect(report.imported).toBe(PROJECTS.length * PER_PROJECT);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(8000);
   await page.goto(mode.url);
   await page.locator(".session-groups .session").first().waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 const rows = () => page.locator(".session-groups button.session").count();

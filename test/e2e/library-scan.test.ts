@@ -2,20 +2,18 @@
 // the files, a progress line that stays until the report, problem files named relative to their
 // folder (the full path in the tooltip), each folder named apart on the progress line as its
 // import starts, and the open session stays open afterwards.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport } from "../../core/api/dto.ts";
 import { progressName } from "../../main/api/handlers/library.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { launchChromium } from "../helpers/chromium.ts";
-import { sharedRenderer } from "../helpers/shared-renderer.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let work: string;
 let pi: string;
@@ -47,28 +45,23 @@ function writeSession(root: string, n: number, extra: string[] = []): string {
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-library-scan-"));
-  const rendererDir = await sharedRenderer();
+  app = await startE2eApp("library-scan", { serve: { seedDemo: false } });
+  ({ mode, page, work } = app);
   pi = path.join(work, "home", ".pi", "agent", "sessions");
   omp = path.join(work, "home", ".omp", "agent", "sessions");
   broken = writeSession(pi, 1, ["{ not json"]);
   for (let n = 2; n <= 3; n++) writeSession(pi, n);
   for (let n = 4; n <= 5; n++) writeSession(omp, n);
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, seedDemo: false, watch: false });
   // The second folder's sessions are in the library already; the user has one of them open.
   const report = await apiCall<ImportReport>(mode, "library:import", { path: omp });
   expect(report.imported).toBe(2);
   await apiCall(mode, "library:set-folders", { folders: [pi, omp] });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(mode.url);
   await page.locator(".session-groups .session").first().waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 describe("Scan agent folders", () => {

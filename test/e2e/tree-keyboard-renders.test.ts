@@ -4,46 +4,38 @@
 // are counted through React's devtools hook (in the production build: a function component fiber
 // that did work in a commit), so the test needs no hook in the app. Opening it says what it is
 // doing (fetching, laying out) with the entry count, instead of one unchanging line.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeGeneratedSession } from "../../bench/generate-session.ts";
 import type { ImportReport, SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
-import { type BrowserMode, startBrowserMode } from "../../main/serve.ts";
+import type { BrowserMode } from "../../main/serve.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { viewportSettled } from "../helpers/canvas-page.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 import { COUNT_TREE_RENDERS, type TreeRenders } from "../helpers/react-render-count.ts";
-import { sharedRenderer } from "../helpers/shared-renderer.ts";
 
+let app: E2eApp;
 let mode: BrowserMode;
-let browser: Browser;
 let page: Page;
 let work: string;
 let sessionId: string;
 let tree: SessionTreeDto;
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "canopy-tree-keys-"));
-  const rendererDir = await sharedRenderer();
+  app = await startE2eApp("tree-keys", { serve: { seedDemo: false } });
+  ({ mode, page, work } = app);
   const generated = writeGeneratedSession(path.join(work, "sessions", "generated.jsonl"), 4000);
-  mode = await startBrowserMode({ dbPath: path.join(work, "library.db"), rendererDir, seedDemo: false, watch: false });
   const report = await apiCall<ImportReport>(mode, "library:import", { path: generated.file });
   expect(report.imported).toBe(1);
   const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
   sessionId = (sessions[0] as SessionSummary).id;
   tree = await apiCall<SessionTreeDto>(mode, "session:tree", { sessionId });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(COUNT_TREE_RENDERS);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await mode?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  await app?.stop();
 });
 
 const renders = () => page.evaluate("window.__treeRenders") as Promise<TreeRenders>;
