@@ -8,12 +8,19 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import type { SessionEntry } from "../../../core/session/entries.ts";
 import { getViewLeaf, loadSessionEntries, requireSession } from "../../../main/library/load.ts";
-import { computeSessionStats } from "../../../main/library/stats.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
 import { appendCompaction, appendMessageChain } from "../../../main/pipelines/persist.ts";
 import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, importText, readsDuring, removeDir, SessionFile } from "../pipelines/harness.ts";
+import {
+  createHarness,
+  expectRecounted,
+  type Harness,
+  importText,
+  readsDuring,
+  removeDir,
+  SessionFile,
+} from "../pipelines/harness.ts";
 
 let h: Harness;
 let server: FakeServer;
@@ -28,13 +35,6 @@ afterEach(async () => {
   removeDir(h.dir);
 });
 
-/** The stored figures equal a full recount. */
-function expectRecounted(sessionId: string, step: string): void {
-  const { db } = h.api.ctx;
-  const row = requireSession(db, sessionId);
-  expect({ step, ...row }).toMatchObject({ step, ...computeSessionStats(db, row.sid).patch });
-}
-
 const fixtures = fs
   .readdirSync(fixturesDir())
   .filter((name) => name.endsWith(".jsonl"))
@@ -47,7 +47,7 @@ describe("every kind of append keeps the cached figures of a full recount", () =
     await h.configureFakeModel(server);
     const sessionId = await importText(h, text, name);
     const { db } = h.api.ctx;
-    expectRecounted(sessionId, "import");
+    expectRecounted(h, sessionId, "import");
     const entries = loadSessionEntries(db, sessionId);
     const firstMessage = entries.find((e) => e.type === "message");
     const firstUser = entries.find(
@@ -57,7 +57,7 @@ describe("every kind of append keeps the cached figures of a full recount", () =
 
     server.enqueue({ type: "reply", text: "## Goal\nA summary." });
     expect(await h.api.call("compaction:run", { sessionId })).toMatchObject({ ok: true });
-    expectRecounted(sessionId, "compaction");
+    expectRecounted(h, sessionId, "compaction");
 
     if (firstMessage) {
       server.enqueue({ type: "reply", text: "A branch summary." });
@@ -67,15 +67,15 @@ describe("every kind of append keeps the cached figures of a full recount", () =
         summarize: true,
       });
       expect(navigated).toMatchObject({ ok: true });
-      expectRecounted(sessionId, "branch summary");
+      expectRecounted(h, sessionId, "branch summary");
     }
     if (anyEntry) {
       await h.call("edits:label", { sessionId, targetId: anyEntry.id, label: "checkpoint" });
-      expectRecounted(sessionId, "label");
+      expectRecounted(h, sessionId, "label");
       await h.call("edits:undo", { sessionId });
-      expectRecounted(sessionId, "undo label");
+      expectRecounted(h, sessionId, "undo label");
       await h.call("edits:redo", { sessionId });
-      expectRecounted(sessionId, "redo label");
+      expectRecounted(h, sessionId, "redo label");
     }
     if (firstUser) {
       const edited = await h.api.call("edits:edit-message", {
@@ -84,7 +84,7 @@ describe("every kind of append keeps the cached figures of a full recount", () =
         text: "Edited question",
       });
       expect(edited).toMatchObject({ ok: true });
-      expectRecounted(sessionId, "edit");
+      expectRecounted(h, sessionId, "edit");
     }
     server.enqueue({ type: "reply", text: "A reply." });
     const chatted = await h.api.call("chat:send", { sessionId, text: "Next step?" });
@@ -92,7 +92,7 @@ describe("every kind of append keeps the cached figures of a full recount", () =
       ok: true,
       value: { appendedEntryIds: [expect.any(String), expect.any(String)] },
     });
-    expectRecounted(sessionId, "chat turn");
+    expectRecounted(h, sessionId, "chat turn");
 
     const last = requireSession(db, sessionId).last_leaf_id;
     const at = new Date().toISOString();
@@ -110,7 +110,7 @@ describe("every kind of append keeps the cached figures of a full recount", () =
       },
       { type: "session_info", id: "n0000003", parentId: "n0000002", timestamp: at, name: "   " },
     ] as SessionEntry[]);
-    expectRecounted(sessionId, "session_info and titled compaction");
+    expectRecounted(h, sessionId, "session_info and titled compaction");
   });
 });
 
@@ -148,11 +148,11 @@ describe("appends that a recount must settle", () => {
     const file = new SessionFile();
     file.add("m1", "model_change", { provider: "p", modelId: "m" }, null);
     const sessionId = await h.importSession(file);
-    expectRecounted(sessionId, "import");
+    expectRecounted(h, sessionId, "import");
     appendSessionEntries(h.api.ctx.db, sessionId, make());
-    expectRecounted(sessionId, "append");
+    expectRecounted(h, sessionId, "append");
     appendSessionEntries(h.api.ctx.db, sessionId, [user("g1", "m1", "after")]);
-    expectRecounted(sessionId, "next append");
+    expectRecounted(h, sessionId, "next append");
   });
 
   it("a session with tree problems", async () => {
@@ -162,7 +162,7 @@ describe("appends that a recount must settle", () => {
     expect(requireSession(h.api.ctx.db, sessionId).problem_count).toBeGreaterThan(0);
     // The orphan's parent arrives: a recount finds the problem gone.
     appendSessionEntries(h.api.ctx.db, sessionId, [user("missing", "a1", "found")]);
-    expectRecounted(sessionId, "parent arrives");
+    expectRecounted(h, sessionId, "parent arrives");
     expect(requireSession(h.api.ctx.db, sessionId).problem_count).toBe(0);
   });
 });
@@ -204,6 +204,6 @@ describe("appending to a long session", () => {
       expect(cost.rows, kind).toBeLessThan(200);
       expect(cost.parsed, kind).toBeLessThan(20);
     }
-    expectRecounted(sessionId, "after the appends");
+    expectRecounted(h, sessionId, "after the appends");
   });
 });

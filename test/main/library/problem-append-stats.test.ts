@@ -9,11 +9,17 @@ import { generateSession } from "../../../bench/generate-session.ts";
 import type { MessageEntry, SessionEntry } from "../../../core/session/entries.ts";
 import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { getViewLeaf, loadSessionEntries, requireSession, resetViewLeaf } from "../../../main/library/load.ts";
-import { computeSessionStats } from "../../../main/library/stats.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
 import { appendMessageChain } from "../../../main/pipelines/persist.ts";
 import { fixturesDir } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, importText, readsDuring, removeDir } from "../pipelines/harness.ts";
+import {
+  createHarness,
+  expectRecounted,
+  type Harness,
+  importText,
+  readsDuring,
+  removeDir,
+} from "../pipelines/harness.ts";
 
 let h: Harness;
 beforeEach(() => {
@@ -23,13 +29,6 @@ afterEach(() => {
   h.close();
   removeDir(h.dir);
 });
-
-/** The stored figures equal a full recount. */
-function expectRecounted(sessionId: string, step: string): void {
-  const { db } = h.api.ctx;
-  const row = requireSession(db, sessionId);
-  expect({ step, ...row }).toMatchObject({ step, ...computeSessionStats(db, row.sid).patch });
-}
 
 const at = "2025-01-01T00:00:00.000Z";
 const line = (entry: Record<string, unknown>) => JSON.stringify({ timestamp: at, ...entry });
@@ -98,14 +97,14 @@ async function randomRun(sessionId: string, seed: number, steps: number): Promis
       // A refusal (a label with a reply below it) changes nothing, which is checked all the same.
       await h.api.call(action === "undo" ? "edits:undo" : "edits:redo", { sessionId });
     }
-    expectRecounted(sessionId, `step ${step}: ${action}`);
+    expectRecounted(h, sessionId, `step ${step}: ${action}`);
   }
 }
 
 describe("figures equal a full recount after every action", () => {
   it.each(fixtures)("%s: a seeded run of appends, undos and redos", async (name, text) => {
     const sessionId = await importText(h, text, name);
-    expectRecounted(sessionId, "import");
+    expectRecounted(h, sessionId, "import");
     await randomRun(sessionId, name.length * 7919, 40);
   });
 
@@ -114,7 +113,7 @@ describe("figures equal a full recount after every action", () => {
     async (name, text) => {
       const sessionId = await importText(h, addProblems(text).text, name);
       expect(requireSession(h.api.ctx.db, sessionId).problem_count).toBeGreaterThanOrEqual(7);
-      expectRecounted(sessionId, "import");
+      expectRecounted(h, sessionId, "import");
       await randomRun(sessionId, name.length * 104729, 40);
     },
   );
@@ -123,7 +122,7 @@ describe("figures equal a full recount after every action", () => {
     const { text } = withProblems(400, seed);
     const sessionId = await importText(h, text, `problems-${seed}`);
     expect(requireSession(h.api.ctx.db, sessionId).problem_count).toBeGreaterThanOrEqual(7);
-    expectRecounted(sessionId, "import");
+    expectRecounted(h, sessionId, "import");
     await randomRun(sessionId, seed, 60);
   });
 
@@ -133,12 +132,12 @@ describe("figures equal a full recount after every action", () => {
     const { db } = h.api.ctx;
     const problems = requireSession(db, sessionId).problem_count;
     appendSessionEntries(db, sessionId, [user("child001", "cyc00001", "below a cycle")]);
-    expectRecounted(sessionId, "child of a cycle member");
+    expectRecounted(h, sessionId, "child of a cycle member");
     appendSessionEntries(db, sessionId, [user("child002", "self0001", "below a self-parent")]);
-    expectRecounted(sessionId, "child of a self-parent");
+    expectRecounted(h, sessionId, "child of a self-parent");
     expect(requireSession(db, sessionId).problem_count).toBe(problems);
     appendSessionEntries(db, sessionId, [user(missingParent, "child001", "the orphan's parent")]);
-    expectRecounted(sessionId, "the orphan's parent arrives");
+    expectRecounted(h, sessionId, "the orphan's parent arrives");
     expect(requireSession(db, sessionId).problem_count).toBe(problems - 1);
   });
 });
@@ -153,17 +152,17 @@ describe("the agent appending to a file with tree problems (live re-import)", ()
     const append = (entry: SessionEntry) => fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
     append(user("live0001", "cyc00001", "first"));
     expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1);
-    expectRecounted(sessionId, "first live append");
+    expectRecounted(h, sessionId, "first live append");
     append(user("live0002", "live0001", "second"));
     const cost = await readsDuring(ctx.db, async () =>
       expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1),
     );
     expect(cost.rows).toBeLessThan(200);
-    expectRecounted(sessionId, "second live append");
+    expectRecounted(h, sessionId, "second live append");
     expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems);
     append(user(missingParent, "live0002", "the orphan's parent"));
     expect((await refreshLiveSource(ctx, sessionId))?.entriesAdded).toBe(1);
-    expectRecounted(sessionId, "the orphan's parent");
+    expectRecounted(h, sessionId, "the orphan's parent");
     expect(requireSession(ctx.db, sessionId).problem_count).toBe(problems - 1);
   });
 });
@@ -218,6 +217,6 @@ describe("the cost of an append or an undo on a long session", () => {
       expect(cost.rows, kind).toBeLessThan(200);
       expect(cost.parsed, kind).toBeLessThan(20);
     }
-    expectRecounted(sessionId, "after the actions");
+    expectRecounted(h, sessionId, "after the actions");
   });
 });

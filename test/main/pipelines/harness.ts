@@ -10,8 +10,10 @@ import type { Channel, RequestInput, RequestOutput } from "../../../core/api/con
 import type { ApiError } from "../../../core/api/dto.ts";
 import { type Api, createApi } from "../../../main/api/dispatch.ts";
 import { createAppContext } from "../../../main/app-context.ts";
+import { requireSession } from "../../../main/library/load.ts";
+import { computeSessionStats } from "../../../main/library/stats.ts";
 import type { Database, Statement } from "better-sqlite3";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import {
   type FakeServer,
   type RecordedRequest,
@@ -372,6 +374,13 @@ export async function importText(h: Harness, text: string, name: string): Promis
   const sessionId = report.files[0]?.sessionId;
   if (!sessionId) throw new Error(`${name} did not import`);
   return sessionId;
+}
+
+/** The session's stored figures equal a full recount (`step` names the moment when they do not). */
+export function expectRecounted(h: Harness, sessionId: string, step: string): void {
+  const { db } = h.api.ctx;
+  const row = requireSession(db, sessionId);
+  expect({ step, ...row }).toMatchObject({ step, ...computeSessionStats(db, row.sid).patch });
 }
 
 /**
