@@ -4,7 +4,7 @@
  * in a temp folder). Also reads fixture files and the expected LLM views.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -71,6 +71,14 @@ export function fixturePath(name: string): string {
 
 export function readFixture(name: string): string {
   return readFileSync(fixturePath(name), "utf8");
+}
+
+/** Every session fixture (the *.jsonl files) as [name, text], by name. */
+export function fixtureTexts(): (readonly [name: string, text: string])[] {
+  return readdirSync(fixturesDir())
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort()
+    .map((name) => [name, readFixture(name)] as const);
 }
 
 /** One leaf's expected result in expected/tree-NN.contexts.json. */

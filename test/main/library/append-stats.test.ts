@@ -2,8 +2,6 @@
 // the session's cached figures from the new entries alone and check only the new ids, instead of
 // recounting every row and reading every id of the session; the figures stay exactly what a
 // full recount gives, on the fixtures, a generated session and the edge cases that recount.
-import fs from "node:fs";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateSession } from "../../../bench/generate-session.ts";
 import type { SessionEntry } from "../../../core/session/entries.ts";
@@ -11,7 +9,7 @@ import { getViewLeaf, loadSessionEntries, requireSession } from "../../../main/l
 import { appendSessionEntries } from "../../../main/library/write.ts";
 import { appendCompaction, appendMessageChain } from "../../../main/pipelines/persist.ts";
 import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
-import { fixturesDir } from "../../helpers/fixtures.ts";
+import { fixtureTexts } from "../../helpers/fixtures.ts";
 import {
   createHarness,
   expectRecounted,
@@ -35,11 +33,7 @@ afterEach(async () => {
   removeDir(h.dir);
 });
 
-const fixtures = fs
-  .readdirSync(fixturesDir())
-  .filter((name) => name.endsWith(".jsonl"))
-  .sort()
-  .map((name) => [name, fs.readFileSync(path.join(fixturesDir(), name), "utf8")] as const);
+const fixtures = fixtureTexts();
 const sessions = [...fixtures, ["generated-3000", generateSession(3000).text] as const];
 
 describe("every kind of append keeps the cached figures of a full recount", () => {

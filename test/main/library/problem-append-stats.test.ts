@@ -11,7 +11,7 @@ import { refreshLiveSource } from "../../../main/library/live-source.ts";
 import { getViewLeaf, loadSessionEntries, requireSession, resetViewLeaf } from "../../../main/library/load.ts";
 import { appendSessionEntries } from "../../../main/library/write.ts";
 import { appendMessageChain } from "../../../main/pipelines/persist.ts";
-import { fixturesDir } from "../../helpers/fixtures.ts";
+import { fixtureTexts } from "../../helpers/fixtures.ts";
 import {
   createHarness,
   expectRecounted,
@@ -65,11 +65,7 @@ function withProblems(count: number, seed = 42): { text: string; missingParent: 
   return addProblems(generateSession(count, { seed }).text);
 }
 
-const fixtures = fs
-  .readdirSync(fixturesDir())
-  .filter((name) => name.endsWith(".jsonl"))
-  .sort()
-  .map((name) => [name, fs.readFileSync(path.join(fixturesDir(), name), "utf8")] as const);
+const fixtures = fixtureTexts();
 
 /** A seeded random run of Canopy's appends, undos and redos, checked against a recount each step. */
 async function randomRun(sessionId: string, seed: number, steps: number): Promise<void> {

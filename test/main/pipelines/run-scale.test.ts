@@ -2,15 +2,13 @@
 // window of the leaf's path, not the whole session; and they store exactly what the whole-session
 // route stores. The whole-session route is the one a session_before_compact hook takes (it is given
 // the full path), so a hook that answers nothing runs the old code on the same library.
-import fs from "node:fs";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionEntry } from "../../../core/session/entries.ts";
 import { buildTreeIndex } from "../../../core/session/tree.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { loadSessionEntries } from "../../../main/library/load.ts";
 import { type FakeServer, OVERFLOW_ERRORS, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
-import { fixturesDir } from "../../helpers/fixtures.ts";
+import { fixtureTexts } from "../../helpers/fixtures.ts";
 import { createHarness, type Harness, importText, parsesDuring, removeDir, SessionFile } from "./harness.ts";
 
 const TURNS = 600;
@@ -147,11 +145,7 @@ async function compactEveryLeaf(lib: Harness, text: string, name: string): Promi
 describe("the window route stores what the whole-session route stores", () => {
   const generated = generateSession(3000, { compactAtTokens: 30_000, keepRecentTokens: 6_000 }).text;
   const files = [
-    ...fs
-      .readdirSync(fixturesDir())
-      .filter((name) => name.endsWith(".jsonl"))
-      .sort()
-      .map((name) => [name, fs.readFileSync(path.join(fixturesDir(), name), "utf8")] as const),
+    ...fixtureTexts(),
     ["generated-3000", generated] as const,
   ];
 
