@@ -1,7 +1,8 @@
 /**
  * A stand-in for renderer/src/api.ts in the renderer store tests, returned by their vi.mock
  * factory: each contract call is answered by the test's script (one function per channel), a
- * channel the script does not name fails as unexpected, and no events ever come.
+ * channel the script does not name fails as unexpected, and no events ever come. gate() holds an
+ * answer back until the test lets it go.
  */
 
 /** As renderer/src/api.ts's: a contract error with its code. */
@@ -36,6 +37,15 @@ export function scriptedApi(script: ApiScript, options: ScriptedApiOptions = {})
 }
 
 /** The settings a store reload reads: no model, compaction on with the default reserve. */
+/** A promise (for a scripted answer to wait on) and the function that resolves it. */
+export function gate(): { promise: Promise<void>; open(): void } {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
 export const noModelSettings = () => ({ model: null, compaction: { reserveTokens: 16384, enabled: true } });
 
 /** What a store reload of session `sessionId` asks for: its tree and LLM view at `leafId`, the settings. */

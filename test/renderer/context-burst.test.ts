@@ -4,6 +4,7 @@
 // only after all of them. Now only the newest selection is fetched, one fetch at a time, once a
 // burst stops; a lone selection, or one after the last answer came, is still fetched at once.
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { gate } from "../helpers/scripted-api.ts";
 
 const gates = vi.hoisted(() => ({
   /** Leaf → the promise its next context:get answer waits for (taken once). */
@@ -52,15 +53,6 @@ const { CONTEXT_SETTLE_MS } = (await import("../../renderer/src/store/llm-view-s
 };
 const state = () => useCanopy.getState();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A promise and the function that resolves it. */
-function gate(): { promise: Promise<void>; open(): void } {
-  let open = () => {};
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
 
 beforeEach(async () => {
   gates.held.clear();

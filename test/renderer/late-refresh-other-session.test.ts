@@ -5,6 +5,7 @@
 // LLM view stayed "Loading…" (and its tree panel could say "Fetching A") until something loaded
 // it again (test/e2e/edits-qa.test.ts failed this way when opening a session after a Redo).
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { gate } from "../helpers/scripted-api.ts";
 
 const gates = vi.hoisted(() => ({
   /** Channel → the promise its next answer waits for (taken once). */
@@ -68,15 +69,6 @@ const { useCanopy } = (await import(storeModule)) as {
   useCanopy: { getState(): State; setState(partial: Record<string, unknown>): void };
 };
 const state = () => useCanopy.getState();
-
-/** A promise and the function that resolves it. */
-function gate(): { promise: Promise<void>; open(): void } {
-  let open = () => {};
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
 
 beforeEach(async () => {
   gates.held.clear();
