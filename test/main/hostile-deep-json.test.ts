@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toJson } from "../../core/text/json-deep.ts";
 import { startBrowserMode } from "../../main/serve.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
-import { closeServedHarness, type ServedHarness, SessionFile, sized, startServedHarness } from "./pipelines/harness.ts";
+import { closeServedHarness, type ServedHarness, startServedHarness } from "./pipelines/harness.ts";
+import { deepDetailsSessionText } from "./pipelines/sessions.ts";
 
 const ts = "2026-01-01T00:00:00Z";
 const deepArray = (d: number) => `${"[".repeat(d)}0${"]".repeat(d)}`;
@@ -128,13 +129,7 @@ describe("a session nested thousands of levels deep, with a model", () => {
   it("summarizes the branch it leaves and prunes, then restores, a tool result nested 5,000 deep", async () => {
     const { h } = served;
     const deep = deepArray(5_000);
-    const file = new SessionFile().user("u1", "Run the build.");
-    for (let i = 1; i <= 5; i++) {
-      file
-        .assistant(`a${i}`, "", { calls: [{ name: "bash", args: { command: `make ${i}` }, id: `call${i}` }] })
-        .toolResult(`t${i}`, sized(`log ${i}`, 15_000), "bash", `call${i}`);
-    }
-    const text = file.text().replace('"toolCallId":"call1"', `"details":${deep},"toolCallId":"call1"`);
+    const text = deepDetailsSessionText(deep);
     const path1 = path.join(h.dir, "prune.jsonl");
     fs.writeFileSync(path1, text);
     const sessionId = (await h.call("library:import", { path: path1 })).files[0]?.sessionId as string;

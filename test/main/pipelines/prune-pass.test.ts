@@ -22,7 +22,8 @@ import { replaceEntryJson } from "../../../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../../../main/store/transactions.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { fixturePath } from "../../helpers/fixtures.ts";
-import { createHarness, type Harness, importText, removeDir, SessionFile, sized } from "./harness.ts";
+import { createHarness, type Harness, importText, removeDir, sized } from "./harness.ts";
+import { deepDetailsSessionText } from "./sessions.ts";
 
 /** Two libraries with the same session: one pruned by the app, one by the reference route. */
 let app: Harness;
@@ -153,13 +154,7 @@ describe("pruning stores what the full route stores, row for row", () => {
 describe("a tool result nested deeper than SQLite's JSON functions read (SPEC §7.1 over the whole path)", () => {
   it("is previewed, pruned and restored like any other, where the previews and prune failed with 'malformed JSON'", async () => {
     const deep = `${"[".repeat(1100)}0${"]".repeat(1100)}`;
-    const file = new SessionFile().user("u1", "Run the build.");
-    for (let i = 1; i <= 5; i++) {
-      file
-        .assistant(`a${i}`, "", { calls: [{ name: "bash", args: { command: `make ${i}` }, id: `call${i}` }] })
-        .toolResult(`t${i}`, sized(`log ${i}`, 15_000), "bash", `call${i}`);
-    }
-    const text = file.text().replace('"toolCallId":"call1"', `"details":${deep},"toolCallId":"call1"`);
+    const text = deepDetailsSessionText(deep);
     const sessionId = await importText(app, text, "deep");
     const preview = await app.call("pruning:preview", { sessionId });
     expect(preview.candidates.map((c) => c.entryId)).toEqual(["t1", "t2"]);

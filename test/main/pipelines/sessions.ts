@@ -173,3 +173,18 @@ export function chainSession(length: 4 | 6, options: { omp?: boolean } = {}) {
   if (length === 6) file.user("u3", "Third question.").assistant("a3", "Third answer.");
   return file;
 }
+
+/**
+ * `u1`, then five bash calls a1…a5 whose results t1…t5 are 15,000 tokens each, the first result
+ * carrying `details` = `deep` (JSON text nested deeper than a reader may follow): the prune tests'
+ * hostile session, as file text.
+ */
+export function deepDetailsSessionText(deep: string): string {
+  const file = new SessionFile().user("u1", "Run the build.");
+  for (let i = 1; i <= 5; i++) {
+    file
+      .assistant(`a${i}`, "", { calls: [{ name: "bash", args: { command: `make ${i}` }, id: `call${i}` }] })
+      .toolResult(`t${i}`, sized(`log ${i}`, 15_000), "bash", `call${i}`);
+  }
+  return file.text().replace('"toolCallId":"call1"', `"details":${deep},"toolCallId":"call1"`);
+}
