@@ -54,6 +54,26 @@ function app() {
   return { ctx, api: createApi(ctx) };
 }
 
+/**
+ * app() served over HTTP (a stub page in the library's folder), and the slices its indexer ran
+ * while each request was answered: from reading the request to its answer's `end` event.
+ */
+async function servedWhileIndexing(end: "finish" | "close") {
+  const { ctx, api } = app();
+  const indexer = ctx.searchIndexer;
+  if (indexer === null) throw new Error("no indexer");
+  const renderer = path.join(lib.dir, "renderer");
+  fs.mkdirSync(renderer);
+  fs.writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
+  const server = await startBrowserServer({ api, rendererDir: renderer });
+  const during: number[] = [];
+  server.server.prependListener("request", (_req, res) => {
+    const before = indexer.stats.slices;
+    res.on(end, () => during.push(indexer.stats.slices - before));
+  });
+  return { ctx, indexer, server, base: server.url.replace(/\/\?.*$/, ""), during };
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
@@ -193,21 +213,9 @@ describe("background search indexing", () => {
     const file = path.join(lib.dir, "big.jsonl");
     writeSession(file, "big", 60_000);
     importPath(lib.db, file);
-    const { ctx, api } = app();
-    const indexer = ctx.searchIndexer;
-    if (indexer === null) throw new Error("no indexer");
-    const renderer = path.join(lib.dir, "renderer");
-    fs.mkdirSync(renderer);
-    fs.writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
-    const server = await startBrowserServer({ api, rendererDir: renderer });
     // Slices that start between the server reading a request and its answer leaving.
-    const during: number[] = [];
-    server.server.prependListener("request", (_req, res) => {
-      const before = indexer.stats.slices;
-      res.on("finish", () => during.push(indexer.stats.slices - before));
-    });
+    const { ctx, indexer, server, base, during } = await servedWhileIndexing("finish");
     try {
-      const base = server.url.replace(/\/\?.*$/, "");
       let requests = 0;
       let slicesBetween = 0;
       while (indexer.running && requests < 20) {
@@ -247,22 +255,10 @@ describe("background search indexing and a large answer", () => {
     const file = path.join(lib.dir, "big.jsonl");
     writeSession(file, "big", 60_000);
     const sessionId = importPath(lib.db, file).files[0]?.sessionId as string;
-    const { ctx, api } = app();
-    const indexer = ctx.searchIndexer;
-    if (indexer === null) throw new Error("no indexer");
-    const renderer = path.join(lib.dir, "renderer");
-    fs.mkdirSync(renderer);
-    fs.writeFileSync(path.join(renderer, "index.html"), "<!doctype html><title>Canopy</title>");
-    const server = await startBrowserServer({ api, rendererDir: renderer });
     // Slices that start between the server reading the request and its answer being out.
-    const during: number[] = [];
-    server.server.prependListener("request", (_req, res) => {
-      const before = indexer.stats.slices;
-      res.on("close", () => during.push(indexer.stats.slices - before));
-    });
+    const { ctx, indexer, server, base, during } = await servedWhileIndexing("close");
     try {
       await until(() => indexer.stats.slices > 0, "indexing started");
-      const base = server.url.replace(/\/\?.*$/, "");
       const response = await fetch(`${base}/api/session:get`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-canopy-token": server.token },
