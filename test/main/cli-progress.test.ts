@@ -19,10 +19,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a command with stderr taken for a terminal (or not); every write in order. */
-async function run(isTerminal: boolean, ...args: string[]): Promise<[kind: string, text: string][]> {
+/** Runs a command on the library `db` with stderr taken for a terminal (or not); every write in order. */
+async function runOnDb(
+  db: string,
+  isTerminal: boolean,
+  ...args: string[]
+): Promise<[kind: string, text: string][]> {
   const writes: [string, string][] = [];
-  await runCli([...args, "--db", path.join(dir, "library.db")], {
+  await runCli([...args, "--db", db], {
     out: (text) => writes.push(["out", text]),
     err: (text) => writes.push(["err", text]),
     progress: (text) => writes.push(["progress", text]),
@@ -30,6 +34,10 @@ async function run(isTerminal: boolean, ...args: string[]): Promise<[kind: strin
   });
   return writes;
 }
+
+/** runOnDb on the test folder's library.db. */
+const run = (isTerminal: boolean, ...args: string[]) =>
+  runOnDb(path.join(dir, "library.db"), isTerminal, ...args);
 
 describe("a new library", () => {
   it("is said on a terminal, once, and not when stderr is no terminal", async () => {
@@ -119,16 +127,7 @@ describe("the progress line", () => {
     }
     const file = path.join(dir, "upgraded.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);
-    const runOn = async (isTerminal: boolean, ...args: string[]) => {
-      const writes: [string, string][] = [];
-      await runCli([...args, "--db", db], {
-        out: (text) => writes.push(["out", text]),
-        err: (text) => writes.push(["err", text]),
-        progress: (text) => writes.push(["progress", text]),
-        isTerminal,
-      });
-      return writes;
-    };
+    const runOn = (isTerminal: boolean, ...args: string[]) => runOnDb(db, isTerminal, ...args);
     await runOn(false, "import", file);
     await runOn(false, "search", "wombat", "--limit", "3");
     // As migration 10 leaves an indexed library: everything indexed so far is to be re-checked.
@@ -166,13 +165,7 @@ describe("the progress line", () => {
       });
       const silent = { type: "reply" as const, chunks: ["never"], stallAfterChunks: 0 };
       fake.enqueue(silent, silent);
-      const writes: [string, string][] = [];
-      await runCli(["compact", fixturePath("tree-03.jsonl"), "--db", db], {
-        out: (text) => writes.push(["out", text]),
-        err: (text) => writes.push(["err", text]),
-        progress: (text) => writes.push(["progress", text]),
-        isTerminal: true,
-      });
+      const writes = await runOnDb(db, true, "compact", fixturePath("tree-03.jsonl"));
       const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
       // One line a second, counting up (a loaded machine may run a tick late).
       const counts = progress.slice(0, -1).map((line) => /^Waiting for the model's first token… (\d) s$/.exec(line)?.[1]);
@@ -200,13 +193,7 @@ describe("the progress line", () => {
       await runCli(["settings", "set", "compaction.remoteEndpoint", `${fake.url}/remote`, "--db", db], quiet);
       await runCli(["settings", "set", "compaction.remoteTimeoutSeconds", "2", "--db", db], quiet);
       fake.enqueue({ type: "hang", route: "remote" });
-      const writes: [string, string][] = [];
-      await runCli(["compact", fixturePath("tree-03.jsonl"), "--db", db], {
-        out: (text) => writes.push(["out", text]),
-        err: (text) => writes.push(["err", text]),
-        progress: (text) => writes.push(["progress", text]),
-        isTerminal: true,
-      });
+      const writes = await runOnDb(db, true, "compact", fixturePath("tree-03.jsonl"));
       const progress = writes.filter(([kind]) => kind === "progress").map(([, text]) => text);
       expect(progress[0]).toBe("Waiting for the remote summary endpoint's answer… 1 s");
       expect(progress.at(-1)).toBe("");
