@@ -65,6 +65,23 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
+/** What `run` gives, and the longest text a JSON.stringify call made meanwhile. */
+async function longestStringify<T>(run: () => Promise<T>): Promise<{ result: T; longest: number }> {
+  const stringify = JSON.stringify;
+  let longest = 0;
+  vi.spyOn(JSON, "stringify").mockImplementation(((value: unknown, replacer: never, indent: never) => {
+    const text = stringify(value, replacer, indent);
+    longest = Math.max(longest, text?.length ?? 0);
+    return text;
+  }) as typeof JSON.stringify);
+  try {
+    const result = await run();
+    return { result, longest };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
 async function httpAnswer(channel: string, input: unknown): Promise<Buffer> {
   const response = await fetch(`${server.url.split("?")[0]}api/${channel}`, {
     method: "POST",
@@ -100,30 +117,18 @@ describe("browser mode's JSON answers, made a list item at a time", () => {
   });
 
   it("a long session:get is never one JSON.stringify of the whole answer", async () => {
-    const stringify = JSON.stringify;
-    let longest = 0;
-    vi.spyOn(JSON, "stringify").mockImplementation(((value: unknown, replacer: never, indent: never) => {
-      const text = stringify(value, replacer, indent);
-      longest = Math.max(longest, text?.length ?? 0);
-      return text;
-    }) as typeof JSON.stringify);
-    const got = await httpAnswer("session:get", { sessionId: longId });
-    vi.restoreAllMocks();
+    const { result: got, longest } = await longestStringify(() =>
+      httpAnswer("session:get", { sessionId: longId }),
+    );
     expect(got.length).toBeGreaterThan(1_000_000);
     expect(longest).toBeLessThan(got.length / 100);
   });
 
   it("the desktop app's IPC answer is the same text, also never one JSON.stringify of the whole", async () => {
-    const stringify = JSON.stringify;
-    const input = stringify({ sessionId: longId });
-    let longest = 0;
-    vi.spyOn(JSON, "stringify").mockImplementation(((value: unknown, replacer: never, indent: never) => {
-      const text = stringify(value, replacer, indent);
-      longest = Math.max(longest, text?.length ?? 0);
-      return text;
-    }) as typeof JSON.stringify);
-    const answer = await answerRequest(api, "session:get", input);
-    vi.restoreAllMocks();
+    const input = JSON.stringify({ sessionId: longId });
+    const { result: answer, longest } = await longestStringify(() =>
+      answerRequest(api, "session:get", input),
+    );
     expect(answer).toBe(toJson(await api.call("session:get", { sessionId: longId })));
     expect(longest).toBeLessThan(answer.length / 100);
   });
