@@ -17,6 +17,7 @@ import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { answerRequest } from "../main/ipc.ts";
 import { startBrowserServer } from "../main/server/index.ts";
+import { postChannel } from "../test/helpers/post-channel.ts";
 import { fmt, importIntoNewLibrary, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
@@ -71,26 +72,15 @@ async function exportBoth(
       return Buffer.byteLength(result.value.text ?? "");
     });
     const download = await measure(async () => {
-      const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: EXPORT_FILE_TYPE,
-          "x-canopy-token": server.token,
-        },
-        body: JSON.stringify({ sessionId }),
-      });
+      const body = JSON.stringify({ sessionId });
+      const response = await postChannel(server, "session:export", body, EXPORT_FILE_TYPE);
       let bytes = 0;
       for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
       return bytes;
     });
     // The API's text export over HTTP: the JSON answer, streamed from the spool a slice per turn …
     const answer = await measure(async () => {
-      const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-canopy-token": server.token },
-        body: JSON.stringify({ sessionId }),
-      });
+      const response = await postChannel(server, "session:export", JSON.stringify({ sessionId }));
       let bytes = 0;
       for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).length;
       return bytes;

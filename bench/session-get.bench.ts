@@ -12,6 +12,7 @@ import { createApi } from "../main/api/dispatch.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { getSessionDetail } from "../main/library/load.ts";
 import { startBrowserServer } from "../main/server/index.ts";
+import { postChannel } from "../test/helpers/post-channel.ts";
 import { fmt, generatedLibrary, numberArg, printTable, timed } from "./bench-utils.ts";
 
 export async function runSessionGetBench(options: { entries?: number } = {}): Promise<void> {
@@ -27,11 +28,7 @@ export async function runSessionGetBench(options: { entries?: number } = {}): Pr
       for (let round = 0; round < 3; round++) {
         // Over HTTP first: nothing the in-process parts hold is alive meanwhile (their garbage slows it).
         const started = performance.now();
-        const response = await fetch(`${server.url.split("?")[0]}api/session:get`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-canopy-token": server.token },
-          body: JSON.stringify({ sessionId }),
-        });
+        const response = await postChannel(server, "session:get", JSON.stringify({ sessionId }));
         received = 0;
         for await (const chunk of response.body ?? []) received += (chunk as Uint8Array).length;
         const httpMs = performance.now() - started;

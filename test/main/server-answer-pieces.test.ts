@@ -13,6 +13,7 @@ import { createAppContext } from "../../main/app-context.ts";
 import { answerRequest } from "../../main/ipc.ts";
 import { importPath } from "../../main/library/import.ts";
 import { type BrowserServer, startBrowserServer } from "../../main/server/index.ts";
+import { postChannel } from "../helpers/post-channel.ts";
 import { fixturesDir } from "../helpers/fixtures.ts";
 import { makeTempDir } from "./store/helpers.ts";
 
@@ -83,11 +84,7 @@ async function longestStringify<T>(run: () => Promise<T>): Promise<{ result: T; 
 }
 
 async function httpAnswer(channel: string, input: unknown): Promise<Buffer> {
-  const response = await fetch(`${server.url.split("?")[0]}api/${channel}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-canopy-token": server.token },
-    body: JSON.stringify(input),
-  });
+  const response = await postChannel(server, channel, JSON.stringify(input));
   return Buffer.from(await response.arrayBuffer());
 }
 

@@ -18,6 +18,7 @@ import { answerRequest } from "../../main/ipc.ts";
 import { importPath } from "../../main/library/import.ts";
 import { IN_PLACE_EXPORT_ENTRIES } from "../../main/library/import-runner.ts";
 import { type BrowserServer, startBrowserServer } from "../../main/server/index.ts";
+import { postChannel } from "../helpers/post-channel.ts";
 import { makeTempDir } from "./store/helpers.ts";
 
 let tmp: { dir: string; cleanup(): void };
@@ -91,13 +92,7 @@ const SESSION_GET_TOO_LARGE = {
 };
 
 const post = async (channel: string, input: unknown) =>
-  (
-    await fetch(`${server.url.split("?")[0]}api/${channel}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-canopy-token": server.token },
-      body: stringify(input),
-    })
-  ).json();
+  (await postChannel(server, channel, stringify(input))).json();
 
 describe("an answer too long for one string", () => {
   it("over HTTP: the one-line too_large answer, and the server goes on answering", async () => {

@@ -14,6 +14,7 @@ import { exportSession, exportSessionToFile, type ExportOptions } from "../../..
 import { CHUNK_CHARS } from "../../../main/library/export-lines.ts";
 import { type BrowserServer, startBrowserServer } from "../../../main/server/index.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
+import { postChannel } from "../../helpers/post-channel.ts";
 import { runCliCaptured } from "../../helpers/cli.ts";
 import { oldExportSession } from "../../helpers/export-oracle.ts";
 import { fixturePath, fixturesDir } from "../../helpers/fixtures.ts";
@@ -164,15 +165,8 @@ describe("the streamed export equals the export built as one text", () => {
   it("as browser mode's download, with its length and result header, leaving no spool file", async () => {
     for (const [id, optionSets] of cases) {
       for (const options of optionSets.filter((o) => o.withoutArchived !== true)) {
-        const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: EXPORT_FILE_TYPE,
-            "x-canopy-token": server.token,
-          },
-          body: JSON.stringify({ sessionId: id, ...options }),
-        });
+        const input = { sessionId: id, ...options };
+        const response = await postChannel(server, "session:export", JSON.stringify(input), EXPORT_FILE_TYPE);
         expect(response.headers.get("content-type")).toBe(EXPORT_FILE_TYPE);
         const body = await response.text();
         const want = oldExportSession(h.api.ctx.db, id, options);
@@ -206,15 +200,8 @@ describe("the streamed export equals the export built as one text", () => {
     );
     expect(killed.signal).toBe("SIGKILL");
     expect(fs.readdirSync(folder)).toHaveLength(2);
-    const response = await fetch(`${server.url.split("?")[0]}api/session:export`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: EXPORT_FILE_TYPE,
-        "x-canopy-token": server.token,
-      },
-      body: JSON.stringify({ sessionId: "no-such-session" }),
-    });
+    const input = JSON.stringify({ sessionId: "no-such-session" });
+    const response = await postChannel(server, "session:export", input, EXPORT_FILE_TYPE);
     expect(response.headers.get("content-type")).toBe("application/json");
     const answer = (await response.json()) as { ok: boolean; error: { code: string; message: string } };
     expect(answer.ok).toBe(false);

@@ -17,6 +17,7 @@ import { IN_PLACE_EXPORT_ENTRIES } from "../../../main/library/import-runner.ts"
 import { type BrowserServer, startBrowserServer } from "../../../main/server/index.ts";
 import { generateSession } from "../../../bench/generate-session.ts";
 import { makeTempDir } from "../store/helpers.ts";
+import { postChannel } from "../../helpers/post-channel.ts";
 import { serveWhile } from "../../helpers/serve-while.ts";
 
 const ENTRIES = 6000;
@@ -178,15 +179,7 @@ describe("browser mode's download of a long session", () => {
   afterEach(() => server.close());
 
   const post = (channel: string, input: unknown, accept?: string) =>
-    fetch(`${server.url.split("?")[0]}api/${channel}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-canopy-token": server.token,
-        ...(accept ? { accept } : {}),
-      },
-      body: JSON.stringify(input),
-    });
+    postChannel(server, channel, JSON.stringify(input), accept);
 
   it("is spooled on the runner's thread while the server answers another request; the same bytes", async () => {
     let response: Response | undefined;

@@ -16,6 +16,7 @@ import { startBrowserMode } from "../../../main/serve.ts";
 import { startBrowserServer } from "../../../main/server/index.ts";
 import { countPendingText } from "../../../main/store/repos/search.ts";
 import { openDatabase } from "../../../main/store/open.ts";
+import { postChannel } from "../../helpers/post-channel.ts";
 import { type Library, makeLibrary } from "./helpers.ts";
 
 let lib: Library;
@@ -71,7 +72,7 @@ async function servedWhileIndexing(end: "finish" | "close") {
     const before = indexer.stats.slices;
     res.on(end, () => during.push(indexer.stats.slices - before));
   });
-  return { ctx, indexer, server, base: server.url.replace(/\/\?.*$/, ""), during };
+  return { ctx, indexer, server, during };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
@@ -101,11 +102,7 @@ describe("background search indexing", () => {
     });
     const reader = openDatabase(lib.dbFile);
     try {
-      const response = await fetch(`${mode.url.replace(/\/\?.*$/, "")}/api/library:import`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-canopy-token": mode.token },
-        body: JSON.stringify({ path: file }),
-      });
+      const response = await postChannel(mode, "library:import", JSON.stringify({ path: file }));
       expect(((await response.json()) as { ok: boolean }).ok).toBe(true);
       expect(countPendingText(reader)).toBeGreaterThan(SEARCH_CATCH_UP_ROWS);
       // No request from here on.
@@ -214,7 +211,7 @@ describe("background search indexing", () => {
     writeSession(file, "big", 60_000);
     importPath(lib.db, file);
     // Slices that start between the server reading a request and its answer leaving.
-    const { ctx, indexer, server, base, during } = await servedWhileIndexing("finish");
+    const { ctx, indexer, server, during } = await servedWhileIndexing("finish");
     try {
       let requests = 0;
       let slicesBetween = 0;
@@ -222,11 +219,7 @@ describe("background search indexing", () => {
         const before = indexer.stats.slices;
         await new Promise((resolve) => setTimeout(resolve, QUIET_MS * 3));
         slicesBetween += indexer.stats.slices - before;
-        const response = await fetch(`${base}/api/library:list`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-canopy-token": server.token },
-          body: "{}",
-        });
+        const response = await postChannel(server, "library:list", "{}");
         expect(((await response.json()) as { ok: boolean }).ok).toBe(true);
         requests++;
       }
@@ -256,14 +249,10 @@ describe("background search indexing and a large answer", () => {
     writeSession(file, "big", 60_000);
     const sessionId = importPath(lib.db, file).files[0]?.sessionId as string;
     // Slices that start between the server reading the request and its answer being out.
-    const { ctx, indexer, server, base, during } = await servedWhileIndexing("close");
+    const { ctx, indexer, server, during } = await servedWhileIndexing("close");
     try {
       await until(() => indexer.stats.slices > 0, "indexing started");
-      const response = await fetch(`${base}/api/session:get`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-canopy-token": server.token },
-        body: JSON.stringify({ sessionId }),
-      });
+      const response = await postChannel(server, "session:get", JSON.stringify({ sessionId }));
       // The whole session (~15 MB): more than a socket holds. Read slowly at first, as a busy page does.
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
       let bytes = 0;
