@@ -1,13 +1,13 @@
 // The first kept entry of a compaction is marked only where the model gets it: above the
 // compaction. One on another branch or missing keeps nothing before the compaction (SPEC §3.1),
 // and the canvas, `canopy show` and the LLM view's header say so instead of pointing at it.
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionTreeDto } from "../../core/api/dto.ts";
 import { renderTree } from "../../main/cli/render-tree.ts";
 import { loadSessionOutline } from "../../main/library/session-outline.ts";
 import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
+import { sessionLines } from "../helpers/entry-lines.ts";
 import { createHarness, type Harness, removeDir } from "./pipelines/harness.ts";
 
 let h: Harness;
@@ -18,22 +18,7 @@ let sessionId: string;
  *        └─ x1 ─ c4 (keeps from itself: nothing before it)
  */
 function writeSession(): string {
-  const lines: object[] = [
-    { type: "session", version: 3, id: "kept-1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" },
-  ];
-  let clock = 0;
-  const add = (id: string, parentId: string | null, type: string, extra: object) => {
-    clock++;
-    lines.push({
-      type,
-      id,
-      parentId,
-      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock)).toISOString(),
-      ...extra,
-    });
-  };
-  const user = (id: string, parentId: string | null) =>
-    add(id, parentId, "message", { message: { role: "user", content: id, timestamp: clock } });
+  const { add, user, write } = sessionLines("kept-1");
   const compaction = (id: string, parentId: string, firstKeptEntryId: string) =>
     add(id, parentId, "compaction", { summary: `summary ${id}`, firstKeptEntryId, tokensBefore: 100 });
   user("u1", null);
@@ -49,9 +34,7 @@ function writeSession(): string {
   user("u5", "c3");
   user("x1", "a1");
   compaction("c4", "x1", "c4");
-  const file = path.join(h.dir, "kept.jsonl");
-  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
-  return file;
+  return write(path.join(h.dir, "kept.jsonl"));
 }
 
 beforeAll(async () => {

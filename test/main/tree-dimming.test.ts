@@ -2,12 +2,12 @@
 // hand-made file with metadata, `!!` commands, unknown and omp-only types, stacked compactions),
 // the undimmed entries of session:tree + the renderer's marks are the entries behind the
 // messages of context:get, and the compaction in effect and its first kept entry agree.
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, SessionTreeDto } from "../../core/api/dto.ts";
 import { layoutTree } from "../../renderer/src/features/tree/layout.ts";
 import { computeMarks, entryMarks, MARK } from "../../renderer/src/features/tree/marks.ts";
+import { sessionLines } from "../helpers/entry-lines.ts";
 import { fixturePath, readExpectedContexts } from "../helpers/fixtures.ts";
 import { createHarness, type Harness, removeDir } from "./pipelines/harness.ts";
 
@@ -65,22 +65,7 @@ describe("dimmed on the canvas = not in the LLM view", () => {
   }
 
   it("metadata, `!!` commands, unknown and omp-only types, empty branch summaries and earlier compactions are dimmed", async () => {
-    const lines: object[] = [
-      { type: "session", version: 3, id: "dim-edge", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" },
-    ];
-    let clock = 0;
-    const add = (id: string, parentId: string | null, type: string, extra: object) => {
-      clock++;
-      lines.push({
-        type,
-        id,
-        parentId,
-        timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock)).toISOString(),
-        ...extra,
-      });
-    };
-    const user = (id: string, parentId: string) =>
-      add(id, parentId, "message", { message: { role: "user", content: id, timestamp: clock } });
+    const { lines, add, user, write } = sessionLines("dim-edge");
     add("bs0", null, "branch_summary", { fromId: "root", summary: "at the root" });
     user("u1", "bs0");
     add("lb", "u1", "label", { targetId: "u1", label: "first" });
@@ -122,9 +107,7 @@ describe("dimmed on the canvas = not in the LLM view", () => {
     user("u3", "c1");
     add("c2", "u3", "compaction", { summary: "two", firstKeptEntryId: "u2", tokensBefore: 20 });
     user("u4", "c2");
-    const file = path.join(h.dir, "dim-edge.jsonl");
-    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
-    const sessionId = await importFile(file);
+    const sessionId = await importFile(write(path.join(h.dir, "dim-edge.jsonl")));
     const ids = lines.slice(1).map((line) => (line as { id: string }).id);
     expect(await compareLeaves(sessionId, ids)).toEqual([]);
   });
