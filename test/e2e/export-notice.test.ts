@@ -78,6 +78,31 @@ describe("the export notice", () => {
     await poll(() => page.getByTestId("notice").textContent()).toContain(`Exported ${expected.lines} lines`);
   });
 
+  it("names the view leaf the resume marker hangs from, as the dialog does, not the marker's own id", async () => {
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const session = sessions[0] as SessionSummary;
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(session.id)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
+    const viewLeafId = session.viewLeafId;
+    if (viewLeafId === null) throw new Error("the demo session has no view leaf");
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await dialog.getByLabel(/Resume at the view leaf/).check();
+    expect(await dialog.getByText(/Resume at the view leaf/).textContent()).toContain(viewLeafId);
+    const out = path.join(app.work, "resumed.jsonl");
+    await dialog.getByLabel(/Save to path/).fill(out);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await poll(() => page.getByTestId("notice").textContent()).toContain(`as ${out}`);
+    const marker = JSON.parse(readFileSync(out, "utf8").trimEnd().split("\n").at(-1) as string) as {
+      id: string;
+      parentId: string;
+    };
+    expect(marker.parentId).toBe(viewLeafId);
+    const notice = (await page.getByTestId("notice").textContent()) ?? "";
+    expect(notice).toContain(`with a resume marker at the view leaf (${viewLeafId})`);
+    expect(notice).not.toContain(marker.id);
+  });
+
   it("says it is exporting while the export runs, on the button that started it", async () => {
     const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
     const session = sessions[0] as SessionSummary;

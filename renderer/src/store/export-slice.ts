@@ -43,10 +43,13 @@ function download(name: string, file: Blob): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-function outcome(result: ExportResult, name: string): string {
-  const marker = result.resumeEntryId
-    ? ` with a resume marker at the view leaf (${result.resumeEntryId})`
-    : "";
+/**
+ * The notice of a finished export. The resume marker is named by the entry it hangs from (the
+ * view leaf, as the dialog names it), never by its own new id, which the user has never seen.
+ */
+function outcome(result: ExportResult, name: string, leafId: string | null | undefined): string {
+  const at = leafId === null ? "before the first entry" : `at the view leaf (${leafId})`;
+  const marker = result.resumeEntryId && leafId !== undefined ? ` with a resume marker ${at}` : "";
   const reimported = result.reimportedEntries
     ? ` ${counted(result.reimportedEntries, "new entry", "new entries")} ${result.reimportedEntries === 1 ? "was" : "were"} re-imported from the session file first.`
     : "";
@@ -110,7 +113,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
       set({
         exportOpen: false,
         exportWarning: null,
-        notice: { level: "info", message: outcome(result, name), sessionId },
+        notice: { level: "info", message: outcome(result, name, leafId), sessionId },
       });
     } catch (error) {
       if (error instanceof ApiCallError && error.code === "live_source")
