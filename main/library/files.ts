@@ -45,7 +45,7 @@ export function listSessionFiles(root: string): SessionFileList {
     try {
       stat = fs.statSync(current, { bigint: true });
     } catch (error) {
-      errors.push({ path: current, reason: reasonOf(error) });
+      if (!danglingNonSessionLink(current, top, error)) errors.push({ path: current, reason: reasonOf(error) });
       continue;
     }
     if (stat.isFile()) {
@@ -74,6 +74,17 @@ export function listSessionFiles(root: string): SessionFileList {
   }
   files.sort();
   return { files, errors };
+}
+
+/**
+ * A link inside the folder that leads nowhere (a browser's `SingletonLock`, a link to a removed
+ * folder, a link to itself) and is not named as a session file: nothing of it could be imported,
+ * so it is no failure of the import. A dangling `*.jsonl` link, or the path asked for, is said.
+ */
+function danglingNonSessionLink(current: string, top: string, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const dangling = code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP";
+  return dangling && current !== top && !current.endsWith(".jsonl");
 }
 
 function safeRealpath(p: string): string | null {

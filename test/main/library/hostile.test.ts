@@ -180,6 +180,22 @@ describe("folder import", () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it("does not report dangling symlinks that cannot be sessions (a browser's lock links in a home folder)", () => {
+    copyFixture("tree-00.jsonl", lib.dir, "home/sessions/one.jsonl");
+    // What Chromium leaves in its profile folder: links to things that are not there.
+    fs.mkdirSync(path.join(lib.dir, "home", ".config", "chromium"), { recursive: true });
+    fs.symlinkSync("host-12345", path.join(lib.dir, "home", ".config", "chromium", "SingletonLock"));
+    fs.symlinkSync(path.join(lib.dir, "gone"), path.join(lib.dir, "home", "old-link"));
+    fs.symlinkSync("self", path.join(lib.dir, "home", "self"));
+    // A session file's link whose file is gone is still said (that file was meant to be imported).
+    fs.symlinkSync(path.join(lib.dir, "gone.jsonl"), path.join(lib.dir, "home", "lost.jsonl"));
+    const report = importPath(lib.db, path.join(lib.dir, "home"));
+    expect(report.imported).toBe(1);
+    expect(report.files.filter((f) => f.status === "failed").map((f) => path.basename(f.path))).toEqual([
+      "lost.jsonl",
+    ]);
+  });
+
   it("a missing path is reported as failed, not thrown", () => {
     const report = importPath(lib.db, path.join(lib.dir, "nope"));
     expect(report.failed).toBe(1);
