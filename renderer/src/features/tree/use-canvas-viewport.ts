@@ -59,6 +59,25 @@ export function focusTreeNode(container: HTMLElement | null, layoutId: string): 
   requestAnimationFrame(attempt);
 }
 
+/** Room kept between the first view's leaf and the minimap. */
+const MINIMAP_GAP = 8;
+
+type FlowStore = ReturnType<typeof useStoreApi>;
+
+/**
+ * Where the minimap (bottom-right corner of the canvas) starts, in canvas pixels; null when the
+ * canvas has none (a small canvas leaves it out).
+ */
+function minimapCorner(flowStore: FlowStore): { left: number; top: number } | null {
+  const { domNode } = flowStore.getState();
+  // The minimap lies beside the tree, in the frame that holds both (TreeCanvas).
+  const minimap = domNode?.closest(".tree-frame")?.querySelector(".react-flow__minimap");
+  if (!domNode || !minimap) return null;
+  const frame = domNode.getBoundingClientRect();
+  const box = minimap.getBoundingClientRect();
+  return { left: box.left - frame.left, top: box.top - frame.top };
+}
+
 export function useCanvasViewport(): CanvasViewport {
   const flow = useReactFlow();
   const flowStore = useStoreApi();
@@ -85,6 +104,26 @@ export function useCanvasViewport(): CanvasViewport {
         left >= 0 && top >= 0 && left + NODE_WIDTH * zoom <= width && top + NODE_HEIGHT * zoom <= height;
       return inside && zoom >= READABLE_ZOOM;
     };
+    // The first view's focus (the view leaf with its marker at the node's top right, or a deep
+    // link's entry) drawn under the minimap: the view moves left just enough when the node stays
+    // whole on the canvas, else up.
+    const clearOfMinimap = (layoutId: string) => {
+      const node = nodeOf(layoutId);
+      const corner = minimapCorner(flowStore);
+      if (!node || !corner) return;
+      const [tx, ty, zoom] = flowStore.getState().transform;
+      const left = node.x * zoom + tx;
+      const top = node.y * zoom + ty;
+      const right = left + NODE_WIDTH * zoom;
+      const bottom = top + NODE_HEIGHT * zoom;
+      // Within a node's height above it counts too: the canvas often gets shorter right after
+      // the first view (the lines above it fill in), which moves the leaf down onto the minimap.
+      if (right <= corner.left - MINIMAP_GAP || bottom <= corner.top - NODE_HEIGHT * zoom) return;
+      const dx = right - corner.left + MINIMAP_GAP;
+      const dy = bottom - (corner.top - NODE_HEIGHT * zoom);
+      if (left - dx >= MINIMAP_GAP) void flow.setViewport({ x: tx - dx, y: ty, zoom });
+      else if (top - dy >= MINIMAP_GAP) void flow.setViewport({ x: tx, y: ty - dy, zoom });
+    };
     return {
       centerOn,
       onScreen,
@@ -104,16 +143,21 @@ export function useCanvasViewport(): CanvasViewport {
         if (!layout || width === 0 || height === 0) return;
         const { minX, minY, maxX, maxY } = layout.bounds;
         const fitZoom = Math.min(width / (maxX - minX + 80), height / (maxY - minY + 80));
+        const clear = () => {
+          if (focusLayoutId) clearOfMinimap(focusLayoutId);
+        };
         if (fitZoom >= 0.55 || !focusLayoutId) {
           // includeHiddenNodes: culled nodes are never measured; their declared size counts.
-          void flow.fitView({ padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true });
+          void flow.fitView({ padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true }).then(clear);
         } else {
           // The leaf sits low in the view, so that the history leading to it fills the screen.
           const node = nodeOf(focusLayoutId);
           const zoom = 0.85;
           if (node) {
             const below = Math.max(0, height * 0.25 - NODE_HEIGHT * zoom) / zoom;
-            void flow.setCenter(node.x + NODE_WIDTH / 2, node.y + NODE_HEIGHT / 2 - below, { zoom, duration: 0 });
+            void flow
+              .setCenter(node.x + NODE_WIDTH / 2, node.y + NODE_HEIGHT / 2 - below, { zoom, duration: 0 })
+              .then(clear);
           }
         }
       },
