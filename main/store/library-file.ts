@@ -30,7 +30,14 @@ export function resolveLibraryPath(file: string): string {
 export function prepareLibraryPath(file: string): void {
   if (file === ":memory:") return;
   const resolved = path.resolve(file);
-  const stat = fs.statSync(resolved, { throwIfNoEntry: false });
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(resolved, { throwIfNoEntry: false });
+  } catch (cause) {
+    // A folder on the way that cannot be entered (EACCES), a file on the way (ENOTDIR), a loop.
+    const message = `Cannot open the library ${resolved}: ${fileErrorReason(cause)}. ${USE_ANOTHER}`;
+    throw new StoreError("cannot_open", message, { cause });
+  }
   if (stat?.isDirectory()) {
     throw new StoreError(
       "not_a_library",

@@ -81,6 +81,20 @@ describe("opening a library that cannot be opened", () => {
     );
   });
 
+  it("a library in a folder that cannot be entered says so, not in Node's words (EACCES: … stat)", () => {
+    const locked = path.join(tmp.dir, "locked");
+    fs.mkdirSync(locked);
+    for (const file of [path.join(locked, "library.db"), path.join(locked, "sub", "library.db")]) {
+      fs.chmodSync(locked, 0o000);
+      const run = cliWithoutPrivileges(["list", "--db", file]);
+      fs.chmodSync(locked, 0o755);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        `canopy: error: Cannot open the library ${file}: permission denied. Use another path (--db, or CANOPY_DB for the app).\n`,
+      );
+    }
+  });
+
   it("a library opened while read-only can be written again once its file is made writable", () => {
     const file = path.join(tmp.dir, "library.db");
     someLibrary(file);
