@@ -36,9 +36,13 @@ export function SettingsPanel() {
   const setOpen = useCanopy((state) => state.setSettingsOpen);
   const loadContext = useCanopy((state) => state.loadContext);
   const element = useRef<HTMLDetailsElement>(null);
+  // Opened (here or by the composer's "Open settings"), the panel comes into view from its top
+  // once its content is in: scrolled while it was only its heading, the model form stayed below
+  // the window's edge and the link seemed to do nothing.
+  const hasContent = loaded !== null;
   useEffect(() => {
-    if (open) element.current?.scrollIntoView({ block: "nearest" });
-  }, [open]);
+    if (open) element.current?.scrollIntoView({ block: hasContent ? "start" : "nearest" });
+  }, [open, hasContent]);
 
   /** The settings shown (JSON), so that a save here and its settings:changed apply once. */
   const shown = useRef<string | null>(null);
