@@ -4,6 +4,7 @@
  * User queries become quoted tokens, so any input is a valid FTS query and never throws.
  */
 import type { Database } from "better-sqlite3";
+import { MAX_SEARCH_HITS } from "../../../core/api/schemas.ts";
 import { spaceCjk, splitCjkWord } from "../../../core/text/cjk.ts";
 import { stmt } from "../statements.ts";
 import { jsonTexts, STORED_JSON_COLUMNS, type StoredJson, withJsonText } from "./entry-blocks.ts";
@@ -189,7 +190,8 @@ export function searchEntryText(
 ): SearchRow[] {
   const fts = toFtsQuery(query);
   if (fts === null) return [];
-  const limit = Math.max(1, Math.min(500, Math.floor(options.limit ?? 50)));
+  // As many as the API and the CLI let a caller ask for (a cap of 500 cut `--limit 1000` silently).
+  const limit = Math.max(1, Math.min(MAX_SEARCH_HITS, Math.floor(options.limit ?? 50)));
   const sessionFilter = options.sessionId === undefined ? "" : "AND s.id = ?";
   const sql = `
     SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, ${STORED_JSON_COLUMNS},

@@ -2,6 +2,7 @@
 // deletions, cuts snippets from the entry text, and never throws on odd input.
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_SEARCH_HITS } from "../../../core/api/schemas.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { indexPendingSearchText, makeSnippet, searchMessages } from "../../../main/library/search.ts";
 import { deleteSession } from "../../../main/store/repos/sessions.ts";
@@ -37,6 +38,25 @@ describe("search", () => {
     expect(
       searchMessages(lib.db, "parser", 5, { sessionId: "d703a1a9-1b7b-4fb1-b512-c9738b1fe617" }),
     ).toEqual([]);
+  });
+
+  it("gives as many hits as asked for, up to the CLI's and the API's limit of 1000", () => {
+    // 700 messages holding "needle": `search needle --limit 1000` got 500 of them.
+    const lines = [
+      { type: "session", version: 3, id: "many", timestamp: "2026-12-01T00:00:00.000Z", cwd: "/w" },
+      ...Array.from({ length: 700 }, (_, i) => ({
+        type: "message",
+        id: `m${i}`,
+        parentId: i === 0 ? null : `m${i - 1}`,
+        timestamp: "2026-12-01T00:00:01.000Z",
+        message: { role: "user", content: `needle number ${i}`, timestamp: 1 },
+      })),
+    ];
+    const file = `${lib.dir}/many.jsonl`;
+    fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    importPath(lib.db, file);
+    expect(searchMessages(lib.db, "needle", MAX_SEARCH_HITS).length).toBe(700);
+    expect(searchMessages(lib.db, "needle", 20).length).toBe(20);
   });
 
   it("imports do not tokenize; the index catches up in slices behind a watermark", () => {
