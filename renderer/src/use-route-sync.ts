@@ -18,7 +18,19 @@ export function useRouteSync(): void {
       const state = useCanopy.getState();
       if (!route.sessionId) return;
       if (route.sessionId !== state.selectedSessionId) await state.selectSession(route.sessionId);
-      if (route.leafId !== useCanopy.getState().selectedEntryId) await useCanopy.getState().selectEntry(route.leafId);
+      const { tree, selectedEntryId } = useCanopy.getState();
+      if (route.leafId !== null && tree?.sessionId === route.sessionId && !tree.nodes.some((node) => node.id === route.leafId)) {
+        // Mistyped, or an entry an undo took away since: the session at its view leaf, and why.
+        useCanopy.getState().notify({
+          level: "info",
+          message: `The link's entry ${route.leafId} is not in this session: showing its view leaf.`,
+          sessionId: route.sessionId,
+        });
+        if (selectedEntryId !== null) await useCanopy.getState().selectEntry(null);
+        else window.history.replaceState(null, "", formatRoute({ sessionId: route.sessionId, leafId: null }));
+        return;
+      }
+      if (route.leafId !== selectedEntryId) await useCanopy.getState().selectEntry(route.leafId);
     };
     void open();
     window.addEventListener("hashchange", open);
