@@ -35,6 +35,7 @@ export interface ParsedCommand {
 }
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  refuseOptionsAfterEnd(argv);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -115,6 +116,22 @@ function refuseOptionsNotTaken(command: string, given: readonly string[]): void 
   throw new UsageError(`${command} does not take ${list} (it takes ${own})`);
 }
 
+/**
+ * An option of the CLI's own after "--" (`settings set k -- -5 --db lib.db`, as the unknown-option
+ * hint puts a value there): it would be text — part of a setting's value, a chat message sent to
+ * the model — and the command would run on the default library. Refused instead.
+ */
+function refuseOptionsAfterEnd(argv: readonly string[]): void {
+  const end = argv.indexOf("--");
+  if (end === -1) return;
+  const long = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
+  const short = new Set(Object.values(OPTIONS).flatMap((option) => ("short" in option ? [`-${option.short}`] : [])));
+  const option = argv.slice(end + 1).find((arg) => long.has(arg.split("=")[0] as string) || short.has(arg));
+  if (option === undefined) return;
+  const name = option.split("=")[0] as string;
+  throw new UsageError(`${name} after "--" is text there, not an option: put the options before "--"`);
+}
+
 /** node:util parseArgs's errors in the CLI's words: the option, and how to write it right. */
 function argumentError(error: unknown): string {
   const { code, message } = error as { code?: string; message?: string };
@@ -125,7 +142,7 @@ function argumentError(error: unknown): string {
     return `${option} needs a value (${option} <value>; one starting with "-" as ${option}=-…)`;
   }
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    return `unknown option ${option} (a value starting with "-" goes after "--", e.g. -- ${option})`;
+    return `unknown option ${option} (a value starting with "-" goes after "--" at the end (options before it), e.g. -- ${option})`;
   }
   return first;
 }
@@ -140,34 +157,32 @@ function wholeNumber(flag: string, text: string | undefined, max?: number): numb
   return value;
 }
 
+/** The options of every command (each command takes some of them: COMMAND_OPTIONS). */
+const OPTIONS = {
+  db: { type: "string" },
+  leaf: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  limit: { type: "string" },
+  instructions: { type: "string" },
+  "keep-recent-tokens": { type: "string" },
+  "dry-run": { type: "boolean" },
+  summarize: { type: "boolean" },
+  "replace-prompt": { type: "boolean" },
+  restore: { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
+  force: { type: "boolean" },
+  deleted: { type: "boolean" },
+  "without-archived": { type: "boolean" },
+  originals: { type: "boolean" },
+  request: { type: "boolean" },
+  continue: { type: "boolean" },
+  "agent-folders": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      db: { type: "string" },
-      leaf: { type: "string" },
-      out: { type: "string" },
-      json: { type: "boolean" },
-      limit: { type: "string" },
-      instructions: { type: "string" },
-      "keep-recent-tokens": { type: "string" },
-      "dry-run": { type: "boolean" },
-      summarize: { type: "boolean" },
-      "replace-prompt": { type: "boolean" },
-      restore: { type: "boolean" },
-      yes: { type: "boolean", short: "y" },
-      force: { type: "boolean" },
-      deleted: { type: "boolean" },
-      "without-archived": { type: "boolean" },
-      originals: { type: "boolean" },
-      request: { type: "boolean" },
-      continue: { type: "boolean" },
-      "agent-folders": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 }
 
 export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]

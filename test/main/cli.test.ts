@@ -300,6 +300,24 @@ describe("bad input: one line on stderr, non-zero exit", () => {
     });
   }
 
+  it("an option after \"--\" (where the unknown-option hint puts a value) is refused, never taken as text", async () => {
+    // `settings set k -- -5 --db lib.db` read "-5 --db lib.db" as the value, and `chat S -- "-x"
+    // --db lib.db` would send "-x --db lib.db" to the model from the default library.
+    // (--db comes first here, so that a run without the refusal still uses the test's library.)
+    for (const args of [
+      ["--db", db, "settings", "set", "compaction.reserveTokens", "--", "-5", "--json"],
+      ["--db", db, "rename", "deadbeef", "--", "-draft", "--json"],
+      ["--db", db, "chat", "deadbeef", "--", "-x is wrong", "--db", db],
+    ]) {
+      const run = await cli(...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.out).toBe("");
+      expect(run.err).toMatch(/^canopy: --(db|json) after "--" is text there, not an option: put the options before "--"/);
+    }
+    const hint = await cli("list", "--frob", "--db", db);
+    expect(hint.err).toContain('goes after "--" at the end (options before it), e.g. -- --frob');
+  });
+
   it("importing one file that is no session exits 1 with the reason (a folder of such files still exits 0)", async () => {
     const folder = mkdtempSync(path.join(dir, "not-session-"));
     const file = path.join(folder, "notes.jsonl");
