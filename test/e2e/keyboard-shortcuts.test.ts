@@ -53,6 +53,21 @@ describe("keyboard shortcuts", () => {
     expect(await page.evaluate(() => (window as unknown as { escapesSeen: number }).escapesSeen)).toBe(0);
   });
 
+  it("opens at its top, its first shortcuts in sight, though the focus is on Close at its end", async () => {
+    await focusNothing();
+    await page.keyboard.press("Shift+Slash");
+    await dialog().waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
+    // On the 1280×800 page the list is taller than its box, which scrolls.
+    const box = await dialog().evaluate((element) => ({
+      scrollTop: element.scrollTop,
+      scrolls: element.scrollHeight > element.clientHeight,
+    }));
+    expect(box).toEqual({ scrollTop: 0, scrolls: true });
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "detached" });
+  });
+
   it('the sidebar\'s "?" button opens the list, and the focus goes back to it when it closes', async () => {
     const button = page.getByRole("button", { name: "Keyboard shortcuts" });
     await button.click();

@@ -52,7 +52,9 @@ export function ShortcutsHelp() {
   }, []);
 
   useEffect(() => {
-    if (open) closeButton.current?.focus();
+    // Close is at the end of a list taller than its box: focused with a scroll, the list opened
+    // at its end, its first shortcuts out of sight.
+    if (open) closeButton.current?.focus({ preventScroll: true });
   }, [open]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
