@@ -16,11 +16,23 @@ import { searchLibrary } from "../../library/search-request.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
 
-/** `~` and relative paths as a user means them. */
+/**
+ * `~` as a user means it. A path that is not whole on this computer (relative, or another
+ * system's, such as C:\… on Linux) is refused: it would be taken from the server's own working
+ * folder, which the user knows nothing of (the CLI sends its paths resolved).
+ */
 export function expandPath(input: string): string {
   const trimmed = input.trim();
   if (trimmed === "~") return os.homedir();
-  if (trimmed.startsWith("~/")) return path.join(os.homedir(), trimmed.slice(2));
+  if (trimmed.startsWith("~/") || (path.sep === "\\" && trimmed.startsWith("~\\"))) {
+    return path.join(os.homedir(), trimmed.slice(2));
+  }
+  if (!path.isAbsolute(trimmed)) {
+    throw new ApiFailure(
+      "invalid_input",
+      `“${trimmed}” is not a whole path on this computer: give it from the top (/…) or from your home folder (~/…).`,
+    );
+  }
   return path.resolve(trimmed);
 }
 
