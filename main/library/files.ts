@@ -63,7 +63,8 @@ export function listSessionFiles(root: string): SessionFileList {
     try {
       names = fs.readdirSync(current, { withFileTypes: true });
     } catch (error) {
-      errors.push({ path: current, reason: reasonOf(error) });
+      // Listed with the files of the report: said to be a folder, not read as a session file.
+      errors.push({ path: current, reason: `a folder that cannot be read (${reasonOf(error)})` });
       continue;
     }
     for (const dirent of names) {

@@ -1,12 +1,15 @@
 // Hostile and odd inputs: random bytes, a 50 MB single-line entry, cycles, duplicate ids,
 // unknown entry types, a folder with non-session files and a symlink loop.
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportSession } from "../../../main/library/export.ts";
+import type { SessionFileList } from "../../../main/library/files.ts";
 import { importPath } from "../../../main/library/import.ts";
 import { getSessionDetail, getSessionSummary, loadSessionEntries } from "../../../main/library/load.ts";
+import { repoRoot } from "../../helpers/fixtures.ts";
 import { copyFixture, jsonLines, type Library, makeLibrary } from "./helpers.ts";
 
 let lib: Library;
@@ -194,6 +197,29 @@ describe("folder import", () => {
     expect(report.files.filter((f) => f.status === "failed").map((f) => path.basename(f.path))).toEqual([
       "lost.jsonl",
     ]);
+  });
+
+  it("a folder below that cannot be read is said to be a folder, not taken for a session file", () => {
+    copyFixture("tree-00.jsonl", lib.dir, "walk/one.jsonl");
+    const locked = path.join(lib.dir, "walk", "locked");
+    fs.mkdirSync(locked);
+    fs.chmodSync(locked, 0o000);
+    try {
+      // Root reads any folder: the walk runs without that power (a user namespace of its own).
+      const script = `import { listSessionFiles } from ${JSON.stringify(path.join(repoRoot, "main/library/files.ts"))};
+        console.log(JSON.stringify(listSessionFiles(${JSON.stringify(path.join(lib.dir, "walk"))})));`;
+      const node = [process.execPath, "--experimental-strip-types", "--input-type=module", "-e", script];
+      const asRoot = process.getuid?.() === 0;
+      const run = spawnSync(asRoot ? "unshare" : (node[0] as string), asRoot ? ["-U", ...node] : node.slice(1), {
+        encoding: "utf8",
+      });
+      expect(run.stderr).toBe("");
+      const walked = JSON.parse(run.stdout) as SessionFileList;
+      expect(walked.files.map((file) => path.basename(file))).toEqual(["one.jsonl"]);
+      expect(walked.errors).toEqual([{ path: locked, reason: "a folder that cannot be read (permission denied)" }]);
+    } finally {
+      fs.chmodSync(locked, 0o755);
+    }
   });
 
   it("a missing path is reported as failed, not thrown", () => {
