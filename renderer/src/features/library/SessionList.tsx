@@ -100,10 +100,15 @@ function problemsOf(session: SessionSummary): number {
   return session.problemCount + session.malformedCount;
 }
 
+/** Longest title (or first message) a row's tooltip gives. */
+const TOOLTIP_TITLE_CHARS = 300;
+
 function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
   const selectSession = useCanopy((state) => state.selectSession);
   const title = displayTitle(session);
   const details = [
+    // The row cuts a long title (or first message): the tooltip says it whole, up to a point.
+    title.length > TOOLTIP_TITLE_CHARS ? `${title.slice(0, TOOLTIP_TITLE_CHARS)}…` : title,
     session.sourcePath ?? "no source file",
     `created ${session.created}`,
     `modified ${session.modified}`,
