@@ -190,7 +190,7 @@ export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]
 Commands:
   import <file|dir>                       Import a session file or every .jsonl below a folder
   import --agent-folders                  Import the agent session folders (see folders)
-  folders | folders set <dir>… | folders reset
+  folders [--json] | folders set <dir>… | folders reset
                                           The agent session folders scanned and watched (default
                                           ~/.pi/agent/sessions and ~/.omp/agent/sessions)
   list [--deleted] [--json]               Sessions in the library, newest first (--deleted: the
@@ -238,8 +238,9 @@ Commands:
                                           last undone one (undo of a delete restores the session)
   delete <session> [--json]               Delete from the library (the file is not touched)
   undelete <session-id> [--json]          Bring a deleted session back (see list --deleted)
-  settings get [key] | settings set <key> <value>
-                                          Show or change a setting (value: JSON or plain text)
+  settings get [key] | settings set <key> <value> [--json]
+                                          Show or change a setting (value: JSON or plain text;
+                                          set --json prints the new value as JSON)
 
 <session> is a session id (or a unique prefix of one) or the path of a .jsonl file, which is
 imported first. --db <path> picks the library database (default: $CANOPY_DB, else the user's

@@ -289,7 +289,9 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           if (/^\s*[[{]/.test(text)) throw new CommandError(`${key}: the value is not valid JSON (${reasonOf(error)})`);
         }
         const settings = await cli.request("settings:set", { key, value });
-        cli.io.out(`${key} = ${toJson(getSettingAt(settings, key))}`);
+        const now = getSettingAt(settings, key) ?? null;
+        // --json: the new value as JSON, as `settings get <key>` prints it (not the text line).
+        cli.io.out(options.json ? toJson(now, 2) : `${key} = ${toJson(now)}`);
         return true;
       }
       throw new UsageError(`settings takes "get" or "set", not "${action}"`);

@@ -294,6 +294,14 @@ describe("canopy settings", () => {
     expect(all.compaction.reserveTokens).toBe(8000);
   });
 
+  it("set --json prints the new value as JSON, as get does (it printed 'key = value' text)", async () => {
+    const set = await cli("settings", "set", "retry.maxRetries", "5", "--json");
+    expect(set).toEqual({ code: 0, out: "5\n", err: "" });
+    const model = await cli("settings", "set", "model", '{"baseUrl":"http://127.0.0.1:1/v1","id":"m"}', "--json");
+    expect(JSON.parse(model.out)).toMatchObject({ baseUrl: "http://127.0.0.1:1/v1", id: "m" });
+    expect((await cli("settings", "set", "model", "null", "--json")).out).toBe("null\n");
+  });
+
   it("a value that looks like JSON but does not parse: one line naming the JSON error, exit 1", async () => {
     const run = await cli("settings", "set", "model", '{"baseUrl": "http://127.0.0.1:1/v1", "id": x}');
     expect(run.code).toBe(1);
