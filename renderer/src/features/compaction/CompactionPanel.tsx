@@ -35,6 +35,7 @@ export function CompactionPanel() {
   // A chat turn holds the session too: no compaction starts before it ends.
   const busy = useCanopy((state) => selectSessionJob(state) !== null);
   const previewCompaction = useCanopy((state) => state.previewCompaction);
+  const notify = useCanopy((state) => state.notify);
   const runCompaction = useCanopy((state) => state.runCompaction);
   const closePlan = useCanopy((state) => state.closePlan);
   const cancelRunning = useCanopy((state) => state.cancelRunning);
@@ -107,7 +108,9 @@ export function CompactionPanel() {
           type="button"
           ref={compactButton}
           onClick={() => {
-            if (!busy) void previewCompaction();
+            // With no session open it says what it needs, as the desktop menu's Compact… does.
+            if (sessionId === null) notify({ level: "error", message: "Select a session to compact." });
+            else if (!busy) void previewCompaction();
           }}
           // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
           // which would drop a keyboard user's focus on the page.
