@@ -11,6 +11,7 @@ import { sessionTreeUpdate, versionedSessionTree } from "../../library/tree-vers
 import { sessionUsage } from "../../library/usage.ts";
 import type { AreaHandlers } from "../types.ts";
 import { chooseExportPath } from "./export-path.ts";
+import { expandPath } from "./library.ts";
 
 export const sessionHandlers: AreaHandlers<"session"> = {
   "session:get": (input, ctx) => getSessionDetail(ctx.db, input.sessionId),
@@ -24,13 +25,17 @@ export const sessionHandlers: AreaHandlers<"session"> = {
     return summary;
   },
   "session:export": async (input, ctx) => {
-    const live = await guardExport(ctx, input.sessionId, input.outPath, input.confirmLiveFolder === true);
+    // A path typed in the export dialog as in the import form: ~/… is the home folder, and a
+    // relative one is refused (it was written into the server's working folder, ~/x into a
+    // folder named "~" there). The CLI sends its --out resolved.
+    const outPath = input.outPath === undefined ? undefined : expandPath(input.outPath);
+    const live = await guardExport(ctx, input.sessionId, outPath, input.confirmLiveFolder === true);
     const options = exportOptionsOf(input);
     // A long session is written by the import runner (its thread in the app): it takes seconds.
     const result =
-      input.outPath === undefined
+      outPath === undefined
         ? await exportText(ctx, input.sessionId, options)
-        : await ctx.imports.exportToFile({ sessionId: input.sessionId, outPath: input.outPath, options });
+        : await ctx.imports.exportToFile({ sessionId: input.sessionId, outPath, options });
     return withReimported(result, live);
   },
   "session:choose-export-path": chooseExportPath,
