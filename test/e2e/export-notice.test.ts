@@ -103,6 +103,26 @@ describe("the export notice", () => {
     expect(notice).not.toContain(marker.id);
   });
 
+  it("wraps a long path inside the middle column, not past it into the LLM view", async () => {
+    const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
+    const session = sessions[0] as SessionSummary;
+    await page.goto(`${mode.url}#/session/${encodeURIComponent(session.id)}`);
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
+    const out = path.join(app.work, `${"exportedsessionfile".repeat(6)}.jsonl`);
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await dialog.getByLabel(/Save to path/).fill(out);
+    await dialog.getByRole("button", { name: "Save" }).click();
+    const notice = page.getByTestId("notice");
+    await poll(() => notice.textContent()).toContain(out);
+    const fits = await notice.evaluate((element) => {
+      const column = element.closest(".center") ?? element.parentElement;
+      const right = column?.getBoundingClientRect().right ?? 0;
+      return element.scrollWidth <= element.clientWidth && element.getBoundingClientRect().right <= right;
+    });
+    expect(fits).toBe(true);
+  });
+
   it("says it is exporting while the export runs, on the button that started it", async () => {
     const sessions = await apiCall<SessionSummary[]>(mode, "library:list", {});
     const session = sessions[0] as SessionSummary;

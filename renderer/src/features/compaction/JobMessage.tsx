@@ -17,7 +17,7 @@ export function JobMessage() {
   const retry = message.retry?.sessionId === sessionId;
   const line = (
     <p
-      className={message.kind === "error" ? "error" : "ok"}
+      className={`job-message ${message.kind === "error" ? "error" : "ok"}`}
       role={message.kind === "error" ? "alert" : "status"}
       data-testid="job-message"
     >
