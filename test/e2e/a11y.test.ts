@@ -1,6 +1,6 @@
 // An accessibility audit with axe-core in Chromium through browser mode: the library list, every
 // demo session open (tree canvas, LLM view, composer) in light and dark, the settings panel, an
-// import's report, and each dialog (keyboard shortcuts, export, compaction plan, branch summary,
+// import's report, and each dialog (keyboard shortcuts, export, compaction and pruning plans, branch summary,
 // delete confirmation, the edit-message box). Any violation fails the test, whatever its impact
 // (minor and moderate too), except the rule + element pairs in IGNORED, each a false positive for
 // this app with the reason. Also what a screen reader is told on the canvas (Chromium's own
@@ -169,6 +169,13 @@ describe("no accessibility violations, whatever their impact", () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     await page.getByRole("button", { name: "Compact…" }).click();
     await page.getByTestId("compaction-plan").waitFor();
+    expect(await audit()).toEqual([]);
+  });
+
+  it("the pruning plan", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId);
+    await page.getByRole("button", { name: "Prune…" }).click();
+    await page.getByTestId("prune-plan").waitFor();
     expect(await audit()).toEqual([]);
   });
 

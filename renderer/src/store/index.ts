@@ -8,6 +8,7 @@ import { createExportSlice, type ExportSlice } from "./export-slice.ts";
 import { createJobsSlice, type JobsSlice } from "./jobs-slice.ts";
 import { createLibrarySlice, type LibrarySlice } from "./library-slice.ts";
 import { createLlmViewSlice, type LlmViewSlice } from "./llm-view-slice.ts";
+import { createPruneSlice, type PruneSlice } from "./prune-slice.ts";
 import { createSessionSlice, type SessionSlice } from "./session-slice.ts";
 import { createTreeSlice, type TreeSlice } from "./tree-slice.ts";
 
@@ -18,7 +19,8 @@ export type CanopyState = LibrarySlice &
   TreeSlice &
   ChatSlice &
   EditsSlice &
-  ExportSlice;
+  ExportSlice &
+  PruneSlice;
 
 export const useCanopy = create<CanopyState>()((...args) => ({
   ...createLibrarySlice(...args),
@@ -29,4 +31,5 @@ export const useCanopy = create<CanopyState>()((...args) => ({
   ...createChatSlice(...args),
   ...createEditsSlice(...args),
   ...createExportSlice(...args),
+  ...createPruneSlice(...args),
 }));

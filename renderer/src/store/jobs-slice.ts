@@ -81,6 +81,12 @@ export function selectChat(state: CanopyState): RunningJob | null {
   return job?.kind === "chat" ? job : null;
 }
 
+/** Why nothing else starts on a session while a job of `kind` runs there (a refusal, a disabled button's reason). */
+export function sessionBusyText(kind: JobKind): string {
+  const what = kind === "chat" ? "A reply is being written" : kind === "compaction" ? "A compaction is running" : "A branch summary is running";
+  return `${what} on this session; wait for it or cancel it first (Escape).`;
+}
+
 /** The running job as a window that hears of it keeps it (`auto`: as job:list names it). */
 function heardJob(job: RunningJobDto, text: string, auto?: ChatAutoCompactionDto): NewJob {
   return {
@@ -175,8 +181,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
   const refusedBusy = (sessionId: string): boolean => {
     const job = get().runningJobs[sessionId];
     if (!job) return false;
-    const what = job.kind === "chat" ? "A reply is being written" : job.kind === "compaction" ? "A compaction is running" : "A branch summary is running";
-    set({ jobMessage: { kind: "error", text: `${what} on this session; wait for it or cancel it first (Escape).` } });
+    set({ jobMessage: { kind: "error", text: sessionBusyText(job.kind) } });
     return true;
   };
   /** The run was refused as the plan shown is out of date: the plan as it is now, and why. */
@@ -217,6 +222,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;
+      // One plan at a time: the pruning plan makes way.
+      get().closePrune();
       set({
         planError: null,
         planNote: null,

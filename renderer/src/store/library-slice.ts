@@ -168,6 +168,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         planNote: null,
         planBlocked: null,
         planRetry: null,
+        prunePlan: null,
+        pruneError: null,
         jobMessage: null,
         // The last reply's outcome line is about the session left (one that ends later names it).
         ...(another ? { chatMessage: null } : {}),

@@ -1,5 +1,5 @@
 /**
- * One-click compaction: shows the plan (no model call; the canvas marks the cut and what gets
+ * One-click compaction (and, next to it, pruning: features/pruning): shows the plan (no model call; the canvas marks the cut and what gets
  * summarized), a keepRecentTokens slider that re-plans, runs it with optional instructions,
  * streams the summary while it is written, and Escape cancels. Its top row is the open
  * session's bar: the title (rename) and Export… come first, and the file's problems below it.
@@ -20,6 +20,7 @@ import { ErrorLine } from "../common/ErrorLine.tsx";
 import { WaitingForModel } from "../common/WaitingForModel.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
+import { PruneButton, PrunePlan } from "../pruning/PrunePanel.tsx";
 import { SessionProblems } from "../tree/SessionProblems.tsx";
 import { SessionUsage } from "../tree/SessionUsage.tsx";
 import { HooksAtWork } from "./HooksAtWork.tsx";
@@ -118,6 +119,7 @@ export function CompactionPanel() {
         >
           Compact…
         </button>
+        <PruneButton />
         {running && (
           <button
             type="button"
@@ -203,6 +205,7 @@ export function CompactionPanel() {
           </div>
         </div>
       )}
+      <PrunePlan />
       {running && (
         <div className="running" role="status" aria-live="polite">
           <p>{running.kind === "compaction" ? "Compacting…" : "Summarizing the branch…"} Press Escape to cancel.</p>
