@@ -1,6 +1,6 @@
 /**
  * The application menu as a template (no Electron call here, so it is testable): File (import,
- * export), Edit, Session (compact, go to leaf), View (appearance, reload, DevTools in development
+ * export), Edit, Session (compact, prune, go to leaf), View (appearance, reload, DevTools in development
  * only), Window, Help. Actions that concern the page reach it as `app:command` events.
  */
 import type { MenuItemConstructorOptions } from "electron";
@@ -88,6 +88,12 @@ export function buildMenuTemplate(actions: MenuActions, options: MenuOptions): M
           label: "Compact…",
           accelerator: "CmdOrCtrl+Shift+K",
           click: () => actions.send({ command: "compact" }),
+        },
+        {
+          id: "prune",
+          label: "Prune Old Tool Output…",
+          accelerator: "CmdOrCtrl+Shift+P",
+          click: () => actions.send({ command: "prune" }),
         },
         {
           id: "go-to-leaf",

@@ -60,6 +60,8 @@ export type AppCommand =
   | { command: "export" }
   /** Session › Compact (Ctrl/Cmd+Shift+K): open the compaction plan of the current session. */
   | { command: "compact" }
+  /** Session › Prune Old Tool Output… (Ctrl/Cmd+Shift+P): show what pruning would do in the current session. */
+  | { command: "prune" }
   /** Session › Go to Leaf: select and show the view leaf of the current session. */
   | { command: "go-to-leaf" }
   /** A session file was opened (OS, command line, File › Import…, a file dropped on the window). */

@@ -360,6 +360,7 @@ describe("the menu", () => {
     expect(byId("import-folder")?.accelerator).toBe("CmdOrCtrl+Shift+O");
     expect(byId("export")?.accelerator).toBe("CmdOrCtrl+E");
     expect(byId("compact")?.accelerator).toBe("CmdOrCtrl+Shift+K");
+    expect(byId("prune")?.accelerator).toBe("CmdOrCtrl+Shift+P");
     expect(byId("go-to-leaf")?.accelerator).toBe("CmdOrCtrl+L");
     expect(items.find((item) => item.role === "reload")?.accelerator).toBe("CmdOrCtrl+R");
     expect(items.some((item) => item.role === "toggleDevTools")).toBe(false);
@@ -369,6 +370,7 @@ describe("the menu", () => {
       "import-folder",
       "export",
       "compact",
+      "prune",
       "go-to-leaf",
       "theme-dark",
       "shortcuts",
@@ -380,6 +382,7 @@ describe("the menu", () => {
       "importFolder",
       'send {"command":"export"}',
       'send {"command":"compact"}',
+      'send {"command":"prune"}',
       'send {"command":"go-to-leaf"}',
       "theme dark",
       'send {"command":"shortcuts"}',

@@ -2,7 +2,7 @@
 // for the plan at the selected entry (the view leaf when none) and closes the compaction plan;
 // applying sends the plan's own leaf, says what it did, reloads the tree and LLM view and asks
 // for the plan again; a job running on the session refuses it with the reason, nothing sent; a
-// failure is one line; Compact… closes the pruning plan.
+// failure is one line; Compact… closes the pruning plan; the desktop menu's command opens it.
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { PrunePlanDto } from "../../core/api/dto.ts";
 
@@ -49,6 +49,10 @@ interface PruneState {
 const storeModule = "../../renderer/src/store/index.ts";
 const { useCanopy } = (await import(storeModule)) as {
   useCanopy: { getState(): PruneState; setState(partial: Record<string, unknown>): void };
+};
+const appCommandsModule = "../../renderer/src/features/chat/use-app-commands.ts";
+const { runAppCommand } = (await import(appCommandsModule)) as {
+  runAppCommand(command: { command: string }): Promise<void>;
 };
 const state = () => useCanopy.getState();
 const channels = () => calls.map((call) => call.channel);
@@ -121,5 +125,11 @@ describe("pruning from the store", () => {
     expect(state().prunePlan).not.toBeNull();
     await state().previewCompaction();
     expect(state().prunePlan).toBeNull();
+  });
+
+  it("is what the desktop menu's Prune Old Tool Output… (Ctrl/Cmd+Shift+P) opens", async () => {
+    await runAppCommand({ command: "prune" });
+    expect(calls[0]).toEqual({ channel: "pruning:preview", input: { sessionId: "s1" } });
+    expect(state().prunePlan?.leafId).toBe("v1");
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The desktop shell's menu actions and opened files (app:command): export (opens the export
- * dialog), compact, go to the view leaf, open a session, show a message, follow a theme, list the
+ * dialog), compact, prune, go to the view leaf, open a session, show a message, follow a theme, list the
  * keyboard shortcuts.
  */
 import { useEffect } from "react";
@@ -26,6 +26,10 @@ export async function runAppCommand(command: AppCommand): Promise<void> {
     case "compact":
       if (!state.selectedSessionId) state.notify({ level: "error", message: "Select a session to compact." });
       else await state.previewCompaction();
+      return;
+    case "prune":
+      if (!state.selectedSessionId) state.notify({ level: "error", message: "Select a session to prune." });
+      else await state.previewPrune();
       return;
     case "go-to-leaf":
       await state.selectEntry(null);

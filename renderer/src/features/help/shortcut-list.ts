@@ -65,6 +65,7 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
       { keys: ["Ctrl/Cmd+Shift+O"], what: "Import a folder" },
       { keys: ["Ctrl/Cmd+E"], what: "Export the open session" },
       { keys: ["Ctrl/Cmd+Shift+K"], what: "Compact the open session" },
+      { keys: ["Ctrl/Cmd+Shift+P"], what: "Prune old tool output of the open session (plan first)" },
       { keys: ["Ctrl/Cmd+L"], what: "Go to the view leaf" },
     ],
   },

@@ -40,7 +40,10 @@ export function PruneButton() {
       }}
       // As Compact…: aria-disabled keeps a keyboard user's focus; the tooltip says why.
       aria-disabled={busyReason !== null}
-      title={busyReason ?? "Prune old tool output: see what it would do first"}
+      title={
+        busyReason ??
+        "Prune old tool output: see what it would do first (Ctrl/Cmd+Shift+P in the desktop app)"
+      }
     >
       Prune…
     </button>
