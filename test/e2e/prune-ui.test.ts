@@ -3,7 +3,9 @@
 // entry selected four outputs in says plainly that there is nothing to prune (14,991 tokens, under
 // the 20,000 minimum) and offers no button to apply; at the view leaf it shows 2 outputs and
 // ~29,982 tokens, prunes them from the keyboard, and the tree's `pruned` badges and the LLM view's
-// notices show; Restore pruned outputs puts the originals back. Screenshots: test-artifacts/prune-ui/.
+// notices show; Restore pruned outputs puts the originals back. While a compaction (another
+// window's, on a slow fake model) runs on the session, Prune… and the plan's button are
+// unavailable and say why, and pressing them prunes nothing. Screenshots: test-artifacts/prune-ui/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -12,12 +14,14 @@ import type { ContextView, ImportReport } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
 
 const shots = path.join(artifactsDir(), "prune-ui");
 
-let app: E2eApp;
+let app: E2eChatApp;
 let page: Page;
+let fake: FakeServer;
 let sessionId: string;
 
 /** Tool output n: 750 lines of 80 characters (60,000: 15,000 tokens), each starting ORIGINAL-r<n>. */
@@ -92,8 +96,11 @@ const shown = (id: string) =>
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  app = await startE2eApp("prune-ui");
-  page = app.page;
+  app = await startE2eChatApp("prune-ui", {
+    key: { env: "CANOPY_E2E_PRUNE_UI_KEY", value: "sk-e2e-prune-ui" },
+    model: { id: "fake-prune-ui", contextWindow: 128000 },
+  });
+  ({ page, fake } = app);
   const file = path.join(app.work, "logs.jsonl");
   writeFileSync(file, `${sessionLines().join("\n")}\n`);
   const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
@@ -164,5 +171,37 @@ describe("pruning old tool output from the app", () => {
     await page.screenshot({ path: path.join(shots, "04-restored.png") });
     const restored = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
     expect(JSON.stringify(restored)).toContain("ORIGINAL-r1");
+  });
+
+  it("is unavailable, with the reason, while a compaction runs on the session", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId);
+    await pruneButton().click();
+    await poll(planText).toContain("Replaces 2 old tool outputs");
+    const apply = page.getByTestId("prune-plan").getByRole("button", { name: "Prune 2 outputs" });
+    // Another window compacts the session; its summary never comes before Escape cancels it.
+    const slow = { type: "reply" as const, chunks: ["## Goal", "\nToo late."], chunkDelayMs: 60_000 };
+    fake.enqueue(slow, slow);
+    const elsewhere = apiCall(app.mode, "compaction:run", { sessionId }).catch(() => undefined);
+    const reason = "A compaction is running on this session; wait for it or cancel it first (Escape).";
+    await poll(() => pruneButton().getAttribute("aria-disabled")).toBe("true");
+    expect(await pruneButton().getAttribute("title")).toBe(reason);
+    expect(await apply.getAttribute("aria-disabled")).toBe("true");
+    expect(await textOf(page.getByTestId("prune-plan").locator(".note"))).toBe(reason);
+    await page.screenshot({ path: path.join(shots, "05-busy.png") });
+    // Pressed (Playwright's click waits for an enabled button: Enter), it prunes nothing.
+    await apply.focus();
+    await page.keyboard.press("Enter");
+    expect(await apiCall<{ willPrune: boolean }>(app.mode, "pruning:preview", { sessionId })).toMatchObject({
+      willPrune: true,
+    });
+    expect(await badged()).toEqual([]);
+    // Escape (from the plan's own buttons too) cancels the compaction, as anywhere; then it can run.
+    await page.keyboard.press("Escape");
+    await elsewhere;
+    await poll(() => apply.getAttribute("aria-disabled")).toBe("false");
+    expect(await pruneButton().getAttribute("aria-disabled")).toBe("false");
+    expect(await page.getByTestId("prune-plan").count()).toBe(1);
+    const plan = await apiCall<{ willPrune: boolean }>(app.mode, "pruning:preview", { sessionId });
+    expect(plan.willPrune).toBe(true);
   });
 });
