@@ -119,6 +119,9 @@ describe("pruning old tool output from the app", () => {
     await poll(planText).toBe(
       "At the selected entry r4: Nothing to prune: the 1 old tool output it could replace would save only ~14,991 tokens, under the 20,000-token minimum.",
     );
+    // Another entry selected: the plan stays the one for r4, and says so.
+    await page.locator('.tree-node[data-entry-id="r3"]').click();
+    await poll(planText).toMatch(/^At entry r4: Nothing to prune: /);
     const buttons = await page.getByTestId("prune-plan").getByRole("button").allTextContents();
     expect(buttons).toEqual(["Close"]);
     await page.screenshot({ path: path.join(shots, "01-nothing-to-prune.png") });

@@ -60,6 +60,7 @@ export function PrunePlan() {
   const viewLeafId = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? state.tree.viewLeafId : null,
   );
+  const selectedEntryId = useCanopy((state) => state.selectedEntryId);
   const hasPruned = useCanopy((state) => (state.tree ? treeLookup(state.tree.nodes).hasPruned : false));
   const busyReason = useBusyReason();
   const applyPrune = useCanopy((state) => state.applyPrune);
@@ -101,7 +102,10 @@ export function PrunePlan() {
       ? "In the empty session"
       : plan.leafId === viewLeafId
         ? "At the view leaf"
-        : "At the selected entry";
+        : // The plan stays the one asked for: another entry selected since, it names its own.
+          plan.leafId === selectedEntryId
+          ? "At the selected entry"
+          : "At entry";
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Escape from any control of the plan closes it
     <div className="plan" data-testid="prune-plan" ref={box} onKeyDown={onKeyDown}>
