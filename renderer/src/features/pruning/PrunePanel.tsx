@@ -82,13 +82,16 @@ export function PrunePlan() {
     };
   }, []);
 
-  // Pruning removes its button, restoring its own: the focus goes on to what the plan offers now.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: run when the buttons shown may change
+  // Pruning removes its button, restoring its own: the focus goes on to what the plan offers now
+  // (only when the buttons change: a plan made again the same leaves the focus alone).
+  const open = plan !== null;
+  const willPrune = plan?.willPrune === true;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: run when the buttons shown change
   useEffect(() => {
     const active = document.activeElement;
-    if (plan === null || (active !== null && active !== document.body)) return;
+    if (!open || (active !== null && active !== document.body)) return;
     box.current?.querySelector<HTMLButtonElement>(".row button")?.focus();
-  }, [plan, hasPruned]);
+  }, [open, willPrune, hasPruned]);
 
   if (plan === null) return <ErrorLine message={error} />;
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
