@@ -2,6 +2,8 @@
 // big screen (browser mode, Debian's Chromium, a demo session): on the small canvas the minimap
 // is left out and the zoom controls sit in one low row, so they hide little of the tree; on a
 // big canvas (and the tests' 1280×800 page) both stay as they were; resizing switches between.
+// In a short window the whole canvas, controls included, stays inside the tree's pane: it was
+// taller than the pane, so its bottom (the zoom controls, the lowest entries) lay hidden.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../core/api/dto.ts";
@@ -71,5 +73,27 @@ describe("the canvas's minimap and zoom controls", () => {
     await page.setViewportSize({ width: 1000, height: 700 });
     await poll(() => flow().getAttribute("data-compact")).toBe("true");
     await poll(minimaps).toBe(0);
+  });
+
+  it("stays whole inside the tree's pane in short windows: the zoom controls are not cut off", async () => {
+    for (const viewport of [
+      { width: 1000, height: 700 },
+      { width: 900, height: 600 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await poll(() => flow().getAttribute("data-compact")).toBe("true");
+      const box = (selector: string) =>
+        page.locator(selector).evaluate((element) => {
+          const r = element.getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom };
+        });
+      const pane = await box(".tree-panel");
+      const frame = await box(".tree-frame");
+      const controls = await box(".react-flow__controls");
+      const where = JSON.stringify({ viewport, pane, frame, controls });
+      expect(frame.bottom, where).toBeLessThanOrEqual(pane.bottom + 0.5);
+      expect(controls.bottom, where).toBeLessThanOrEqual(pane.bottom);
+      expect(frame.bottom - frame.top, where).toBeGreaterThanOrEqual(200);
+    }
   });
 });
