@@ -85,6 +85,19 @@ describe("messageParts", () => {
     ]);
   });
 
+  it("spells out control characters (colour codes of a recorded tool output, NUL, BEL), as it does bidi overrides", () => {
+    const esc = "\u001b";
+    const output = `${esc}[31mred${esc}[0m \u0007 \u0000\tcol\r\nnext`;
+    // Tabs and line breaks stay; ESC, BEL and NUL are spelled out (any font draws that) instead
+    // of a box or nothing before "[31m".
+    expect(messageParts(toolResult([{ type: "text", text: output }]))).toEqual([
+      { kind: "output", text: "\\u001b[31mred\\u001b[0m \\u0007 \\u0000\tcol\r\nnext", copy: output },
+    ]);
+    expect(messageParts(user(`a${esc}[1mb\u007f`))).toEqual([
+      { kind: "markdown", text: "a\\u001b[1mb\\u007f", copy: `a${esc}[1mb\u007f` },
+    ]);
+  });
+
   it("splits user text and images", () => {
     expect(messageParts(user("hello"))).toEqual([{ kind: "markdown", text: "hello" }]);
     expect(
