@@ -336,6 +336,8 @@ export interface PrunePlanDto {
   /** What pruning the candidates would save (0 only when there are none). */
   tokensSaved: number;
   willPrune: boolean;
+  /** Tool outputs on the path pruned already (restore puts them back). */
+  alreadyPruned: number;
   /** Why nothing would be pruned, when nothing would. */
   reason: string | null;
 }

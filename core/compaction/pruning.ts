@@ -39,6 +39,8 @@ export interface PruningPlan {
   willPrune: boolean;
   /** Estimated savings of the candidates even when below `minimumSavings` (for the UI). */
   candidateSavings: number;
+  /** Tool results on the path pruned already (why a path with old outputs may have no candidate). */
+  alreadyPruned: number;
 }
 
 export function pruneNotice(tokens: number): string {
@@ -91,10 +93,12 @@ export function planPruningOf(outputs: Iterable<ToolOutput>, config: PruningConf
   const candidates: PruneCandidate[] = [];
   let accumulated = 0;
   let savings = 0;
+  let alreadyPruned = 0;
   for (const output of outputs) {
     const { tokens } = output;
     const isProtected = accumulated < config.protectTokens || protectedTools.has(output.toolName);
     accumulated += tokens;
+    if (output.pruned) alreadyPruned++;
     // An entry without an id cannot be referred to, so it is never a candidate.
     if (output.pruned || isProtected || output.entryId === undefined) continue;
     candidates.push({ entryId: output.entryId, tokens });
@@ -108,6 +112,7 @@ export function planPruningOf(outputs: Iterable<ToolOutput>, config: PruningConf
     prunedCount: willPrune ? candidates.length : 0,
     willPrune,
     candidateSavings: savings,
+    alreadyPruned,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   planPruningOf,
 } from "../../core/compaction/pruning.ts";
 import type { MessageEntry, SessionEntry, ToolResultMessage } from "../../core/session/entries.ts";
+import { counted } from "../../core/session/describe.ts";
 import type { AppContext } from "../api/types.ts";
 import { entryTokens } from "../library/entry-rows.ts";
 import { getViewLeaf, requireSession } from "../library/load.ts";
@@ -131,7 +132,9 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
     return { entryId: candidate.entryId, toolName, tokens: candidate.tokens };
   });
   let reason: string | null = null;
-  if (candidates.length === 0) reason = "No tool output is old enough to prune (the newest 40,000 tokens are protected).";
+  if (candidates.length === 0 && plan.alreadyPruned > 0) {
+    reason = `Nothing more to prune: ${counted(plan.alreadyPruned, "tool output")} on this path ${plan.alreadyPruned === 1 ? "is" : "are"} pruned already, and the newest 40,000 tokens are protected.`;
+  } else if (candidates.length === 0) reason = "No tool output is old enough to prune (the newest 40,000 tokens are protected).";
   else if (!plan.willPrune) {
     // tokensSaved is 0 when nothing would be pruned; the reason needs what the candidates save.
     reason = `Pruning would save only ${plan.candidateSavings} tokens (at least 20,000 are needed).`;
@@ -142,6 +145,7 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
     candidates,
     tokensSaved: plan.candidateSavings,
     willPrune: plan.willPrune,
+    alreadyPruned: plan.alreadyPruned,
     reason,
   };
 }

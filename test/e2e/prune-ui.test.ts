@@ -155,7 +155,7 @@ describe("pruning old tool output from the app", () => {
     expect(await shown("r3")).toContain("ORIGINAL-r3");
     // Made again: nothing is left to prune there, and the originals can come back (it has the focus).
     await poll(planText).toBe(
-      "At the view leaf a6: Nothing to prune: no tool output is old enough (the newest 40,000 tokens of tool output, and skill and read outputs, are kept).",
+      "At the view leaf a6: Nothing more to prune: 2 old tool outputs on this path are pruned already (Restore pruned outputs puts them back); the newest 40,000 tokens of tool output, and skill and read outputs, are kept.",
     );
     await poll(focused).toBe("Restore pruned outputs");
     await page.screenshot({ path: path.join(shots, "03-pruned.png") });

@@ -16,6 +16,7 @@ const plan = (leafId: string | null, willPrune: boolean): PrunePlanDto => ({
   candidates: [{ entryId: "r1", toolName: "bash", tokens: 30000 }],
   tokensSaved: 29991,
   willPrune,
+  alreadyPruned: 0,
   reason: null,
 });
 

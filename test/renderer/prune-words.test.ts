@@ -17,6 +17,7 @@ const plan = (tools: string[], tokensSaved: number, willPrune: boolean): PrunePl
   candidates: tools.map((toolName, i) => ({ entryId: `t${i}`, toolName, tokens: 15000 })),
   tokensSaved,
   willPrune,
+  alreadyPruned: 0,
   reason: willPrune ? null : "server words",
 });
 
@@ -40,6 +41,12 @@ describe("the pruning plan in words", () => {
   it("says plainly when no output is old enough", () => {
     expect(planSentence(plan([], 0, false))).toBe(
       "Nothing to prune: no tool output is old enough (the newest 40,000 tokens of tool output, and skill and read outputs, are kept).",
+    );
+  });
+
+  it("says the old outputs are pruned already, not that none is old enough, after a prune", () => {
+    expect(planSentence({ ...plan([], 0, false), alreadyPruned: 2 })).toBe(
+      "Nothing more to prune: 2 old tool outputs on this path are pruned already (Restore pruned outputs puts them back); the newest 40,000 tokens of tool output, and skill and read outputs, are kept.",
     );
   });
 

@@ -65,7 +65,7 @@ describe("chat on a long session", () => {
     await h.configureFakeModel(server);
     const reads = await readsDuring(h.api.ctx.db, () => h.call("chat:send", { sessionId, text: "and now?" }));
     const preview = await h.call("pruning:preview", { sessionId });
-    expect(preview.reason).toMatch(/^No tool output is old enough/);
+    expect(preview.reason).toMatch(/^Nothing more to prune: 100 tool outputs on this path are pruned already/);
     // 100 outputs of 8,000 characters were pruned; what is parsed is their entries without them,
     // the view after the last compaction (an output or two) and the reply: it was 900,000.
     expect(reads.parsedChars).toBeLessThan(100 * 1000 + 4 * 8000);

@@ -91,6 +91,7 @@ function expectSamePlans(
     })),
     tokensSaved: plan.candidateSavings,
     willPrune: plan.willPrune,
+    alreadyPruned: plan.alreadyPruned,
   });
 }
 

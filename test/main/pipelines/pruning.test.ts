@@ -68,6 +68,7 @@ describe("pruning pipeline", () => {
       ],
       tokensSaved: 29982,
       willPrune: true,
+      alreadyPruned: 0,
       reason: null,
     });
     // Preview changes nothing.
@@ -107,6 +108,11 @@ describe("pruning pipeline", () => {
     const again = await h.call("pruning:preview", { sessionId });
     expect(again.candidates).toEqual([]);
     expect(again.willPrune).toBe(false);
+    // Said as what it is: the old outputs are pruned already (not "none is old enough").
+    expect(again.alreadyPruned).toBe(2);
+    expect(again.reason).toBe(
+      "Nothing more to prune: 2 tool outputs on this path are pruned already, and the newest 40,000 tokens are protected.",
+    );
     expect((await h.call("pruning:apply", { sessionId })).prunedCount).toBe(0);
 
     // The originals stayed in the library: restore brings back the full outputs.

@@ -23,6 +23,10 @@ export function toolsCounted(candidates: PrunePlanDto["candidates"]): string {
 /** The plan in one sentence: what Prune would do, or why it would do nothing. */
 export function planSentence(plan: PrunePlanDto): string {
   const { protectTokens, minimumSavings, protectedTools } = DEFAULT_PRUNING;
+  if (plan.candidates.length === 0 && plan.alreadyPruned > 0) {
+    const pruned = counted(plan.alreadyPruned, "old tool output");
+    return `Nothing more to prune: ${pruned} on this path ${plan.alreadyPruned === 1 ? "is" : "are"} pruned already (Restore pruned outputs puts them back); the newest ${n(protectTokens)} tokens of tool output, and ${protectedTools.join(" and ")} outputs, are kept.`;
+  }
   if (plan.candidates.length === 0) {
     return `Nothing to prune: no tool output is old enough (the newest ${n(protectTokens)} tokens of tool output, and ${protectedTools.join(" and ")} outputs, are kept).`;
   }
