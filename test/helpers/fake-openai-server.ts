@@ -414,4 +414,25 @@ export async function startFakeOpenAiServer(options: FakeServerOptions = {}): Pr
 }
 
 /** Short name used by the tests. */
+/**
+ * A raw answer body with `content` where OpenAI's format has the reply's text (for a "malformed"
+ * behaviour): one stream chunk (`stream`) or a whole completion.
+ */
+export function replyBodyWithContent(stream: boolean, content: unknown): string {
+  const common = { id: "x", created: 1, model: "fake-model" };
+  return JSON.stringify(
+    stream
+      ? {
+          ...common,
+          object: "chat.completion.chunk",
+          choices: [{ index: 0, delta: { content }, finish_reason: "stop" }],
+        }
+      : {
+          ...common,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        },
+  );
+}
+
 export const start = startFakeOpenAiServer;

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CUT_OFF_NOTE, completeChat } from "../../../main/llm/chat-client.ts";
 import { STREAM_ENDED_EARLY } from "../../../main/llm/openai-client.ts";
 import { isRetryableError } from "../../../main/llm/retry.ts";
-import { type FakeServer, start } from "../../helpers/fake-openai-server.ts";
+import { type FakeServer, replyBodyWithContent, start } from "../../helpers/fake-openai-server.ts";
 
 let server: FakeServer;
 beforeEach(async () => {
@@ -171,29 +171,12 @@ describe("a streamed reply that finishes", () => {
 });
 
 describe("a reply whose content is not a string", () => {
-  const body = (stream: boolean, content: unknown) =>
-    stream
-      ? {
-          id: "x",
-          object: "chat.completion.chunk",
-          created: 1,
-          model: "fake-model",
-          choices: [{ index: 0, delta: { content }, finish_reason: "stop" }],
-        }
-      : {
-          id: "x",
-          object: "chat.completion",
-          created: 1,
-          model: "fake-model",
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-        };
-
   it.each([false, true])(
     "an object is an error reply, never the text [object Object] (stream %s)",
     async (stream) => {
       server.enqueue({
         type: "malformed",
-        body: JSON.stringify(body(stream, { text: "where the text should be" })),
+        body: replyBodyWithContent(stream, { text: "where the text should be" }),
       });
       const reply = await chat(stream);
       expect(reply.stopReason).toBe("error");
@@ -212,7 +195,7 @@ describe("a reply whose content is not a string", () => {
         { type: "text", text: "The parser " },
         { type: "text", text: "reads both dialects." },
       ];
-      server.enqueue({ type: "malformed", body: JSON.stringify(body(stream, parts)) });
+      server.enqueue({ type: "malformed", body: replyBodyWithContent(stream, parts) });
       expect(await chat(stream)).toMatchObject({
         text: "The parser reads both dialects.",
         stopReason: "stop",

@@ -12,7 +12,7 @@ import {
 } from "../../../main/llm/openai-client.ts";
 import { isContextOverflow, isOverflowError } from "../../../main/llm/overflow.ts";
 import { isRetryableError, parseRetryAfterHint } from "../../../main/llm/retry.ts";
-import { type FakeServer, OVERFLOW_ERRORS, start } from "../../helpers/fake-openai-server.ts";
+import { type FakeServer, OVERFLOW_ERRORS, replyBodyWithContent, start } from "../../helpers/fake-openai-server.ts";
 
 let server: FakeServer;
 beforeEach(async () => {
@@ -142,22 +142,7 @@ describe("createOpenAiSummarizer", () => {
     "a reply whose content is not text is an invalid response, never a summary (stream %s)",
     async (stream) => {
       const content = { type: "text", text: "an object where the text should be" };
-      const body = stream
-        ? {
-            id: "x",
-            object: "chat.completion.chunk",
-            created: 1,
-            model: "fake-model",
-            choices: [{ index: 0, delta: { content }, finish_reason: "stop" }],
-          }
-        : {
-            id: "x",
-            object: "chat.completion",
-            created: 1,
-            model: "fake-model",
-            choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-          };
-      server.enqueue({ type: "malformed", body: JSON.stringify(body) });
+      server.enqueue({ type: "malformed", body: replyBodyWithContent(stream, content) });
       const result = await summarizer({ stream }).summarize(request());
       expect(result).toMatchObject({ text: "", stopReason: "error" });
       expect(result.errorMessage).toMatch(
