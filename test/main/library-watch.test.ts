@@ -90,6 +90,14 @@ function start(): LibraryWatcher {
   return watcher;
 }
 
+/** Waits until the watcher has announced a session:changed (5 s at most). */
+async function sessionChanged(): Promise<void> {
+  await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
+    timeout: 5000,
+    interval: 25,
+  });
+}
+
 describe("library watcher", () => {
   it("watches the agent folder the library imports from, recursively", () => {
     const w = start();
@@ -103,10 +111,7 @@ describe("library watcher", () => {
       sessionFile,
       `${userLine("u2", "a1", "a follow-up question", 3)}\n${assistantLine("a2", "u2", "more", 4)}\n`,
     );
-    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await sessionChanged();
     expect(Date.now() - started).toBeLessThan(5000);
     expect(seen.find((e) => e.name === "library:changed")?.payload).toEqual({ sessionIds: ["s1"] });
     expect(seen.find((e) => e.name === "session:changed")?.payload).toEqual({
@@ -220,10 +225,7 @@ describe("library watcher", () => {
     expect(problemKinds()).toEqual([]);
     const saved = fs.readFileSync(sessionFile);
     fs.renameSync(sessionFile, path.join(tmp.dir, "moved-away.jsonl"));
-    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await sessionChanged();
     expect(seen.find((e) => e.name === "session:changed")?.payload).toEqual({
       sessionId: "s1",
       viewLeafId: "a1",
@@ -237,10 +239,7 @@ describe("library watcher", () => {
 
     seen.length = 0;
     fs.writeFileSync(sessionFile, saved);
-    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await sessionChanged();
     expect(problemKinds()).toEqual([]);
   });
 
@@ -249,10 +248,7 @@ describe("library watcher", () => {
     const problems = () => versionedSessionTree(ctx.db, "s1").problems;
     const saved = fs.readFileSync(sessionFile);
     fs.writeFileSync(sessionFile, "");
-    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await sessionChanged();
     expect(problems()).toEqual([
       expect.objectContaining({ kind: "not_a_session", message: expect.stringContaining("(empty file)") }),
     ]);
@@ -260,10 +256,7 @@ describe("library watcher", () => {
 
     seen.length = 0;
     fs.writeFileSync(sessionFile, saved);
-    await vi.waitFor(() => expect(seen.some((e) => e.name === "session:changed")).toBe(true), {
-      timeout: 5000,
-      interval: 25,
-    });
+    await sessionChanged();
     expect(problems()).toEqual([]);
   });
 
