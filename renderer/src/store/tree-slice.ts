@@ -164,6 +164,48 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     }
   };
 
+  /**
+   * One tree request per session at a time: two at once (a prune's refresh and the live refresh
+   * of its event) had the main side make a long session's tree (or its delta) twice side by side.
+   */
+  let treeRequest: { sessionId: string; run: Promise<void>; again: Promise<void> | null } | null = null;
+
+  const loadTreeNow = async (sessionId: string): Promise<void> => {
+    // A refresh of a session no longer open: nothing to show, and its "fetching" would stay.
+    if (get().selectedSessionId !== sessionId) return;
+    const opening = get().tree?.sessionId !== sessionId;
+    if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
+    try {
+      const tree = await fetchTree(sessionId);
+      if (get().selectedSessionId !== sessionId) return;
+      const sameSession = get().tree?.sessionId === sessionId;
+      if (!sameSession) {
+        // Laying out and drawing a big tree blocks the page for a while: say so first.
+        const load = get().treeLoad;
+        set({ treeLoad: { sessionId, stage: "laying-out", startedAt: load?.startedAt ?? Date.now() } });
+        await nextPaint();
+        if (get().selectedSessionId !== sessionId) return;
+      }
+      previews.clear();
+      set(
+        sameSession
+          ? { tree, treeError: null, treeLoad: null }
+          : {
+              tree,
+              treeError: null,
+              treeLoad: null,
+              expandedIds: new Set(),
+              revealedEntryId: null,
+              branchDialog: null,
+              drag: null,
+              treeHint: null,
+            },
+      );
+    } catch (error) {
+      set({ tree: null, treeError: (error as Error).message, treeLoad: null });
+    }
+  };
+
   const openBranchDialog = (targetId: string, preview: NavigationPreviewDto | null) => {
     set({ branchDialog: { targetId, preview } });
     if (preview) return;
@@ -190,40 +232,20 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     clearTreeHint() {
       if (get().treeHint !== null) set({ treeHint: null });
     },
-    async loadTree(sessionId) {
-      // A refresh of a session no longer open: nothing to show, and its "fetching" would stay.
-      if (get().selectedSessionId !== sessionId) return;
-      const opening = get().tree?.sessionId !== sessionId;
-      if (opening) set({ treeLoad: { sessionId, stage: "fetching", startedAt: Date.now() } });
-      try {
-        const tree = await fetchTree(sessionId);
-        if (get().selectedSessionId !== sessionId) return;
-        const sameSession = get().tree?.sessionId === sessionId;
-        if (!sameSession) {
-          // Laying out and drawing a big tree blocks the page for a while: say so first.
-          const load = get().treeLoad;
-          set({ treeLoad: { sessionId, stage: "laying-out", startedAt: load?.startedAt ?? Date.now() } });
-          await nextPaint();
-          if (get().selectedSessionId !== sessionId) return;
-        }
-        previews.clear();
-        set(
-          sameSession
-            ? { tree, treeError: null, treeLoad: null }
-            : {
-                tree,
-                treeError: null,
-                treeLoad: null,
-                expandedIds: new Set(),
-                revealedEntryId: null,
-                branchDialog: null,
-                drag: null,
-                treeHint: null,
-              },
-        );
-      } catch (error) {
-        set({ tree: null, treeError: (error as Error).message, treeLoad: null });
+    loadTree(sessionId) {
+      const current = treeRequest;
+      if (current === null || current.sessionId !== sessionId) {
+        const run = loadTreeNow(sessionId).finally(() => {
+          if (treeRequest?.run === run) treeRequest = null;
+        });
+        treeRequest = { sessionId, run, again: null };
+        return run;
       }
+      // Asked while a request for this session is on its way (an action's own refresh and its
+      // session:changed event's): one more after it, shared by every caller meanwhile, since the
+      // change asked about may be newer than that request.
+      current.again ??= current.run.then(() => get().loadTree(sessionId));
+      return current.again;
     },
     async selectEntry(entryId, options) {
       const sessionId = get().selectedSessionId;
