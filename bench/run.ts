@@ -13,6 +13,7 @@ import { runLiveAppendBench } from "./live-append.bench.ts";
 import { runLiveRewriteBench } from "./live-rewrite.bench.ts";
 import { runOutsideChangesBench } from "./outside-changes.bench.ts";
 import { runPrunePassBench } from "./prune-pass.bench.ts";
+import { runPruneRestoreBench } from "./prune-restore.bench.ts";
 import { runSearchIndexBench } from "./search-index.bench.ts";
 import { runSessionGetBench } from "./session-get.bench.ts";
 import { runSessionOpsBench } from "./session-ops.bench.ts";
@@ -42,6 +43,8 @@ console.log("\n== one append by Canopy on the 100k session, against the old path
 await runAppendCostBench();
 console.log("\n== the first and a second prune of the 100k session, against the previous route ==");
 runPrunePassBench({ runs: 1 });
+console.log("\n== restoring the pruned outputs of the 100k session, against the previous route ==");
+runPruneRestoreBench({ runs: 1 });
 console.log("\n== the first search after a large import ==");
 await runSearchIndexBench({ runs: 1 });
 console.log("\n== following other programs' writes (idle 100k-entry library) ==");

@@ -200,7 +200,7 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
     for (const row of rows) {
       const original = JSON.parse(row.originalJson) as SessionEntry;
       if (original.type !== "message" || (original as MessageEntry).message?.role !== "toolResult") toolResultsOnly = false;
-      restoreEntryJson(ctx.db, row.pk, entryTokens(original));
+      restoreEntryJson(ctx.db, row.pk, entryTokens(original), row.readable);
     }
     // UNCHANGED_STATS holds for tool results; anything else (a hand-written prunedAt) is recounted.
     if (!toolResultsOnly) refreshSessionStats(ctx.db, { sid, id: sessionId });

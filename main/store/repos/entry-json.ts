@@ -38,15 +38,20 @@ export function replaceEntryJson(
   return true;
 }
 
+/** A pruned entry's row; `readable`: SQLite's JSON functions read both its texts. */
+export interface PrunedEntryRow {
+  pk: number;
+  id: string;
+  originalJson: string;
+  readable: boolean;
+}
+
 /**
  * Entries whose tool output Canopy pruned (the stored original has no `prunedAt`). SQLite's JSON
  * functions decide, except for a text they cannot read (nested past their depth limit), which
  * is parsed here rather than failing the whole restore.
  */
-export function listPrunedEntryRows(
-  db: Database,
-  sid: number,
-): { pk: number; id: string; originalJson: string }[] {
+export function listPrunedEntryRows(db: Database, sid: number): PrunedEntryRow[] {
   // The original is read once per row (MATERIALIZED: not cut out of its block again for each use).
   const rows = stmt(
     db,
@@ -67,11 +72,24 @@ export function listPrunedEntryRows(
   const prunedAt = (json: string) => (JSON.parse(json) as { message?: { prunedAt?: unknown } }).message?.prunedAt ?? null;
   return rows
     .filter((row) => row.unreadableJson === null || (prunedAt(row.unreadableJson) !== null && prunedAt(row.originalJson) === null))
-    .map(({ pk, id, originalJson }) => ({ pk, id, originalJson }));
+    .map(({ pk, id, originalJson, unreadableJson }) => ({
+      pk,
+      id,
+      originalJson,
+      readable: unreadableJson === null,
+    }));
 }
 
-/** Puts the original JSON back (and its token estimate) for one entry row. */
-export function restoreEntryJson(db: Database, pk: number, tokens: number): void {
+/**
+ * Puts the original JSON back (and its token estimate) for one entry row. `readable`: SQLite's
+ * JSON functions read both texts and the original has no prunedAt (a row listPrunedEntryRows
+ * gives as readable), so one whose original is its block's text can go back to that.
+ */
+export function restoreEntryJson(db: Database, pk: number, tokens: number, readable = false): void {
+  if (readable && restoreToBlock(db, pk)) {
+    stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, pk);
+    return;
+  }
   stmt(
     db,
     `UPDATE entry_json
@@ -131,4 +149,30 @@ export function replaceEntryJsonByPk(db: Database, rows: readonly JsonReplacemen
     setJson.run(row);
     setTokens.run(row);
   }
+}
+
+/** The rows whose JSON can carry usage, as migration 011's triggers on entry_json note them. */
+const CARRIES_USAGE = "type = 'message' AND role IN ('assistant', 'toolResult')";
+
+/**
+ * An entry whose original is its block's text: its entry_json row goes, so it reads the block's
+ * text again as it did before the prune. Writing that text back into entry_json copied every
+ * restored output (~87 MB on the generated 100k session, 1.2 s with the triggers reading it) and
+ * the next prune copied it again into original_json. What the row's update triggers note is
+ * noted here (its delete trigger drops the tool facts): a tool fact already read stays, not
+ * pruned, with its tool name (a prune keeps it); the usage is to be read again from the JSON.
+ * False (nothing done) for a row whose original is not in its block.
+ */
+function restoreToBlock(db: Database, pk: number): boolean {
+  const facts = stmt(db, "SELECT tool_name AS toolName FROM tool_facts WHERE pk = ?").get(pk) as
+    | { toolName: string | null }
+    | undefined;
+  if (stmt(db, "DELETE FROM entry_json WHERE pk = ? AND original_in_block = 1").run(pk).changes === 0) return false;
+  if (facts) stmt(db, "INSERT INTO tool_facts (pk, pruned, tool_name) VALUES (?, 0, ?)").run(pk, facts.toolName);
+  stmt(
+    db,
+    `INSERT INTO usage_unread (pk, sid) SELECT pk, sid FROM entries
+      WHERE pk = ? AND ${CARRIES_USAGE} AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = ?)`,
+  ).run(pk, pk);
+  return true;
 }
