@@ -7,10 +7,19 @@ import { issueInWords } from "./issue-words.ts";
 
 const tokens = z.number().int().min(0).max(10_000_000);
 
+/**
+ * An http(s) URL without user info: fetch refuses such a URL and its error repeats it whole,
+ * password included, on the page and in logs; the key belongs in the environment.
+ */
+const httpUrl = z.url({ protocol: /^https?$/ }).refine((value) => !/^[a-z]+:\/\/[^/?#]*@/i.test(value), {
+  message:
+    "needs a URL without a user name or password: give the API key in the environment variable apiKeyEnv names",
+});
+
 export const modelSettingsSchema = z
   .object({
     /** OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 */
-    baseUrl: z.url({ protocol: /^https?$/ }),
+    baseUrl: httpUrl,
     /** Model id as the endpoint names it. */
     id: z.string().trim().min(1),
     contextWindow: z.number().int().min(1024).max(10_000_000).default(128_000),
@@ -35,7 +44,7 @@ export const settingsSchema = z
         reserveTokens: tokens.default(16384),
         keepRecentTokens: tokens.min(1).default(20000),
         autoContinue: z.boolean().default(true),
-        remoteEndpoint: z.url({ protocol: /^https?$/ }).nullable().default(null),
+        remoteEndpoint: httpUrl.nullable().default(null),
         /** How long the remote endpoint may send nothing (no answer yet, or its body stalls) before it ends as timed out. */
         remoteTimeoutSeconds: z.number().int().min(1).max(86_400).default(600),
       })

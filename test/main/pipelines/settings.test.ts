@@ -92,6 +92,21 @@ describe("settings", () => {
     );
   });
 
+  it("a URL with a user name or password is refused without echoing it (every request to it fails, naming the URL)", async () => {
+    const reason = async (key: string, value: unknown) =>
+      (await h.fail("settings:set", { key, value })).message;
+    const words = "needs a URL without a user name or password: give the API key in the environment variable apiKeyEnv names";
+    expect(await reason("compaction.remoteEndpoint", "http://u:sk-SECRET1@127.0.0.1:1/x")).toBe(
+      `compaction.remoteEndpoint: ${words}`,
+    );
+    expect(await reason("model", { baseUrl: "https://sk-SECRET1@api.example.com/v1", id: "m" })).toBe(
+      `model.baseUrl: ${words}`,
+    );
+    await h.call("settings:set", { key: "model", value: { baseUrl: "http://127.0.0.1:1/v1", id: "m" } });
+    expect(await reason("model.baseUrl", "http://:sk-SECRET1@127.0.0.1:1/v1")).toBe(`model.baseUrl: ${words}`);
+    expect(JSON.stringify(await h.call("settings:get", {}))).not.toContain("SECRET1");
+  });
+
   it("a model with defaults for what is left out; sub-keys afterwards; kept across re-open", async () => {
     const settings = await h.call("settings:set", {
       key: "model",
