@@ -83,6 +83,15 @@ export function waitingLine(waitedMs: number, writer: SummaryWriter = "model"): 
   return writer === "remote" ? remoteWaitingText(seconds) : `Waiting for the model's first token… ${seconds} s`;
 }
 
+/** Why a command ended without its result: the hooks that were running, if any. */
+function neverFinishedLine(running: JobHooksDto | null): string {
+  const what =
+    running === null
+      ? "the command never finished (it waited for something that nothing settles)"
+      : `the ${running.event} ${running.files.length === 1 ? `hook ${running.files[0]}` : `hooks (${running.files.join(", ")})`} never finished (its handler returned a promise that nothing settles)`;
+  return `${what}; nothing was saved`;
+}
+
 /** What a job:started or job:hooks event of the session says of its hooks; undefined: nothing. */
 function hooksTold<E extends EventName>(name: E, payload: Events[E], sessionId: string): JobHooksDto | null | undefined {
   if (name === "job:started") {
@@ -149,10 +158,25 @@ export async function withCancel<T>(
       return waitingLine(performance.now() - waitingSince, writer);
     },
   );
+  // Which hooks run now, on a terminal or not: named if the process runs out of work meanwhile.
+  let running: JobHooksDto | null = null;
+  const stopHooksWatch = cli.api.ctx.events.subscribe((name, payload) => {
+    const told = hooksTold(name, payload, sessionId);
+    if (told !== undefined) running = told?.status === "running" ? told : null;
+  });
+  // Nothing left to wait for and no result: a promise nothing settles (a hook's). Node would end
+  // with exit code 13 and a warning about main/cli.ts; say what never finished instead.
+  const onDrained = () => {
+    cli.io.err(`canopy: error: ${neverFinishedLine(running)}`);
+    process.exit(1);
+  };
   process.on("SIGINT", onSigint);
+  process.on("beforeExit", onDrained);
   try {
     return await run();
   } finally {
+    process.off("beforeExit", onDrained);
+    stopHooksWatch();
     process.off("SIGINT", onSigint);
     stopProgress();
     stopHookErrors();
