@@ -6,6 +6,8 @@ import type { CompactionSettings } from "../../core/compaction/types.ts";
 import {
   DEFAULT_SETTINGS,
   getSettingAt,
+  type ModelSettings,
+  modelSettingsSchema,
   type Settings,
   setSettingAt,
   settingsSchema,
@@ -16,6 +18,33 @@ import { getSetting, setSetting } from "../store/repos/settings.ts";
 import { writeTransaction } from "../store/transactions.ts";
 
 const KEY = "canopy.settings";
+
+/**
+ * A stored model that no longer validates whole (a sub-key retired, or out of range): the model
+ * from its baseUrl and id, then every other sub-key that still validates; null without those two.
+ */
+function salvagedModel(value: unknown): ModelSettings | null {
+  const whole = modelSettingsSchema.safeParse(value);
+  if (whole.success) return whole.data;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const source = value as Record<string, unknown>;
+  let model = modelSettingsSchema.safeParse({ baseUrl: source.baseUrl, id: source.id });
+  if (!model.success) return null;
+  for (const [key, inner] of Object.entries(source)) {
+    const next = modelSettingsSchema.safeParse({ ...model.data, [key]: inner });
+    if (next.success) model = next;
+  }
+  return model.data;
+}
+
+/** A stored group's value as far as it still validates (the models sub-key by sub-key). */
+function salvagedValue(group: string, value: unknown): unknown {
+  if (group === "model") return salvagedModel(value);
+  if (group === "fallbackModels" && Array.isArray(value)) {
+    return value.map(salvagedModel).filter((model) => model !== null);
+  }
+  return value;
+}
 
 export function loadSettings(db: Database): Settings {
   const stored = getSetting(db, KEY);
@@ -32,7 +61,7 @@ export function loadSettings(db: Database): Settings {
         if (result.ok) settings = result.settings;
       }
     } else {
-      const result = setSettingAt(settings, group, value);
+      const result = setSettingAt(settings, group, salvagedValue(group, value));
       if (result.ok) settings = result.settings;
     }
   }

@@ -151,6 +151,17 @@ describe("settings", () => {
     });
   });
 
+  it("a stored model with one stale or invalid sub-key keeps the model and its valid sub-keys", async () => {
+    const model = { baseUrl: "http://127.0.0.1:1/v1", id: "kept", contextWindow: 32768, apiKeyEnv: "MY_KEY" };
+    setSetting(h.api.ctx.db, "canopy.settings", {
+      model: { ...model, timeoutSeconds: 0, retiredOption: "x" },
+      fallbackModels: [{ ...model, id: "fallback", stream: "yes" }, { baseUrl: "not a url", id: "gone" }],
+    });
+    const settings = await h.call("settings:get", {});
+    expect(settings.model).toEqual({ ...model, stream: true, reasoning: false });
+    expect(settings.fallbackModels).toEqual([{ ...model, id: "fallback", stream: true, reasoning: false }]);
+  });
+
   it("compaction.reserveTokens sets max_tokens of the three calls (×0.8, ×0.5, min(512, ×0.2))", async () => {
     await h.configureFakeModel(server);
     await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 1500 });
