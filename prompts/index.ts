@@ -4,7 +4,7 @@
  * variable. Values are inserted verbatim (D8); only the template text itself is trimmed.
  * Also adapts the loaded set to core's ContextTemplates and SummaryPrompts.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FileLists, SummaryPrompts } from "../core/compaction/types.ts";
@@ -48,6 +48,8 @@ export interface LoadedTemplate {
 
 export interface PromptTemplates {
   readonly templates: { readonly [N in TemplateName]: LoadedTemplate };
+  /** Why a `.md` file in the override folder overrides nothing: it is named after no prompt. */
+  readonly strayOverrides: readonly string[];
   render<N extends TemplateName>(name: N, variables: TemplateVariables<N>): string;
 }
 
@@ -114,6 +116,25 @@ function loadOne(name: TemplateName, defaultsDir: string, overrideDir: string | 
   return { name, text, source: "override", path: overridePath };
 }
 
+/** The `.md` files of the override folder named after no template (a typo overrides nothing). */
+function strayOverrides(overrideDir: string | undefined): string[] {
+  if (overrideDir === undefined) return [];
+  let names: string[];
+  try {
+    names = readdirSync(overrideDir);
+  } catch {
+    return [];
+  }
+  const known = new Set<string>(TEMPLATE_NAMES.map((name) => `${name}.md`));
+  return names
+    .filter((name) => name.endsWith(".md") && !known.has(name))
+    .sort()
+    .map(
+      (name) =>
+        `${join(overrideDir, name)} is named after no prompt (the names are those of the files in Canopy's prompts/ folder, as compaction-summary.md)`,
+    );
+}
+
 /**
  * Reads every template (an override folder path, or both locations). Same-named files in the
  * override folder win. Throws if a default template is missing.
@@ -127,6 +148,7 @@ export function loadPromptTemplates(locations?: string | PromptLocations): Promp
   ) as { [N in TemplateName]: LoadedTemplate };
   return {
     templates,
+    strayOverrides: strayOverrides(where.overrideDir),
     render: (name, variables) => renderTemplate(templates[name].text, variables),
   };
 }

@@ -44,6 +44,17 @@ describe("canopy with a prompt override next to the library", () => {
     );
   });
 
+  it("says on stderr that a file in prompts/ named after no prompt overrides nothing", async () => {
+    const typo = path.join(dir, "prompts", "compaction_summary.md");
+    writeFileSync(typo, "MY SUMMARY PROMPT\n");
+    writeFileSync(path.join(dir, "prompts", "notes.txt"), "not a prompt\n");
+    const run = await runCliCaptured(["context", fixturePath("tree-00.jsonl"), "--db", db]);
+    expect(run.code).toBe(0);
+    expect(run.err).toBe(
+      `prompt override not used: ${typo} is named after no prompt (the names are those of the files in Canopy's prompts/ folder, as compaction-summary.md)\n`,
+    );
+  });
+
   it("keeps commands that use no prompt quiet about it", async () => {
     writeFileSync(override, "no placeholder\n");
     const run = await runCliCaptured(["list", "--db", db]);
