@@ -123,7 +123,8 @@ export type RemoteProbeResult = { ok: true; latencyMs: number } | { ok: false; m
 
 /**
  * Whether the remote endpoint answers at all (Settings → Test connection): a HEAD request, so no
- * summary is asked for; any HTTP status counts as reachable, a network failure or timeout does not.
+ * summary is asked for; an HTTP status below 500 counts as reachable, a server error (5xx), a
+ * network failure or a timeout does not.
  */
 export async function probeRemoteEndpoint(
   endpoint: string,
@@ -136,6 +137,11 @@ export async function probeRemoteEndpoint(
   try {
     const response = await fetchImpl(endpoint, { method: "HEAD", signal: link.signal });
     await response.body?.cancel();
+    // 404/405 are what a POST-only route says to HEAD; a 5xx (a proxy's 502) is a failing server.
+    if (response.status >= 500) {
+      const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+      return { ok: false, message: `Remote summary endpoint answered ${status}: its server is failing` };
+    }
     return { ok: true, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
     if (link.timedOut()) return { ok: false, message: `Remote summary endpoint timed out after ${timeoutMs} ms` };

@@ -178,6 +178,22 @@ describe("probeRemoteEndpoint", () => {
     expect(result.ok).toBe(true);
   });
 
+  it("an endpoint whose server answers with a server error (a proxy's 502) is not reported as reachable", async () => {
+    const answering =
+      (status: number): typeof fetch =>
+      async () =>
+        new Response(status === 200 ? "ok" : "<html><title>502 Bad Gateway</title></html>", {
+          status,
+          statusText: status === 200 ? "OK" : "Bad Gateway",
+        });
+    expect(await probeRemoteEndpoint("http://127.0.0.1:1/x", 1000, answering(502))).toEqual({
+      ok: false,
+      message: "Remote summary endpoint answered 502 Bad Gateway: its server is failing",
+    });
+    // Not found or not allowed for HEAD: a POST-only route says so, and it answers.
+    expect((await probeRemoteEndpoint("http://127.0.0.1:1/x", 1000, answering(405))).ok).toBe(true);
+  });
+
   it("an endpoint silent for the whole timeout has timed out, and its request is aborted", async () => {
     const seen: AbortSignal[] = [];
     const result = await probeRemoteEndpoint("http://127.0.0.1:1/x", 50, silentFetch(seen));
