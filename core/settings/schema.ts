@@ -24,7 +24,19 @@ export const modelSettingsSchema = z
     id: z.string().trim().min(1),
     contextWindow: z.number().int().min(1024).max(10_000_000).default(128_000),
     /** Environment variable holding the API key (browser mode and CLI). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("OPENAI_API_KEY"),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      // A key pasted here would be stored in the library and shown wherever the name is: a long
+      // run of letters and digits mixing lower case and digits is a key (gsk_…, hf_…, hex), not a name.
+      .refine(
+        (name) => !(name.match(/[A-Za-z0-9]{16,}/g) ?? []).some((run) => /[a-z]/.test(run) && /\d/.test(run)),
+        {
+          message:
+            "looks like an API key itself, not the name of a variable: give the name of the environment variable that holds the key (as OPENAI_API_KEY)",
+        },
+      )
+      .default("OPENAI_API_KEY"),
     stream: z.boolean().default(true),
     /** Send reasoning_effort "high" to summary calls (only for reasoning models). */
     reasoning: z.boolean().default(false),

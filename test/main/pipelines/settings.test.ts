@@ -151,6 +151,21 @@ describe("settings", () => {
     });
   });
 
+  it("an API key pasted as the key variable's name is refused without echoing it", async () => {
+    const reason = async (key: string, value: unknown) =>
+      (await h.fail("settings:set", { key, value })).message;
+    const words =
+      "model.apiKeyEnv: looks like an API key itself, not the name of a variable: give the name of the environment variable that holds the key (as OPENAI_API_KEY)";
+    const model = { baseUrl: "http://127.0.0.1:1/v1", id: "m" };
+    for (const pasted of ["gsk_8fKq2LmZ0pRt7YwXbN4cVs1eHd9JuAo3", "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456", "f39a1c7e5b2d4f608a1b3c5d7e9f0a2b"]) {
+      expect(await reason("model", { ...model, apiKeyEnv: pasted })).toBe(words);
+    }
+    await h.call("settings:set", { key: "model", value: { ...model, apiKeyEnv: "MY_OPENAI_KEY_2" } });
+    await h.call("settings:set", { key: "model.apiKeyEnv", value: "groq_api_key" });
+    expect(await reason("model.apiKeyEnv", "gsk_8fKq2LmZ0pRt7YwXbN4cVs1eHd9JuAo3")).toBe(words);
+    expect((await h.call("settings:get", {})).model?.apiKeyEnv).toBe("groq_api_key");
+  });
+
   it("a stored model with one stale or invalid sub-key keeps the model and its valid sub-keys", async () => {
     const model = { baseUrl: "http://127.0.0.1:1/v1", id: "kept", contextWindow: 32768, apiKeyEnv: "MY_KEY" };
     setSetting(h.api.ctx.db, "canopy.settings", {
