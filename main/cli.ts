@@ -155,7 +155,7 @@ function warnUnusedPromptOverrides(api: Api, io: CliIo, command: string): void {
   for (const template of Object.values(api.ctx.prompts.templates)) {
     if (template.warning !== undefined) io.err(`prompt override not used: ${template.warning}`);
   }
-  for (const stray of api.ctx.prompts.strayOverrides) io.err(`prompt override not used: ${stray}`);
+  for (const stray of api.ctx.prompts.strayOverrides) io.err(`prompt override not used: ${stray.warning}`);
 }
 
 /** The library file a command opens: `--db`, else CANOPY_DB, else the data folder's (open.ts). */

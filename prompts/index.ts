@@ -48,8 +48,8 @@ export interface LoadedTemplate {
 
 export interface PromptTemplates {
   readonly templates: { readonly [N in TemplateName]: LoadedTemplate };
-  /** Why a `.md` file in the override folder overrides nothing: it is named after no prompt. */
-  readonly strayOverrides: readonly string[];
+  /** The `.md` files in the override folder that override nothing: named after no prompt. */
+  readonly strayOverrides: readonly StrayOverride[];
   render<N extends TemplateName>(name: N, variables: TemplateVariables<N>): string;
 }
 
@@ -116,8 +116,15 @@ function loadOne(name: TemplateName, defaultsDir: string, overrideDir: string | 
   return { name, text, source: "override", path: overridePath };
 }
 
+/** A `.md` file of the override folder named after no template, and why it is not used. */
+export interface StrayOverride {
+  file: string;
+  path: string;
+  warning: string;
+}
+
 /** The `.md` files of the override folder named after no template (a typo overrides nothing). */
-function strayOverrides(overrideDir: string | undefined): string[] {
+function strayOverrides(overrideDir: string | undefined): StrayOverride[] {
   if (overrideDir === undefined) return [];
   let names: string[];
   try {
@@ -129,10 +136,11 @@ function strayOverrides(overrideDir: string | undefined): string[] {
   return names
     .filter((name) => name.endsWith(".md") && !known.has(name))
     .sort()
-    .map(
-      (name) =>
-        `${join(overrideDir, name)} is named after no prompt (the names are those of the files in Canopy's prompts/ folder, as compaction-summary.md)`,
-    );
+    .map((name) => ({
+      file: name,
+      path: join(overrideDir, name),
+      warning: `${join(overrideDir, name)} is named after no prompt (the names are those of the files in Canopy's prompts/ folder, as compaction-summary.md)`,
+    }));
 }
 
 /**

@@ -350,8 +350,10 @@ export interface PruneResultDto {
 }
 
 export interface PromptTemplateDto {
+  /** The template's name; for an "unused" file, its file name. */
   name: string;
-  source: "default" | "override";
+  /** "unused": a file in the override folder named after no template (it overrides nothing). */
+  source: "default" | "override" | "unused";
   path: string;
   warning: string | null;
 }

@@ -48,13 +48,20 @@ export const settingsHandlers: AreaHandlers<"settings"> = {
     if (changed) ctx.events.emit("settings:changed", { settings });
     return settings;
   },
-  "settings:prompts": (_input, ctx) =>
-    Object.values(ctx.prompts.templates).map((template) => ({
+  "settings:prompts": (_input, ctx) => [
+    ...Object.values(ctx.prompts.templates).map((template) => ({
       name: template.name,
       source: template.source,
       path: template.path,
       warning: template.warning ?? null,
     })),
+    ...ctx.prompts.strayOverrides.map((stray) => ({
+      name: stray.file,
+      source: "unused" as const,
+      path: stray.path,
+      warning: stray.warning,
+    })),
+  ],
   "settings:hooks": async (_input, ctx) => {
     await ctx.hooksReady;
     return {

@@ -344,6 +344,8 @@ describe("prompt overrides in <data folder>/prompts", () => {
           path.join(dir, "prompts", "compaction-summary-context.md"),
           "No placeholder here.\n",
         );
+        // A typo in the name: overrides nothing, and the panel says so.
+        fs.writeFileSync(path.join(dir, "prompts", "compaction_summary.md"), "Summarize.\n");
       },
     });
     await h.configureFakeModel(server);
@@ -353,6 +355,11 @@ describe("prompt overrides in <data folder>/prompts", () => {
     expect(byName.get("summarization-system")).toMatchObject({ source: "override", warning: null });
     expect(byName.get("compaction-summary-context")?.source).toBe("default");
     expect(byName.get("compaction-summary-context")?.warning).toContain("{{summary}}");
+    expect(byName.get("compaction_summary.md")).toMatchObject({
+      source: "unused",
+      path: path.join(h.dir, "prompts", "compaction_summary.md"),
+    });
+    expect(byName.get("compaction_summary.md")?.warning).toMatch(/is named after no prompt/);
 
     const sessionId = await h.importSession(plainSession());
     const result = await h.call("compaction:run", { sessionId });

@@ -187,8 +187,10 @@ export function SettingsPanel() {
           <ul className="prompt-list">
             {loaded.prompts.map((prompt) => (
               <li key={prompt.name} data-prompt={prompt.name} data-source={prompt.source} title={prompt.path}>
-                {prompt.name}: {prompt.source === "override" ? "your override" : "default"}
-                {prompt.warning ? ` (${prompt.warning})` : ""}
+                {prompt.source === "unused"
+                  ? `${prompt.name}: not used (${prompt.warning ?? "named after no prompt"})`
+                  : `${prompt.name}: ${prompt.source === "override" ? "your override" : "default"}`}
+                {prompt.source !== "unused" && prompt.warning ? ` (${prompt.warning})` : ""}
               </li>
             ))}
           </ul>
