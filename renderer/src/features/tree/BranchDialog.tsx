@@ -23,6 +23,7 @@ export function BranchDialog() {
   const [instructions, setInstructions] = useState("");
   const firstButton = useRef<HTMLButtonElement>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
+  const instructionsButton = useRef<HTMLButtonElement>(null);
   const targetId = dialog?.targetId ?? null;
 
   // The dialog took the focus: once it closes (moved, or Escape) with the focus gone with it,
@@ -59,8 +60,11 @@ export function BranchDialog() {
     keepTabInside(event);
     if (event.key !== "Escape") return;
     event.stopPropagation();
-    if (withInstructions) setWithInstructions(false);
-    else close();
+    if (withInstructions) {
+      // The field goes, with the focus it had: its button takes it, so Escape again closes the dialog.
+      setWithInstructions(false);
+      instructionsButton.current?.focus();
+    } else close();
   };
 
   return (
@@ -101,6 +105,7 @@ export function BranchDialog() {
         </button>
         <button
           type="button"
+          ref={instructionsButton}
           onClick={() => setWithInstructions(true)}
           disabled={count === 0}
           aria-expanded={withInstructions}
