@@ -3,7 +3,13 @@
  * and a session deleted from the library (with Undo while it is still the last delete). A notice
  * about one session (an export) shows only while that session is open.
  */
+import { useEffect, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
+import { useReturnFocus } from "../common/return-focus.ts";
+
+/** Where the focus goes when the notice that had it goes and what had it before is gone too. */
+const openSessionRow = () =>
+  document.querySelector<HTMLElement>(".session.selected") ?? document.getElementById("library-search");
 
 export function Notice() {
   // A notice about one session (an export that ended after another one was opened) waits for it.
@@ -16,6 +22,13 @@ export function Notice() {
     (state) => state.notice?.undoDeleteOf !== undefined && state.notice.undoDeleteOf === state.lastDeleted?.sessionId,
   );
   const undoDelete = useCanopy((state) => state.undoDelete);
+  const dismiss = useRef<HTMLButtonElement>(null);
+  // Dismiss takes the notice away with the focus: it goes back where it was (else the open session's row).
+  useReturnFocus(notice !== null, openSessionRow);
+  // Undo takes itself away (the notice then says the session is back): Dismiss, beside it, takes the focus.
+  useEffect(() => {
+    if (!canUndoDelete && document.activeElement === document.body) dismiss.current?.focus();
+  }, [canUndoDelete]);
   if (!notice) return null;
   return (
     <p
@@ -37,7 +50,13 @@ export function Notice() {
           </button>{" "}
         </>
       )}
-      <button type="button" className="link-button" onClick={() => notify(null)} aria-label="Dismiss">
+      <button
+        type="button"
+        ref={dismiss}
+        className="link-button"
+        onClick={() => notify(null)}
+        aria-label="Dismiss"
+      >
         Dismiss
       </button>
     </p>
