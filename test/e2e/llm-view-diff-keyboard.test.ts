@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
@@ -84,6 +84,17 @@ describe("the LLM view's diff from the keyboard", () => {
     await page.getByRole("button", { name: "Cancel" }).focus();
     await page.keyboard.press("Enter");
     await poll(focused).toBe("Diff two entries");
+  });
+
+  it("Escape in the form closes it, as Cancel does, and nothing else", async () => {
+    await page.getByRole("button", { name: "Diff two entries" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByLabel("Before (leaf id)").focus();
+    await page.keyboard.type("a1");
+    await page.keyboard.press("Escape");
+    await poll(() => page.getByRole("form", { name: "Compare two entries" }).count()).toBe(0);
+    await poll(focused).toBe("Diff two entries");
+    expect(await page.getByTestId("llm-view").getAttribute("data-mode")).toBe("messages");
   });
 
   it("closing the compaction-less 'vs view leaf' diff returns the focus to its button", async () => {

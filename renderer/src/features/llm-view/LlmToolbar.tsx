@@ -39,7 +39,17 @@ function TwoEntryForm({
     onDone();
   };
   return (
-    <form className="diff-form" onSubmit={submit} aria-label="Compare two entries">
+    <form
+      className="diff-form"
+      onSubmit={submit}
+      aria-label="Compare two entries"
+      // As Cancel (and as the other plans and dialogs): Escape closes the form, and nothing else.
+      onKeyDown={(event) => {
+        if (event.key !== "Escape") return;
+        event.stopPropagation();
+        onDone();
+      }}
+    >
       <label>
         Before (leaf id)
         <input value={before} onChange={(event) => setBefore(event.target.value)} spellCheck={false} />
