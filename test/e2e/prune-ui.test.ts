@@ -171,6 +171,8 @@ describe("pruning old tool output from the app", () => {
       "Prune 2 outputs",
       "Close",
     ]);
+    // Restoring took its own button: the focus goes on to what the plan offers now, as after pruning.
+    await poll(focused).toBe("Prune 2 outputs");
     await page.screenshot({ path: path.join(shots, "04-restored.png") });
     const restored = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
     expect(JSON.stringify(restored)).toContain("ORIGINAL-r1");

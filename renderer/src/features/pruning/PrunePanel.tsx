@@ -83,14 +83,18 @@ export function PrunePlan() {
   }, []);
 
   // Pruning removes its button, restoring its own: the focus goes on to what the plan offers now
-  // (only when the buttons change: a plan made again the same leaves the focus alone).
+  // (only when the buttons change: a plan made again the same leaves the focus alone). Restoring
+  // shows them in two steps (Restore goes before Prune N comes): the focus this effect put on Close
+  // in between, still there, goes on too.
   const open = plan !== null;
   const willPrune = plan?.willPrune === true;
+  const placed = useRef<HTMLButtonElement | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: run when the buttons shown change
   useEffect(() => {
     const active = document.activeElement;
-    if (!open || (active !== null && active !== document.body)) return;
-    box.current?.querySelector<HTMLButtonElement>(".row button")?.focus();
+    if (!open || (active !== null && active !== document.body && active !== placed.current)) return;
+    placed.current = box.current?.querySelector<HTMLButtonElement>(".row button") ?? null;
+    placed.current?.focus();
   }, [open, willPrune, hasPruned]);
 
   if (plan === null) return <ErrorLine message={error} />;
