@@ -3,7 +3,7 @@
 // the model form in sight. They opened at the bottom of the sidebar with only their heading
 // showing, the model form below the window's edge, so the link seemed to do nothing.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport, SessionSummary } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openFromSidebar, poll } from "../helpers/canvas-page.ts";
@@ -48,5 +48,19 @@ describe("the composer's Open settings link", () => {
     await page.getByTestId("settings-panel").waitFor();
     await poll(() => inSight(".settings-panel summary")).toBe(true);
     await poll(() => inSight('.settings-panel legend:has-text("Model")')).toBe(true);
+  });
+
+  it("pressed from the keyboard, puts the focus in the model form it shows", async () => {
+    await page.locator(".settings-panel summary").click();
+    await poll(() =>
+      page.locator(".settings-panel").evaluate((details) => (details as HTMLDetailsElement).open),
+    ).toBe(false);
+    await page.locator("#composer").focus();
+    await page.keyboard.press("Control+Enter");
+    const link = page.getByTestId("chat-message").getByRole("button", { name: "Open settings" });
+    await link.focus();
+    await page.keyboard.press("Enter");
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe("setting-model-baseUrl");
+    expect(await inSight("#setting-model-baseUrl")).toBe(true);
   });
 });

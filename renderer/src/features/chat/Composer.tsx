@@ -85,7 +85,12 @@ export function Composer() {
           {message.settingsLink && (
             <>
               {" "}
-              <button type="button" className="link-button" onClick={() => openSettings(true)}>
+              <button
+                type="button"
+                className="link-button"
+                data-opens-settings=""
+                onClick={() => openSettings(true)}
+              >
                 Open settings
               </button>
             </>

@@ -41,7 +41,13 @@ export function SettingsPanel() {
   // the window's edge and the link seemed to do nothing.
   const hasContent = loaded !== null;
   useEffect(() => {
-    if (open) element.current?.scrollIntoView({ block: hasContent ? "start" : "nearest" });
+    if (!open) return;
+    element.current?.scrollIntoView({ block: hasContent ? "start" : "nearest" });
+    // Opened by that link from the keyboard: the focus goes to the model form it sends you to,
+    // not left far away under the composer.
+    if (hasContent && document.activeElement?.closest("[data-opens-settings]")) {
+      document.getElementById("setting-model-baseUrl")?.focus();
+    }
   }, [open, hasContent]);
 
   /** The settings shown (JSON), so that a save here and its settings:changed apply once. */
