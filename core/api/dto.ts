@@ -202,6 +202,8 @@ export interface SearchHit {
   sessionId: string;
   entryId: string;
   sessionTitle: string | null;
+  /** The session's first user message (what names an untitled session), if it has one. */
+  sessionFirstMessage: string | null;
   role: string | null;
   snippet: string;
 }

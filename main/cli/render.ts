@@ -133,7 +133,7 @@ export function renderSearchHits(hits: SearchHit[]): string {
   return hits
     .map(
       (hit) =>
-        `${hit.sessionId} ${hit.entryId} ${hit.role ?? ""}  ${truncate(hit.sessionTitle ?? "", 40)}\n    ${truncate(hit.snippet, 120)}`,
+        `${hit.sessionId} ${hit.entryId} ${hit.role ?? ""}  ${truncate(hit.sessionTitle ?? hit.sessionFirstMessage ?? "", 40)}\n    ${truncate(hit.snippet, 120)}`,
     )
     .join("\n");
 }

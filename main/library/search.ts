@@ -211,6 +211,7 @@ export function searchMessages(
     sessionId: r.session_id,
     entryId: r.entry_id ?? "",
     sessionTitle: r.session_title,
+    sessionFirstMessage: r.first_message,
     role: r.role ?? r.type,
     snippet: makeSnippet(searchTextOf(JSON.parse(r.json) as SessionEntry), words, highlight),
   }));

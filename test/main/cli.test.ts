@@ -261,6 +261,15 @@ describe("canopy import, list, export, search", () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(hits[0]?.snippet.toLowerCase()).toContain("parser");
   });
+
+  it("names an untitled session's hits by its first message, as the window does", async () => {
+    const own = path.join(mkdtempSync(path.join(dir, "untitled-")), "library.db");
+    await cli("import", fixturePath("tree-00.jsonl"), "--db", own);
+    const run = await cli("search", "gamma", "--limit", "1", "--db", own);
+    expect(run.code).toBe(0);
+    const [head] = run.out.split("\n");
+    expect(head).toMatch(/ {2}index query token file gamma test branc…$/);
+  });
 });
 
 describe("bad input: one line on stderr, non-zero exit", () => {

@@ -180,6 +180,7 @@ export interface SearchRow {
   role: string | null;
   json: string;
   session_title: string | null;
+  first_message: string | null;
 }
 
 /** Best matches first (bm25), deleted sessions left out. Never throws on user input. */
@@ -195,7 +196,8 @@ export function searchEntryText(
   const sessionFilter = options.sessionId === undefined ? "" : "AND s.id = ?";
   const sql = `
     SELECT e.pk AS pk, s.id AS session_id, e.id AS entry_id, e.type AS type, e.role AS role, ${STORED_JSON_COLUMNS},
-           coalesce(s.canopy_title, s.title, s.display_name, s.compaction_title) AS session_title
+           coalesce(s.canopy_title, s.title, s.display_name, s.compaction_title) AS session_title,
+           s.first_message AS first_message
     FROM entry_text AS t
     JOIN entries AS e ON e.pk = t.rowid
     LEFT JOIN entry_json AS j ON j.pk = e.pk
