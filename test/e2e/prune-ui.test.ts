@@ -133,6 +133,27 @@ describe("pruning old tool output from the app", () => {
     expect(await badged()).toEqual([]);
   });
 
+  it("Escape on Prune… or Compact… (where the focus stays once the plan opens) closes that plan", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId, "r4");
+    await pruneButton().focus();
+    await page.keyboard.press("Enter");
+    await poll(() => page.getByTestId("prune-plan").count()).toBe(1);
+    expect(await focused()).toBe("Prune…");
+    await page.keyboard.press("Escape");
+    await poll(() => page.getByTestId("prune-plan").count()).toBe(0);
+    expect(await focused()).toBe("Prune…");
+
+    const compact = page.getByRole("button", { name: "Compact…" });
+    const compactionPlan = page.getByTestId("compaction-plan");
+    await compact.focus();
+    await page.keyboard.press("Enter");
+    await poll(() => compactionPlan.count()).toBe(1);
+    expect(await focused()).toBe("Compact…");
+    await page.keyboard.press("Escape");
+    await poll(() => compactionPlan.count()).toBe(0);
+    expect(await focused()).toBe("Compact…");
+  });
+
   it("shows the plan at the view leaf, prunes from the keyboard, and restores the originals", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     expect(await shown("r1")).toContain("ORIGINAL-r1");

@@ -113,6 +113,12 @@ export function CompactionPanel() {
             if (sessionId === null) notify({ level: "error", message: "Select a session to compact." });
             else if (!busy) void previewCompaction();
           }}
+          // The focus stays here once the plan opens: Escape closes it from here too.
+          onKeyDown={(event) => {
+            if (event.key !== "Escape" || plan === null || busy) return;
+            event.stopPropagation();
+            closePlan();
+          }}
           // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
           // which would drop a keyboard user's focus on the page.
           aria-disabled={busy}

@@ -25,6 +25,7 @@ function useBusyReason(): string | null {
 export function PruneButton() {
   const busyReason = useBusyReason();
   const previewPrune = useCanopy((state) => state.previewPrune);
+  const closePrune = useCanopy((state) => state.closePrune);
   const open = useCanopy(
     (state) => state.prunePlan !== null && state.prunePlan.sessionId === state.selectedSessionId,
   );
@@ -37,6 +38,13 @@ export function PruneButton() {
       ref={button}
       onClick={() => {
         if (busyReason === null) void previewPrune();
+      }}
+      // The focus stays here once the plan opens: Escape closes it from here too (not while a job
+      // runs: Escape then cancels that, App.tsx).
+      onKeyDown={(event) => {
+        if (event.key !== "Escape" || !open || busyReason !== null) return;
+        event.stopPropagation();
+        closePrune();
       }}
       // As Compact…: aria-disabled keeps a keyboard user's focus; the tooltip says why.
       aria-disabled={busyReason !== null}
