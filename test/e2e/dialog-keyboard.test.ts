@@ -145,7 +145,13 @@ describe("the edit-as-new-branch box with the keyboard only", () => {
     await open.click();
     const box = page.getByLabel("Edited message");
     await poll(() => page.locator('textarea[aria-label="Edited message"]:focus').count()).toBe(1);
+    // The caret at the end of the text, where a change is usually typed (as in a chat's edit box).
+    const caret = () =>
+      box.evaluate((area: HTMLTextAreaElement) => [area.selectionStart, area.selectionEnd, area.value.length]);
+    const [start, end, length] = await caret();
+    expect([start, end]).toEqual([length, length]);
     await page.keyboard.type(" more");
+    expect(await box.inputValue()).toMatch(/ more$/);
     await page.keyboard.press("Escape");
     await poll(() => box.count()).toBe(0);
     await poll(() => page.locator("button:focus").textContent()).toBe("Edit as new branch");

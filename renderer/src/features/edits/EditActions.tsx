@@ -302,6 +302,13 @@ export function EditActions() {
             aria-label="Edited message"
             // biome-ignore lint/a11y/noAutofocus: the box opens to be typed in; Escape closes it
             autoFocus
+            // The caret at the end of the text (where a change is usually typed), its end in view.
+            onFocus={(event) => {
+              const area = event.currentTarget;
+              if (area.selectionStart !== 0 || area.selectionEnd !== 0) return;
+              area.setSelectionRange(area.value.length, area.value.length);
+              area.scrollTop = area.scrollHeight;
+            }}
             rows={4}
             value={editing.text}
             onChange={(event) => setEditing({ ...editing, text: event.target.value })}
