@@ -99,6 +99,24 @@ describe("holding an arrow key on the canvas", () => {
     expect(await last.getAttribute("data-entry-id")).toBe(whole.messageEntryIds.at(-1));
   }, 120_000);
 
+  it("keys pressed while the canvas still pans to the last selection leave the final entry on screen", async () => {
+    // From five up, End selects the view leaf and the canvas pans there (an animation); the five
+    // ArrowUp come before that pan ends, while five up still looks on screen mid-pan.
+    await startAtViewLeaf(false);
+    for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowUp");
+    await poll(selected).toBe(steps[4]);
+    await page.keyboard.press("End");
+    await poll(focusedEntry).toBe(tree.viewLeafId);
+    await page.evaluate(`(() => {
+      const node = document.activeElement;
+      for (let i = 0; i < 5; i++) {
+        node.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true, cancelable: true }));
+      }
+    })()`);
+    await poll(selected).toBe(steps[4]);
+    await poll(focusedEntry).toBe(steps[4]);
+  }, 60_000);
+
   it("lets go of the key's own repeats that come before the last move is drawn", async () => {
     await startAtViewLeaf(false);
     // A press and four auto-repeats queued behind it: the repeats come before a frame is drawn.

@@ -65,6 +65,13 @@ const MINIMAP_GAP = 8;
 type FlowStore = ReturnType<typeof useStoreApi>;
 
 /**
+ * The pan centerOn started, while it runs: where the view goes and when it gets there. Mid-pan the
+ * view is between where it was and where it goes, so "on screen" is judged where it goes: a node
+ * on screen halfway through (keys pressed during a pan) would else be left off screen at its end.
+ */
+let panning: { transform: [number, number, number]; until: number } | null = null;
+
+/**
  * Where the minimap (bottom-right corner of the canvas) starts, in canvas pixels; null when the
  * canvas has none (a small canvas leaves it out).
  */
@@ -90,14 +97,18 @@ export function useCanvasViewport(): CanvasViewport {
       const node = nodeOf(layoutId);
       if (!node) return;
       const zoom = options?.zoom ?? Math.max(flow.getZoom(), 0.6);
-      void flow.setCenter(node.x + NODE_WIDTH / 2, node.y + NODE_HEIGHT / 2, {
-        zoom,
-        duration: options?.duration ?? 250,
-      });
+      const duration = options?.duration ?? 250;
+      const x = node.x + NODE_WIDTH / 2;
+      const y = node.y + NODE_HEIGHT / 2;
+      const { width, height } = flowStore.getState();
+      // setCenter puts (x, y) at the canvas's centre at that zoom.
+      panning = { transform: [width / 2 - x * zoom, height / 2 - y * zoom, zoom], until: performance.now() + duration };
+      void flow.setCenter(x, y, { zoom, duration });
     };
     const onScreen: CanvasViewport["onScreen"] = (node) => {
-      const { width, height, transform } = flowStore.getState();
-      const [tx, ty, zoom] = transform;
+      const { width, height } = flowStore.getState();
+      if (panning !== null && performance.now() >= panning.until) panning = null;
+      const [tx, ty, zoom] = panning?.transform ?? flowStore.getState().transform;
       const left = node.x * zoom + tx;
       const top = node.y * zoom + ty;
       const inside =
@@ -121,6 +132,7 @@ export function useCanvasViewport(): CanvasViewport {
       if (right <= corner.left - MINIMAP_GAP || bottom <= corner.top - NODE_HEIGHT * zoom) return;
       const dx = right - corner.left + MINIMAP_GAP;
       const dy = bottom - (corner.top - NODE_HEIGHT * zoom);
+      panning = null;
       if (left - dx >= MINIMAP_GAP) void flow.setViewport({ x: tx - dx, y: ty, zoom });
       else if (top - dy >= MINIMAP_GAP) void flow.setViewport({ x: tx, y: ty - dy, zoom });
     };
@@ -134,10 +146,13 @@ export function useCanvasViewport(): CanvasViewport {
       },
       shiftBy(dx, dy) {
         if (dx === 0 && dy === 0) return;
+        // Set at once, it ends a pan under way where it is now.
+        panning = null;
         const { x, y, zoom } = flow.getViewport();
         void flow.setViewport({ x: x - dx * zoom, y: y - dy * zoom, zoom });
       },
       initialView(focusLayoutId) {
+        panning = null;
         const layout = selectLayout(useCanopy.getState());
         const { width, height } = flowStore.getState();
         if (!layout || width === 0 || height === 0) return;
