@@ -7,6 +7,7 @@
 import type { Database } from "better-sqlite3";
 import { stmt } from "../statements.ts";
 import { ORIGINAL_JSON, STORED_JSON_COLUMNS, type StoredJson } from "./entry-blocks.ts";
+import { markUsageUnread } from "./entry-usage.ts";
 
 /**
  * What `original_json` becomes when an entry_json row's text is replaced (ON CONFLICT): the first
@@ -151,9 +152,6 @@ export function replaceEntryJsonByPk(db: Database, rows: readonly JsonReplacemen
   }
 }
 
-/** The rows whose JSON can carry usage, as migration 011's triggers on entry_json note them. */
-const CARRIES_USAGE = "type = 'message' AND role IN ('assistant', 'toolResult')";
-
 /**
  * An entry whose original is its block's text: its entry_json row goes, so it reads the block's
  * text again as it did before the prune. Writing that text back into entry_json copied every
@@ -169,10 +167,6 @@ function restoreToBlock(db: Database, pk: number): boolean {
     | undefined;
   if (stmt(db, "DELETE FROM entry_json WHERE pk = ? AND original_in_block = 1").run(pk).changes === 0) return false;
   if (facts) stmt(db, "INSERT INTO tool_facts (pk, pruned, tool_name) VALUES (?, 0, ?)").run(pk, facts.toolName);
-  stmt(
-    db,
-    `INSERT INTO usage_unread (pk, sid) SELECT pk, sid FROM entries
-      WHERE pk = ? AND ${CARRIES_USAGE} AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = ?)`,
-  ).run(pk, pk);
+  markUsageUnread(db, pk);
   return true;
 }

@@ -43,6 +43,18 @@ type RawRow = [
 const CARRIES_USAGE = "e.type = 'message' AND e.role IN ('assistant', 'toolResult')";
 
 /**
+ * Notes entry `pk` as one whose usage is read from its JSON again, when its JSON can carry usage
+ * (what migration 11's entry_json triggers do for a rewritten row, for a row put back otherwise).
+ */
+export function markUsageUnread(db: Database, pk: number): void {
+  stmt(
+    db,
+    `INSERT INTO usage_unread (pk, sid) SELECT e.pk, e.sid FROM entries AS e
+      WHERE e.pk = ? AND ${CARRIES_USAGE} AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = e.pk)`,
+  ).run(pk);
+}
+
+/**
  * The rows of session `sid` with pk above `afterPk` that add to its totals, in seq order: each
  * stored reply and each entry whose usage is to be read from its JSON (every possible one when
  * `legacy`).
