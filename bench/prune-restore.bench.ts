@@ -14,7 +14,7 @@ import { createAppContext } from "../main/app-context.ts";
 import { entryTokens } from "../main/library/entry-rows.ts";
 import { requireSession } from "../main/library/load.ts";
 import { applyPrune, restorePruned } from "../main/pipelines/pruning.ts";
-import { listPrunedEntryRows } from "../main/store/repos/entry-json.ts";
+import { listPrunedEntryRows, restoreEntryJson } from "../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
 import { fmt, generatedLibrary, median, numberArg, printTable, timed } from "./bench-utils.ts";
 
@@ -23,21 +23,10 @@ function previousRestore(db: Database, sessionId: string): number {
   return writeTransaction(db, () => {
     const { sid } = requireSession(db, sessionId);
     const rows = listPrunedEntryRows(db, sid);
-    const update = db.prepare(
-      `UPDATE entry_json
-          SET json = CASE WHEN original_in_block = 1
-                          THEN (SELECT CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)
-                                  FROM entries AS e JOIN entry_blocks AS b ON b.block = e.json_block
-                                 WHERE e.pk = entry_json.pk)
-                          ELSE original_json END,
-              original_json = NULL, original_in_block = 0
-        WHERE pk = ? AND (original_json IS NOT NULL OR original_in_block = 1)`,
-    );
-    const tokens = db.prepare("UPDATE entries SET tokens = ? WHERE pk = ?");
+    // restoreEntryJson without `readable` is that route, as it still is for a text SQLite cannot read.
     for (const row of rows) {
       const original = JSON.parse(row.originalJson) as SessionEntry;
-      update.run(row.pk);
-      tokens.run(entryTokens(original), row.pk);
+      restoreEntryJson(db, row.pk, entryTokens(original));
     }
     return rows.length;
   })();
