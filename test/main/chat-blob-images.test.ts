@@ -2,47 +2,30 @@
 // (SPEC §1.7): the model receives the image bytes, as the agent sends them after loading the file,
 // and `context --json` shows them so.
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { blobFoldersFor, resolveBlobImages } from "../../main/llm/blob-images.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
-import { type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./pipelines/harness.ts";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 const HEX = createHash("sha256").update(PNG).digest("hex");
 const REF = `blob:sha256:${HEX}`;
 
 let fake: FakeServer;
-let api: Api;
-let dir: string;
+let h: Harness;
 
 beforeEach(async () => {
-  fake = await startFakeOpenAiServer({ defaultText: "I see it." });
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-blobs-"));
-  api = createApi(
-    createAppContext({
-      dbPath: path.join(dir, "library.db"),
-      seedDemo: false,
-      loadUserHooks: false,
-      env: { FAKE_KEY: "sk-test" },
-    }),
-  );
-  const result = await api.call("settings:set", {
-    key: "model",
-    value: { baseUrl: fake.baseUrl, id: "fake-model", contextWindow: 200_000, apiKeyEnv: "FAKE_KEY" },
-  });
-  if (!result.ok) throw new Error(result.error.message);
+  ({ server: fake, h } = await startServedHarness({
+    server: { defaultText: "I see it." },
+    model: true,
+    stream: true,
+  }));
 });
 
-afterEach(async () => {
-  api.ctx.db.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeServedHarness({ server: fake, h }));
 
 /** `<agentDir>/sessions/--work--/s.jsonl` with a screenshot tool result stored as a blob ref. */
 function writeOmpSession(agentDir: string): string {
@@ -100,15 +83,15 @@ function writeOmpSession(agentDir: string): string {
 
 describe("blob-stored images", () => {
   it("a chat turn sends the image bytes from <agentDir>/blobs, not the ref", async () => {
-    const agentDir = path.join(dir, "agent");
+    const agentDir = path.join(h.dir, "agent");
     const file = writeOmpSession(agentDir);
     mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
     writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
-    const imported = await api.call("library:import", { path: file });
+    const imported = await h.api.call("library:import", { path: file });
     if (!imported.ok) throw new Error(imported.error.message);
     const sessionId = imported.value.files[0]?.sessionId as string;
 
-    const sent = await api.call("chat:send", { sessionId, text: "What does it show?" });
+    const sent = await h.api.call("chat:send", { sessionId, text: "What does it show?" });
     expect(sent.ok).toBe(true);
     const request = fake.requests.find((r) => r.path === "/v1/chat/completions");
     const body = JSON.stringify(request?.body);
@@ -117,19 +100,19 @@ describe("blob-stored images", () => {
   });
 
   it("with images.blockImages on, the request carries the notice instead of the image, as context:get reports", async () => {
-    const agentDir = path.join(dir, "agent");
+    const agentDir = path.join(h.dir, "agent");
     const file = writeOmpSession(agentDir);
     mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
     writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
-    const imported = await api.call("library:import", { path: file });
+    const imported = await h.api.call("library:import", { path: file });
     if (!imported.ok) throw new Error(imported.error.message);
     const sessionId = imported.value.files[0]?.sessionId as string;
-    expect((await api.call("settings:set", { key: "images.blockImages", value: true })).ok).toBe(true);
+    expect((await h.api.call("settings:set", { key: "images.blockImages", value: true })).ok).toBe(true);
 
-    const view = await api.call("context:get", { sessionId });
+    const view = await h.api.call("context:get", { sessionId });
     if (!view.ok) throw new Error(view.error.message);
     expect(view.value.request.changes.at(-1)).toEqual([{ kind: "images-blocked", count: 1 }]);
-    const sent = await api.call("chat:send", { sessionId, text: "What does it show?" });
+    const sent = await h.api.call("chat:send", { sessionId, text: "What does it show?" });
     expect(sent.ok).toBe(true);
     const request = fake.requests.find((r) => r.path === "/v1/chat/completions");
     const body = JSON.stringify(request?.body);
@@ -138,44 +121,44 @@ describe("blob-stored images", () => {
   });
 
   it("context --json gives the image data as the agent loads it; the page's view keeps the ref", async () => {
-    const agentDir = path.join(dir, "agent");
+    const agentDir = path.join(h.dir, "agent");
     const file = writeOmpSession(agentDir);
     mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
     writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
-    const run = await runCliCaptured(["context", file, "--json", "--db", path.join(dir, "cli.db")]);
+    const run = await runCliCaptured(["context", file, "--json", "--db", path.join(h.dir, "cli.db")]);
     expect(run.code).toBe(0);
     const messages = JSON.parse(run.out) as { role: string; content: { type: string; data?: string }[] }[];
     const image = messages.at(-1)?.content.find((block) => block.type === "image");
     expect(image?.data).toBe(PNG.toString("base64"));
 
-    const imported = await api.call("library:import", { path: file });
+    const imported = await h.api.call("library:import", { path: file });
     if (!imported.ok) throw new Error(imported.error.message);
-    const view = await api.call("context:get", { sessionId: imported.value.files[0]?.sessionId as string });
+    const view = await h.api.call("context:get", { sessionId: imported.value.files[0]?.sessionId as string });
     if (!view.ok) throw new Error(view.error.message);
     expect(JSON.stringify(view.value.messages)).toContain(REF);
   });
 
   it("context:get for the page keeps the refs and tells each one's size in the blob store, null when missing", async () => {
-    const agentDir = path.join(dir, "agent");
+    const agentDir = path.join(h.dir, "agent");
     const file = writeOmpSession(agentDir);
-    const imported = await api.call("library:import", { path: file });
+    const imported = await h.api.call("library:import", { path: file });
     if (!imported.ok) throw new Error(imported.error.message);
     const sessionId = imported.value.files[0]?.sessionId as string;
-    const before = await api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
+    const before = await h.api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
     if (!before.ok) throw new Error(before.error.message);
     expect(before.value.blobImages).toEqual({ [REF]: null });
 
     mkdirSync(path.join(agentDir, "blobs"), { recursive: true });
     writeFileSync(path.join(agentDir, "blobs", HEX), PNG);
-    const after = await api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
+    const after = await h.api.call("context:get", { sessionId, agentMessages: false, holeLongTexts: true });
     if (!after.ok) throw new Error(after.error.message);
     expect(after.value.blobImages).toEqual({ [REF]: PNG.length });
     expect(JSON.stringify(after.value.messages)).toContain(REF);
   });
 
   it("a missing blob keeps its ref; refs that are not sha256 hex never reach the file system", () => {
-    const folders = blobFoldersFor(path.join(dir, "agent", "sessions", "--w--", "s.jsonl"));
-    expect(folders).toEqual([path.join(dir, "agent", "blobs")]);
+    const folders = blobFoldersFor(path.join(h.dir, "agent", "sessions", "--w--", "s.jsonl"));
+    expect(folders).toEqual([path.join(h.dir, "agent", "blobs")]);
     const image = { type: "image" as const, data: REF, mimeType: "image/png" };
     const odd = { type: "image" as const, data: "blob:sha256:../../etc/passwd", mimeType: "image/png" };
     const messages = resolveBlobImages([{ role: "user", content: [image, odd], timestamp: 1 }], folders);

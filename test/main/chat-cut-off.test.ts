@@ -2,42 +2,31 @@
 // finish_reason, or the connection is lost), against the fake server on 127.0.0.1 through the
 // real SDK: it is retried like any connection error; when retries run out the reply is appended
 // as an error that keeps the text that came and says it was cut off — never as a finished reply.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Channel, EventName, Events, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { EventName, Events } from "../../core/api/contract.ts";
 import type { MessageEntry } from "../../core/session/entries.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { loadSessionEntries } from "../../main/library/load.ts";
 import { CUT_OFF_NOTE } from "../../main/llm/chat-client.ts";
 import { STREAM_ENDED_EARLY } from "../../main/llm/openai-client.ts";
-import { type FakeBehaviour, type FakeServer, startFakeOpenAiServer } from "../helpers/fake-openai-server.ts";
+import type { FakeBehaviour, FakeServer } from "../helpers/fake-openai-server.ts";
 import { writeChainSession } from "./auto/session-builder.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./pipelines/harness.ts";
 
 let fake: FakeServer;
-let api: Api;
-let dir: string;
+let h: Harness;
 let events: { name: EventName; payload: unknown }[];
-
-async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
-  const result = await api.call(channel, input);
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return result.value;
-}
 
 const payloads = <E extends EventName>(name: E) =>
   events.filter((e) => e.name === name).map((e) => e.payload as Events[E]);
 const messageOf = (sessionId: string, id: string) =>
-  (loadSessionEntries(api.ctx.db, sessionId).find((entry) => entry.id === id) as MessageEntry).message;
+  (loadSessionEntries(h.api.ctx.db, sessionId).find((entry) => entry.id === id) as MessageEntry).message;
 
 async function session(): Promise<string> {
-  const file = writeChainSession(dir, "s", [
+  const file = writeChainSession(h.dir, "s", [
     { role: "user", text: "Fix the parser." },
     { role: "assistant", text: "Which file?", usage: { input: 900, output: 100 } },
   ]);
-  const report = await call("library:import", { path: file });
+  const report = await h.call("library:import", { path: file });
   return report.files[0]?.sessionId as string;
 }
 
@@ -46,30 +35,13 @@ const endedCleanly: FakeBehaviour = { type: "reply", chunks, endAfterChunks: 2, 
 const CUT_CLEANLY = `${STREAM_ENDED_EARLY}${CUT_OFF_NOTE}`;
 
 beforeEach(async () => {
-  fake = await startFakeOpenAiServer();
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-cut-"));
-  api = createApi(
-    createAppContext({
-      dbPath: path.join(dir, "library.db"),
-      seedDemo: false,
-      loadUserHooks: false,
-      env: {},
-    }),
-  );
+  ({ server: fake, h } = await startServedHarness({ model: true, stream: true }));
   events = [];
-  api.ctx.events.subscribe((name, payload) => events.push({ name, payload }));
-  await call("settings:set", {
-    key: "model",
-    value: { baseUrl: fake.baseUrl, id: "fake-model", contextWindow: 200_000, stream: true },
-  });
-  await call("settings:set", { key: "retry.baseDelayMs", value: 1 });
+  h.api.ctx.events.subscribe((name, payload) => events.push({ name, payload }));
+  await h.call("settings:set", { key: "retry.baseDelayMs", value: 1 });
 });
 
-afterEach(async () => {
-  api.ctx.db.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeServedHarness({ server: fake, h }));
 
 describe("a streamed reply cut off part-way", () => {
   it.each([
@@ -82,7 +54,7 @@ describe("a streamed reply cut off part-way", () => {
   ])("%s is retried; only the reply that finished is appended", async (_name, cut, message) => {
     const sessionId = await session();
     fake.enqueue(cut, { type: "reply", text: "The parser reads both dialects." });
-    const result = await call("chat:send", { sessionId, text: "What does it do?" });
+    const result = await h.call("chat:send", { sessionId, text: "What does it do?" });
     expect(result).toMatchObject({
       stopReason: "stop",
       appendedEntryIds: [result.userEntryId, result.assistantEntryId],
@@ -100,10 +72,10 @@ describe("a streamed reply cut off part-way", () => {
   });
 
   it("when retries run out: an error reply keeping the last attempt's text and saying it was cut off", async () => {
-    await call("settings:set", { key: "retry.maxRetries", value: 1 });
+    await h.call("settings:set", { key: "retry.maxRetries", value: 1 });
     const sessionId = await session();
     fake.enqueue({ ...endedCleanly, chunks: ["First ", "try ", "lost."] }, endedCleanly);
-    const result = await call("chat:send", { sessionId, text: "What does it do?" });
+    const result = await h.call("chat:send", { sessionId, text: "What does it do?" });
     expect(result).toMatchObject({ stopReason: "error", errorMessage: CUT_CLEANLY });
     expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({
       role: "assistant",
@@ -119,10 +91,10 @@ describe("a streamed reply cut off part-way", () => {
   });
 
   it("with retries off: appended at once as that error reply", async () => {
-    await call("settings:set", { key: "retry.enabled", value: false });
+    await h.call("settings:set", { key: "retry.enabled", value: false });
     const sessionId = await session();
     fake.enqueue(endedCleanly);
-    const result = await call("chat:send", { sessionId, text: "What does it do?" });
+    const result = await h.call("chat:send", { sessionId, text: "What does it do?" });
     expect(result).toMatchObject({ stopReason: "error", errorMessage: CUT_CLEANLY });
     expect(fake.requests).toHaveLength(1);
     expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({

@@ -2,20 +2,12 @@
 // lines to that file: the agent's lines are imported as they come, the reply is appended below the
 // leaf the message was sent from, and the view leaf goes to the reply (the user did not move it;
 // the agent's append did), so the reply is in the LLM view and the automatic check runs on it.
-import fs, { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { getSessionSummary, loadSessionEntries } from "../../main/library/load.ts";
-import {
-  type FakeServer,
-  type RequestMatcher,
-  startFakeOpenAiServer,
-} from "../helpers/fake-openai-server.ts";
+import type { FakeServer, RequestMatcher } from "../helpers/fake-openai-server.ts";
 import { textOf, writeChainSession } from "./auto/session-builder.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./pipelines/harness.ts";
 
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
 const isSummary: RequestMatcher = (body) => "max_tokens" in body;
@@ -30,19 +22,12 @@ async function agentAppends(file: string, id: string, parentId: string): Promise
     message: { role: "user", content: [{ type: "text", text: "next task" }], timestamp: 0 },
   };
   fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
-  expect((await call("library:import", { path: file })).entriesAdded).toBe(1);
+  expect((await h.call("library:import", { path: file })).entriesAdded).toBe(1);
 }
 
 let fake: FakeServer;
-let api: Api;
-let dir: string;
+let h: Harness;
 let progressed: number;
-
-async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
-  const result = await api.call(channel, input);
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return result.value;
-}
 
 async function until(check: () => boolean, what: string, ms = 10_000) {
   const end = Date.now() + ms;
@@ -53,46 +38,27 @@ async function until(check: () => boolean, what: string, ms = 10_000) {
 }
 
 beforeEach(async () => {
-  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nKeep going." });
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-live-"));
-  api = createApi(
-    createAppContext({
-      dbPath: path.join(dir, "library.db"),
-      seedDemo: false,
-      loadUserHooks: false,
-      env: { FAKE_KEY: "sk-test" },
-    }),
-  );
+  ({ server: fake, h } = await startServedHarness({
+    server: { defaultText: "## Goal\nKeep going." },
+    model: true,
+    stream: true,
+  }));
   progressed = 0;
-  api.ctx.events.subscribe((name) => {
+  h.api.ctx.events.subscribe((name) => {
     if (name === "chat:progressed") progressed++;
-  });
-  await call("settings:set", {
-    key: "model",
-    value: {
-      baseUrl: fake.baseUrl,
-      id: "fake-model",
-      contextWindow: 200_000,
-      apiKeyEnv: "FAKE_KEY",
-      stream: true,
-    },
   });
 });
 
-afterEach(async () => {
-  api.ctx.db.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeServedHarness({ server: fake, h }));
 
 describe("a chat turn while the session's agent appends", () => {
   it("appends the reply below the leaf it was sent from and moves the view leaf to it", async () => {
-    const file = writeChainSession(dir, "live", [
+    const file = writeChainSession(h.dir, "live", [
       { role: "user", text: "Fix the parser." },
       { role: "assistant", text: "Which file?", usage: { input: 9000, output: 1000, totalTokens: 10_000 } },
     ]);
-    const sessionId = (await call("library:import", { path: file })).files[0]?.sessionId as string;
-    const sentFrom = getSessionSummary(api.ctx.db, sessionId).viewLeafId as string;
+    const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    const sentFrom = getSessionSummary(h.api.ctx.db, sessionId).viewLeafId as string;
 
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
@@ -105,23 +71,23 @@ describe("a chat turn while the session's agent appends", () => {
       chunkDelayMs: 1,
       match: isChat,
     });
-    const running = call("chat:send", { sessionId, text: "Go on" });
+    const running = h.call("chat:send", { sessionId, text: "Go on" });
     await until(() => progressed > 0, "the reply's first chunk");
 
     await agentAppends(file, "agent001", sentFrom);
     release();
     const result = await running;
 
-    const entries = loadSessionEntries(api.ctx.db, sessionId);
+    const entries = loadSessionEntries(h.api.ctx.db, sessionId);
     expect(entries.find((e) => e.id === "agent001")).toBeDefined();
     expect(entries.find((e) => e.id === result.userEntryId)?.parentId).toBe(sentFrom);
-    expect(getSessionSummary(api.ctx.db, sessionId).viewLeafId).toBe(result.assistantEntryId);
-    expect((await call("context:get", { sessionId })).leafId).toBe(result.assistantEntryId);
+    expect(getSessionSummary(h.api.ctx.db, sessionId).viewLeafId).toBe(result.assistantEntryId);
+    expect((await h.call("context:get", { sessionId })).leafId).toBe(result.assistantEntryId);
   });
 
   it("a compaction run at a chosen leaf becomes the view leaf, as when the agent wrote nothing meanwhile", async () => {
-    await call("settings:set", { key: "compaction.keepRecentTokens", value: 4000 });
-    const file = writeChainSession(dir, "compact", [
+    await h.call("settings:set", { key: "compaction.keepRecentTokens", value: 4000 });
+    const file = writeChainSession(h.dir, "compact", [
       { role: "user", text: textOf(3000, "first") },
       { role: "assistant", text: textOf(3000, "answer") },
       { role: "user", text: textOf(3000, "second") },
@@ -131,8 +97,8 @@ describe("a chat turn while the session's agent appends", () => {
         usage: { input: 12_000, output: 1000, totalTokens: 13_000 },
       },
     ]);
-    const sessionId = (await call("library:import", { path: file })).files[0]?.sessionId as string;
-    const leafId = getSessionSummary(api.ctx.db, sessionId).viewLeafId as string;
+    const sessionId = (await h.call("library:import", { path: file })).files[0]?.sessionId as string;
+    const leafId = getSessionSummary(h.api.ctx.db, sessionId).viewLeafId as string;
 
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
@@ -145,15 +111,15 @@ describe("a chat turn while the session's agent appends", () => {
       chunkDelayMs: 1,
       match: isSummary,
     });
-    const running = call("compaction:run", { sessionId, leafId });
+    const running = h.call("compaction:run", { sessionId, leafId });
     await until(() => fake.requests.length > 0, "the summary request");
     await agentAppends(file, "agent002", leafId);
     release();
     const result = await running;
 
-    expect(loadSessionEntries(api.ctx.db, sessionId).find((e) => e.id === result.entryId)?.parentId).toBe(
+    expect(loadSessionEntries(h.api.ctx.db, sessionId).find((e) => e.id === result.entryId)?.parentId).toBe(
       leafId,
     );
-    expect(getSessionSummary(api.ctx.db, sessionId).viewLeafId).toBe(result.entryId);
+    expect(getSessionSummary(h.api.ctx.db, sessionId).viewLeafId).toBe(result.entryId);
   });
 });

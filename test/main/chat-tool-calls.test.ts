@@ -1,33 +1,17 @@
 // A reply that comes with tool calls (Canopy offers none, an OpenAI-compatible endpoint may
 // still send them), through the real openai SDK against a real server on 127.0.0.1 that refuses
-// unanswered tool calls as api.openai.com does: the calls are kept as the agents' toolCall
+// unanswered tool calls as h.api.openai.com does: the calls are kept as the agents' toolCall
 // blocks, the result names them as not run, and the next turn's request stays valid.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { MessageEntry } from "../../core/session/entries.ts";
 import { ABORTED_TOOL_TEXT, NO_RESULT_TEXT } from "../../core/session/request-messages.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { loadSessionEntries } from "../../main/library/load.ts";
-import {
-  type FakeServer,
-  type RecordedRequest,
-  startFakeOpenAiServer,
-} from "../helpers/fake-openai-server.ts";
+import type { FakeServer, RecordedRequest } from "../helpers/fake-openai-server.ts";
 import { type ChainStep, writeChainSession } from "./auto/session-builder.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./pipelines/harness.ts";
 
 let fake: FakeServer;
-let api: Api;
-let dir: string;
-
-async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
-  const result = await api.call(channel, input);
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return result.value;
-}
+let h: Harness;
 
 const session: ChainStep[] = [
   { role: "user", text: "Fix the parser." },
@@ -35,7 +19,7 @@ const session: ChainStep[] = [
 ];
 
 const messageOf = (sessionId: string, id: string) =>
-  (loadSessionEntries(api.ctx.db, sessionId).find((entry) => entry.id === id) as MessageEntry).message;
+  (loadSessionEntries(h.api.ctx.db, sessionId).find((entry) => entry.id === id) as MessageEntry).message;
 const messagesOf = (request: RecordedRequest | undefined) =>
   (request?.body as { messages?: Record<string, unknown>[] } | undefined)?.messages ?? [];
 
@@ -45,49 +29,30 @@ const calls = [
 ];
 
 beforeEach(async () => {
-  fake = await startFakeOpenAiServer({ strictToolMessages: true });
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-tools-"));
-  api = createApi(
-    createAppContext({
-      dbPath: path.join(dir, "library.db"),
-      seedDemo: false,
-      loadUserHooks: false,
-      env: { FAKE_KEY: "sk-test" },
-    }),
-  );
-  await call("settings:set", {
-    key: "model",
-    value: {
-      baseUrl: fake.baseUrl,
-      id: "fake-model",
-      contextWindow: 200_000,
-      apiKeyEnv: "FAKE_KEY",
-      stream: true,
-    },
-  });
-  const report = await call("library:import", { path: writeChainSession(dir, "s", session) });
+  ({ server: fake, h } = await startServedHarness({
+    server: { strictToolMessages: true },
+    model: true,
+    stream: true,
+  }));
+  const report = await h.call("library:import", { path: writeChainSession(h.dir, "s", session) });
   sessionId = report.files[0]?.sessionId as string;
 });
 
 let sessionId: string;
 
-afterEach(async () => {
-  api.ctx.db.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeServedHarness({ server: fake, h }));
 
 describe("a reply with text and tool calls", () => {
   for (const stream of [true, false]) {
     it(`(${stream ? "streamed" : "not streamed"}) keeps the calls as toolCall blocks, says they were not run, and the next request answers them`, async () => {
-      await call("settings:set", { key: "model.stream", value: stream });
+      await h.call("settings:set", { key: "model.stream", value: stream });
       fake.enqueue({
         type: "reply",
         text: "Let me look at the parser.",
         toolCalls: calls,
         finishReason: "tool_calls",
       });
-      const first = await call("chat:send", { sessionId, text: "Look at it" });
+      const first = await h.call("chat:send", { sessionId, text: "Look at it" });
       expect(first).toMatchObject({ stopReason: "toolUse", toolCallsNotRun: ["read", "bash"] });
       expect(first.errorMessage).toBeUndefined();
       expect(messageOf(sessionId, first.assistantEntryId)).toMatchObject({
@@ -100,14 +65,14 @@ describe("a reply with text and tool calls", () => {
         ],
       });
       // What the model sees at the new leaf shows the calls, as the agents would.
-      const view = await call("context:get", { sessionId });
+      const view = await h.call("context:get", { sessionId });
       expect(view.messages.at(-1)).toMatchObject({
         role: "assistant",
         content: expect.arrayContaining([expect.objectContaining({ type: "toolCall", name: "bash" })]),
       });
 
       fake.enqueue({ type: "reply", text: "Understood." });
-      const second = await call("chat:send", { sessionId, text: "Just tell me" });
+      const second = await h.call("chat:send", { sessionId, text: "Just tell me" });
       // The server refuses unanswered tool calls with a 400: this reply went through.
       expect(second).toMatchObject({ stopReason: "stop" });
       expect(second.toolCallsNotRun).toBeUndefined();
@@ -144,7 +109,7 @@ describe("a reply of tool calls only", () => {
       toolCalls: [calls[0] as (typeof calls)[0]],
       finishReason: "tool_calls",
     });
-    const failed = await call("chat:send", { sessionId, text: "Look at it" });
+    const failed = await h.call("chat:send", { sessionId, text: "Look at it" });
     expect(failed).toMatchObject({
       stopReason: "error",
       errorMessage: "The model asked to run read instead of replying; Canopy runs no tools",
@@ -156,7 +121,7 @@ describe("a reply of tool calls only", () => {
       content: [{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "src/parse.ts" } }],
     });
     fake.enqueue({ type: "reply", text: "Sorry, here it is." });
-    expect(await call("chat:send", { sessionId, text: "Answer in text" })).toMatchObject({
+    expect(await h.call("chat:send", { sessionId, text: "Answer in text" })).toMatchObject({
       stopReason: "stop",
     });
     expect(messagesOf(fake.requests.at(-1)).slice(-3)).toEqual([

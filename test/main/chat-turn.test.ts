@@ -1,14 +1,9 @@
 // The chat turn (D17) against a real OpenAI-compatible server on 127.0.0.1: streamed replies
 // appended as the agents write them, threshold compaction with one auto-continue, overflow
 // recovery with one retry, the exact failure messages, and cancellation.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Channel, EventName, Events, RequestInput, RequestOutput } from "../../core/api/contract.ts";
+import type { EventName, Events } from "../../core/api/contract.ts";
 import type { MessageEntry, SessionEntry } from "../../core/session/entries.ts";
-import { type Api, createApi } from "../../main/api/dispatch.ts";
-import { createAppContext } from "../../main/app-context.ts";
 import { loadSessionEntries } from "../../main/library/load.ts";
 import { AUTO_CONTINUE_PROMPT } from "../../main/pipelines/auto-compaction.ts";
 import { CHAT_CANCELLED, NO_MODEL_MESSAGE } from "../../main/pipelines/chat-turn.ts";
@@ -17,31 +12,24 @@ import {
   OVERFLOW_ERRORS,
   type RecordedRequest,
   type RequestMatcher,
-  startFakeOpenAiServer,
 } from "../helpers/fake-openai-server.ts";
 import { type ChainStep, textOf, writeChainSession } from "./auto/session-builder.ts";
+import { closeServedHarness, type Harness, startServedHarness } from "./pipelines/harness.ts";
 
 /** Chat turns send the LLM view as is; summary calls carry an output cap. */
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
 const isSummary: RequestMatcher = (body) => "max_tokens" in body;
 
 let fake: FakeServer;
-let api: Api;
-let dir: string;
+let h: Harness;
 let events: { name: EventName; payload: unknown }[];
 
-async function call<C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> {
-  const result = await api.call(channel, input);
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return result.value;
-}
-
 async function set(key: string, value: unknown) {
-  await call("settings:set", { key, value });
+  await h.call("settings:set", { key, value });
 }
 
 async function importSession(steps: ChainStep[], name = "s"): Promise<string> {
-  const report = await call("library:import", { path: writeChainSession(dir, name, steps) });
+  const report = await h.call("library:import", { path: writeChainSession(h.dir, name, steps) });
   return report.files[0]?.sessionId as string;
 }
 
@@ -49,7 +37,7 @@ const chatRequests = () =>
   fake.requests.filter((r) => r.path === "/v1/chat/completions" && isChat(r.body as Record<string, unknown>));
 const messagesOf = (request: RecordedRequest | undefined) =>
   (request?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
-const entries = (sessionId: string) => loadSessionEntries(api.ctx.db, sessionId);
+const entries = (sessionId: string) => loadSessionEntries(h.api.ctx.db, sessionId);
 const byId = (sessionId: string, id: string) =>
   entries(sessionId).find((entry) => entry.id === id) as SessionEntry;
 const messageOf = (sessionId: string, id: string) =>
@@ -84,34 +72,19 @@ const longSession: ChainStep[] = [
 ];
 
 beforeEach(async () => {
-  fake = await startFakeOpenAiServer({ defaultText: "## Goal\nKeep going." });
-  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-chat-"));
-  api = createApi(
-    createAppContext({
-      dbPath: path.join(dir, "library.db"),
-      seedDemo: false,
-      loadUserHooks: false,
-      env: { FAKE_KEY: "sk-test", ECHOED_KEY: "sk-proj-echoed-0123456789" },
-    }),
-  );
-  events = [];
-  api.ctx.events.subscribe((name, payload) => events.push({ name, payload }));
-  await set("model", {
-    baseUrl: fake.baseUrl,
-    id: "fake-model",
-    contextWindow: 200_000,
-    apiKeyEnv: "FAKE_KEY",
+  ({ server: fake, h } = await startServedHarness({
+    server: { defaultText: "## Goal\nKeep going." },
+    harness: { env: { ECHOED_KEY: "sk-proj-echoed-0123456789" } },
+    model: true,
     stream: true,
-  });
-  await set("compaction.keepRecentTokens", 4000);
+    keepRecentTokens: 4000,
+  }));
+  events = [];
+  h.api.ctx.events.subscribe((name, payload) => events.push({ name, payload }));
   await set("retry.baseDelayMs", 1);
 });
 
-afterEach(async () => {
-  api.ctx.db.close();
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => closeServedHarness({ server: fake, h }));
 
 describe("a chat turn", () => {
   it("streams the reply and appends the user message and the reply with the API's usage", async () => {
@@ -123,7 +96,7 @@ describe("a chat turn", () => {
       usage: { prompt_tokens: 120, completion_tokens: 7 },
       match: isChat,
     });
-    const result = await call("chat:send", { sessionId, text: "It is src/parse.ts" });
+    const result = await h.call("chat:send", { sessionId, text: "It is src/parse.ts" });
 
     // Paced (progress-pace.ts): the first chunk at once, the whole reply at the end, and the
     // middle one only if the stream took longer than the interval.
@@ -163,7 +136,7 @@ describe("a chat turn", () => {
       duration: expect.any(Number),
       ttft: expect.any(Number),
     });
-    const view = await call("context:get", { sessionId });
+    const view = await h.call("context:get", { sessionId });
     expect(view.leafId).toBe(result.assistantEntryId);
     expect(view.measuredTokens).toBe(127);
 
@@ -190,7 +163,7 @@ describe("a chat turn", () => {
       usage: { prompt_tokens: 50, completion_tokens: 3 },
       match: isChat,
     });
-    const ok = await call("chat:send", { sessionId, text: "Go on" });
+    const ok = await h.call("chat:send", { sessionId, text: "Go on" });
     expect(messageOf(sessionId, ok.assistantEntryId)).toMatchObject({
       content: [{ type: "text", text: "Whole reply." }],
       usage: { input: 50, output: 3, totalTokens: 53 },
@@ -203,7 +176,7 @@ describe("a chat turn", () => {
       body: { error: { message: "Incorrect API key provided" } },
       match: isChat,
     });
-    const failed = await call("chat:send", { sessionId, text: "Again" });
+    const failed = await h.call("chat:send", { sessionId, text: "Again" });
     const refused = "401 Incorrect API key provided — check the API key found under FAKE_KEY";
     expect(failed).toMatchObject({ stopReason: "error", errorMessage: refused });
     expect(messageOf(sessionId, failed.assistantEntryId)).toMatchObject({
@@ -211,7 +184,7 @@ describe("a chat turn", () => {
       stopReason: "error",
       errorMessage: refused,
     });
-    expect((await call("context:get", { sessionId })).leafId).toBe(failed.assistantEntryId);
+    expect((await h.call("context:get", { sessionId })).leafId).toBe(failed.assistantEntryId);
   });
 
   for (const stream of [true, false]) {
@@ -225,7 +198,7 @@ describe("a chat turn", () => {
         finishReason: "tool_calls",
         match: isChat,
       });
-      const result = await call("chat:send", { sessionId, text: "Look at it" });
+      const result = await h.call("chat:send", { sessionId, text: "Look at it" });
       const expected = "The model asked to run read instead of replying; Canopy runs no tools";
       expect(result).toMatchObject({ stopReason: "error", errorMessage: expected });
       expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({
@@ -244,7 +217,7 @@ describe("a chat turn", () => {
       body: { error: { message: "Incorrect API key provided: sk-proj-echoed-0123456789" } },
       match: isChat,
     });
-    const failed = await call("chat:send", { sessionId, text: "Again" });
+    const failed = await h.call("chat:send", { sessionId, text: "Again" });
     expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer sk-proj-echoed-0123456789");
     const masked = "401 Incorrect API key provided: [API key] — check the API key found under ECHOED_KEY";
     expect(failed.errorMessage).toBe(masked);
@@ -260,7 +233,7 @@ describe("a chat turn", () => {
       body: { error: { message: "Incorrect API key provided: not-needed" } },
       match: isChat,
     });
-    const failed = await call("chat:send", { sessionId, text: "Again" });
+    const failed = await h.call("chat:send", { sessionId, text: "Again" });
     expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer not-needed");
     expect(failed.errorMessage).toBe(
       "401 Incorrect API key provided: not-needed — no API key found: set the environment variable CANOPY_TEST_UNSET_KEY before starting Canopy",
@@ -269,9 +242,9 @@ describe("a chat turn", () => {
 
   it("refuses a model whose context window is not larger than the compaction reserve, saying what to set", async () => {
     const sessionId = await importSession(smallSession);
-    const before = (await call("session:get", { sessionId })).entries.length;
+    const before = (await h.call("session:get", { sessionId })).entries.length;
     await set("model.contextWindow", 8192);
-    const refused = await api.call("chat:send", { sessionId, text: "hello" });
+    const refused = await h.api.call("chat:send", { sessionId, text: "hello" });
     expect(refused).toEqual({
       ok: false,
       error: {
@@ -281,32 +254,32 @@ describe("a chat turn", () => {
       },
     });
     expect(chatRequests()).toHaveLength(0);
-    expect((await call("session:get", { sessionId })).entries).toHaveLength(before);
+    expect((await h.call("session:get", { sessionId })).entries).toHaveLength(before);
     await set("compaction.reserveTokens", 2048);
-    expect((await call("chat:send", { sessionId, text: "hello" })).stopReason).toBe("stop");
+    expect((await h.call("chat:send", { sessionId, text: "hello" })).stopReason).toBe("stop");
   });
 
   it("refuses without a model, an empty message, and a second turn while one runs", async () => {
     const sessionId = await importSession(smallSession);
-    expect(await api.call("chat:send", { sessionId, text: "  " })).toMatchObject({
+    expect(await h.api.call("chat:send", { sessionId, text: "  " })).toMatchObject({
       ok: false,
       error: { code: "invalid_input" },
     });
     fake.enqueue({ type: "reply", text: "slow", headersDelayMs: 10_000, match: isChat });
-    const running = api.call("chat:send", { sessionId, text: "one" });
+    const running = h.api.call("chat:send", { sessionId, text: "one" });
     await until(() => chatRequests().length === 1, "the chat request");
-    expect(await api.call("chat:send", { sessionId, text: "two" })).toMatchObject({
+    expect(await h.api.call("chat:send", { sessionId, text: "two" })).toMatchObject({
       ok: false,
       error: { code: "conflict" },
     });
-    expect(await api.call("compaction:run", { sessionId })).toMatchObject({
+    expect(await h.api.call("compaction:run", { sessionId })).toMatchObject({
       ok: false,
       error: { code: "conflict" },
     });
-    await call("chat:abort", { sessionId });
+    await h.call("chat:abort", { sessionId });
     await running;
     await set("model", null);
-    expect(await api.call("chat:send", { sessionId, text: "hello" })).toEqual({
+    expect(await h.api.call("chat:send", { sessionId, text: "hello" })).toEqual({
       ok: false,
       error: { code: "invalid_input", message: NO_MODEL_MESSAGE },
     });
@@ -328,7 +301,7 @@ describe("transient failures of the reply (retry.*, §9.7 auto_retry_*)", () => 
       { ...unavailable, status: 429, body: { error: { message: "Slow down" } }, headers: { "retry-after-ms": "150" } },
       { type: "reply", text: "Here at last.", match: isChat },
     );
-    const result = await call("chat:send", { sessionId, text: "Hello?" });
+    const result = await h.call("chat:send", { sessionId, text: "Hello?" });
     expect(result).toMatchObject({ stopReason: "stop", appendedEntryIds: [result.userEntryId, result.assistantEntryId] });
     expect(messageOf(sessionId, result.assistantEntryId)).toMatchObject({
       content: [{ type: "text", text: "Here at last." }],
@@ -347,7 +320,7 @@ describe("transient failures of the reply (retry.*, §9.7 auto_retry_*)", () => 
     await set("retry.maxRetries", 2);
     const sessionId = await importSession(smallSession);
     fake.enqueue(unavailable, unavailable, unavailable);
-    const failed = await call("chat:send", { sessionId, text: "One" });
+    const failed = await h.call("chat:send", { sessionId, text: "One" });
     expect(failed).toMatchObject({ stopReason: "error", errorMessage: "503 Service Unavailable" });
     expect(chatRequests()).toHaveLength(3);
     expect(payloads("chat:retry-ended")).toEqual([
@@ -356,7 +329,7 @@ describe("transient failures of the reply (retry.*, §9.7 auto_retry_*)", () => 
 
     await set("retry.enabled", false);
     fake.enqueue(unavailable);
-    const again = await call("chat:send", { sessionId, text: "Two" });
+    const again = await h.call("chat:send", { sessionId, text: "Two" });
     expect(again).toMatchObject({ stopReason: "error" });
     expect(chatRequests()).toHaveLength(4);
   });
@@ -366,9 +339,9 @@ describe("transient failures of the reply (retry.*, §9.7 auto_retry_*)", () => 
     const sessionId = await importSession(smallSession);
     const before = entries(sessionId).length;
     fake.enqueue(unavailable);
-    const running = api.call("chat:send", { sessionId, text: "Hello?" });
+    const running = h.api.call("chat:send", { sessionId, text: "Hello?" });
     await until(() => payloads("chat:retry-started").length === 1, "the retry");
-    await call("chat:abort", { sessionId });
+    await h.call("chat:abort", { sessionId });
     expect(await running).toMatchObject({ ok: false, error: { code: "cancelled", message: CHAT_CANCELLED } });
     expect(entries(sessionId)).toHaveLength(before);
     expect(chatRequests()).toHaveLength(1);
@@ -392,7 +365,7 @@ describe("automatic compaction after a turn", () => {
         match: isChat,
       },
     );
-    const result = await call("chat:send", { sessionId, text: "Next step" });
+    const result = await h.call("chat:send", { sessionId, text: "Next step" });
 
     expect(payloads("compaction:auto-started")).toEqual([{ sessionId, reason: "threshold" }]);
     const [end] = payloads("compaction:auto-ended");
@@ -415,7 +388,7 @@ describe("automatic compaction after a turn", () => {
     const resent = messagesOf(requests[1]);
     expect(String(resent[0]?.content)).toContain("<summary>");
     expect(resent.at(-1)).toEqual({ role: "user", content: AUTO_CONTINUE_PROMPT });
-    const view = await call("context:get", { sessionId });
+    const view = await h.call("context:get", { sessionId });
     expect(view).toMatchObject({ leafId: secondReply, compactionId: compaction });
 
     // D12: the next prompt's check does not compact again.
@@ -425,7 +398,7 @@ describe("automatic compaction after a turn", () => {
       usage: { prompt_tokens: 6500, completion_tokens: 5 },
       match: isChat,
     });
-    const next = await call("chat:send", { sessionId, text: "Thanks" });
+    const next = await h.call("chat:send", { sessionId, text: "Thanks" });
     expect(next.autoCompaction).toBeUndefined();
     expect(payloads("compaction:auto-started")).toHaveLength(1);
   });
@@ -437,7 +410,7 @@ describe("automatic compaction after a turn", () => {
     it(`D11: a hook compaction with ${name} is reported, and the default compaction is saved instead`, async () => {
       await set("compaction.autoContinue", false);
       const sessionId = await importSession(longSession);
-      api.ctx.hooks.register("bad", "session_before_compact", ({ preparation }) => ({
+      h.api.ctx.hooks.register("bad", "session_before_compact", ({ preparation }) => ({
         compaction: { ...bad, firstKeptEntryId: preparation.firstKeptEntryId } as never,
       }));
       fake.enqueue({
@@ -446,13 +419,13 @@ describe("automatic compaction after a turn", () => {
         usage: { prompt_tokens: 190_000, completion_tokens: 10 },
         match: isChat,
       });
-      const result = await call("chat:send", { sessionId, text: "Next" });
+      const result = await h.call("chat:send", { sessionId, text: "Next" });
       const entryId = result.autoCompaction?.entryId as string;
       const saved = byId(sessionId, entryId) as unknown as Record<string, unknown>;
       expect(saved).toMatchObject({ type: "compaction", summary: expect.stringContaining("## Goal") });
       expect(typeof saved.tokensBefore).toBe("number");
       expect(saved).not.toHaveProperty("fromExtension");
-      expect(api.ctx.hooks.errors.map((error) => error.message)).toEqual([
+      expect(h.api.ctx.hooks.errors.map((error) => error.message)).toEqual([
         "A hook's compaction has no summary text; ignored",
       ]);
     });
@@ -467,10 +440,10 @@ describe("automatic compaction after a turn", () => {
       usage: { prompt_tokens: 190_000, completion_tokens: 10 },
       match: isChat,
     });
-    const result = await call("chat:send", { sessionId, text: "Next" });
+    const result = await h.call("chat:send", { sessionId, text: "Next" });
     expect(result.appendedEntryIds).toHaveLength(3);
     expect(chatRequests()).toHaveLength(1);
-    expect((await call("context:get", { sessionId })).leafId).toBe(result.autoCompaction?.entryId);
+    expect((await h.call("context:get", { sessionId })).leafId).toBe(result.autoCompaction?.entryId);
   });
 
   it("on a context-overflow error: the failed reply leaves the path, compaction, one retry of the turn", async () => {
@@ -484,7 +457,7 @@ describe("automatic compaction after a turn", () => {
         match: isChat,
       },
     );
-    const result = await call("chat:send", { sessionId, text: "Summarize the parser work" });
+    const result = await h.call("chat:send", { sessionId, text: "Summarize the parser work" });
 
     const [user, failedReply, compaction, retried] = result.appendedEntryIds;
     expect(result.appendedEntryIds).toHaveLength(4);
@@ -502,7 +475,7 @@ describe("automatic compaction after a turn", () => {
       stopReason: "stop",
       autoCompaction: { reason: "overflow", entryId: compaction },
     });
-    const view = await call("context:get", { sessionId });
+    const view = await h.call("context:get", { sessionId });
     expect(view.leafId).toBe(retried);
     expect(view.messageEntryIds).not.toContain(failedReply);
     expect(view.messageEntryIds).toContain(user);
@@ -523,7 +496,7 @@ describe("automatic compaction after a turn", () => {
       match: isChat,
     } as const;
     fake.enqueue(overflow, overflow, overflow);
-    const result = await call("chat:send", { sessionId, text: "Go" });
+    const result = await h.call("chat:send", { sessionId, text: "Go" });
     expect(chatRequests()).toHaveLength(2);
     expect(result).toMatchObject({ stopReason: "error", errorMessage: `400 ${OVERFLOW_ERRORS.anthropic}` });
   });
@@ -554,7 +527,7 @@ describe("automatic compaction after a turn", () => {
       usage: { prompt_tokens: 190_000, completion_tokens: 10 },
       match: isChat,
     });
-    const threshold = await call("chat:send", { sessionId, text: "Next" });
+    const threshold = await h.call("chat:send", { sessionId, text: "Next" });
     const thresholdText = threshold.autoCompaction?.errorMessage ?? "";
     expect(thresholdText.startsWith("Auto-compaction failed: ")).toBe(true);
     expect(thresholdText.slice("Auto-compaction failed: ".length)).toMatch(failure);
@@ -571,7 +544,7 @@ describe("automatic compaction after a turn", () => {
       body: { error: { message: OVERFLOW_ERRORS.llamaCpp } },
       match: isChat,
     });
-    const overflow = await call("chat:send", { sessionId: overflowSession, text: "Next" });
+    const overflow = await h.call("chat:send", { sessionId: overflowSession, text: "Next" });
     const overflowText = overflow.autoCompaction?.errorMessage ?? "";
     expect(overflowText.startsWith("Context overflow recovery failed: ")).toBe(true);
     expect(overflowText.slice("Context overflow recovery failed: ".length)).toMatch(failure);
@@ -588,23 +561,23 @@ describe("cancelling", () => {
       await set("model.stream", stream);
       const sessionId = await importSession(smallSession);
       const before = entries(sessionId).map((e) => e.id);
-      const viewBefore = (await call("context:get", { sessionId })).leafId;
+      const viewBefore = (await h.call("context:get", { sessionId })).leafId;
       fake.enqueue(
         stream
           ? { type: "reply", chunks: ["Partial", " never", " sent"], chunkDelayMs: 10_000, match: isChat }
           : { type: "reply", text: "never sent", headersDelayMs: 10_000, match: isChat },
       );
-      const running = api.call("chat:send", { sessionId, text: "Start" });
+      const running = h.api.call("chat:send", { sessionId, text: "Start" });
       await until(() => chatRequests().length === 1, "the chat request");
       if (stream) await until(() => payloads("chat:progressed").length > 0, "the first chunk");
-      expect(await call("chat:abort", { sessionId })).toEqual({ aborted: true });
+      expect(await h.call("chat:abort", { sessionId })).toEqual({ aborted: true });
       expect(await running).toEqual({ ok: false, error: { code: "cancelled", message: CHAT_CANCELLED } });
       await until(() => chatRequests()[0]?.clientClosed === true, "the client to close the connection");
       expect(entries(sessionId).map((e) => e.id)).toEqual(before);
-      expect((await call("context:get", { sessionId })).leafId).toBe(viewBefore);
-      expect(await call("chat:abort", { sessionId })).toEqual({ aborted: false });
+      expect((await h.call("context:get", { sessionId })).leafId).toBe(viewBefore);
+      expect(await h.call("chat:abort", { sessionId })).toEqual({ aborted: false });
       fake.enqueue({ type: "reply", text: "Back.", match: isChat });
-      expect((await call("chat:send", { sessionId, text: "Again" })).stopReason).toBe("stop");
+      expect((await h.call("chat:send", { sessionId, text: "Again" })).stopReason).toBe("stop");
     });
   }
 
@@ -625,12 +598,12 @@ describe("cancelling", () => {
           match: isSummary,
         })),
       );
-      const running = api.call("chat:send", { sessionId, text: "Next" });
+      const running = h.api.call("chat:send", { sessionId, text: "Next" });
       await until(
         () => fake.requests.some((r) => isSummary(r.body as Record<string, unknown>)),
         "a summary request",
       );
-      expect(await call(channel, { sessionId })).toEqual({ aborted: true });
+      expect(await h.call(channel, { sessionId })).toEqual({ aborted: true });
       const result = await running;
       expect(result.ok).toBe(true);
       if (!result.ok) return;
@@ -643,7 +616,7 @@ describe("cancelling", () => {
         result.value.assistantEntryId,
       ]);
       expect(entries(sessionId).some((e) => e.type === "compaction")).toBe(false);
-      expect((await call("context:get", { sessionId })).leafId).toBe(result.value.assistantEntryId);
+      expect((await h.call("context:get", { sessionId })).leafId).toBe(result.value.assistantEntryId);
       expect(chatRequests()).toHaveLength(1);
     });
   }

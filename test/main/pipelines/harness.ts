@@ -16,6 +16,7 @@ import type { Database, Statement } from "better-sqlite3";
 import { expect, vi } from "vitest";
 import {
   type FakeServer,
+  type FakeServerOptions,
   type RecordedRequest,
   startFakeOpenAiServer,
 } from "../../helpers/fake-openai-server.ts";
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   prepare?: (dir: string) => void;
   /** Reuse a folder (and its database) instead of a new temp folder. */
   dir?: string;
+  /** Environment variables besides the fake key (what `apiKeyEnv` settings read). */
+  env?: Record<string, string>;
 }
 
 export function createHarness(options: HarnessOptions = {}): Harness {
@@ -58,7 +61,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     dbPath,
     seedDemo: false,
     loadUserHooks: options.loadUserHooks ?? false,
-    env: { [FAKE_KEY_ENV]: FAKE_KEY },
+    env: { [FAKE_KEY_ENV]: FAKE_KEY, ...options.env },
   });
   const api = createApi(ctx);
   const call = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
@@ -123,17 +126,23 @@ export interface ServedHarness {
 }
 
 export interface ServedHarnessOptions {
-  /** Point `settings.model` at the server (`configureFakeModel`, not streaming). */
+  /** Point `settings.model` at the server (`configureFakeModel`). */
   model?: boolean;
+  /** With `model`: the model streams its replies. */
+  stream?: boolean;
   /** Set `compaction.keepRecentTokens`. */
   keepRecentTokens?: number;
+  /** How the fake server answers by default. */
+  server?: FakeServerOptions;
+  /** The harness's folder, hooks and environment. */
+  harness?: HarnessOptions;
 }
 
 /** A fake server and a fresh harness, set up as `options` say (a pipeline test's beforeEach). */
 export async function startServedHarness(options: ServedHarnessOptions = {}): Promise<ServedHarness> {
-  const server = await startFakeOpenAiServer();
-  const h = createHarness();
-  if (options.model) await h.configureFakeModel(server);
+  const server = await startFakeOpenAiServer(options.server);
+  const h = createHarness(options.harness);
+  if (options.model) await h.configureFakeModel(server, { stream: options.stream ?? false });
   if (options.keepRecentTokens !== undefined) {
     await h.call("settings:set", { key: "compaction.keepRecentTokens", value: options.keepRecentTokens });
   }
