@@ -8,7 +8,9 @@
  * fills tool_facts, so it is timed apart from a later check. Each run is a child process on a copy
  * of one library (as an import leaves it: no tool_facts rows); rows read and written and
  * JSON.parse calls are counted in the child, and both routes must leave every row the same (a
- * digest of each row's JSON, original and token estimate).
+ * digest of each row's JSON, original and token estimate). The preview's answer is timed and
+ * sized as JSON both ways: each candidate listed (what every preview sent before; now only
+ * `listCandidates`, the CLI's --dry-run) and counts by tool (what the plan panel gets now).
  * Run: node bench/prune-pass.bench.ts [--runs N]
  */
 import { spawnSync } from "node:child_process";
@@ -37,6 +39,8 @@ const OPS = {
   previousCheck: "prune check (preview), previous route",
   currentFirstCheck: "first check, current route (fills tool_facts)",
   currentCheck: "later check, current route",
+  listedAnswer: "later check + answer JSON, each candidate (every preview before)",
+  countedAnswer: "later check + answer JSON, counts by tool (the plan panel's)",
   previousFirst: "first prune, previous route",
   currentFirst: "first prune, current route (no check before)",
   previousSecond: "second prune, previous route",
@@ -58,6 +62,8 @@ interface ChildResult {
   digest: string;
   /** The library's size after the run (pages in use or free, MB). */
   mb: number;
+  /** A preview's answer as JSON (bytes), for the answer ops. */
+  answerBytes: number;
 }
 
 const BLOCK_TEXT = "CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)";
@@ -146,7 +152,7 @@ function previousApplyPrune(db: Database, sessionId: string): number {
 /** Counts rows handed to JS, rows changed and JSON.parse calls from now on. */
 function startCounting(
   db: Database,
-): () => Omit<ChildResult, "ms" | "cpuMs" | "turnMs" | "pruned" | "digest" | "mb"> {
+): () => Omit<ChildResult, "ms" | "cpuMs" | "turnMs" | "pruned" | "digest" | "mb" | "answerBytes"> {
   const proto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Statement;
   const { all, get, run } = proto;
   const parse = JSON.parse;
@@ -212,26 +218,33 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
       ? () => applyPrune(ctx, sessionId).prunedCount
       : () => previousApplyPrune(db, sessionId);
     const check = ctx
-      ? () => planPrune(ctx, sessionId).candidates.length
+      ? () => planPrune(ctx, sessionId).candidateCount
       : () => previousCheck(db, sessionId);
     // A chat turn prunes twice (SPEC §9.3: before the prompt and after the reply).
     const firstStarted = performance.now();
     if (op.endsWith("Second")) prune();
-    else if (op === "currentCheck") check();
+    else if (op === "currentCheck" || op.endsWith("Answer")) check();
     const firstMs = performance.now() - firstStarted;
     const stop = startCounting(db);
     const started = performance.now();
     const cpu = process.cpuUsage();
     let pruned = 0;
+    let answerBytes = 0;
     if (op === "baseline") loadSessionState(db, sessionId);
+    else if (op.endsWith("Answer") && ctx) {
+      // What the channel sends: the plan made and written as JSON (HTTP; IPC clones the same object).
+      const plan = planPrune(ctx, sessionId, undefined, { listCandidates: op === "listedAnswer" });
+      answerBytes = Buffer.byteLength(JSON.stringify(plan));
+      pruned = plan.candidateCount;
+    }
     else if (op.endsWith("Check")) pruned = check();
     else pruned = prune();
     const ms = performance.now() - started;
     const cpuMs = cpuMsSince(cpu);
     const counts = stop();
-    const digest = op === "baseline" ? "" : rowsDigest(db, sessionId);
+    const digest = op === "baseline" || op.endsWith("Answer") ? "" : rowsDigest(db, sessionId);
     const pages = (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
-    return { ms, cpuMs, turnMs: firstMs + ms, pruned, ...counts, digest, mb: pages / 1e6 };
+    return { ms, cpuMs, turnMs: firstMs + ms, pruned, ...counts, digest, mb: pages / 1e6, answerBytes };
   } finally {
     db.close();
   }
@@ -326,6 +339,8 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
         `current ${fmt(turn("currentSecond"))} ms, ${fmt(turn("previousSecond") / turn("currentSecond"), 1)}x` +
         `\nevery stored row the same after both routes: check ${same("previousCheck", "currentCheck")}, first prune ` +
         `${same("previousFirst", "currentFirst")}, second prune ${same("previousSecond", "currentSecond")}` +
+        `\npreview answer: each candidate ${fmt(of("listedAnswer").answerBytes / 1e3)} KB in ${fmt(of("listedAnswer").ms)} ms, ` +
+        `counts by tool ${fmt(of("countedAnswer").answerBytes / 1e3, 1)} KB in ${fmt(of("countedAnswer").ms)} ms` +
         `\nlibrary size after the first prune: previous ${fmt(of("previousFirst").mb)} MB, current ${fmt(of("currentFirst").mb)} MB ` +
         `(before: ${fmt(fs.statSync(library).size / 1e6)} MB)`,
     );

@@ -170,8 +170,14 @@ export interface Requests {
    * them, with the text each streamed so far (a window that opens or reloads meanwhile shows them;
    * job:started / job:ended, chat:progressed and job:progressed tell the rest). */
   "job:list": { input: Record<string, never>; output: ListedJobDto[] };
-  /** Which tool outputs pruning would replace by a notice on the active path. */
-  "pruning:preview": { input: { sessionId: string; leafId?: string }; output: PrunePlanDto };
+  /**
+   * Which tool outputs pruning would replace by a notice on the active path: how many of which
+   * tools; each one too with `listCandidates`.
+   */
+  "pruning:preview": {
+    input: { sessionId: string; leafId?: string; listCandidates?: boolean };
+    output: PrunePlanDto;
+  };
   /** Prunes them (the originals stay in the library). */
   "pruning:apply": { input: { sessionId: string; leafId?: string }; output: PruneResultDto };
   /** Puts every pruned tool output of the session back. */

@@ -334,7 +334,15 @@ export interface NavigationResultDto {
 export interface PrunePlanDto {
   sessionId: string;
   leafId: string | null;
-  candidates: { entryId: string; toolName: string; tokens: number }[];
+  /** How many tool outputs pruning would replace (the candidates). */
+  candidateCount: number;
+  /** The candidates by tool: how many of each, most first (ties: the tool met first on the path). */
+  tools: { toolName: string; count: number }[];
+  /**
+   * Each candidate (path order), only when asked for (`listCandidates`, as `prune --dry-run` lists
+   * them): on a long session they are tens of thousands (~2 MB), and the plan panel shows counts.
+   */
+  candidates?: { entryId: string; toolName: string; tokens: number }[];
   /** What pruning the candidates would save (0 only when there are none). */
   tokensSaved: number;
   willPrune: boolean;

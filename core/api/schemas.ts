@@ -97,7 +97,9 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
     .strict(),
   "navigation:abort": z.object({ sessionId }).strict(),
   "job:list": empty as SchemaFor<"job:list">,
-  "pruning:preview": z.object({ sessionId, leafId: entryId.optional() }).strict(),
+  "pruning:preview": z
+    .object({ sessionId, leafId: entryId.optional(), listCandidates: z.boolean().optional() })
+    .strict(),
   "pruning:apply": z.object({ sessionId, leafId: entryId.optional() }).strict(),
   "pruning:restore": z.object({ sessionId }).strict(),
   "edits:edit-message": z

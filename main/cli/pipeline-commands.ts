@@ -263,13 +263,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         const result = await cli.request("pruning:restore", { sessionId });
         cli.io.out(options.json ? toJson(result, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);
       } else if (options.dryRun) {
-        const plan = await cli.request("pruning:preview", { sessionId, ...leaf });
+        const plan = await cli.request("pruning:preview", { sessionId, ...leaf, listCandidates: true });
         cli.io.out(
           options.json
             ? toJson(plan, 2)
             : [
-                `${counted(plan.candidates.length, "tool output")} could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
-                ...plan.candidates.map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
+                `${counted(plan.candidateCount, "tool output")} could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
+                ...(plan.candidates ?? []).map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
                 ...(plan.reason ? [plan.reason] : []),
               ].join("\n"),
         );

@@ -125,12 +125,28 @@ function planFor(
   };
 }
 
-export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | null): PrunePlanDto {
+/** What a plan shows besides its counts: each candidate (`listCandidates`; default: only counts by tool). */
+export interface PlanPruneOptions {
+  listCandidates?: boolean;
+}
+
+export function planPrune(
+  ctx: AppContext,
+  sessionId: string,
+  leafId?: string | null,
+  options: PlanPruneOptions = {},
+): PrunePlanDto {
   const { plan, toolNameOf, leafId: leaf } = planFor(ctx, sessionId, leafId, DEFAULT_PRUNING);
-  const candidates = plan.candidates.map((candidate) => {
-    const toolName = (toolNameOf(candidate.entryId) as string | undefined) ?? "?";
-    return { entryId: candidate.entryId, toolName, tokens: candidate.tokens };
-  });
+  const toolNames = plan.candidates.map(
+    (candidate) => (toolNameOf(candidate.entryId) as string | undefined) ?? "?",
+  );
+  // In path order of each tool's first candidate; the stable sort keeps that order for ties.
+  const byTool = new Map<string, number>();
+  for (const toolName of toolNames) byTool.set(toolName, (byTool.get(toolName) ?? 0) + 1);
+  const tools = [...byTool]
+    .map(([toolName, count]) => ({ toolName, count }))
+    .sort((a, b) => b.count - a.count);
+  const candidates = plan.candidates;
   let reason: string | null = null;
   if (candidates.length === 0 && plan.alreadyPruned > 0) {
     reason = `Nothing more to prune: ${counted(plan.alreadyPruned, "tool output")} on this path ${plan.alreadyPruned === 1 ? "is" : "are"} pruned already, and the newest 40,000 tokens are protected.`;
@@ -142,7 +158,17 @@ export function planPrune(ctx: AppContext, sessionId: string, leafId?: string | 
   return {
     sessionId,
     leafId: leaf,
-    candidates,
+    candidateCount: candidates.length,
+    tools,
+    ...(options.listCandidates
+      ? {
+          candidates: candidates.map((candidate, i) => ({
+            entryId: candidate.entryId,
+            toolName: toolNames[i] as string,
+            tokens: candidate.tokens,
+          })),
+        }
+      : {}),
     tokensSaved: plan.candidateSavings,
     willPrune: plan.willPrune,
     alreadyPruned: plan.alreadyPruned,

@@ -133,7 +133,9 @@ describe("a session nested thousands of levels deep, with a model", () => {
     const path1 = path.join(h.dir, "prune.jsonl");
     fs.writeFileSync(path1, text);
     const sessionId = (await h.call("library:import", { path: path1 })).files[0]?.sessionId as string;
-    expect((await h.call("pruning:preview", { sessionId })).candidates.map((c) => c.entryId)).toEqual(["t1", "t2"]);
+    expect(
+      (await h.call("pruning:preview", { sessionId, listCandidates: true })).candidates?.map((c) => c.entryId),
+    ).toEqual(["t1", "t2"]);
     expect((await h.call("pruning:apply", { sessionId })).prunedCount).toBe(2);
     expect((await h.call("pruning:restore", { sessionId })).prunedCount).toBe(2);
     const navigated = await h.call("navigation:navigate", { sessionId, targetId: "u1", summarize: true });

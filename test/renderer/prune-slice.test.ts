@@ -13,7 +13,8 @@ let applyAnswer: () => Promise<unknown> = async () => {
 const plan = (leafId: string | null, willPrune: boolean): PrunePlanDto => ({
   sessionId: "s1",
   leafId,
-  candidates: [{ entryId: "r1", toolName: "bash", tokens: 30000 }],
+  candidateCount: 1,
+  tools: [{ toolName: "bash", count: 1 }],
   tokensSaved: 29991,
   willPrune,
   alreadyPruned: 0,

@@ -11,10 +11,14 @@ import {
   toolsCounted,
 } from "../../renderer/src/features/pruning/prune-words.ts";
 
+/** A plan whose candidates are of these tools, counted as main counts them (most first, ties in order). */
 const plan = (tools: string[], tokensSaved: number, willPrune: boolean): PrunePlanDto => ({
   sessionId: "s1",
   leafId: "l1",
-  candidates: tools.map((toolName, i) => ({ entryId: `t${i}`, toolName, tokens: 15000 })),
+  candidateCount: tools.length,
+  tools: [...new Set(tools)]
+    .map((toolName) => ({ toolName, count: tools.filter((t) => t === toolName).length }))
+    .sort((a, b) => b.count - a.count),
   tokensSaved,
   willPrune,
   alreadyPruned: 0,
@@ -24,7 +28,7 @@ const plan = (tools: string[], tokensSaved: number, willPrune: boolean): PrunePl
 describe("the pruning plan in words", () => {
   it("says how many outputs of which tools and the tokens saved", () => {
     const p = plan(["edit", "bash", "bash"], 44973, true);
-    expect(toolsCounted(p.candidates)).toBe("2 bash, 1 edit");
+    expect(toolsCounted(p.tools)).toBe("2 bash, 1 edit");
     expect(planSentence(p)).toBe(
       "Replaces 3 old tool outputs (2 bash, 1 edit) with a one-line notice, saving ~44,973 tokens (estimated). The originals stay in the library.",
     );

@@ -79,11 +79,15 @@ function expectSamePlans(
   const plan = planPruning(full);
   const toolName = (id: string) =>
     ((index.byId.get(id) as MessageEntry).message as ToolResultMessage).toolName ?? "?";
-  const { reason, ...dto } = planPrune(ctx, sessionId, leafId);
+  const { reason, ...dto } = planPrune(ctx, sessionId, leafId, { listCandidates: true });
   expect(reason === null, where).toBe(plan.willPrune);
+  const tools = new Map<string, number>();
+  for (const c of plan.candidates) tools.set(toolName(c.entryId), (tools.get(toolName(c.entryId)) ?? 0) + 1);
   expect(dto, where).toEqual({
     sessionId,
     leafId: state.value.leafId,
+    candidateCount: plan.candidates.length,
+    tools: [...tools].map(([name, count]) => ({ toolName: name, count })).sort((a, b) => b.count - a.count),
     candidates: plan.candidates.map((c) => ({
       entryId: c.entryId,
       toolName: toolName(c.entryId),

@@ -156,8 +156,8 @@ describe("a tool result nested deeper than SQLite's JSON functions read (SPEC §
     const deep = `${"[".repeat(1100)}0${"]".repeat(1100)}`;
     const text = deepDetailsSessionText(deep);
     const sessionId = await importText(app, text, "deep");
-    const preview = await app.call("pruning:preview", { sessionId });
-    expect(preview.candidates.map((c) => c.entryId)).toEqual(["t1", "t2"]);
+    const preview = await app.call("pruning:preview", { sessionId, listCandidates: true });
+    expect(preview.candidates?.map((c) => c.entryId)).toEqual(["t1", "t2"]);
     const pruned = await app.call("pruning:apply", { sessionId });
     expect(pruned).toMatchObject({ prunedCount: 2, tokensSaved: 2 * (15_000 - 9) });
     const stored = storedRows(app, sessionId).find((row) => row.id === "t1");

@@ -41,7 +41,7 @@ describe("restoring pruned outputs kept in their blocks", () => {
 
     for (let round = 0; round < 2; round++) {
       const pruned = applyPrune(h.api.ctx, sessionId);
-      expect(pruned.prunedCount).toBe(plan.candidates.length);
+      expect(pruned.prunedCount).toBe(plan.candidateCount);
       // The originals stay in their blocks: the prune wrote only the notices.
       expect(db.prepare("SELECT count(*) FROM entry_json WHERE original_in_block = 1").pluck().get()).toBe(
         pruned.prunedCount,

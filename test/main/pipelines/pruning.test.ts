@@ -58,18 +58,25 @@ describe("pruning pipeline", () => {
     const sessionId = await h.importSession(file);
     const before = await h.call("context:get", { sessionId });
 
+    // The plan panel's answer: counts by tool, not each candidate.
     const preview = await h.call("pruning:preview", { sessionId });
     expect(preview).toEqual({
       sessionId,
       leafId: "done",
-      candidates: [
-        { entryId: "t_bash1", toolName: "bash", tokens: 15000 },
-        { entryId: "t_bash2", toolName: "bash", tokens: 15000 },
-      ],
+      candidateCount: 2,
+      tools: [{ toolName: "bash", count: 2 }],
       tokensSaved: 29982,
       willPrune: true,
       alreadyPruned: 0,
       reason: null,
+    });
+    // Each candidate when asked for (`prune --dry-run` lists them).
+    expect(await h.call("pruning:preview", { sessionId, listCandidates: true })).toEqual({
+      ...preview,
+      candidates: [
+        { entryId: "t_bash1", toolName: "bash", tokens: 15000 },
+        { entryId: "t_bash2", toolName: "bash", tokens: 15000 },
+      ],
     });
     // Preview changes nothing.
     expect(await h.call("context:get", { sessionId })).toEqual(before);
@@ -106,7 +113,7 @@ describe("pruning pipeline", () => {
 
     // Nothing left to prune on that path now.
     const again = await h.call("pruning:preview", { sessionId });
-    expect(again.candidates).toEqual([]);
+    expect(again).toMatchObject({ candidateCount: 0, tools: [] });
     expect(again.willPrune).toBe(false);
     // Said as what it is: the old outputs are pruned already (not "none is old enough").
     expect(again.alreadyPruned).toBe(2);
@@ -140,7 +147,7 @@ describe("pruning pipeline", () => {
     const sessionId = await h.importSession(file);
     // The side branch's path holds bash1 and bash2 only after the protected read and skill.
     const side = await h.call("pruning:preview", { sessionId, leafId: "side" });
-    expect(side.candidates).toEqual([]);
+    expect(side).toMatchObject({ candidateCount: 0, tools: [] });
     const main = await h.call("pruning:apply", { sessionId, leafId: "done" });
     expect(main.prunedEntryIds).toEqual(["t_bash1", "t_bash2"]);
   });
@@ -197,8 +204,9 @@ describe("behaviour 48: the §7.1 examples (with D9: read is protected)", () => 
   for (const { name, results, candidates, pruned, saved, candidateSavings } of cases) {
     it(name, async () => {
       const sessionId = await h.importSession(toolSession(results));
-      const preview = await h.call("pruning:preview", { sessionId });
-      expect(preview.candidates.map((c) => c.entryId)).toEqual(candidates);
+      const preview = await h.call("pruning:preview", { sessionId, listCandidates: true });
+      expect(preview.candidates?.map((c) => c.entryId)).toEqual(candidates);
+      expect(preview.candidateCount).toBe(candidates.length);
       expect(preview.willPrune).toBe(pruned > 0);
       // The preview tells what pruning the candidates saves; apply prunes only past 20,000.
       expect(preview.tokensSaved).toBe(candidateSavings);
@@ -216,10 +224,32 @@ describe("behaviour 48: the §7.1 examples (with D9: read is protected)", () => 
     });
   }
 
+  it("the preview counts the candidates by tool, most first, ties in path order", async () => {
+    const newest = [3, 4, 5].map((i) => ({ id: `t_new${i}`, tool: "bash", tokens: 15000 }));
+    const results = [
+      { id: "t_edit", tool: "edit", tokens: 15000 },
+      { id: "t_grep", tool: "grep", tokens: 15000 },
+      { id: "t_bash1", tool: "bash", tokens: 15000 },
+      { id: "t_bash2", tool: "bash", tokens: 15000 },
+      ...newest,
+    ];
+    const sessionId = await h.importSession(toolSession(results));
+    const preview = await h.call("pruning:preview", { sessionId });
+    expect(preview).toMatchObject({
+      candidateCount: 4,
+      tools: [
+        { toolName: "bash", count: 2 },
+        { toolName: "edit", count: 1 },
+        { toolName: "grep", count: 1 },
+      ],
+    });
+    expect(preview).not.toHaveProperty("candidates");
+  });
+
   it("nothing old enough: a reason, not an error", async () => {
     const sessionId = await h.importSession(toolSession(five("bash").slice(3)));
     const preview = await h.call("pruning:preview", { sessionId });
-    expect(preview.candidates).toEqual([]);
+    expect(preview.candidateCount).toBe(0);
     expect(preview.reason).toMatch(/newest 40,000 tokens are protected/);
   });
 

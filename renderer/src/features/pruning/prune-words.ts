@@ -9,37 +9,31 @@ import { counted } from "../../../../core/session/describe.ts";
 
 const n = (value: number) => value.toLocaleString("en-US");
 
-/** "3 bash, 1 edit": the candidates by tool, most first (ties in path order). */
-export function toolsCounted(candidates: PrunePlanDto["candidates"]): string {
-  const byTool = new Map<string, number>();
-  for (const candidate of candidates)
-    byTool.set(candidate.toolName, (byTool.get(candidate.toolName) ?? 0) + 1);
-  return [...byTool]
-    .sort((a, b) => b[1] - a[1])
-    .map(([tool, count]) => `${count} ${tool}`)
-    .join(", ");
+/** "3 bash, 1 edit": the candidates by tool, most first (ties in path order), as the plan counts them. */
+export function toolsCounted(tools: PrunePlanDto["tools"]): string {
+  return tools.map(({ toolName, count }) => `${count} ${toolName}`).join(", ");
 }
 
 /** The plan in one sentence: what Prune would do, or why it would do nothing. */
 export function planSentence(plan: PrunePlanDto): string {
   const { protectTokens, minimumSavings, protectedTools } = DEFAULT_PRUNING;
-  if (plan.candidates.length === 0 && plan.alreadyPruned > 0) {
+  if (plan.candidateCount === 0 && plan.alreadyPruned > 0) {
     const pruned = counted(plan.alreadyPruned, "old tool output");
     return `Nothing more to prune: ${pruned} on this path ${plan.alreadyPruned === 1 ? "is" : "are"} pruned already (Restore pruned outputs puts them back); the newest ${n(protectTokens)} tokens of tool output, and ${protectedTools.join(" and ")} outputs, are kept.`;
   }
-  if (plan.candidates.length === 0) {
+  if (plan.candidateCount === 0) {
     return `Nothing to prune: no tool output is old enough (the newest ${n(protectTokens)} tokens of tool output, and ${protectedTools.join(" and ")} outputs, are kept).`;
   }
-  const outputs = counted(plan.candidates.length, "old tool output");
+  const outputs = counted(plan.candidateCount, "old tool output");
   if (!plan.willPrune) {
     return `Nothing to prune: the ${outputs} it could replace would save only ~${n(plan.tokensSaved)} tokens, under the ${n(minimumSavings)}-token minimum.`;
   }
-  return `Replaces ${outputs} (${toolsCounted(plan.candidates)}) with a one-line notice, saving ~${n(plan.tokensSaved)} tokens (estimated). The originals stay in the library.`;
+  return `Replaces ${outputs} (${toolsCounted(plan.tools)}) with a one-line notice, saving ~${n(plan.tokensSaved)} tokens (estimated). The originals stay in the library.`;
 }
 
 /** The confirm button's label (only offered when the plan will prune). */
 export function applyLabel(plan: PrunePlanDto): string {
-  return `Prune ${counted(plan.candidates.length, "output")}`;
+  return `Prune ${counted(plan.candidateCount, "output")}`;
 }
 
 /** The outcome line of a prune. */
