@@ -20,12 +20,13 @@ import { getViewLeaf, requireSession } from "../library/load.ts";
 import { refreshSessionStats } from "../library/stats.ts";
 import { entryJsonByPk } from "../store/repos/entries.ts";
 import {
+  type EntryRestore,
   entryJsonWithoutByPk,
   type JsonReplacement,
   listPrunedEntryRows,
   replaceEntryJson,
   replaceEntryJsonByPk,
-  restoreEntryJson,
+  restoreEntryJsonByPk,
 } from "../store/repos/entry-json.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { loadSessionState } from "./session-state.ts";
@@ -223,11 +224,12 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
     const { sid } = requireSession(ctx.db, sessionId);
     const rows = listPrunedEntryRows(ctx.db, sid);
     let toolResultsOnly = true;
-    for (const row of rows) {
+    const restores = rows.map((row): EntryRestore => {
       const original = JSON.parse(row.originalJson) as SessionEntry;
       if (original.type !== "message" || (original as MessageEntry).message?.role !== "toolResult") toolResultsOnly = false;
-      restoreEntryJson(ctx.db, row.pk, entryTokens(original), row.readable);
-    }
+      return { pk: row.pk, tokens: entryTokens(original), readable: row.readable };
+    });
+    restoreEntryJsonByPk(ctx.db, restores);
     // UNCHANGED_STATS holds for tool results; anything else (a hand-written prunedAt) is recounted.
     if (!toolResultsOnly) refreshSessionStats(ctx.db, { sid, id: sessionId });
     return rows.map((row) => row.id);

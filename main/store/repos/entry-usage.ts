@@ -43,15 +43,17 @@ type RawRow = [
 const CARRIES_USAGE = "e.type = 'message' AND e.role IN ('assistant', 'toolResult')";
 
 /**
- * Notes entry `pk` as one whose usage is read from its JSON again, when its JSON can carry usage
- * (what migration 11's entry_json triggers do for a rewritten row, for a row put back otherwise).
+ * Notes the entries `pks` as ones whose usage is read from their JSON again, those whose JSON can
+ * carry usage (what migration 11's entry_json triggers do for a rewritten row, for rows put back
+ * otherwise). One statement for them all; the pks are distinct.
  */
-export function markUsageUnread(db: Database, pk: number): void {
+export function markUsageUnread(db: Database, pks: readonly number[]): void {
+  if (pks.length === 0) return;
   stmt(
     db,
-    `INSERT INTO usage_unread (pk, sid) SELECT e.pk, e.sid FROM entries AS e
-      WHERE e.pk = ? AND ${CARRIES_USAGE} AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = e.pk)`,
-  ).run(pk);
+    `INSERT INTO usage_unread (pk, sid) SELECT e.pk, e.sid FROM json_each(?) AS k JOIN entries AS e ON e.pk = k.value
+      WHERE ${CARRIES_USAGE} AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = e.pk)`,
+  ).run(JSON.stringify(pks));
 }
 
 /**

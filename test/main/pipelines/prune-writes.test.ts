@@ -305,4 +305,23 @@ describe("how a prune and a restore of many outputs write and read", () => {
     await prunedGenerated(runs);
     expect(runs.count).toBeLessThan(10);
   }, 60_000);
+
+  it("a restore too, and reads each original without a temporary table", async () => {
+    const runs = { count: 0 };
+    const { sessionId, db, proto, pruned } = await prunedGenerated(runs);
+    runs.count = 0;
+    const alls = vi.spyOn(proto, "all");
+    expect(restorePruned(app.api.ctx, sessionId).prunedCount).toBe(pruned);
+    expect(runs.count).toBeLessThan(10);
+    // The statement listing the pruned rows with their originals: each original is read once,
+    // as SQLite hands it on, not copied into a temporary table (materialized or sorted) first.
+    const list = alls.mock.contexts.find((statement) =>
+      (statement as Statement).source.includes("originalJson"),
+    );
+    const { sid } = requireSession(db, sessionId);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${(list as Statement).source}`).all(sid) as {
+      detail: string;
+    }[];
+    expect(plan.map((step) => step.detail).join("\n")).not.toMatch(/MATERIALIZE|TEMP B-TREE/);
+  }, 60_000);
 });
