@@ -5,7 +5,9 @@
  * its tool name and prunedAt, each pruned original is copied into original_json) and by the
  * current one (tool_facts, migration 009, filled by the first check; originals left in their
  * blocks), with the whole-session load as baseline. The current route's first check of a session
- * fills tool_facts, so it is timed apart from a later check. Each run is a child process on a copy
+ * fills tool_facts, so it is timed apart from a later check. The first prune is also timed as
+ * main at 4236486 wrote it (the current route's read, then two statements per output; kept
+ * below), which must leave the same rows. Each run is a child process on a copy
  * of one library (as an import leaves it: no tool_facts rows); rows read and written and
  * JSON.parse calls are counted in the child, and both routes must leave every row the same (a
  * digest of each row's JSON, original and token estimate). The preview's answer is timed and
@@ -28,8 +30,10 @@ import { importPath } from "../main/library/import.ts";
 import { requireSession } from "../main/library/load.ts";
 import { applyPrune, planPrune } from "../main/pipelines/pruning.ts";
 import { loadPathLinks, loadSessionState } from "../main/pipelines/session-state.ts";
+import { loadToolOutputs } from "../main/pipelines/tool-outputs.ts";
 import { openDatabase } from "../main/store/open.ts";
 import type { EntryLink } from "../main/store/repos/entries.ts";
+import { entryJsonWithoutByPk } from "../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
 import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
@@ -43,6 +47,7 @@ const OPS = {
   countedAnswer: "later check + answer JSON, counts by tool (the plan panel's)",
   previousFirst: "first prune, previous route",
   currentFirst: "first prune, current route (no check before)",
+  perRowFirst: "first prune, writes per row (4236486; no check before)",
   previousSecond: "second prune, previous route",
   currentSecond: "second prune, current route",
 } as const;
@@ -149,6 +154,43 @@ function previousApplyPrune(db: Database, sessionId: string): number {
   return plan.candidates.length;
 }
 
+/**
+ * The current route's prune with the writes of main at 4236486 (replaceEntryJsonByPk then): two
+ * statements per output, each keeping a statement journal for the entry_json triggers.
+ */
+function perRowApplyPrune(db: Database, sessionId: string): number {
+  return writeTransaction(db, () => {
+    const read = loadToolOutputs(db, sessionId);
+    if (read === null) throw new Error("the generated session has no tree problems");
+    const plan = planPruningOf(read.outputs);
+    if (!plan.willPrune) return 0;
+    const pks = plan.candidates.map((candidate) => read.pkOf(candidate.entryId) as number);
+    const cut = entryJsonWithoutByPk(db, pks, "$.message.content");
+    const prunedAt = Date.now();
+    const setJson = db.prepare(
+      `INSERT INTO entry_json (pk, json, original_json, original_in_block)
+       SELECT e.pk, @json, NULL, e.json_block IS NOT NULL FROM entries AS e WHERE e.pk = @pk
+       ON CONFLICT (pk) DO UPDATE SET original_json = CASE WHEN original_in_block = 1 THEN NULL
+                                                          ELSE coalesce(original_json, json) END,
+                                      json = excluded.json
+        WHERE json IS NOT excluded.json`,
+    );
+    const setTokens = db.prepare("UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens");
+    plan.candidates.forEach((candidate, i) => {
+      if (cut[i] === null) throw new Error("the generated session has no deeply nested entry");
+      const entry = JSON.parse(cut[i] as string) as MessageEntry;
+      const pruned: MessageEntry = {
+        ...entry,
+        message: applyPruningToMessage(entry.message as never, candidate.tokens, prunedAt),
+      };
+      const row = { pk: pks[i], json: toJson(pruned), tokens: entryTokens(pruned) };
+      setJson.run(row);
+      setTokens.run(row);
+    });
+    return plan.candidates.length;
+  })();
+}
+
 /** Counts rows handed to JS, rows changed and JSON.parse calls from now on. */
 function startCounting(
   db: Database,
@@ -215,7 +257,9 @@ function runChild(op: Op, dbPath: string, sessionId: string): ChildResult {
   const db = ctx?.db ?? openDatabase(dbPath);
   try {
     const prune = ctx
-      ? () => applyPrune(ctx, sessionId).prunedCount
+      ? op === "perRowFirst"
+        ? () => perRowApplyPrune(db, sessionId)
+        : () => applyPrune(ctx, sessionId).prunedCount
       : () => previousApplyPrune(db, sessionId);
     const check = ctx
       ? () => planPrune(ctx, sessionId).candidateCount
@@ -335,10 +379,12 @@ export function runPrunePassBench(options: { runs?: number } = {}): void {
       `\nprevious / current: first check ${ratio("previousCheck", "currentFirstCheck")}, later check ` +
         `${ratio("previousCheck", "currentCheck")}, first prune ` +
         `${ratio("previousFirst", "currentFirst")}, second prune ${ratio("previousSecond", "currentSecond")}` +
+        `\nfirst prune, writes per row / current: ${ratio("perRowFirst", "currentFirst")}` +
         `\nfirst + second prune (a chat turn's two checks, in one process): previous ${fmt(turn("previousSecond"))} ms, ` +
         `current ${fmt(turn("currentSecond"))} ms, ${fmt(turn("previousSecond") / turn("currentSecond"), 1)}x` +
         `\nevery stored row the same after both routes: check ${same("previousCheck", "currentCheck")}, first prune ` +
-        `${same("previousFirst", "currentFirst")}, second prune ${same("previousSecond", "currentSecond")}` +
+        `${same("previousFirst", "currentFirst")}, second prune ${same("previousSecond", "currentSecond")}, ` +
+        `first prune with writes per row ${same("perRowFirst", "currentFirst")}` +
         `\npreview answer: each candidate ${fmt(of("listedAnswer").answerBytes / 1e3)} KB in ${fmt(of("listedAnswer").ms)} ms, ` +
         `counts by tool ${fmt(of("countedAnswer").answerBytes / 1e3, 1)} KB in ${fmt(of("countedAnswer").ms)} ms` +
         `\nlibrary size after the first prune: previous ${fmt(of("previousFirst").mb)} MB, current ${fmt(of("currentFirst").mb)} MB ` +

@@ -1,25 +1,80 @@
 /**
  * Restoring pruned tool outputs on the generated 100k-entry session (~38,800 outputs pruned):
- * the previous route (main at e49e470, kept below: each original written back from its block
- * into entry_json) against the current one (the entry_json row goes, the entry reads its block
- * again), each on its own copy of one library; then the prune after that restore, and what
+ * the copy-back route (main at e49e470: each original written back from its block into
+ * entry_json, as restoreEntryJson without `readable` still does one row), the per-row route (main
+ * at 4236486, kept below: the originals listed through a MATERIALIZED CTE, five statements per
+ * row) and the current one (listed as SQLite hands them on, put back with a few statements for
+ * them all), each on its own copy of one library; then the prune after that restore, and what
  * entry_json holds. Figures only. Run: node bench/prune-restore.bench.ts [--runs N]
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Database } from "better-sqlite3";
 import type { SessionEntry } from "../core/session/entries.ts";
+import type { AppContext } from "../main/api/types.ts";
 import { createAppContext } from "../main/app-context.ts";
 import { entryTokens } from "../main/library/entry-rows.ts";
 import { requireSession } from "../main/library/load.ts";
 import { applyPrune, restorePruned } from "../main/pipelines/pruning.ts";
+import { ORIGINAL_JSON } from "../main/store/repos/entry-blocks.ts";
 import { listPrunedEntryRows, restoreEntryJson } from "../main/store/repos/entry-json.ts";
+import { stmt } from "../main/store/statements.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
 import { fmt, generatedLibrary, median, numberArg, printTable, timed } from "./bench-utils.ts";
 
-/** The previous restore: every original copied back into entry_json (the triggers read each). */
-function previousRestore(db: Database, sessionId: string): number {
+/** listPrunedEntryRows at 4236486: every changed row's original materialized, then checked. */
+function perRowList(db: Database, sid: number) {
+  const rows = stmt(
+    db,
+    `WITH changed AS MATERIALIZED (
+       SELECT e.pk AS pk, e.id AS id, e.seq AS seq, j.json AS json, ${ORIGINAL_JSON} AS originalJson
+         FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
+        WHERE e.sid = ? AND e.id IS NOT NULL AND (j.original_json IS NOT NULL OR j.original_in_block = 1))
+     SELECT pk, id, originalJson,
+            CASE WHEN json_valid(json) AND json_valid(originalJson) THEN NULL ELSE json END AS unreadableJson
+       FROM changed
+      WHERE originalJson IS NOT NULL
+        AND CASE WHEN json_valid(json) AND json_valid(originalJson)
+                 THEN json_extract(json, '$.message.prunedAt') IS NOT NULL
+                      AND json_extract(originalJson, '$.message.prunedAt') IS NULL
+                 ELSE 1 END
+      ORDER BY seq`,
+  ).all(sid) as { pk: number; id: string; originalJson: string; unreadableJson: string | null }[];
+  // The generated session has no text SQLite cannot read: every row is readable.
+  if (rows.some((row) => row.unreadableJson !== null)) throw new Error("an unreadable row");
+  return rows;
+}
+
+/** The restore at 4236486: per row, the original back to its block in five statements. */
+function perRowRestore(db: Database, sessionId: string): number {
+  return writeTransaction(db, () => {
+    const { sid } = requireSession(db, sessionId);
+    const rows = perRowList(db, sid);
+    for (const row of rows) {
+      const tokens = entryTokens(JSON.parse(row.originalJson) as SessionEntry);
+      const facts = stmt(db, "SELECT tool_name AS toolName FROM tool_facts WHERE pk = ?").get(row.pk) as
+        | { toolName: string | null }
+        | undefined;
+      if (stmt(db, "DELETE FROM entry_json WHERE pk = ? AND original_in_block = 1").run(row.pk).changes === 0)
+        throw new Error("an original not in its block");
+      if (facts)
+        stmt(db, "INSERT INTO tool_facts (pk, pruned, tool_name) VALUES (?, 0, ?)").run(row.pk, facts.toolName);
+      stmt(
+        db,
+        `INSERT INTO usage_unread (pk, sid) SELECT e.pk, e.sid FROM entries AS e
+          WHERE e.pk = ? AND e.type = 'message' AND e.role IN ('assistant', 'toolResult')
+            AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = e.pk)`,
+      ).run(row.pk);
+      stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, row.pk);
+    }
+    return rows.length;
+  })();
+}
+
+/** The copy-back restore: every original copied back into entry_json (the triggers read each). */
+function copyBackRestore(db: Database, sessionId: string): number {
   return writeTransaction(db, () => {
     const { sid } = requireSession(db, sessionId);
     const rows = listPrunedEntryRows(db, sid);
@@ -38,51 +93,85 @@ const entryJsonMb = (db: Database) =>
     .pluck()
     .get() as number | null) ?? 0) / 1e6;
 
+const ROUTES = {
+  copyBack: "copy back (e49e470)",
+  perRow: "per row (4236486)",
+  current: "current",
+} as const;
+type Route = keyof typeof ROUTES;
+
+/** A digest of what a restore may change (texts as bytes): the same after two routes, the same library. */
+function stateDigest(db: Database): string {
+  const hash = createHash("sha256");
+  for (const sql of [
+    "SELECT pk, tokens FROM entries ORDER BY pk",
+    "SELECT pk, hex(json), hex(original_json), original_in_block FROM entry_json ORDER BY pk",
+    "SELECT pk, pruned, hex(tool_name) FROM tool_facts ORDER BY pk",
+    "SELECT pk, sid FROM usage_unread ORDER BY pk",
+  ])
+    for (const row of db.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>)
+      hash.update(JSON.stringify(row));
+  return hash.digest("hex");
+}
+
 export function runPruneRestoreBench(options: { runs?: number } = {}): void {
   const runs = options.runs ?? 3;
   const lib = generatedLibrary("canopy-prune-restore-");
-  try {
-    const figures = {
-      previous: [] as number[],
-      current: [] as number[],
-      prevNext: [] as number[],
-      curNext: [] as number[],
-    };
-    const held = { previous: 0, current: 0 };
-    let restored = 0;
-    for (const route of ["previous", "current"] as const) {
+  const routes = Object.keys(ROUTES) as Route[];
+  const contexts = new Map(
+    routes.map((route) => {
       const dbPath = path.join(lib.tmp.dir, `${route}.db`);
       fs.copyFileSync(lib.dbPath, dbPath);
-      const ctx = createAppContext({ dbPath, seedDemo: false, loadUserHooks: false });
-      try {
-        for (let run = 0; run < runs; run++) {
-          const pruned = timed(() => applyPrune(ctx, lib.sessionId));
-          if (run > 0) (route === "previous" ? figures.prevNext : figures.curNext).push(pruned.ms);
-          const { ms, value } = timed(() =>
-            route === "previous"
-              ? previousRestore(ctx.db, lib.sessionId)
+      return [route, createAppContext({ dbPath, seedDemo: false, loadUserHooks: false })] as const;
+    }),
+  );
+  try {
+    const restoreMs = new Map<Route, number[]>(routes.map((route) => [route, []]));
+    const restoreCpu = new Map<Route, number[]>(routes.map((route) => [route, []]));
+    const nextMs = new Map<Route, number[]>(routes.map((route) => [route, []]));
+    let restored = 0;
+    // The routes take turns within each run (the machine's load changes over a run).
+    for (let run = 0; run < runs; run++) {
+      for (const route of routes) {
+        const ctx = contexts.get(route) as AppContext;
+        const pruned = timed(() => applyPrune(ctx, lib.sessionId));
+        if (run > 0) nextMs.get(route)?.push(pruned.ms);
+        const cpu = process.cpuUsage();
+        const { ms, value } = timed(() =>
+          route === "copyBack"
+            ? copyBackRestore(ctx.db, lib.sessionId)
+            : route === "perRow"
+              ? perRowRestore(ctx.db, lib.sessionId)
               : restorePruned(ctx, lib.sessionId).prunedCount,
-          );
-          figures[route].push(ms);
-          restored = value;
-        }
-        held[route] = entryJsonMb(ctx.db);
-      } finally {
-        ctx.db.close();
+        );
+        const used = process.cpuUsage(cpu);
+        restoreMs.get(route)?.push(ms);
+        restoreCpu.get(route)?.push((used.user + used.system) / 1000);
+        restored = value;
       }
     }
+    const column = (figures: Map<Route, number[]>) => routes.map((route) => fmt(median(figures.get(route) ?? [])));
     printTable(
-      ["", "previous route", "current route"],
+      ["", ...routes.map((route) => ROUTES[route])],
       [
-        ["restore (ms, median)", fmt(median(figures.previous)), fmt(median(figures.current))],
-        ["prune after a restore (ms, median)", fmt(median(figures.prevNext)), fmt(median(figures.curNext))],
-        ["entry_json after the restores (MB)", fmt(held.previous, 1), fmt(held.current, 1)],
+        ["restore (ms, median)", ...column(restoreMs)],
+        ["restore (cpu ms, median)", ...column(restoreCpu)],
+        ["prune after a restore (ms, median)", ...column(nextMs)],
+        [
+          "entry_json after the restores (MB)",
+          ...routes.map((route) => fmt(entryJsonMb(contexts.get(route)?.db as Database), 1)),
+        ],
       ],
     );
+    const same =
+      stateDigest(contexts.get("perRow")?.db as Database) === stateDigest(contexts.get("current")?.db as Database);
     console.log(
-      `${restored} outputs restored per run, ${runs} runs per route (each on its own copy of the library)`,
+      `${restored} outputs restored per run, ${runs} runs per route (each on its own copy of the library); ` +
+        `per row / current: ${fmt(median(restoreCpu.get("perRow") ?? []) / median(restoreCpu.get("current") ?? []), 1)}x cpu; ` +
+        `every row the same after the per-row and the current restores: ${same ? "yes" : "NO"}`,
     );
   } finally {
+    for (const ctx of contexts.values()) ctx.db.close();
     lib.tmp.cleanup();
   }
 }
