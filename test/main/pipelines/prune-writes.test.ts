@@ -226,6 +226,8 @@ describe("set-based prune and restore writes leave the library as the per-row on
     const sessionId = await importBoth("generated", Buffer.from(generateSession(3000, { seed: 11 }).text));
     const pruned = await pruneBoth(sessionId, DEFAULT_PRUNING, "first prune, no tool facts yet");
     expect(pruned).toBeGreaterThan(500);
+    // Some pruned rows without tool facts (as if no check had read them): none is made for them.
+    for (const h of [app, reference]) h.api.ctx.db.prepare("DELETE FROM tool_facts WHERE pk % 3 = 0").run();
     expect(await restoreBoth(sessionId, "first restore")).toBe(pruned);
     // A check fills the tool facts: the writes' triggers then update them.
     expect(planPrune(app.api.ctx, sessionId)).toEqual(planPrune(reference.api.ctx, sessionId));
@@ -274,8 +276,19 @@ describe("set-based prune and restore writes leave the library as the per-row on
     // original is that row's text (original_json), not its block.
     expect(await pruneBoth(sessionId, rule, "second prune")).toBe(5);
     // An entry given a prunedAt by hand (not a tool result): listed too, the figures recounted.
+    // Two originals copied out of their blocks, as schema 8 kept them: written back, not dropped.
     for (const h of [app, reference]) {
       const { sid } = requireSession(h.api.ctx.db, sessionId);
+      const copied = h.api.ctx.db
+        .prepare(
+          `UPDATE entry_json SET original_in_block = 0,
+                  original_json = (SELECT CAST(substr(b.data, e.json_at + 1, e.json_len) AS TEXT)
+                                     FROM entries AS e JOIN entry_blocks AS b ON b.block = e.json_block
+                                    WHERE e.pk = entry_json.pk)
+            WHERE original_in_block = 1 AND pk IN (SELECT pk FROM entries WHERE id IN ('t1', 't2'))`,
+        )
+        .run();
+      expect(copied.changes).toBe(2);
       const json = `{"type":"message","id":"u1","parentId":null,"timestamp":"2026-02-01T10:00:01.000Z","message":{"role":"user","content":"go","timestamp":1,"prunedAt":1}}`;
       writeTransaction(h.api.ctx.db, () => replaceEntryJson(h.api.ctx.db, sid, "u1", json, 1))();
     }
