@@ -14,6 +14,7 @@ import { benchBaseline } from "../features/tree/bench-mode.ts";
 import { dropTarget } from "../features/tree/drop-target.ts";
 import type { TreeFilter } from "../features/tree/filter.ts";
 import { treeLookup } from "../features/tree/tree-lookup.ts";
+import { nextTask, openSteps } from "../features/tree/open-steps.ts";
 import { noteTreeGrowth } from "../features/tree/tree-growth.ts";
 import type { CanopyState } from "./index.ts";
 import { selectRunning } from "./jobs-slice.ts";
@@ -179,28 +180,31 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       const tree = await fetchTree(sessionId);
       if (get().selectedSessionId !== sessionId) return;
       const sameSession = get().tree?.sessionId === sessionId;
+      const opened = {
+        tree,
+        treeError: null,
+        treeLoad: null,
+        expandedIds: new Set<string>(),
+        revealedEntryId: null,
+        branchDialog: null,
+        drag: null,
+        treeHint: null,
+      };
       if (!sameSession) {
-        // Laying out and drawing a big tree blocks the page for a while: say so first.
+        // Laying out and drawing a big tree takes a while: say so first, then lay it out in
+        // steps (a task each, the page answering in between) before the render that shows it.
         const load = get().treeLoad;
         set({ treeLoad: { sessionId, stage: "laying-out", startedAt: load?.startedAt ?? Date.now() } });
         await nextPaint();
+        for (const step of openSteps(tree, () => ({ ...get(), ...opened }))) {
+          if (get().selectedSessionId !== sessionId) return;
+          step();
+          await nextTask();
+        }
         if (get().selectedSessionId !== sessionId) return;
       }
       previews.clear();
-      set(
-        sameSession
-          ? { tree, treeError: null, treeLoad: null }
-          : {
-              tree,
-              treeError: null,
-              treeLoad: null,
-              expandedIds: new Set(),
-              revealedEntryId: null,
-              branchDialog: null,
-              drag: null,
-              treeHint: null,
-            },
-      );
+      set(sameSession ? { tree, treeError: null, treeLoad: null } : opened);
     } catch (error) {
       set({ tree: null, treeError: (error as Error).message, treeLoad: null });
     }

@@ -138,6 +138,10 @@ const partsOf = new WeakMap<TreeLayout, LayoutParts>();
 export function layoutTree(nodes: readonly TreeNodeDto[], options: LayoutOptions): TreeLayout {
   const revealed = options.revealedId;
   if (!revealed) {
+    // The same list and options as the layout kept (one made ahead while a big tree opened,
+    // see open-steps.ts): that layout, not a second walk of every entry.
+    const kept = lastBase.get(nodes);
+    if (kept && sameBase(kept.options, options)) return kept.layout;
     // Kept as the layout a later reveal starts from.
     const layout = fullLayout(nodes, options);
     lastBase.set(nodes, { options: { ...options, revealedId: null }, layout });

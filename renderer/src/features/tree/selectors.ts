@@ -30,35 +30,35 @@ function planFor(state: CanopyState) {
 
 // Keyed on the node list and the view leaf, not the tree object: a refresh whose delta changed
 // no node (a leaf move, a new undo state) keeps the node list, and so the layout.
-const layoutMemo = memoize(
-  (
-    nodes: readonly TreeNodeDto[] | null,
-    viewLeafId: string | null,
-    filter: CanopyState["filter"],
-    collapseChains: boolean,
-    expandedIds: ReadonlySet<string>,
-    revealedEntryId: string | null,
-    plannedCut: string | null,
-    turnStart: string | null,
-    showArchived: boolean,
-  ): TreeLayout | null => {
-    if (!nodes) return null;
-    return layoutTree(nodes, {
-      filter,
-      viewLeafId,
-      pinnedIds: [plannedCut, turnStart],
-      // Laid out from the layout without it: only the chain it is in splits.
-      revealedId: revealedEntryId,
-      collapseChains,
-      expandedIds,
-      showArchived,
-    });
-  },
-);
+function layoutOf(
+  nodes: readonly TreeNodeDto[] | null,
+  viewLeafId: string | null,
+  filter: CanopyState["filter"],
+  collapseChains: boolean,
+  expandedIds: ReadonlySet<string>,
+  revealedEntryId: string | null,
+  plannedCut: string | null,
+  turnStart: string | null,
+  showArchived: boolean,
+): TreeLayout | null {
+  if (!nodes) return null;
+  return layoutTree(nodes, {
+    filter,
+    viewLeafId,
+    pinnedIds: [plannedCut, turnStart],
+    // Laid out from the layout without it: only the chain it is in splits.
+    revealedId: revealedEntryId,
+    collapseChains,
+    expandedIds,
+    showArchived,
+  });
+}
 
-export function selectLayout(state: CanopyState): TreeLayout | null {
+const layoutMemo = memoize(layoutOf);
+
+function layoutArgs(state: CanopyState): Parameters<typeof layoutOf> {
   const plan = planFor(state);
-  return layoutMemo(
+  return [
     state.tree?.nodes ?? null,
     state.tree?.viewLeafId ?? null,
     state.filter,
@@ -68,7 +68,19 @@ export function selectLayout(state: CanopyState): TreeLayout | null {
     plan?.firstKeptEntryId ?? null,
     plan?.isSplitTurn ? plan.turnStartEntryId : null,
     state.showArchived,
-  );
+  ];
+}
+
+export function selectLayout(state: CanopyState): TreeLayout | null {
+  return layoutMemo(...layoutArgs(state));
+}
+
+/**
+ * Lays `state`'s tree out ahead (open-steps.ts), without touching the memo the canvas reads:
+ * layoutTree keeps what it made, and selectLayout on that state later gets it without a walk.
+ */
+export function layOutAhead(state: CanopyState): void {
+  layoutOf(...layoutArgs(state));
 }
 
 // What the model sees depends on the tree and the leaf only: a layout change (a revealed entry)
