@@ -3,7 +3,7 @@
  * route against the old route, test/helpers/tree-nodes-reference.ts, in the same run), the
  * answer's JSON (stringify, size, parse), the canvas layout in Node, and in Chromium (browser
  * mode) the time from asking for the session to the tree answer received and the first painted
- * frame with nodes. Prints figures; never fails.
+ * frame with nodes, and the longest task meanwhile (the page frozen). Prints figures; never fails.
  * Run: node --experimental-strip-types bench/tree-open.bench.ts [--entries N] [--runs N] [--no-browser]
  */
 import path from "node:path";
@@ -38,6 +38,13 @@ declare const document: {
 declare const location: { hash: string };
 declare function requestAnimationFrame(callback: (now: number) => void): number;
 type ResourceTiming = { name: string; responseEnd: number; startTime: number };
+type TaskTiming = { startTime: number; duration: number };
+declare class PerformanceObserver {
+  constructor(callback: (list: { getEntries(): TaskTiming[] }) => void);
+  observe(options: { type: string }): void;
+  takeRecords(): TaskTiming[];
+  disconnect(): void;
+}
 
 export interface ServerFigures {
   entries: number;
@@ -60,7 +67,15 @@ export interface OpenFigures {
   treeReceivedMs: number;
   /** Hash change → first painted frame with tree nodes. */
   firstPaintMs: number;
+  /**
+   * The longest task (the page not answering input) from the hash change to LONG_TASK_AFTER_PAINT_MS
+   * after the first paint (Long Tasks API: tasks of 50 ms and more; 0 when none).
+   */
+  longestTaskMs: number;
 }
+
+/** How long after the first paint the tasks of the open are still counted (effects, the rest of the draw). */
+const LONG_TASK_AFTER_PAINT_MS = 500;
 
 export interface BrowserFigures {
   /** The first open after the server started. */
@@ -125,26 +140,42 @@ export function measureServer(
 
 /** Switches the page's hash to the session and waits in the page for the first painted frame with its nodes. */
 async function openByHash(page: Page, sessionId: string): Promise<OpenFigures> {
-  return page.evaluate(async (id) => {
-    performance.clearResourceTimings();
-    const started = performance.now();
-    location.hash = `#/session/${encodeURIComponent(id)}`;
-    const painted = () =>
-      document.querySelector(".tree-canvas")?.getAttribute("data-tree-session") === id &&
-      document.querySelectorAll(".tree-canvas .tree-node").length > 0;
-    await new Promise<void>((resolve) => {
-      const check = () => (painted() ? resolve() : requestAnimationFrame(check));
-      requestAnimationFrame(check);
-    });
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    const firstPaintMs = performance.now() - started;
-    let treeReceivedMs = Number.NaN;
-    for (const entry of performance.getEntriesByType("resource") as unknown as ResourceTiming[]) {
-      if (entry.name.includes("/api/session%3Atree") || entry.name.includes("/api/session:tree"))
-        treeReceivedMs = entry.responseEnd - started;
-    }
-    return { firstPaintMs, treeReceivedMs };
-  }, sessionId);
+  return page.evaluate(
+    async ({ id, afterPaint }) => {
+      performance.clearResourceTimings();
+      const tasks: TaskTiming[] = [];
+      const observer = new PerformanceObserver((list) => {
+        tasks.push(...list.getEntries());
+      });
+      observer.observe({ type: "longtask" });
+      const started = performance.now();
+      location.hash = `#/session/${encodeURIComponent(id)}`;
+      const painted = () =>
+        document.querySelector(".tree-canvas")?.getAttribute("data-tree-session") === id &&
+        document.querySelectorAll(".tree-canvas .tree-node").length > 0;
+      await new Promise<void>((resolve) => {
+        const check = () => (painted() ? resolve() : requestAnimationFrame(check));
+        requestAnimationFrame(check);
+      });
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      const firstPaintMs = performance.now() - started;
+      let treeReceivedMs = Number.NaN;
+      for (const entry of performance.getEntriesByType("resource") as unknown as ResourceTiming[]) {
+        if (entry.name.includes("/api/session%3Atree") || entry.name.includes("/api/session:tree"))
+          treeReceivedMs = entry.responseEnd - started;
+      }
+      await new Promise((resolve) => setTimeout(resolve, afterPaint));
+      tasks.push(...observer.takeRecords());
+      observer.disconnect();
+      let longestTaskMs = 0;
+      for (const task of tasks) {
+        if (task.startTime >= started && task.startTime <= started + firstPaintMs + afterPaint)
+          longestTaskMs = Math.max(longestTaskMs, task.duration);
+      }
+      return { firstPaintMs, treeReceivedMs, longestTaskMs };
+    },
+    { id: sessionId, afterPaint: LONG_TASK_AFTER_PAINT_MS },
+  );
 }
 
 /**
@@ -177,16 +208,12 @@ async function measureBrowser(
   }
   const mid = <T>(values: T[], key: (v: T) => number): T =>
     [...values].sort((a, b) => key(a) - key(b))[Math.floor((values.length - 1) / 2)] as T;
-  return {
-    first: mid(
-      opens.map((o) => o.first),
-      (o) => o.firstPaintMs,
-    ),
-    again: mid(
-      opens.map((o) => o.again),
-      (o) => o.firstPaintMs,
-    ),
-  };
+  // The open of median first paint, with the median of the longest tasks (of any run).
+  const pick = (which: (o: BrowserFigures) => OpenFigures): OpenFigures => ({
+    ...mid(opens.map(which), (o) => o.firstPaintMs),
+    longestTaskMs: median(opens.map((o) => which(o).longestTaskMs)),
+  });
+  return { first: pick((o) => o.first), again: pick((o) => o.again) };
 }
 
 export async function runTreeOpenBench(
@@ -260,6 +287,7 @@ export async function runTreeOpenBench(
           fmt(o.treeReceivedMs),
           fmt(o.firstPaintMs - o.treeReceivedMs),
           fmt(o.firstPaintMs),
+          fmt(o.longestTaskMs),
         ]);
       }
     }
@@ -288,10 +316,18 @@ export async function runTreeOpenBench(
   );
   if (browserRows.length === 0) return;
   console.log(
-    `\nChromium, browser mode, a new server each run: hash → session:tree received → first paint (median of ${runs})\n`,
+    `\nChromium, browser mode, a new server each run: hash → session:tree received → first paint (median of ${runs}); ` +
+      `the longest task from the hash change to ${LONG_TASK_AFTER_PAINT_MS} ms after the first paint (median)\n`,
   );
   printTable(
-    ["entries", "", "session:tree received ms", "then to first paint ms", "first paint ms"],
+    [
+      "entries",
+      "",
+      "session:tree received ms",
+      "then to first paint ms",
+      "first paint ms",
+      "longest task ms",
+    ],
     browserRows,
   );
   console.log("\nthe server alone over HTTP, as the page asks when opening a session:");
