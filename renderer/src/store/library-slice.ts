@@ -17,6 +17,7 @@ import { dropNotice, fileName } from "../features/chat/file-drop.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
 import type { CanopyState } from "./index.ts";
 import { loadLastSession } from "./last-session.ts";
+import { keepTree } from "./tree-slice.ts";
 
 export interface LibrarySlice {
   sessions: SessionSummary[];
@@ -173,6 +174,8 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
         jobMessage: null,
         // The last reply's outcome line is about the session left (one that ends later names it).
         ...(another ? { chatMessage: null } : {}),
+        // Kept: opening that session again asks only what changed since (tree-slice.ts).
+        keptTrees: keepTree(get().keptTrees, get().tree),
         tree: null,
         selectedEntryId: null,
         diff: null,

@@ -40,6 +40,13 @@ export interface BranchDialog {
 
 export interface TreeSlice {
   tree: SessionTreeDto | null;
+  /**
+   * The trees of the sessions shown last before another was selected (KEPT_TREES, newest first,
+   * none of the open session once its tree is in): opening one of them again asks
+   * session:tree-update for what changed since it (a big session's whole tree is 30 MB) and
+   * finds its lookups and structure made (cached per node list).
+   */
+  keptTrees: readonly SessionTreeDto[];
   treeError: string | null;
   /**
    * What opening a session's tree is doing (null: nothing): fetching it, then laying it out — a
@@ -94,6 +101,15 @@ export interface TreeSlice {
   confirmBranch(summarize: boolean, customInstructions?: string): Promise<void>;
 }
 
+/** How many trees of sessions shown before are kept (switching back and forth between two needs 2). */
+export const KEPT_TREES = 2;
+
+/** `kept` with `left` (the tree of the session being left, if any) first, at most KEPT_TREES. */
+export function keepTree(kept: readonly SessionTreeDto[], left: SessionTreeDto | null): readonly SessionTreeDto[] {
+  if (left === null) return kept;
+  return [left, ...kept.filter((tree) => tree.sessionId !== left.sessionId)].slice(0, KEPT_TREES);
+}
+
 /** Resolves once the page has painted what is on screen now (at once where nothing paints). */
 function nextPaint(): Promise<void> {
   if (typeof requestAnimationFrame !== "function") return Promise.resolve();
@@ -138,9 +154,20 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
    */
   const fetchTree = async (sessionId: string): Promise<SessionTreeDto> => {
     const shown = get().tree;
-    const since = shown?.sessionId === sessionId ? shown.version : undefined;
+    const kept = get().keptTrees.find((tree) => tree.sessionId === sessionId) ?? null;
+    const base = shown?.sessionId === sessionId ? shown : kept;
+    const since = base?.version;
     if (since === undefined) return call("session:tree", { sessionId });
     const update = await call("session:tree-update", { sessionId, since });
+    if (base !== shown) {
+      // Opened again: the update is for the tree kept from when it was last shown.
+      try {
+        return applyTreeUpdate(base, update);
+      } catch {
+        // Not for the kept version (never expected): the whole tree instead.
+        return call("session:tree", { sessionId });
+      }
+    }
     const now = get().tree;
     if (update.kind === "delta" && (now?.sessionId !== sessionId || now.version !== update.since)) {
       // Two refreshes at once (a chat turn's and the live refresh): the other one's answer
@@ -182,6 +209,8 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       const sameSession = get().tree?.sessionId === sessionId;
       const opened = {
         tree,
+        // Shown now: no longer kept aside (its memory goes with the version replaced).
+        keptTrees: get().keptTrees.filter((kept) => kept.sessionId !== sessionId),
         treeError: null,
         treeLoad: null,
         expandedIds: new Set<string>(),
@@ -221,6 +250,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
 
   return {
     tree: null,
+    keptTrees: [],
     treeError: null,
     treeLoad: null,
     selectedEntryId: null,
