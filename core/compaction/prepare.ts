@@ -10,7 +10,6 @@ import type {
   BranchSummaryMessage,
   CompactionEntry,
   SessionEntry,
-  Usage,
 } from "../session/entries.ts";
 import { findCutPoint } from "./cut-point.ts";
 import { addFileOpsFromMessage, createFileOps, seedFileOpsFromDetails } from "./file-ops.ts";
@@ -32,12 +31,6 @@ export interface PrepareCompactionOptions {
    * entry at import); entries it returns undefined for are estimated here.
    */
   tokensOf?: (entry: SessionEntry) => number | undefined;
-  /**
-   * For a path given from partway (a tail that starts at or before the window, see
-   * compactionWindowStart): the usage getLastAssistantUsage finds above the tail's first entry,
-   * used when the tail itself has none.
-   */
-  usageBefore?: Usage | undefined;
 }
 
 export const ALREADY_COMPACTED = "Already compacted";
@@ -145,7 +138,11 @@ export function prepareCompaction(
       : 0;
   const tokensBeforeEstimated = summaryEstimate + windowEstimate;
 
-  const lastUsage = getLastAssistantUsage(path) ?? options.usageBefore;
+  // A usage from before the compaction in effect measured the context that compaction replaced
+  // (SPEC §4.4 quirk; the LLM view calls it stale): it is no figure of this window, neither for
+  // tokensBefore (D10) nor for scaling the keep budget (§5.1 step 5), which it would shrink
+  // by the compaction's whole ratio. Only replies after that compaction count.
+  const lastUsage = getLastAssistantUsage(prevIndex < 0 ? path : path.slice(prevIndex + 1));
   const measured = calculateContextTokens(lastUsage);
   // A usage object of all zeros measures nothing: fall back to the estimate (D10).
   const tokensBeforeMeasured = lastUsage !== undefined && measured > 0 ? measured : null;
@@ -204,8 +201,7 @@ export function prepareCompaction(
 export function compactionPlanReason(
   pathEntries: readonly SessionEntry[],
   settings: CompactionSettings,
-  options: Pick<PrepareCompactionOptions, "usageBefore"> = {},
 ): string | undefined {
   if (pathEntries.at(-1)?.type === "compaction") return ALREADY_COMPACTED;
-  return prepareCompaction(pathEntries, settings, options) === undefined ? NOTHING_TO_COMPACT : undefined;
+  return prepareCompaction(pathEntries, settings) === undefined ? NOTHING_TO_COMPACT : undefined;
 }

@@ -8,7 +8,7 @@ import { prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import { calculateContextTokens, shouldCompact } from "../../core/compaction/tokens.ts";
 import type { CompactionResult } from "../../core/compaction/types.ts";
-import type { AssistantMessage, MessageEntry, SessionEntry, Usage } from "../../core/session/entries.ts";
+import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { ModelSettings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import type { AppContext } from "../api/types.ts";
@@ -123,7 +123,6 @@ interface RunPath {
   target: RunTarget;
   path: SessionEntry[];
   tokens: ReadonlyMap<SessionEntry, number>;
-  usageBefore?: Usage | undefined;
   /** The whole session: loaded only for a session_before_compact hook (it gets the full path). */
   whole?: SessionState;
 }
@@ -132,7 +131,7 @@ interface RunPath {
 function loadRunPath(ctx: AppContext, sessionId: string): RunPath {
   if (!ctx.hooks.has("session_before_compact")) {
     const tail = loadCompactionTail(ctx.db, sessionId);
-    if (tail !== null) return { target: tail, path: tail.path, tokens: tail.tokens, usageBefore: tail.usageBefore };
+    if (tail !== null) return { target: tail, path: tail.path, tokens: tail.tokens };
   }
   const state = loadSessionState(ctx.db, sessionId);
   return { target: state, path: state.path, tokens: state.tokens, whole: state };
@@ -184,7 +183,6 @@ export async function runAutoCompaction(
     const on = loadRunPath(ctx, sessionId);
     const preparation = prepareCompaction(on.path, compactionSettingsOf(settings), {
       tokensOf: (entry) => on.tokens.get(entry),
-      ...(on.usageBefore === undefined ? {} : { usageBefore: on.usageBefore }),
     });
     if (!preparation || on.target.leafId === null) return end(null, false, false);
 

@@ -3,12 +3,12 @@
  * 100k-entry session: from the window start (the last compaction's first kept entry on the
  * path, else that compaction) to the leaf, found walking up from the leaf through the id index
  * (path-upwards.ts) rather than listing the whole session's links, parsed with the
- * token estimates the library stores; and the last measured usage above it when it has none.
+ * token estimates the library stores. Nothing above the tail is read: a usage from before the
+ * compaction in effect measures no part of the window (prepare.ts).
  */
-import { getLastAssistantUsage } from "../../core/compaction/tokens.ts";
-import type { SessionEntry, Usage } from "../../core/session/entries.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import type { Database } from "../store/open.ts";
-import { type EntryLink, entryJson, entryJsonAndTokensByPk, entryJsonByPk } from "../store/repos/entries.ts";
+import { type EntryLink, entryJson, entryJsonAndTokensByPk } from "../store/repos/entries.ts";
 import { openPathUpwards } from "./path-upwards.ts";
 
 export interface CompactionTail {
@@ -19,14 +19,9 @@ export interface CompactionTail {
   path: SessionEntry[];
   /** The library's token estimate of each entry of `path`. */
   tokens: Map<SessionEntry, number>;
-  /** What getLastAssistantUsage finds on the full path above `path` (used when `path` has none). */
-  usageBefore: Usage | undefined;
   /** Entries parsed for this load. */
   parsed: number;
 }
-
-/** Assistant replies parsed at a time while looking above the tail for a measured usage. */
-const USAGE_BATCH = 64;
 
 /**
  * The tail of the path loadSessionState would give for this leaf (same leaf, same errors), or
@@ -76,31 +71,12 @@ export function loadCompactionTail(
     return entry;
   });
 
-  let usageBefore: Usage | undefined;
-  let parsed = path.length;
-  if (compactionAt !== 0 && getLastAssistantUsage(path) === undefined) {
-    // Above the tail, newest first, only assistant replies can carry a usage (SPEC §4.2): read
-    // USAGE_BATCH of them at a time, walking up only as far as the batch needs.
-    let u = start + 1;
-    while (usageBefore === undefined && up.at(u) !== undefined) {
-      const replies: number[] = [];
-      for (let link = up.at(u); link !== undefined && replies.length < USAGE_BATCH; link = up.at(++u)) {
-        const [pk, , , type, role] = link;
-        if (type === "message" && role === "assistant") replies.push(pk);
-      }
-      const batch = entryJsonByPk(db, replies);
-      parsed += batch.length;
-      // getLastAssistantUsage scans backwards: give it the batch oldest first.
-      usageBefore = getLastAssistantUsage(batch.map((json) => JSON.parse(json) as SessionEntry).reverse());
-    }
-  }
   return {
     sessionId,
     viewLeafId: walked.viewLeafId,
     leafId: walked.leafId,
     path,
     tokens,
-    usageBefore,
-    parsed,
+    parsed: path.length,
   };
 }

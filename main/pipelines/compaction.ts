@@ -11,7 +11,7 @@ import { planSettingsOf } from "../../core/compaction/plan-settings.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import type { CompactionPreparation, CompactionResult, SummaryPurpose } from "../../core/compaction/types.ts";
-import type { SessionEntry, Usage } from "../../core/session/entries.ts";
+import type { SessionEntry } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
@@ -64,21 +64,18 @@ interface PlanInput {
   leafId: string | null;
   path: readonly SessionEntry[];
   tokens: ReadonlyMap<SessionEntry, number>;
-  usageBefore?: Usage | undefined;
 }
 
 function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Planned, "state"> {
   const settings = loadSettings(ctx.db);
-  const usage = on.usageBefore === undefined ? {} : { usageBefore: on.usageBefore };
   const options = {
     tokensOf: (entry: SessionEntry) => on.tokens.get(entry),
-    ...usage,
     ...(input.keepRecentTokens === undefined ? {} : { keepRecentTokensOverride: input.keepRecentTokens }),
   };
   const preparation = on.leafId === null ? undefined : prepareCompaction(on.path, compactionSettingsOf(settings), options);
   if (!preparation || on.leafId === null) {
     throw invalidInput(
-      compactionPlanReason(on.path, compactionSettingsOf(settings), usage) ?? "Nothing to compact (session too small)",
+      compactionPlanReason(on.path, compactionSettingsOf(settings)) ?? "Nothing to compact (session too small)",
     );
   }
   const lists = computeFileLists(preparation.fileOps);

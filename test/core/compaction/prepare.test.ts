@@ -133,6 +133,37 @@ describe("D10: tokensBefore", () => {
     expect(prep.tokensBeforeEstimated).toBe(400);
   });
 
+  it("a usage measured before the compaction in effect is stale: the estimate counts, and the keep budget is not scaled by it", () => {
+    // The agent's compaction kept a1 verbatim; a1's usage measured the 50,000-token context the
+    // compaction replaced (the LLM view's context bar calls it stale). No reply since.
+    const p = pathBuilder();
+    p.u(1000); // e0
+    p.a(1000, { usage: { input: 50000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 50200 } }); // e1
+    p.c("e1", "x".repeat(400)); // e2: keeps from e1
+    p.u(1000); // e3
+    const prep = prepare(p.entries, 3000);
+    const view = buildSessionContext(p.entries).messages.reduce((sum, m) => sum + estimateTokens(m), 0);
+    expect(prep.tokensBeforeMeasured).toBeNull();
+    expect(prep.tokensBefore).toBe(view);
+    // 2,000 tokens of window fit the 3,000 asked for: nothing is cut away (the stale ratio of 25
+    // made the budget 120 tokens and summarized a1).
+    expect(prep.keepRecentTokens).toBe(3000);
+    expect(prep.summarizeEntryIds).toEqual([]);
+    expect(prep.keptEntryIds).toEqual(["e1", "e3"]);
+  });
+
+  it("a usage measured after the compaction in effect still counts", () => {
+    const p = pathBuilder();
+    p.u(1000); // e0
+    p.a(1000, { usage: { input: 50000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 50200 } }); // e1
+    p.c("e1", "x".repeat(400)); // e2
+    p.u(1000); // e3
+    p.a(1000, { usage: { input: 6000, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 6100 } }); // e4
+    const prep = prepare(p.entries, 3000);
+    expect(prep.tokensBefore).toBe(6100);
+    expect(prep.keepRecentTokens).toBe(1500); // 3000 / (6000 measured / 3000 estimated in the window)
+  });
+
   it("without usage (or with all-zero usage) it is the estimate of the current LLM view", () => {
     const p = pathBuilder();
     p.u(100);
