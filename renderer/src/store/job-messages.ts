@@ -10,7 +10,13 @@ import { modelErrorInWords } from "../../../core/llm/error-words.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
 /** A branch summary that failed, as it was asked for: the outcome line offers to run it again. */
-export type NavigationRetry = { sessionId: string; targetId: string; customInstructions?: string };
+export type NavigationRetry = {
+  sessionId: string;
+  targetId: string;
+  customInstructions?: string;
+  /** The instructions replace the branch-summary prompt (D13). */
+  replacePrompt?: boolean;
+};
 
 export type JobMessage = { kind: "ok" | "error"; text: string; retry?: NavigationRetry };
 

@@ -136,7 +136,13 @@ export interface JobsSlice {
   previewCompaction(keepRecentTokens?: number): Promise<void>;
   closePlan(): void;
   runCompaction(customInstructions: string): Promise<void>;
-  navigateTo(targetId: string, summarize: boolean, customInstructions?: string): Promise<NavigationResultDto | null>;
+  /** `replacePrompt`: the instructions replace the branch-summary prompt instead of adding a focus (D13). */
+  navigateTo(
+    targetId: string,
+    summarize: boolean,
+    customInstructions?: string,
+    replacePrompt?: boolean,
+  ): Promise<NavigationResultDto | null>;
   /** Runs the failed branch summary the outcome line offers to retry (on the open session). */
   retryNavigation(): Promise<void>;
   /** Cancels the open session's running job (Escape, Cancel), whichever window started it. */
@@ -295,7 +301,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         get().ownJobOver(sessionId, failure);
       }
     },
-    async navigateTo(targetId, summarize, customInstructions) {
+    async navigateTo(targetId, summarize, customInstructions, replacePrompt) {
       const sessionId = get().selectedSessionId;
       if (!sessionId || refusedBusy(sessionId)) return null;
       if (summarize) get().ownJobStarting({ kind: "branch-summary", sessionId });
@@ -308,6 +314,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           targetId,
           summarize,
           ...(instructions ? { customInstructions: instructions } : {}),
+          ...(instructions && replacePrompt ? { replacePrompt: true } : {}),
         });
         if (result.cancelled) {
           const text = "Branch summarization cancelled; nothing changed.";
@@ -339,7 +346,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         // same instructions, without the drag and the dialog.
         const retry =
           summarize && error instanceof ApiCallError && error.code === "model_error"
-            ? { sessionId, targetId, ...(customInstructions?.trim() ? { customInstructions } : {}) }
+            ? {
+                sessionId,
+                targetId,
+                ...(customInstructions?.trim() ? { customInstructions } : {}),
+                ...(customInstructions?.trim() && replacePrompt ? { replacePrompt: true } : {}),
+              }
             : undefined;
         set({
           jobMessage: aboutSession(get(), sessionId, {
@@ -357,7 +369,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     async retryNavigation() {
       const retry = get().jobMessage?.retry;
       if (!retry || retry.sessionId !== get().selectedSessionId) return;
-      await get().navigateTo(retry.targetId, true, retry.customInstructions);
+      await get().navigateTo(retry.targetId, true, retry.customInstructions, retry.replacePrompt);
     },
     async cancelRunning() {
       const running = selectSessionJob(get());

@@ -98,7 +98,7 @@ export interface TreeSlice {
   moveViewLeaf(targetId: string): Promise<void>;
   closeBranchDialog(): void;
   /** Moves the view leaf to the dialog's target, with or without a branch summary. */
-  confirmBranch(summarize: boolean, customInstructions?: string): Promise<void>;
+  confirmBranch(summarize: boolean, customInstructions?: string, replacePrompt?: boolean): Promise<void>;
 }
 
 /** How many trees of sessions shown before are kept (switching back and forth between two needs 2). */
@@ -353,12 +353,12 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     closeBranchDialog() {
       set({ branchDialog: null, branchPreview: null });
     },
-    async confirmBranch(summarize, customInstructions) {
+    async confirmBranch(summarize, customInstructions, replacePrompt) {
       const dialog = get().branchDialog;
       if (!dialog) return;
       set({ branchDialog: null });
       try {
-        await get().navigateTo(dialog.targetId, summarize, customInstructions);
+        await get().navigateTo(dialog.targetId, summarize, customInstructions, replacePrompt);
       } finally {
         set({ branchPreview: null });
       }

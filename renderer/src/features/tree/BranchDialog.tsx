@@ -1,7 +1,8 @@
 /**
  * After a drop (or Enter / a double-click with "Ask to summarize when navigating" on): move the
  * view leaf with no summary, with a summary of the branch being left, or with a summary focused
- * by the user's instructions (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it; the
+ * by the user's instructions — added as a focus, or instead of the branch-summary prompt
+ * (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it; the
  * focus then goes to the entry it was about.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
@@ -21,6 +22,7 @@ export function BranchDialog() {
   const confirm = useCanopy((state) => state.confirmBranch);
   const [withInstructions, setWithInstructions] = useState(false);
   const [instructions, setInstructions] = useState("");
+  const [replacePrompt, setReplacePrompt] = useState(false);
   const firstButton = useRef<HTMLButtonElement>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const instructionsButton = useRef<HTMLButtonElement>(null);
@@ -47,6 +49,7 @@ export function BranchDialog() {
     if (targetId === null) return;
     setWithInstructions(false);
     setInstructions("");
+    setReplacePrompt(false);
     firstButton.current?.focus();
   }, [targetId]);
   useEffect(() => {
@@ -126,9 +129,17 @@ export function BranchDialog() {
             value={instructions}
             onChange={(event) => setInstructions(event.target.value)}
           />
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={replacePrompt}
+              onChange={(event) => setReplacePrompt(event.target.checked)}
+            />
+            Use them instead of the branch-summary prompt
+          </label>
           <button
             type="button"
-            onClick={() => void confirm(true, instructions)}
+            onClick={() => void confirm(true, instructions, replacePrompt)}
             disabled={instructions.trim() === ""}
           >
             Summarize with these instructions
