@@ -10,6 +10,7 @@ import { estimateTokens } from "../../core/compaction/tokens.ts";
 import { planSettingsOf } from "../../core/compaction/plan-settings.ts";
 import { compactionPlanReason, prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
+import { SPLIT_TURN_SEPARATOR } from "../../core/compaction/summarize-compaction.ts";
 import type { CompactionPreparation, CompactionResult, SummaryPurpose } from "../../core/compaction/types.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
@@ -23,7 +24,7 @@ import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
 import { appendCompaction } from "./persist.ts";
-import { type PacedText, pacedText } from "./progress-pace.ts";
+import { PROGRESS_INTERVAL_MS, type PacedText, pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
 
@@ -198,18 +199,31 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
           total: null,
           text,
         });
-      // Paced per call (the history and a turn prefix stream side by side); a call that starts
-      // (the short summary after the history) first sends what the others still hold.
-      const pacers = new Map<SummaryPurpose, PacedText>();
+      // The history and a split turn's prefix stream side by side: they are shown together, as
+      // the summary will read (the split-turn separator between them), never one in place of the
+      // other. The short summary, which starts after both, is shown alone and first sends what
+      // the summary's pacer still holds.
+      const streamed = new Map<SummaryPurpose, string>();
+      const shown = (purpose: SummaryPurpose): string => {
+        if (purpose === "short") return streamed.get("short") ?? "";
+        const history = streamed.get("update") ?? streamed.get("history") ?? "";
+        const prefix = streamed.get("turn-prefix");
+        return prefix === undefined ? history : `${history}${SPLIT_TURN_SEPARATOR}${prefix}`.trimStart();
+      };
+      const pacers = new Map<"summary" | "short", PacedText>();
       const progress = (text: string, purpose: SummaryPurpose) => {
-        job.text = text;
-        let paced = pacers.get(purpose);
+        streamed.set(purpose, text);
+        const display = shown(purpose);
+        job.text = display;
+        const stream = purpose === "short" ? "short" : "summary";
+        let paced = pacers.get(stream);
         if (paced === undefined) {
           for (const other of pacers.values()) other.finish();
-          paced = pacedText(send);
-          pacers.set(purpose, paced);
+          // Side by side, the history grows in the middle of the text: paced all the same.
+          paced = pacedText(send, PROGRESS_INTERVAL_MS, { rewritesAtOnce: stream === "short" });
+          pacers.set(stream, paced);
         }
-        paced.push(text);
+        paced.push(display);
       };
       try {
         result = await withAttemptSignal(signal, (attemptSignal) =>

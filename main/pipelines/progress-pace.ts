@@ -4,7 +4,8 @@
  * in 2,500 chunks: 50 MB of events and 2,500 repaints). The first text goes out at once, then the
  * latest at most every `intervalMs`, and `finish` sends the last one still waiting. A text that
  * does not extend the previous one (a retried request starting over) first sends the one waiting,
- * then goes out at once.
+ * then goes out at once — unless `rewritesAtOnce` is false (a text that changes in its middle as
+ * it grows, such as two streams shown side by side): then it is paced like the others.
  */
 
 /** How often a window hears a streaming summary or reply grow (ms). */
@@ -17,7 +18,11 @@ export interface PacedText {
   finish(): void;
 }
 
-export function pacedText(send: (text: string) => void, intervalMs = PROGRESS_INTERVAL_MS): PacedText {
+export function pacedText(
+  send: (text: string) => void,
+  intervalMs = PROGRESS_INTERVAL_MS,
+  { rewritesAtOnce = true }: { rewritesAtOnce?: boolean } = {},
+): PacedText {
   let lastSent = Number.NEGATIVE_INFINITY;
   let lastPushed: string | null = null;
   let waiting: string | null = null;
@@ -33,7 +38,7 @@ export function pacedText(send: (text: string) => void, intervalMs = PROGRESS_IN
   };
   return {
     push(text) {
-      if (lastPushed !== null && !text.startsWith(lastPushed)) {
+      if (rewritesAtOnce && lastPushed !== null && !text.startsWith(lastPushed)) {
         flush();
         lastSent = Number.NEGATIVE_INFINITY;
       }

@@ -27,6 +27,8 @@ const COMPACTION_PROMPT = "about to be removed from the assistant's working cont
 /** The demo session's cut splits a turn: its prefix is summarized by a second call in parallel. */
 const TURN_PREFIX_PROMPT = "only the first part of a single turn";
 const SUMMARY_TEXT = "## Goal\nE2E-JOBS-SUMMARY: keep refactoring the parser.";
+/** The two slow summaries' first chunks, shown together as the summary will read. */
+const STREAMED = "## Goal\n\n---\n\n**Turn Context (split turn):**\n\n## Goal";
 
 let tabs: TwoTabs;
 let app: E2eChatApp;
@@ -101,7 +103,7 @@ describe("a compaction seen from two tabs", () => {
 
     // Page B never asked for it: it shows the same status, the text streamed so far and Cancel.
     await poll(() => runningText(pageB)).toContain("Compacting… Press Escape to cancel.");
-    await poll(() => textOf(runningLine(pageB).locator(".stream"))).toBe("## Goal");
+    await poll(() => textOf(runningLine(pageB).locator(".stream"))).toBe(STREAMED);
     expect(await pageB.getByRole("button", { name: "Compact…" }).getAttribute("aria-disabled")).toBe("true");
     expect(await pageB.getByRole("button", { name: "Cancel (Esc)" }).isVisible()).toBe(true);
     await shot(pageB, "01-page-b-sees-it-running");
@@ -130,7 +132,7 @@ describe("a compaction seen from two tabs", () => {
     await poll(() => pageA.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(sessionId);
     await poll(() => runningText(pageA)).toContain("Compacting… Press Escape to cancel.");
     // The summary streamed before the reload (job:list), although its next chunk is far off.
-    await poll(() => textOf(runningLine(pageA).locator(".stream"))).toBe("## Goal");
+    await poll(() => textOf(runningLine(pageA).locator(".stream"))).toBe(STREAMED);
     expect(await pageA.getByRole("button", { name: "Compact…" }).getAttribute("aria-disabled")).toBe("true");
     await shot(pageA, "03-page-a-reloaded-still-running");
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeServer } from "../../helpers/fake-openai-server.ts";
 import { closeServedHarness, type Harness, startServedHarness } from "./harness.ts";
-import { plainSession } from "./sessions.ts";
+import { plainSession, SPLIT_SEPARATOR, splitSession } from "./sessions.ts";
 
 let server: FakeServer;
 let h: Harness;
@@ -61,6 +61,31 @@ describe("a long summary streamed in small chunks", () => {
     const short = texts.findIndex((text) => text.startsWith("Short"));
     expect(texts[0]).toBe("## Goal");
     expect(texts[short - 1]).toBe("## Goal\nFix the parser.");
+    expect(texts.at(-1)).toBe("Short summary.");
+  });
+
+  it("compaction of a split turn: the history and the turn prefix streaming side by side show together, as the summary will read", async () => {
+    const split = await h.importSession(splitSession({ id: "0195f0c2-1111-7000-8000-0000000005f1" }), "split");
+    // Both stream at once, their chunks interleaved: each window used to show whichever had
+    // sent last, the text jumping between the two summaries every chunk.
+    const history = ["## Goal", "\nFix", " the off-by-one", " in src/c.ts."];
+    const prefix = ["## Original Request", "\nRead src/c.ts", " and fix", " the bug."];
+    server.enqueue(
+      // Which request is which: their output limits (0.8 and 0.5 × the reserve).
+      { type: "reply", chunks: history, chunkDelayMs: 150, match: (body) => body.max_tokens === 13107 },
+      { type: "reply", chunks: prefix, chunkDelayMs: 170, match: (body) => body.max_tokens === 8192 },
+      { type: "reply", chunks: ["Short", " summary."] },
+    );
+    const result = await h.call("compaction:run", { sessionId: split });
+    const whole = `${history.join("")}${SPLIT_SEPARATOR}${prefix.join("")}`;
+    expect(result.summary.startsWith(whole)).toBe(true);
+    const short = texts.findIndex((text) => text.startsWith("Short"));
+    const summaryTexts = texts.slice(0, short);
+    // Never the turn prefix alone in place of the history that was on screen.
+    const historyShown = summaryTexts.findIndex((text) => text.startsWith("## Goal"));
+    expect(historyShown).toBeGreaterThanOrEqual(0);
+    for (const text of summaryTexts.slice(historyShown)) expect(text.startsWith("## Goal")).toBe(true);
+    expect(summaryTexts.at(-1)).toBe(whole);
     expect(texts.at(-1)).toBe("Short summary.");
   });
 

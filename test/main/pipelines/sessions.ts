@@ -98,8 +98,9 @@ export const split = {
   a3: "Found it: the loop bound was wrong; fixed.",
 };
 
-export function splitSession() {
-  return new SessionFile()
+/** `id`: a header id of its own, to import it next to another of these sessions. */
+export function splitSession(options: { id?: string } = {}) {
+  return new SessionFile(options)
     .user("u1", split.u1)
     .assistant("a1", split.a1)
     .user("u2", split.u2)
