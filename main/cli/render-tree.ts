@@ -58,7 +58,12 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
       : [...list].sort((a, b) => Number(onActivePath.has(b.id)) - Number(onActivePath.has(a.id)));
 
   const { summary } = outline;
-  yield `${summary.id}  ${summary.title ?? flatten(summary.firstMessage, 60)}`;
+  // On one line: a title may hold line breaks (a compaction's short summary, SPEC §10.3).
+  const name =
+    summary.title === null
+      ? flatten(summary.firstMessage, 60)
+      : flatten(summary.title, Number.POSITIVE_INFINITY);
+  yield `${summary.id}  ${name}`;
   yield `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
     `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
   const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));

@@ -76,7 +76,8 @@ function planOn(ctx: AppContext, input: CompactionInput, on: PlanInput): Omit<Pl
   const preparation = on.leafId === null ? undefined : prepareCompaction(on.path, compactionSettingsOf(settings), options);
   if (!preparation || on.leafId === null) {
     throw invalidInput(
-      compactionPlanReason(on.path, compactionSettingsOf(settings)) ?? "Nothing to compact (session too small)",
+      compactionPlanReason(on.path, compactionSettingsOf(settings)) ??
+        "Nothing to compact (session too small)",
     );
   }
   const lists = computeFileLists(preparation.fileOps);
