@@ -156,6 +156,20 @@ describe("canopy navigate", () => {
     expect((JSON.parse(context.out) as unknown[]).length).toBe(3);
   });
 
+  it("--summarize with nothing left behind (a move down the branch) says no summary was written", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    expect((await cli("navigate", file, "a1")).code).toBe(0);
+    const run = await cli("navigate", file, "a2", "--summarize");
+    expect(run.code).toBe(0);
+    expect(run.out.trimEnd()).toBe("View leaf: a2 (was a1)");
+    // As the app's dialog says it (which offers no Summarize then).
+    expect(run.err.trimEnd()).toBe("no branch summary: the branch you leave has no entries of its own");
+    // Moving back up leaves u2 and a2 behind: summarized, and nothing said.
+    const back = await cli("navigate", file, "a1", "--summarize");
+    expect(back.out).toMatch(/, branch summary [0-9a-f]{8}\n$/);
+    expect(back.err).toBe("");
+  });
+
   it("to a user message without summary: the editor text, and --json gives the result object", async () => {
     const file = write("chain.jsonl", chainSession(4));
     const run = await cli("navigate", file, "u2", "--json");
