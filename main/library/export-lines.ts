@@ -1,7 +1,7 @@
 /**
  * The lines of a lossless JSONL export (D2, D14), produced as the library's rows are read: the
  * header, every entry and every malformed raw line at its original position, then the pi rename
- * entry and the resume marker. Handed out in chunks of whole lines of about CHUNK_CHARS, so a
+ * entry and the resume marker (none below a compaction written last). Handed out in chunks of whole lines of about CHUNK_CHARS, so a
  * writer holds one chunk at a time, never the session's text (a 196 MB session is not a 196 MB
  * string). export.ts says what the lines are; this module only reads and orders them.
  */
@@ -81,6 +81,7 @@ function* lines(db: Database, sid: number, sessionId: string, options: ExportOpt
   let size = 0;
   let count = 0;
   let lastEntryId: string | null = null;
+  let lastEntryType: string | null = null;
   const entries = iterateEntries(db, sid, { originals: options.originals === true });
   // The snapshot begins with this read; the rest below reads it while `entries` is open.
   let entry = entries.next();
@@ -119,7 +120,10 @@ function* lines(db: Database, sid: number, sessionId: string, options: ExportOpt
             parentId: moved.get(e.id),
           });
         }
-        if (e.id !== null) lastEntryId = e.id;
+        if (e.id !== null) {
+          lastEntryId = e.id;
+          lastEntryType = e.type;
+        }
       } else if (bad.done !== true) {
         text = bad.value.raw;
         bad = malformed.next();
@@ -159,7 +163,12 @@ function* lines(db: Database, sid: number, sessionId: string, options: ExportOpt
     count++;
   }
   let resumeEntryId: string | undefined;
-  if (options.leafId !== undefined) {
+  // A compaction written last is where the agents resume as it is: no marker below it. One there
+  // would make an agent compact again at once (its check before the first prompt, on the kept
+  // reply's pre-compaction usage) with nothing new, keeping from the marker and dropping every
+  // message the compaction kept (SPEC §5.3 E9, behaviour 40); ending in it, "already compacted".
+  const resumesAsItIs = options.leafId === lastEntryId && lastEntryType === "compaction";
+  if (options.leafId !== undefined && !resumesAsItIs) {
     resumeEntryId = newId();
     const marker: CustomEntry = {
       type: "custom",

@@ -31,7 +31,7 @@ export function oldExportSession(db: Database, sessionId: string, options: Expor
         })
       : row.header_json;
   const lines: { at: number; text: string }[] = [{ at: row.header_line, text: headerText }];
-  let lastEntry: { at: number; id: string } | null = null;
+  let lastEntry: { at: number; id: string; type: string } | null = null;
   const rows = listEntryRows(db, row.sid);
   const { omit, moved } = archivedCut(rows, archived);
   for (const e of rows) {
@@ -41,7 +41,7 @@ export function oldExportSession(db: Database, sessionId: string, options: Expor
       text = JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), parentId: moved.get(e.id) });
     }
     lines.push({ at: e.seq, text });
-    if (e.id !== null && (lastEntry === null || e.seq > lastEntry.at)) lastEntry = { at: e.seq, id: e.id };
+    if (e.id !== null && (lastEntry === null || e.seq > lastEntry.at)) lastEntry = { at: e.seq, id: e.id, type: e.type };
   }
   for (const m of listMalformed(db, row.sid)) lines.push({ at: m.seq, text: m.raw });
   // Stable sort: equal positions cannot happen, but if they did the header stays first.
@@ -75,6 +75,10 @@ export function oldExportSession(db: Database, sessionId: string, options: Expor
     if (options.leafId !== null && archived.has(options.leafId)) {
       throw new StoreError("invalid_input", `Entry ${options.leafId} is archived; it is not in this export`);
     }
+  }
+  // No marker below a compaction written last (the agents resume there as it is).
+  const resumesAsItIs = options.leafId === lastEntry?.id && lastEntry?.type === "compaction";
+  if (options.leafId !== undefined && !resumesAsItIs) {
     resumeEntryId = newId();
     const marker: CustomEntry = {
       type: "custom",
