@@ -155,13 +155,21 @@ function escapeRegExp(text: string): string {
 }
 
 /**
+ * How far past the query word a match runs at most: longer than any snippet, and short enough
+ * for V8's regexp backtracking stack (an unbounded run over a 10-million-character word, a hex
+ * dump in a tool output, overflowed it and failed the whole search).
+ */
+const MAX_WORD_TAIL = 1000;
+
+/**
  * The pattern of a query word in text: at the start of a word, and on to its end (the search
- * matches words by their start). CJK characters are words of their own, so a word that begins
- * or ends with one is matched there, inside a run of them, and no further.
+ * matches words by their start; at most MAX_WORD_TAIL characters on). CJK characters are words
+ * of their own, so a word that begins or ends with one is matched there, inside a run of them,
+ * and no further.
  */
 function wordPattern(word: string): string {
   const before = startsWithCjk(word) ? "" : `(?<!${NON_CJK_WORD_CHAR})`;
-  const rest = endsWithCjk(word) ? "" : `${NON_CJK_WORD_CHAR}*`;
+  const rest = endsWithCjk(word) ? "" : `${NON_CJK_WORD_CHAR}{0,${MAX_WORD_TAIL}}`;
   return `${before}${escapeRegExp(word)}${rest}`;
 }
 

@@ -1,0 +1,50 @@
+// The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output):
+// each gives the command's output or one true line, and the right exit code.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliCaptured } from "../helpers/cli.ts";
+
+process.env.CANOPY_NO_DEMO = "1";
+
+let dir: string;
+let db: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "canopy-cli-hostile-"));
+  db = path.join(dir, "library.db");
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function sessionFile(name: string, id: string, texts: readonly string[]): string {
+  const lines = [
+    { type: "session", version: 3, id, timestamp: "2026-12-01T00:00:00.000Z", cwd: "/w" },
+    ...texts.map((text, i) => ({
+      type: "message",
+      id: `m${i}`,
+      parentId: i === 0 ? null : `m${i - 1}`,
+      timestamp: "2026-12-01T00:00:01.000Z",
+      message: { role: "user", content: text, timestamp: 1 },
+    })),
+  ];
+  const file = path.join(dir, name);
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+  return file;
+}
+
+describe("canopy search", () => {
+  it("finds a word in an entry holding a 10-million-character word (a hex dump, a minified blob)", async () => {
+    // The snippet's highlight pattern ran to the end of the word: V8's regexp stack overflowed and
+    // every search matching that entry failed with "Maximum call stack size exceeded".
+    const file = sessionFile("giant-word.jsonl", "giant-word", ["a short one", `feed${"f".repeat(10_000_000)}`]);
+    expect((await runCliCaptured(["import", file, "--db", db])).code).toBe(0);
+    const run = await runCliCaptured(["search", "feed", "--json", "--db", db]);
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    const hits = JSON.parse(run.out) as { entryId: string; snippet: string }[];
+    expect(hits.map((hit) => hit.entryId)).toEqual(["m1"]);
+    expect(hits[0]?.snippet.startsWith("[feedfff")).toBe(true);
+    expect(hits[0]?.snippet.length).toBeLessThan(400);
+  });
+});
