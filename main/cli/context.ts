@@ -42,6 +42,19 @@ export interface CliContext {
   requireNoExtra(count: number): void;
 }
 
+/** `text` as one word for a POSIX shell, to copy from a hint: quoted when it needs it. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/u.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A folder given as `<session>` (`show ~/.pi/agent/sessions`) is said as such, with the command that imports it. */
+function refuseFolder(arg: string): void {
+  if (!existsSync(arg) || !statSync(arg).isDirectory()) return;
+  throw new CommandError(
+    `${arg} is a folder, not a session: give a session id or a .jsonl file (\`canopy import ${shellWord(arg)}\` imports the sessions below it)`,
+  );
+}
+
 export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): CliContext {
   const request = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
     const result = await api.call(channel, input);
@@ -73,6 +86,7 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
       return file.sessionId;
     }
     if (arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep)) {
+      refuseFolder(arg);
       throw new CommandError(`file not found: ${arg}`);
     }
     const sessions = [
@@ -90,6 +104,8 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
       const more = matches.length > shown.length ? ", …" : "";
       throw new CommandError(`"${arg}" matches ${matches.length} sessions (${shown.join(", ")}${more}); give more of the id`);
     }
+    // A bare name is an id first (a folder "abc" in the current one does not hide session abc…).
+    refuseFolder(arg);
     throw new CommandError(
       scope === "deleted"
         ? `no deleted session with id "${arg}" (see \`canopy list --deleted\`)`

@@ -1,6 +1,7 @@
-// The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output):
+// The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
+// folder given as a session):
 // each gives the command's output or one true line, and the right exit code.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,5 +47,32 @@ describe("canopy search", () => {
     expect(hits.map((hit) => hit.entryId)).toEqual(["m1"]);
     expect(hits[0]?.snippet.startsWith("[feedfff")).toBe(true);
     expect(hits[0]?.snippet.length).toBeLessThan(400);
+  });
+});
+
+describe("a folder given as <session>", () => {
+  it("says it is a folder and how to import it, not 'file not found'", async () => {
+    const folder = path.join(dir, "sessions here");
+    mkdirSync(folder);
+    sessionFile("sessions here/one.jsonl", "in-folder", ["hello"]);
+    for (const command of ["show", "context", "export"]) {
+      const run = await runCliCaptured([command, folder, "--db", db]);
+      expect(run.code, command).toBe(1);
+      expect(run.out).toBe("");
+      expect(run.err).toBe(
+        `canopy: error: ${folder} is a folder, not a session: give a session id or a .jsonl file (\`canopy import '${folder}'\` imports the sessions below it)\n`,
+      );
+    }
+    const here = await runCliCaptured(["show", ".", "--db", db]);
+    expect(here.err).toMatch(/^canopy: error: \. is a folder, not a session: .*`canopy import \.`/);
+  });
+
+  it("a bare name is a session id first, even where a folder of that name is in the current one", async () => {
+    // The tests run in the repository, which has a folder named "test".
+    sessionFile("named-test.jsonl", "test", ["hello"]);
+    expect((await runCliCaptured(["import", path.join(dir, "named-test.jsonl"), "--db", db])).code).toBe(0);
+    const run = await runCliCaptured(["show", "test", "--db", db]);
+    expect(run.err).toBe("");
+    expect(run.out.split("\n")[0]).toBe("test  hello");
   });
 });
