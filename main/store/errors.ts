@@ -31,7 +31,7 @@ export class DatabaseTooNewError extends StoreError {
     super(
       "db_too_new",
       `The library database ${file} has schema version ${found}, but this Canopy only knows versions up to ${supported}. ` +
-        "Update Canopy, or point CANOPY_DB at another file.",
+        "Update Canopy, or use another path (--db, or CANOPY_DB for the app).",
     );
     this.name = "DatabaseTooNewError";
     this.found = found;

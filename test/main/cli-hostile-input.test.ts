@@ -1,10 +1,12 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
-// folder given as a session):
+// folder given as a session, a library written by a newer Canopy):
 // each gives the command's output or one true line, and the right exit code.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LATEST_VERSION } from "../../main/store/migrations/index.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
 
 process.env.CANOPY_NO_DEMO = "1";
@@ -74,5 +76,26 @@ describe("a folder given as <session>", () => {
     const run = await runCliCaptured(["show", "test", "--db", db]);
     expect(run.err).toBe("");
     expect(run.out.split("\n")[0]).toBe("test  hello");
+  });
+});
+
+describe("a library written by a newer Canopy", () => {
+  it("is refused in one line that names --db, and left as it was", async () => {
+    const newer = path.join(dir, "newer.db");
+    expect((await runCliCaptured(["list", "--db", newer])).code).toBe(0);
+    const raw = new Database(newer);
+    raw.pragma("user_version = 999");
+    raw.close();
+    const before = readFileSync(newer);
+    for (const args of [["list"], ["import", sessionFile("for-newer.jsonl", "for-newer", ["hi"])]]) {
+      const run = await runCliCaptured([...args, "--db", newer]);
+      expect(run.code).toBe(1);
+      expect(run.out).toBe("");
+      expect(run.err.split("\n")).toEqual([
+        `canopy: error: The library database ${newer} has schema version 999, but this Canopy only knows versions up to ${LATEST_VERSION}. Update Canopy, or use another path (--db, or CANOPY_DB for the app).`,
+        "",
+      ]);
+    }
+    expect(readFileSync(newer).equals(before)).toBe(true);
   });
 });
