@@ -21,6 +21,7 @@ import { runPipelineCommand } from "./cli/pipeline-commands.ts";
 import { importProgress, showProgress, showSearchIndexing } from "./cli/progress.ts";
 import { renderContext, renderImportReport, renderSearchHits, renderSessionList } from "./cli/render.ts";
 import { showToOutput } from "./cli/show-stdout.ts";
+import { fileErrorReason } from "./store/errors.ts";
 import { resolveLibraryPath } from "./store/library-file.ts";
 import { defaultDataFolder } from "./store/open.ts";
 import { writeJsonList } from "./cli/json-out.ts";
@@ -223,11 +224,15 @@ if (invokedDirectly) {
   if (process.env.npm_lifecycle_event === "canopy" && typedIn && path.isAbsolute(typedIn)) {
     process.chdir(typedIn);
   }
-  // A reader that stops early (`canopy context … | head`) is not an error: stop quietly.
+  // A reader that stops early (`canopy context … | head`) is not an error: stop quietly. Any other
+  // failure to write the output (stdout redirected to a file on a full disk) is one line and exit 1.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
+    process.stderr.write(`canopy: error: could not write the output: ${fileErrorReason(error)}\n`);
+    process.exit(1);
   });
+  // Messages that cannot be written (stderr gone or full) leave the exit code as the command set it.
+  process.stderr.on("error", () => {});
   const code = await runCli(process.argv.slice(2), {
     out: lineWriter(process.stdout),
     // Waits for a full pipe to drain; a reader gone (EPIPE) ends the process above.

@@ -1,13 +1,15 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
-// folder given as a session, a library written by a newer Canopy):
+// folder given as a session, a library written by a newer Canopy, output to a full disk):
 // each gives the command's output or one true line, and the right exit code.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LATEST_VERSION } from "../../main/store/migrations/index.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
+import { fixturePath, repoRoot } from "../helpers/fixtures.ts";
 
 process.env.CANOPY_NO_DEMO = "1";
 
@@ -97,5 +99,26 @@ describe("a library written by a newer Canopy", () => {
       ]);
     }
     expect(readFileSync(newer).equals(before)).toBe(true);
+  });
+});
+
+describe("output that cannot be written", () => {
+  // /dev/full: every write fails with ENOSPC, as stdout redirected to a file on a full disk.
+  it.runIf(existsSync("/dev/full"))("says so in one line and exits 1 (no stack trace)", () => {
+    const file = fixturePath("tree-00.jsonl");
+    for (const command of [["list"], ["show", file], ["context", file, "--json"], ["export", file]]) {
+      const full = openSync("/dev/full", "w");
+      try {
+        const run = spawnSync("npm", ["run", "--silent", "canopy", "--", ...command, "--db", db], {
+          cwd: repoRoot,
+          encoding: "utf8",
+          stdio: ["ignore", full, "pipe"],
+        });
+        expect(run.stderr, command[0]).toBe("canopy: error: could not write the output: the disk is full\n");
+        expect(run.status, command[0]).toBe(1);
+      } finally {
+        closeSync(full);
+      }
+    }
   });
 });
