@@ -20,6 +20,9 @@ export interface SessionFileList {
   errors: { path: string; reason: string }[];
 }
 
+/** Why a pipe or device is not imported: a session is re-read from its file as the agent appends. */
+const NOT_A_FILE = "not a file but a pipe or device: save the session to a file and import that";
+
 /**
  * Every `*.jsonl` file under `root` (or `root` itself when it is a file), sorted. Symlinked
  * folders are followed, but a folder already visited (same device and inode) is not entered again.
@@ -53,7 +56,11 @@ export function listSessionFiles(root: string): SessionFileList {
       if (current === top || current.endsWith(".jsonl")) addFile(current);
       continue;
     }
-    if (!stat.isDirectory()) continue;
+    if (!stat.isDirectory()) {
+      // Named itself (`import /dev/stdin`), a pipe or device is refused; one inside a folder is skipped.
+      if (current === top) errors.push({ path: current, reason: NOT_A_FILE });
+      continue;
+    }
     // Known by device and inode, not by real path: resolving each folder's path again costs a
     // lookup per level, minutes for a tree nested a thousand deep.
     const key = `${stat.dev}:${stat.ino}`;

@@ -1,5 +1,6 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
-// folder given as a session, a library written by a newer Canopy, output to a full disk):
+// folder given as a session, a library written by a newer Canopy, output to a full disk, a pipe
+// or device to import):
 // each gives the command's output or one true line, and the right exit code.
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -119,6 +120,24 @@ describe("output that cannot be written", () => {
       } finally {
         closeSync(full);
       }
+    }
+  });
+});
+
+describe("import of a pipe or a device", () => {
+  // `cat s.jsonl | canopy import /dev/stdin` said "No session files (*.jsonl) there: nothing
+  // imported." and exited 0, as for an empty folder.
+  it("fails with the reason, exit 1", async () => {
+    const fifo = path.join(dir, "pipe.jsonl");
+    const made = spawnSync("mkfifo", [fifo]).status === 0;
+    for (const target of made ? ["/dev/null", fifo] : ["/dev/null"]) {
+      const run = await runCliCaptured(["import", target, "--db", db]);
+      expect(run.code, target).toBe(1);
+      expect(run.out.split("\n").slice(1)).toEqual([
+        `  failed    ${target} — not a file but a pipe or device: save the session to a file and import that`,
+        "",
+      ]);
+      expect(run.err).toBe(`canopy: error: nothing could be imported from ${target}\n`);
     }
   });
 });
