@@ -47,11 +47,17 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/u.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A folder given as `<session>` (`show ~/.pi/agent/sessions`) is said as such, with the command that imports it. */
-function refuseFolder(arg: string): void {
-  if (!existsSync(arg) || !statSync(arg).isDirectory()) return;
+/**
+ * A folder given as `<session>` (`show ~/.pi/agent/sessions`) is said as such, with the command
+ * that imports it; a pipe or device (`/dev/stdin`) too. Either was "file not found".
+ */
+function refuseNonFile(arg: string): void {
+  const stat = statSync(arg, { throwIfNoEntry: false });
+  if (stat === undefined || stat.isFile()) return;
   throw new CommandError(
-    `${arg} is a folder, not a session: give a session id or a .jsonl file (\`canopy import ${shellWord(arg)}\` imports the sessions below it)`,
+    stat.isDirectory()
+      ? `${arg} is a folder, not a session: give a session id or a .jsonl file (\`canopy import ${shellWord(arg)}\` imports the sessions below it)`
+      : `${arg} is not a file but a pipe or device: save the session to a file and give that`,
   );
 }
 
@@ -86,7 +92,7 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
       return file.sessionId;
     }
     if (arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep)) {
-      refuseFolder(arg);
+      refuseNonFile(arg);
       throw new CommandError(`file not found: ${arg}`);
     }
     const sessions = [
@@ -105,7 +111,7 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
       throw new CommandError(`"${arg}" matches ${matches.length} sessions (${shown.join(", ")}${more}); give more of the id`);
     }
     // A bare name is an id first (a folder "abc" in the current one does not hide session abc…).
-    refuseFolder(arg);
+    refuseNonFile(arg);
     throw new CommandError(
       scope === "deleted"
         ? `no deleted session with id "${arg}" (see \`canopy list --deleted\`)`

@@ -138,6 +138,12 @@ describe("import of a pipe or a device", () => {
         "",
       ]);
       expect(run.err).toBe(`canopy: error: nothing could be imported from ${target}\n`);
+      // As a <session> it said "file not found".
+      const shown = await runCliCaptured(["show", target, "--db", db]);
+      expect(shown.code).toBe(1);
+      expect(shown.err).toBe(
+        `canopy: error: ${target} is not a file but a pipe or device: save the session to a file and give that\n`,
+      );
     }
   });
 });
