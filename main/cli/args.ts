@@ -82,7 +82,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
  * The options each command takes besides --db and --help. Another one was silently ignored
  * (`show --json` printed text, `list --limit 3` every session, `compact --restore` a plan).
  */
-const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   import: ["agent-folders", "json"],
   folders: ["json"],
   list: ["deleted", "json"],
@@ -188,8 +188,8 @@ function parse(argv: readonly string[]) {
 export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]
 
 Commands:
-  import <file|dir>                       Import a session file or every .jsonl below a folder
-  import --agent-folders                  Import the agent session folders (see folders)
+  import <file|dir> [--json]              Import a session file or every .jsonl below a folder
+  import --agent-folders [--json]         Import the agent session folders (see folders)
   folders [--json] | folders set <dir>… | folders reset
                                           The agent session folders scanned and watched (default
                                           ~/.pi/agent/sessions and ~/.omp/agent/sessions)
@@ -226,14 +226,14 @@ Commands:
                                           edited as a new branch), without a new message
   fork <session> <entryId> [--json]       A new library session holding the path to the entry
                                           (labels carried, parentSession set); prints its id
-  archive <session> <entryId> [--yes] [--json]
+  archive <session> <entryId> [--yes] [--json] | unarchive <session> <entryId> [--json]
                                           Archive the branch below an entry (--yes when it holds
-                                          the view leaf); unarchive <session> <entryId> restores it
+                                          the view leaf) / restore it
   rename <session> ["title"] [--json]     Rename in the library (written on export only); no
                                           title clears the rename
   label <session> <entryId> ["text"] [--json]
                                           Set an entry's label (no text clears it)
-  undo <session> | redo <session> [--json]
+  undo <session> [--json] | redo <session> [--json]
                                           Revert the session's last Canopy edit / re-apply the
                                           last undone one (undo of a delete restores the session)
   delete <session> [--json]               Delete from the library (the file is not touched)
