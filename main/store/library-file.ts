@@ -51,12 +51,32 @@ export function prepareLibraryPath(file: string): void {
       `The library path ${resolved} is not a regular file (a device, pipe or socket). ${USE_ANOTHER}`,
     );
   }
+  if (stat === undefined) refuseDanglingLink(resolved);
   try {
     fs.mkdirSync(path.dirname(resolved), { recursive: true });
   } catch (cause) {
     const message = `Cannot create the folder of the library ${resolved}: ${fileErrorReason(cause)}.`;
     throw new StoreError("not_a_library", message, { cause });
   }
+}
+
+/**
+ * A library path that is a symbolic link into a folder that does not exist (a drive not mounted):
+ * SQLite, which does not create folders, said only "unable to open database file".
+ */
+function refuseDanglingLink(file: string): void {
+  let target: string;
+  try {
+    target = path.resolve(path.dirname(file), fs.readlinkSync(file));
+  } catch (error) {
+    void error; // Not a link: a new library.
+    return;
+  }
+  if (fs.existsSync(path.dirname(target))) return; // SQLite creates the library there.
+  throw new StoreError(
+    "cannot_open",
+    `Cannot open the library ${file}: it is a symbolic link to ${target}, whose folder does not exist (a drive not mounted?). ${USE_ANOTHER}`,
+  );
 }
 
 function readHeader(

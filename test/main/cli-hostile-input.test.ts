@@ -1,9 +1,19 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
-// folder given as a session, a library written by a newer Canopy, output to a full disk, a pipe
-// or device to import):
+// folder given as a session, a library written by a newer Canopy or behind a dangling link, output
+// to a full disk, a pipe or device to import):
 // each gives the command's output or one true line, and the right exit code.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import Database from "better-sqlite3";
 import os from "node:os";
 import path from "node:path";
@@ -145,5 +155,22 @@ describe("import of a pipe or a device", () => {
         `canopy: error: ${target} is not a file but a pipe or device: save the session to a file and give that\n`,
       );
     }
+  });
+});
+
+describe("a library behind a symbolic link that leads nowhere", () => {
+  // ~/.config/canopy/library.db linked to a drive that is not mounted said SQLite's "unable to
+  // open database file".
+  it("says where the link leads, in one line, exit 1", async () => {
+    const link = path.join(dir, "linked.db");
+    const target = path.join(dir, "unmounted-drive", "library.db");
+    symlinkSync(target, link);
+    const run = await runCliCaptured(["list", "--db", link]);
+    expect(run.code).toBe(1);
+    expect(run.out).toBe("");
+    expect(run.err).toBe(
+      `canopy: error: Cannot open the library ${link}: it is a symbolic link to ${target}, whose folder does not exist (a drive not mounted?). Use another path (--db, or CANOPY_DB for the app).\n`,
+    );
+    expect(existsSync(path.dirname(target))).toBe(false);
   });
 });
