@@ -44,6 +44,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   const [command = "help", ...positionals] = parsed.positionals;
   refuseOptionsNotTaken(command, Object.keys(parsed.values));
+  refuseEmptyPaths(parsed.values);
   const limit = wholeNumber("--limit", parsed.values.limit, MAX_SEARCH_HITS);
   const keepRecentTokens = wholeNumber(
     "--keep-recent-tokens",
@@ -114,6 +115,16 @@ function refuseOptionsNotTaken(command: string, given: readonly string[]): void 
   const list = extra.map((name) => `--${name}`).join(", ");
   const own = takes.length === 0 ? "no options" : takes.map((name) => `--${name}`).join(", ");
   throw new UsageError(`${command} does not take ${list} (it takes ${own})`);
+}
+
+/**
+ * `--db ""`, `--out ""`, `--leaf ""` (an unset shell variable): the empty path was read as the
+ * current folder ("… is a folder"), the empty leaf refused in the API's words.
+ */
+function refuseEmptyPaths(values: Readonly<Record<string, unknown>>): void {
+  for (const name of ["db", "out", "leaf"]) {
+    if (values[name] === "") throw new UsageError(`--${name} is empty: give a value (--${name} <value>)`);
+  }
 }
 
 /**

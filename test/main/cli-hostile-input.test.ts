@@ -1,6 +1,6 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
 // folder given as a session, a library written by a newer Canopy or behind a dangling link, output
-// to a full disk, a pipe or device to import):
+// to a full disk, a pipe or device to import, an empty option value):
 // each gives the command's output or one true line, and the right exit code.
 import { spawnSync } from "node:child_process";
 import {
@@ -172,5 +172,25 @@ describe("a library behind a symbolic link that leads nowhere", () => {
       `canopy: error: Cannot open the library ${link}: it is a symbolic link to ${target}, whose folder does not exist (a drive not mounted?). Use another path (--db, or CANOPY_DB for the app).\n`,
     );
     expect(existsSync(path.dirname(target))).toBe(false);
+  });
+});
+
+describe("an empty option value", () => {
+  // `--leaf ""` said "context:get: leafId: cannot be empty" (the API's words), `--db ""` and
+  // `--out ""` that the current folder is a folder (the empty path read as it).
+  it("is a usage error naming the option", async () => {
+    const file = sessionFile("for-empty.jsonl", "for-empty", ["hi"]);
+    for (const args of [
+      ["context", file, "--leaf", ""],
+      ["export", file, "--out", ""],
+      ["list", "--db", ""],
+      ["list", "--db="],
+    ]) {
+      const withDb = args.includes("--db") || args.includes("--db=") ? args : [...args, "--db", db];
+      const run = await runCliCaptured(withDb);
+      const option = (args.find((arg) => arg.startsWith("--")) ?? "").replace("=", "");
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.err).toBe(`canopy: ${option} is empty: give a value (${option} <value>) (see \`canopy help\`)\n`);
+    }
   });
 });
