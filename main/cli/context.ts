@@ -42,6 +42,29 @@ export interface CliContext {
   requireNoExtra(count: number): void;
 }
 
+/** The request fields a user gives on the command line, as the help names them. */
+const FIELD_NAMES: Readonly<Record<string, string>> = {
+  query: "the query",
+  title: "the title",
+  text: "the text",
+  label: "the label",
+  instructions: "--instructions",
+  leafId: "--leaf",
+  entryId: "<entryId>",
+  outPath: "--out",
+};
+
+/**
+ * A refused request in the command line's words: "library:search: query: must be at most 1,000
+ * characters long" → "the query must be at most 1,000 characters long".
+ */
+function inCliWords(channel: string, message: string): string {
+  const said = message.startsWith(`${channel}: `) ? message.slice(channel.length + 2) : message;
+  const field = /^([A-Za-z]+): /.exec(said);
+  const name = field?.[1] === undefined ? undefined : FIELD_NAMES[field[1]];
+  return name === undefined || field === null ? said : `${name} ${said.slice(field[0].length)}`;
+}
+
 /** `text` as one word for a POSIX shell, to copy from a hint: quoted when it needs it. */
 function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/u.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
@@ -64,7 +87,10 @@ function refuseNonFile(arg: string): void {
 export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): CliContext {
   const request = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
     const result = await api.call(channel, input);
-    if (!result.ok) throw new CommandError(result.error.message, result.error.code);
+    if (!result.ok) {
+      const { code, message } = result.error;
+      throw new CommandError(code === "invalid_input" ? inCliWords(channel, message) : message, code);
+    }
     return result.value;
   };
 

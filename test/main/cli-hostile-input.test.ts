@@ -1,6 +1,6 @@
 // The `canopy` CLI on hostile input a user can meet (a giant word in a recorded tool output, a
 // folder given as a session, a library written by a newer Canopy or behind a dangling link, output
-// to a full disk, a pipe or device to import, an empty option value):
+// to a full disk, a pipe or device to import, an empty option value, a value over the API's limit):
 // each gives the command's output or one true line, and the right exit code.
 import { spawnSync } from "node:child_process";
 import {
@@ -191,6 +191,23 @@ describe("an empty option value", () => {
       const option = (args.find((arg) => arg.startsWith("--")) ?? "").replace("=", "");
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.err).toBe(`canopy: ${option} is empty: give a value (${option} <value>) (see \`canopy help\`)\n`);
+    }
+  });
+});
+
+describe("a value over the API's limit", () => {
+  // Said in the API's words: "library:search: query: must be at most 1,000 characters long".
+  it("is named as the command line gives it", async () => {
+    const file = sessionFile("for-limits.jsonl", "for-limits", ["hi"]);
+    const long = "q".repeat(1001);
+    const cases: [string[], string][] = [
+      [["search", long], "the query must be at most 1,000 characters long"],
+      [["rename", file, long], "the title must be at most 1,000 characters long"],
+    ];
+    for (const [args, said] of cases) {
+      const run = await runCliCaptured([...args, "--db", db]);
+      expect(run.code, args[0]).toBe(1);
+      expect(run.err).toBe(`canopy: error: ${said}\n`);
     }
   });
 });
