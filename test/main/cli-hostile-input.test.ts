@@ -211,3 +211,13 @@ describe("a value over the API's limit", () => {
     }
   });
 });
+
+describe("export --out into folders that do not exist yet", () => {
+  it("creates them, as the README says", async () => {
+    const file = sessionFile("for-out.jsonl", "for-out", ["hi"]);
+    const out = path.join(dir, "new", "folders", "out.jsonl");
+    const run = await runCliCaptured(["export", file, "--out", out, "--db", db]);
+    expect(run.code).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(file, "utf8"));
+  });
+});
