@@ -153,9 +153,38 @@ function argumentError(error: unknown): string {
     return `${option} needs a value (${option} <value>; one starting with "-" as ${option}=-…)`;
   }
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const meant = closestOption(option);
+    if (meant !== undefined) return `unknown option ${option} (did you mean ${meant}?)`;
     return `unknown option ${option} (a value starting with "-" goes after "--" at the end (options before it), e.g. -- ${option})`;
   }
   return first;
+}
+
+/** The long option `typed` is a typo of (at most 2 edits away, the nearest), if any. */
+function closestOption(typed: string): string | undefined {
+  if (!typed.startsWith("--")) return undefined;
+  const name = typed.slice(2).toLowerCase();
+  let best: { option: string; distance: number } | undefined;
+  for (const option of Object.keys(OPTIONS)) {
+    const distance = editDistance(name, option);
+    const close = distance <= 2 && distance < Math.max(name.length, option.length) / 2;
+    if (close && (best === undefined || distance < best.distance)) best = { option: `--${option}`, distance };
+  }
+  return best?.option;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
 }
 
 function wholeNumber(flag: string, text: string | undefined, max?: number): number | undefined {

@@ -53,7 +53,10 @@ describe("canopy search", () => {
   it("finds a word in an entry holding a 10-million-character word (a hex dump, a minified blob)", async () => {
     // The snippet's highlight pattern ran to the end of the word: V8's regexp stack overflowed and
     // every search matching that entry failed with "Maximum call stack size exceeded".
-    const file = sessionFile("giant-word.jsonl", "giant-word", ["a short one", `feed${"f".repeat(10_000_000)}`]);
+    const file = sessionFile("giant-word.jsonl", "giant-word", [
+      "a short one",
+      `feed${"f".repeat(10_000_000)}`,
+    ]);
     expect((await runCliCaptured(["import", file, "--db", db])).code).toBe(0);
     const run = await runCliCaptured(["search", "feed", "--json", "--db", db]);
     expect(run.err).toBe("");
@@ -190,7 +193,9 @@ describe("an empty option value", () => {
       const run = await runCliCaptured(withDb);
       const option = (args.find((arg) => arg.startsWith("--")) ?? "").replace("=", "");
       expect(run.code, args.join(" ")).toBe(2);
-      expect(run.err).toBe(`canopy: ${option} is empty: give a value (${option} <value>) (see \`canopy help\`)\n`);
+      expect(run.err).toBe(
+        `canopy: ${option} is empty: give a value (${option} <value>) (see \`canopy help\`)\n`,
+      );
     }
   });
 });
