@@ -11,7 +11,7 @@ import { counted } from "../core/session/describe.ts";
 import { planRequestFor } from "../core/session/request-messages.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
 import { createAppContext } from "./app-context.ts";
-import { type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
+import { COMMAND_OPTIONS, type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
 import { runChatCommand } from "./cli/chat-command.ts";
 import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
@@ -188,13 +188,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   let api: Api | undefined;
-  try {
+  // Opened when the command first needs it: a usage error found before creates no library.
+  const openApi = (): Api => {
+    if (api !== undefined) return api;
     const library = libraryPathOf(parsed.options.db);
     const isNew = library !== ":memory:" && !existsSync(library);
     api = createApi(createAppContext({ dbPath: parsed.options.db }));
     sayNewLibrary(io, library, isNew);
-    const cli = createCliContext(api, io, parsed);
     warnUnusedPromptOverrides(api, io, parsed.command);
+    return api;
+  };
+  try {
+    if (!Object.hasOwn(COMMAND_OPTIONS, parsed.command)) throw new UsageError(`unknown command "${parsed.command}"`);
+    const cli = createCliContext(openApi, io, parsed);
     const handled =
       (await runLibraryCommand(cli, parsed)) ||
       (await runPipelineCommand(cli, parsed)) ||

@@ -84,9 +84,13 @@ function refuseNonFile(arg: string): void {
   );
 }
 
-export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): CliContext {
+/**
+ * `openApi` opens the library on first use, so a command refused before it needs the library (a
+ * usage error: a missing argument, an unknown command) creates none.
+ */
+export function createCliContext(openApi: () => Api, io: CliIo, parsed: ParsedCommand): CliContext {
   const request = async <C extends Channel>(channel: C, input: RequestInput<C>): Promise<RequestOutput<C>> => {
-    const result = await api.call(channel, input);
+    const result = await openApi().call(channel, input);
     if (!result.ok) {
       const { code, message } = result.error;
       throw new CommandError(code === "invalid_input" ? inCliWords(channel, message) : message, code);
@@ -146,7 +150,9 @@ export function createCliContext(api: Api, io: CliIo, parsed: ParsedCommand): Cl
   };
 
   return {
-    api,
+    get api() {
+      return openApi();
+    },
     io,
     request,
     resolveSession,

@@ -226,3 +226,19 @@ describe("export --out into folders that do not exist yet", () => {
     expect(readFileSync(out, "utf8")).toBe(readFileSync(file, "utf8"));
   });
 });
+
+describe("a usage error", () => {
+  // `canopy lsit --db x.db` and `canopy show --db x.db` created a library (3 MB, the demo
+  // sessions, its folder) before saying the command was unknown or its argument missing.
+  it("creates no library", async () => {
+    for (const args of [["lsit"], ["show"], ["context", "--request"], ["toString"]]) {
+      const folder = path.join(dir, "never-created");
+      const run = await runCliCaptured([...args, "--db", path.join(folder, "library.db")]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(existsSync(folder), args.join(" ")).toBe(false);
+    }
+    expect((await runCliCaptured(["lsit", "--db", db])).err).toBe(
+      'canopy: unknown command "lsit" (see `canopy help`)\n',
+    );
+  });
+});

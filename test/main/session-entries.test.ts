@@ -129,7 +129,7 @@ describe("session:entries", () => {
       progress: () => {},
       isTerminal: false,
     };
-    expect(await runChatCommand(createCliContext(recording, io, parsed), parsed)).toBe(true);
+    expect(await runChatCommand(createCliContext(() => recording, io, parsed), parsed)).toBe(true);
     expect({ out, err }).toEqual({ out: ["Hello back."], err: [] });
     expect(channels).toContain("session:entries");
     expect(channels).not.toContain("session:get");
