@@ -11,7 +11,14 @@ import { counted } from "../core/session/describe.ts";
 import { planRequestFor } from "../core/session/request-messages.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
 import { createAppContext } from "./app-context.ts";
-import { COMMAND_OPTIONS, type ParsedCommand, parseCommandLine, USAGE, UsageError } from "./cli/args.ts";
+import {
+  COMMAND_OPTIONS,
+  closestCommand,
+  type ParsedCommand,
+  parseCommandLine,
+  USAGE,
+  UsageError,
+} from "./cli/args.ts";
 import { runChatCommand } from "./cli/chat-command.ts";
 import { type CliContext, type CliIo, CommandError, createCliContext } from "./cli/context.ts";
 import { runEditCommand } from "./cli/edit-commands.ts";
@@ -199,7 +206,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return api;
   };
   try {
-    if (!Object.hasOwn(COMMAND_OPTIONS, parsed.command)) throw new UsageError(`unknown command "${parsed.command}"`);
+    if (!Object.hasOwn(COMMAND_OPTIONS, parsed.command)) {
+      const meant = closestCommand(parsed.command);
+      throw new UsageError(
+        `unknown command "${parsed.command}"${meant === undefined ? "" : ` (did you mean ${meant}?)`}`,
+      );
+    }
     const cli = createCliContext(openApi, io, parsed);
     const handled =
       (await runLibraryCommand(cli, parsed)) ||

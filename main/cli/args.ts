@@ -160,31 +160,47 @@ function argumentError(error: unknown): string {
   return first;
 }
 
-/** The long option `typed` is a typo of (at most 2 edits away, the nearest), if any. */
+/** The long option `typed` is a typo of, if any. */
 function closestOption(typed: string): string | undefined {
   if (!typed.startsWith("--")) return undefined;
-  const name = typed.slice(2).toLowerCase();
-  let best: { option: string; distance: number } | undefined;
-  for (const option of Object.keys(OPTIONS)) {
-    const distance = editDistance(name, option);
-    const close = distance <= 2 && distance < Math.max(name.length, option.length) / 2;
-    if (close && (best === undefined || distance < best.distance)) best = { option: `--${option}`, distance };
-  }
-  return best?.option;
+  const option = closestName(typed.slice(2), Object.keys(OPTIONS));
+  return option === undefined ? undefined : `--${option}`;
 }
 
-/** Levenshtein distance of two short strings. */
+/** The command `typed` is a typo of (`shw` → show), if any. */
+export function closestCommand(typed: string): string | undefined {
+  return closestName(typed, Object.keys(COMMAND_OPTIONS));
+}
+
+/** The one of `names` that `typed` is at most 2 edits away from (the nearest), if any. */
+function closestName(typed: string, names: readonly string[]): string | undefined {
+  const lower = typed.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(lower, name);
+    const close = distance <= 2 && distance < Math.max(lower.length, name.length) / 2;
+    if (close && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Edits from `a` to `b` (insert, delete, replace, swap two neighbours: "lsit" is 1 from "list"). */
 function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number): number => d[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, at(i - 2, j - 2) + 1);
+      }
+      (d[i] as number[])[j] = best;
     }
-    previous = row;
   }
-  return previous[b.length] ?? 0;
+  return at(a.length, b.length);
 }
 
 function wholeNumber(flag: string, text: string | undefined, max?: number): number | undefined {

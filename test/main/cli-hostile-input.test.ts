@@ -238,7 +238,10 @@ describe("a usage error", () => {
       expect(existsSync(folder), args.join(" ")).toBe(false);
     }
     expect((await runCliCaptured(["lsit", "--db", db])).err).toBe(
-      'canopy: unknown command "lsit" (see `canopy help`)\n',
+      'canopy: unknown command "lsit" (did you mean list?) (see `canopy help`)\n',
+    );
+    expect((await runCliCaptured(["frobnicate", "--db", db])).err).toBe(
+      'canopy: unknown command "frobnicate" (see `canopy help`)\n',
     );
   });
 });
