@@ -121,16 +121,16 @@ export function createCliContext(openApi: () => Api, io: CliIo, parsed: ParsedCo
       if (!file?.sessionId) throw new CommandError(`${arg}: ${file?.reason ?? "not a session file"}`);
       return file.sessionId;
     }
-    if (arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep)) {
-      refuseNonFile(arg);
-      throw new CommandError(`file not found: ${arg}`);
-    }
+    const pathLike = arg.endsWith(".jsonl") || arg.includes("/") || arg.includes(path.sep);
+    if (pathLike) refuseNonFile(arg);
     const sessions = [
       ...(scope === "deleted" ? [] : await request("library:list", {})),
       ...(scope === "listed" ? [] : await request("library:list", { deleted: true })),
     ];
     const exact = sessions.find((session) => session.id === arg);
     if (exact) return exact.id;
+    // No such file, and no session of that very id (a header id may hold "/": "team/fix-1").
+    if (pathLike) throw new CommandError(`file not found: ${arg}`);
     // The full id of a session out of scope is never the prefix of another's ("<id>~demo").
     if (scope !== "any") await refuseOutOfScope(arg, scope);
     const matches = sessions.filter((session) => session.id.startsWith(arg));

@@ -245,3 +245,22 @@ describe("a usage error", () => {
     );
   });
 });
+
+describe("a session id that looks like a path", () => {
+  // A header id with "/" or ending in ".jsonl" was read as a file only: "file not found".
+  it("is found by its full id when no such file exists", async () => {
+    for (const id of ["team/fix-1", "notes.jsonl"]) {
+      const file = path.join(dir, `${id.replace("/", "-")}-file.jsonl`);
+      writeFileSync(
+        file,
+        `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-12-01T00:00:00.000Z", cwd: "/w" })}\n`,
+      );
+      expect((await runCliCaptured(["import", file, "--db", db])).code).toBe(0);
+      const run = await runCliCaptured(["show", id, "--db", db]);
+      expect(run.err, id).toBe("");
+      expect(run.out.split("\n")[0]?.startsWith(id)).toBe(true);
+    }
+    const missing = await runCliCaptured(["show", "nowhere/missing.jsonl", "--db", db]);
+    expect(missing.err).toBe("canopy: error: file not found: nowhere/missing.jsonl\n");
+  });
+});
