@@ -134,6 +134,11 @@ export function flatten(text: string, width: number): string {
   return flattenPieces([text], width);
 }
 
+/** `text` on one line: each line break, with the white space around it, made one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ");
+}
+
 /** "1 entry", "2 entries": a count with its noun in the right number (`plural` defaults to noun + "s"). */
 export function counted(count: number, noun: string, plural = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : plural}`;

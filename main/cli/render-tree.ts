@@ -7,7 +7,7 @@
  * Iterative, so a 100,000-deep session prints without recursion limits; lines are yielded one by
  * one from the session's outline (session-outline.ts), so the text is written as it is made.
  */
-import { counted, flatten } from "../../core/session/describe.ts";
+import { counted, flatten, oneLine } from "../../core/session/describe.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
 import { problemText } from "../../core/session/problems.ts";
 import { ancestorTest } from "../../core/session/tree.ts";
@@ -58,13 +58,9 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
       : [...list].sort((a, b) => Number(onActivePath.has(b.id)) - Number(onActivePath.has(a.id)));
 
   const { summary } = outline;
-  // On one line: a title may hold line breaks (a compaction's short summary, SPEC §10.3).
-  const name =
-    summary.title === null
-      ? flatten(summary.firstMessage, 60)
-      : flatten(summary.title, Number.POSITIVE_INFINITY);
-  yield `${summary.id}  ${name}`;
-  yield `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
+  // Line breaks in the title (a compaction's short summary, SPEC §10.3) or cwd would split these lines.
+  yield `${summary.id}  ${summary.title === null ? flatten(summary.firstMessage, 60) : oneLine(summary.title)}`;
+  yield `cwd ${oneLine(summary.cwd)} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
     `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
   const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));
   if (usage.length > 0) yield `usage (all branches, as the agent recorded it): ${usage.join(" · ")}`;

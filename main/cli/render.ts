@@ -4,7 +4,7 @@
  */
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
 import type { RequestChange } from "../../core/session/request-messages.ts";
-import { counted, flatten as truncate } from "../../core/session/describe.ts";
+import { counted, flatten as truncate, oneLine } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
 import {
   addedResultText,
@@ -64,7 +64,7 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
     .map((session) => {
       const name = truncate(session.title ?? session.firstMessage, 60);
       const figures = `${counted(session.entryCount, "entry", "entries")}, ${counted(session.compactionCount, "compaction")}`;
-      return `${session.id}  ${session.modified.slice(0, 19).replace("T", " ")}  ${figures}  ${session.cwd}\n    ${name}`;
+      return `${session.id}  ${session.modified.slice(0, 19).replace("T", " ")}  ${figures}  ${oneLine(session.cwd)}\n    ${name}`;
     })
     .join("\n");
 }

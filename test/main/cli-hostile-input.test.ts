@@ -264,3 +264,35 @@ describe("a session id that looks like a path", () => {
     expect(missing.err).toBe("canopy: error: file not found: nowhere/missing.jsonl\n");
   });
 });
+
+describe("line breaks in a session's title or cwd", () => {
+  // `list` printed the cwd "/x\ny" over two lines, `show` the title "My\ntitle" too: a script
+  // reading a session per two lines of `list` (or the header of `show`) read garbage.
+  it("are shown as spaces, each field on its own line", async () => {
+    const file = path.join(dir, "line-breaks.jsonl");
+    const lines = [
+      { type: "session", version: 3, id: "line-breaks", timestamp: "2026-12-01T00:00:00.000Z", cwd: "/x\ny" },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2026-12-01T00:00:01.000Z",
+        message: { role: "user", content: "one\ntwo", timestamp: 1 },
+      },
+      { type: "session_info", id: "si", parentId: "a", timestamp: "2026-12-01T00:00:02.000Z", name: "My\r\ntitle" },
+    ];
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const lineDb = path.join(dir, "line-breaks.db");
+    expect((await runCliCaptured(["import", file, "--db", lineDb])).code).toBe(0);
+    const list = await runCliCaptured(["list", "--db", lineDb]);
+    expect(list.out.split("\n")).toEqual([
+      expect.stringMatching(/^line-breaks {2}\S+ \S+ {2}2 entries, 0 compactions {2}\/x y$/),
+      "    My title",
+      "",
+    ]);
+    const show = await runCliCaptured(["show", "line-breaks", "--db", lineDb]);
+    const [title, cwd] = show.out.split("\n");
+    expect(title).toBe("line-breaks  My title");
+    expect(cwd?.startsWith("cwd /x y · 2 entries")).toBe(true);
+  });
+});
