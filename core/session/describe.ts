@@ -19,6 +19,8 @@ function contentPieces(content: unknown, out: Pieces): void {
   if (!Array.isArray(content)) return;
   let first = true;
   for (const block of content as unknown[]) {
+    // A hand-edited or hostile file: a block may be null, a number, a string.
+    if (block === null || typeof block !== "object") continue;
     const b = block as { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown };
     let text = "";
     if (b.type === "text" && typeof b.text === "string") text = b.text;
@@ -31,6 +33,9 @@ function contentPieces(content: unknown, out: Pieces): void {
   }
 }
 
+/** `value` when it is a string, else "" (a field missing or of another type in a hostile file). */
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+
 function messagePieces(message: AgentMessage, out: Pieces): void {
   switch (message.role) {
     case "user":
@@ -40,21 +45,23 @@ function messagePieces(message: AgentMessage, out: Pieces): void {
       contentPieces(message.content, out);
       return;
     case "toolResult":
-      out.push(`${message.toolName}: `);
+      if (str(message.toolName) !== "") out.push(`${message.toolName}: `);
       contentPieces(message.content, out);
       return;
     case "bashExecution":
-      out.push(`$ ${message.command}`);
+      out.push(`$ ${str(message.command)}`);
       return;
     case "pythonExecution":
-      out.push(message.code);
+      out.push(str(message.code));
       return;
-    case "fileMention":
-      out.push(message.files.map((file) => file.path).join(", "));
+    case "fileMention": {
+      const files: unknown[] = Array.isArray(message.files) ? message.files : [];
+      out.push(files.map((file) => str((file as { path?: unknown } | null)?.path)).join(", "));
       return;
+    }
     case "branchSummary":
     case "compactionSummary":
-      out.push(message.summary);
+      out.push(str(message.summary));
       return;
     default:
       return;

@@ -112,7 +112,8 @@ export function pythonExecutionToText(m: PythonExecutionMessage): string {
 }
 
 function fileMentionContent(m: FileMentionMessage): (TextContent | ImageContent)[] {
-  const files = Array.isArray(m.files) ? m.files : [];
+  // A file that is no object (null in a hand-edited line) is left out: the agent would fail on it.
+  const files = (Array.isArray(m.files) ? m.files : []).filter((f) => f !== null && typeof f === "object");
   const rendered = files.map((f) => `<file path="${f.path}">${f.content ? `\n${f.content}\n` : "\n"}</file>`);
   const text: TextContent = {
     type: "text",
@@ -124,7 +125,9 @@ function fileMentionContent(m: FileMentionMessage): (TextContent | ImageContent)
 
 function prunedToolResult(m: ToolResultMessage): ToolResultMessage {
   const blocks = Array.isArray(m.content) ? m.content : [];
-  const joined = blocks.map((b) => (b.type === "text" ? b.text : "")).join("");
+  const joined = blocks
+    .map((b) => (b !== null && typeof b === "object" && b.type === "text" ? b.text : ""))
+    .join("");
   return { ...m, content: [{ type: "text", text: joined === "" ? "[Output truncated]" : joined }] };
 }
 

@@ -6,14 +6,17 @@ import type { AssistantMessage, LlmMessage } from "./entries.ts";
 import { toJson } from "../text/json-deep.ts";
 
 export function messageText(message: LlmMessage): string {
+  // The content as stored: a hand-edited or hostile file may hold a string, null, or null blocks.
+  const content: unknown = message.content;
+  if (typeof content === "string") return content;
+  const blocks = blocksOf(content);
   if (message.role === "user") {
-    if (typeof message.content === "string") return message.content;
-    return message.content
+    return blocks
       .map((block) => (block.type === "text" ? block.text : `[image ${block.mimeType}]`))
       .join("\n");
   }
   if (message.role === "assistant") {
-    return message.content
+    return blocks
       .map((block) => {
         if (block.type === "text") return block.text;
         if (block.type === "thinking") return `[thinking]\n${block.thinking}`;
@@ -21,10 +24,18 @@ export function messageText(message: LlmMessage): string {
       })
       .join("\n\n");
   }
-  const body = message.content
+  const body = blocks
     .map((block) => (block.type === "text" ? block.text : `[image ${block.mimeType}]`))
     .join("\n");
   return `${message.isError ? "[error] " : ""}${body}`;
+}
+
+/** The blocks of `content` that are objects; none when it is no array. */
+function blocksOf(content: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter(
+    (block): block is Record<string, unknown> => block !== null && typeof block === "object",
+  );
 }
 
 /**

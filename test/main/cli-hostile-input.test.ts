@@ -296,3 +296,44 @@ describe("line breaks in a session's title or cwd", () => {
     expect(cwd?.startsWith("cwd /x y · 2 entries")).toBe(true);
   });
 });
+
+describe("messages whose fields have the wrong shape", () => {
+  // A content block that is null made `show` fail with "Cannot read properties of null (reading
+  // 'type')"; a fileMention without files, with "… (reading 'map')".
+  it("are shown as far as they go, and show, context and export work", async () => {
+    const ts = "2026-12-01T00:00:01.000Z";
+    const messages = [
+      { role: "user", content: "fine", timestamp: 1 },
+      { role: "assistant", content: [null, 5, "text", { type: "text", text: "after the junk" }], timestamp: 1 },
+      { role: "fileMention", timestamp: 1 },
+      { role: "fileMention", files: [null, { path: 7 }], timestamp: 1 },
+      { role: "toolResult", content: null, timestamp: 1 },
+      { role: "pythonExecution", timestamp: 1 },
+      { role: "bashExecution", timestamp: 1 },
+      { role: "compactionSummary", timestamp: 1 },
+    ];
+    const file = path.join(dir, "wrong-shapes.jsonl");
+    const lines = [
+      { type: "session", version: 3, id: "wrong-shapes", timestamp: "2026-12-01T00:00:00.000Z", cwd: "/w" },
+      ...messages.map((message, i) => ({
+        type: "message",
+        id: `m${i}`,
+        parentId: i === 0 ? null : `m${i - 1}`,
+        timestamp: ts,
+        message,
+      })),
+    ];
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    expect((await runCliCaptured(["import", file, "--db", db])).code).toBe(0);
+    const show = await runCliCaptured(["show", "wrong-shapes", "--db", db]);
+    expect(show.err).toBe("");
+    expect(show.code).toBe(0);
+    expect(show.out).toContain("m1 assistant after the junk");
+    expect(show.out).not.toContain("undefined");
+    for (const args of [["context", "wrong-shapes"], ["export", "wrong-shapes"]]) {
+      const run = await runCliCaptured([...args, "--db", db]);
+      expect(run.err, args[0]).toBe("");
+      expect(run.code, args[0]).toBe(0);
+    }
+  });
+});
