@@ -47,6 +47,12 @@ export interface Requests {
    * imports waiting for it; their reports say `cancelled`. False when no import runs.
    */
   "library:cancel-import": { input: Record<string, never>; output: { cancelled: boolean } };
+  /**
+   * The session's file is gone (deleted or moved): keep the library's copy as the only one. Its
+   * problems stop saying the file is gone and the list marks it "only copy" instead; nothing is
+   * removed. Refused ("conflict") while the file is there.
+   */
+  "library:keep-copy": { input: { sessionId: string }; output: SessionSummary };
   /** The agent session folders Canopy scans. */
   "library:get-folders": { input: Record<string, never>; output: ConfiguredFolders };
   /** Replace the agent session folders Canopy scans and watches (none: back to the defaults); refused if not the `expected` ones now. */
@@ -355,6 +361,7 @@ export const CHANNELS = [
   "library:search",
   "library:delete",
   "library:restore",
+  "library:keep-copy",
   "session:get",
   "session:entries",
   "session:tree",

@@ -56,6 +56,12 @@ export interface SessionSummary {
   viewLeafId: string | null;
   fileLeafId: string | null;
   isDemo: boolean;
+  /**
+   * What is wrong with the session's file as it is now (absent: nothing): "gone" (moved or
+   * deleted), "not_a_session" (there, but no longer a session file), or "kept" (gone, and the user
+   * chose to keep the library's copy as the only one: library:keep-copy). Only in `library:list`.
+   */
+  fileState?: "gone" | "not_a_session" | "kept";
   /** When the session was deleted from the library (only in `library:list` with `deleted`). */
   deletedAt?: string;
 }

@@ -45,6 +45,7 @@ export const inputSchemas: { [C in Channel]: SchemaFor<C> } = {
     .strict(),
   "library:delete": z.object({ sessionId }).strict(),
   "library:restore": z.object({ sessionId }).strict(),
+  "library:keep-copy": z.object({ sessionId }).strict(),
   "session:get": z.object({ sessionId }).strict(),
   "session:entries": z.object({ sessionId, entryIds: z.array(entryId).max(MAX_ENTRY_IDS) }).strict(),
   "session:tree": z.object({ sessionId }).strict(),

@@ -5,11 +5,12 @@
  * that is there but no longer a session file (the watcher found it so: unfollowed-files.ts).
  */
 import fs from "node:fs";
-import type { SessionProblem } from "../../core/api/dto.ts";
+import type { SessionProblem, SessionSummary } from "../../core/api/dto.ts";
 import { inFileOrder } from "../../core/session/problems.ts";
 import type { Database } from "../store/open.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { fileProblems } from "./import-state.ts";
+import { isKeptCopy, keptCopies } from "./kept-copies.ts";
 import { loadMalformedLines } from "./load.ts";
 import { unfollowedFiles } from "./unfollowed-files.ts";
 
@@ -39,7 +40,11 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
   );
   const file = row.is_demo === 1 ? null : row.source_path;
   if (file === null) return problems;
-  if (!fs.existsSync(file)) return inFileOrder([...problems, fileGoneProblem(file)]);
+  if (!fs.existsSync(file)) {
+    // The user kept the library's copy as the only one: nothing to act on any more.
+    if (isKeptCopy(keptCopies(db), sessionId, file)) return problems;
+    return inFileOrder([...problems, fileGoneProblem(file)]);
+  }
   const reason = unfollowedFiles(db).get(file);
   if (reason === undefined) return problems;
   const unfollowed: SessionProblem = {
@@ -49,4 +54,21 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
       "until it is one again, and everything imported is kept",
   };
   return inFileOrder([...problems, unfollowed]);
+}
+
+/**
+ * The list's summaries with what is wrong with each one's file now (fileState), so a session
+ * that needs attention shows in the list and not only once opened. One stat per session file.
+ */
+export function withFileStates(db: Database, sessions: SessionSummary[]): SessionSummary[] {
+  const unfollowed = unfollowedFiles(db);
+  const kept = keptCopies(db);
+  return sessions.map((session) => {
+    const file = session.isDemo ? null : session.sourcePath;
+    if (file === null || session.deletedAt !== undefined) return session;
+    if (!fs.existsSync(file)) {
+      return { ...session, fileState: isKeptCopy(kept, session.id, file) ? "kept" : "gone" };
+    }
+    return unfollowed.has(file) ? { ...session, fileState: "not_a_session" } : session;
+  });
 }

@@ -28,6 +28,7 @@ export const LIBRARY_WRITES: ReadonlySet<Channel> = new Set<Channel>([
   "library:import-default-folders",
   "library:delete",
   "library:restore",
+  "library:keep-copy",
   "library:set-folders",
   "settings:set",
 ]);

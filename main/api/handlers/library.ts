@@ -11,7 +11,9 @@ import { deleteFromLibrary, restoreToLibrary, settleDeletedImports } from "../..
 import { configuredFolders as foldersOf, foldersInEffect, setConfiguredFolders } from "../../library/folders.ts";
 import { listSessionFiles } from "../../library/files.ts";
 import { mergeImportReports } from "../../../core/api/import-report.ts";
-import { listSessions } from "../../library/load.ts";
+import { keepCopy } from "../../library/kept-copies.ts";
+import { getSessionSummary, listSessions, requireSession } from "../../library/load.ts";
+import { withFileStates } from "../../library/session-file-problems.ts";
 import { searchLibrary } from "../../library/search-request.ts";
 import { ApiFailure } from "../errors.ts";
 import type { AppContext, AreaHandlers } from "../types.ts";
@@ -107,7 +109,8 @@ async function runImport(ctx: AppContext, target: string, jobId: string, scan?: 
 }
 
 export const libraryHandlers: AreaHandlers<"library"> = {
-  "library:list": (input, ctx) => listSessions(ctx.db, { deleted: input.deleted === true }),
+  "library:list": (input, ctx) =>
+    withFileStates(ctx.db, listSessions(ctx.db, { deleted: input.deleted === true })),
   "library:import": (input, ctx) => {
     const target = expandPath(input.path);
     if (!existsSync(target)) throw new ApiFailure("not_found", `No such file or folder: ${target}`);
@@ -158,4 +161,21 @@ export const libraryHandlers: AreaHandlers<"library"> = {
   "library:search": (input, ctx) => searchLibrary(ctx, input),
   "library:delete": (input, ctx) => deleteFromLibrary(ctx, input.sessionId),
   "library:restore": (input, ctx) => restoreToLibrary(ctx, input.sessionId),
+  "library:keep-copy": (input, ctx) => {
+    const row = requireSession(ctx.db, input.sessionId);
+    const file = row.is_demo === 1 ? null : row.source_path;
+    if (file === null || existsSync(file)) {
+      throw new ApiFailure(
+        "conflict",
+        file === null
+          ? "This session has no file: the library's copy is already the only one"
+          : `The session's file ${file} is there: nothing to keep it instead of`,
+      );
+    }
+    keepCopy(ctx.db, input.sessionId, file);
+    // Every window's list and open session show it kept.
+    ctx.events.emit("library:changed", { sessionIds: [input.sessionId] });
+    const [summary] = withFileStates(ctx.db, [getSessionSummary(ctx.db, input.sessionId)]);
+    return summary as NonNullable<typeof summary>;
+  },
 };

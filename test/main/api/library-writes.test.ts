@@ -126,6 +126,11 @@ const inputs: { [C in Channel]: () => RequestInput<C> } = {
   "edits:fork": () => ({ sessionId, entryId: "a1" }),
   "library:delete": () => ({ sessionId: otherId }),
   "library:restore": () => ({ sessionId: otherId }),
+  "library:keep-copy": () => {
+    // Only a session whose file is gone can be kept as the only copy.
+    fs.rmSync(path.join(h.dir, "other.jsonl"));
+    return { sessionId: otherId };
+  },
   "library:set-folders": () => ({ folders: [folder] }),
   "library:import-default-folders": () => ({}),
   "library:import": () => ({ path: path.join(h.dir, "later.jsonl") }),

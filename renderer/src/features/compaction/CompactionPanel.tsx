@@ -21,7 +21,7 @@ import { WaitingForModel } from "../common/WaitingForModel.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { SessionHeader } from "../edits/SessionHeader.tsx";
 import { PruneButton, PrunePlan } from "../pruning/PrunePanel.tsx";
-import { SessionProblems } from "../tree/SessionProblems.tsx";
+import { KeptCopyNote, SessionProblems } from "../tree/SessionProblems.tsx";
 import { SessionUsage } from "../tree/SessionUsage.tsx";
 import { HooksAtWork } from "./HooksAtWork.tsx";
 import { KeepRecentSlider } from "./KeepRecentSlider.tsx";
@@ -139,6 +139,7 @@ export function CompactionPanel() {
       </div>
       <SessionUsage />
       <SessionProblems />
+      <KeptCopyNote />
       <ErrorLine message={planError} />
       {plan && (
         // biome-ignore lint/a11y/noStaticElementInteractions: Escape from any control of the plan closes it

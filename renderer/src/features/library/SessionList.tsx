@@ -95,9 +95,20 @@ function DeleteButton({ session }: { session: SessionSummary }) {
   );
 }
 
-/** Tree problems and malformed lines: what the session's problems list shows. */
+/** Why the session's file needs the user's attention, in the row's tooltip (none: nothing does). */
+const FILE_STATE_TEXT: Record<NonNullable<SessionSummary["fileState"]>, string> = {
+  gone: "its file is gone (moved or deleted)",
+  not_a_session: "its file is no longer a session file",
+  kept: "only copy: its file is gone and the library copy was kept",
+};
+
+/**
+ * Tree problems, malformed lines and a file gone or no longer a session file: what the session's
+ * problems list shows once opened (a kept copy is not a problem any more).
+ */
 function problemsOf(session: SessionSummary): number {
-  return session.problemCount + session.malformedCount;
+  const fileProblem = session.fileState === "gone" || session.fileState === "not_a_session" ? 1 : 0;
+  return session.problemCount + session.malformedCount + fileProblem;
 }
 
 /** Longest title (or first message) a row's tooltip gives. */
@@ -114,6 +125,7 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
     `modified ${session.modified}`,
     `${counted(session.entryCount, "entry", "entries")}, ${counted(session.messageCount, "message")}, ${counted(session.branchSummaryCount, "branch summary", "branch summaries")}`,
     problemsOf(session) > 0 ? counted(problemsOf(session), "problem") : "",
+    session.fileState ? FILE_STATE_TEXT[session.fileState] : "",
   ].filter(Boolean);
   return (
     <button
@@ -136,7 +148,23 @@ function SessionButton({ session, selected }: { session: SessionSummary; selecte
         </span>
         <span>{counted(session.entryCount, "entry", "entries")}</span>
         {session.isDemo && <span className="badge">demo</span>}
-        {problemsOf(session) > 0 && <span className="badge warn">{counted(problemsOf(session), "problem")}</span>}
+        {problemsOf(session) > 0 && (
+          <span
+            className="badge warn"
+            title={
+              session.fileState && session.fileState !== "kept"
+                ? FILE_STATE_TEXT[session.fileState]
+                : undefined
+            }
+          >
+            {counted(problemsOf(session), "problem")}
+          </span>
+        )}
+        {session.fileState === "kept" && (
+          <span className="badge" title={FILE_STATE_TEXT.kept}>
+            only copy
+          </span>
+        )}
       </span>
     </button>
   );

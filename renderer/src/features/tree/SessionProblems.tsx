@@ -2,17 +2,89 @@
  * The open session's problems under its bar (malformed lines, duplicate ids, cycles, orphans,
  * parentIds that are neither an id nor null, unknown entry types), folded by default and listed
  * in file order. A problem about an entry selects that entry on the canvas, so the user sees where
- * it sits and what the model sees there.
+ * it sits and what the model sees there. A file gone from its place (deleted or moved) offers
+ * what the user can do about it: keep the library's copy as the only one (the notice then becomes
+ * a quiet "only copy" note), or delete the session from the library (asked first, undoable).
  */
+import { useState } from "react";
 import type { SessionProblem } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { problemText } from "../../../../core/session/problems.ts";
+import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import "./tree.css";
 import { treeNode } from "./tree-lookup.ts";
+import { displayTitle } from "../library/SessionList.tsx";
 
 const NONE: SessionProblem[] = [];
+
+/** What the user can do about the open session's file being gone: keep the copy, or delete it. */
+function FileGoneActions({ sessionId }: { sessionId: string }) {
+  const summary = useCanopy((state) => state.sessions.find((session) => session.id === sessionId));
+  const askDelete = useCanopy((state) => state.askDelete);
+  const busy = useCanopy((state) => state.editBusy);
+  const [keeping, setKeeping] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const keep = async () => {
+    setKeeping(true);
+    setError(null);
+    try {
+      await call("library:keep-copy", { sessionId });
+      const state = useCanopy.getState();
+      await state.loadLibrary();
+      state.refreshOpenSession(sessionId);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setKeeping(false);
+    }
+  };
+  return (
+    <span className="file-gone-actions">
+      <button
+        type="button"
+        title="The session stays in the library as the only copy of it, and this notice goes; Export… writes it to a file again"
+        aria-disabled={keeping || undefined}
+        onClick={() => {
+          if (!keeping) void keep();
+        }}
+      >
+        Keep the library copy
+      </button>
+      {summary && (
+        <button
+          type="button"
+          title="Delete the session from the library too (asked first; Undo brings it back)"
+          disabled={busy}
+          onClick={() => askDelete({ sessionId, title: displayTitle(summary) })}
+        >
+          Delete from library…
+        </button>
+      )}
+      {error !== null && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** The open session's file is gone and the user kept the library's copy: said once, quietly. */
+export function KeptCopyNote() {
+  const kept = useCanopy((state) => {
+    const summary = state.sessions.find((session) => session.id === state.selectedSessionId);
+    return summary?.fileState === "kept" ? summary.sourcePath : null;
+  });
+  if (kept === null) return null;
+  return (
+    <p className="kept-copy-note" data-testid="kept-copy-note" title={kept}>
+      Only copy: its file ({kept}) is gone, and this library copy is the session now. Export… writes it to a
+      file again.
+    </p>
+  );
+}
 
 export function SessionProblems() {
   const problems = useCanopy((state) =>
@@ -21,6 +93,7 @@ export function SessionProblems() {
   const nodes = useCanopy((state) => state.tree?.nodes);
   const revealEntry = useCanopy((state) => state.revealEntry);
   const selectEntry = useCanopy((state) => state.selectEntry);
+  const sessionId = useCanopy((state) => state.selectedSessionId);
   if (problems.length === 0) return null;
   const isNode = (id: string | undefined): id is string =>
     treeNode(nodes, id) !== undefined;
@@ -50,6 +123,9 @@ export function SessionProblems() {
               </button>
             ) : (
               showBidiControls(problemText(problem))
+            )}
+            {problem.kind === "file_missing" && sessionId !== null && (
+              <FileGoneActions sessionId={sessionId} />
             )}
           </li>
         ))}

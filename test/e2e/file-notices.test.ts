@@ -1,0 +1,94 @@
+// A session whose file is gone shows it in the library list, not only once opened: the row's
+// problem badge counted the tree problems and malformed lines but not the file notice, so the
+// list gave no sign that a session needed attention. And a file the user deleted on purpose
+// said "file gone" for good, with nothing to do about it: the notice now offers to keep the
+// library's copy as the only one (the row then says "only copy", nothing is removed) or to
+// delete the session from the library (asked first).
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ImportReport, SessionSummary } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { poll } from "../helpers/canvas-page.ts";
+import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
+
+let app: E2eApp;
+let page: Page;
+
+/** Imports a copy of a fixture from the test's folder; returns the copy's path and session id. */
+async function importCopy(name: string): Promise<{ file: string; sessionId: string }> {
+  const folder = path.join(app.work, "sessions");
+  mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, name);
+  copyFileSync(fixturePath(name), file);
+  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
+  const sessionId = report.files[0]?.sessionId;
+  if (!sessionId) throw new Error(`${name} was not imported`);
+  return { file, sessionId };
+}
+
+const row = (sessionId: string) => page.locator(`button.session[data-session-id="${sessionId}"]`);
+const warnBadge = (sessionId: string) => row(sessionId).locator(".badge.warn");
+
+beforeAll(async () => {
+  app = await startE2eApp("file-notices");
+  page = app.page;
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("a session whose file is gone", () => {
+  it("is marked in the list, and keeping the library copy ends the notice without removing anything", async () => {
+    const { file, sessionId } = await importCopy("tree-03.jsonl");
+    await openLibrary(app);
+    await row(sessionId).waitFor();
+    expect(await warnBadge(sessionId).count()).toBe(0);
+
+    rmSync(file);
+    await page.reload();
+    await poll(() => warnBadge(sessionId).count()).toBe(1);
+    expect(await warnBadge(sessionId).textContent()).toBe("1 problem");
+    expect(await warnBadge(sessionId).getAttribute("title")).toContain("its file is gone");
+    expect(await row(sessionId).getAttribute("title")).toContain("its file is gone");
+
+    await row(sessionId).click();
+    const problems = page.getByTestId("session-problems");
+    await problems.locator("summary").click();
+    const gone = problems.locator('li[data-problem-kind="file_missing"]');
+    await gone.getByRole("button", { name: "Keep the library copy" }).click();
+
+    await page.getByTestId("kept-copy-note").waitFor();
+    expect(await page.getByTestId("kept-copy-note").textContent()).toContain(file);
+    await poll(() => problems.count()).toBe(0);
+    await poll(() => warnBadge(sessionId).count()).toBe(0);
+    expect(await row(sessionId).locator(".badge", { hasText: "only copy" }).count()).toBe(1);
+
+    // Kept for good (stored in the library), and every entry is still there.
+    await page.reload();
+    await page.getByTestId("kept-copy-note").waitFor();
+    expect(await warnBadge(sessionId).count()).toBe(0);
+    const sessions = await apiCall<SessionSummary[]>(app.mode, "library:list", {});
+    const kept = sessions.find((session) => session.id === sessionId);
+    expect(kept?.fileState).toBe("kept");
+    expect(kept?.entryCount).toBe(649);
+  }, 60_000);
+
+  it("can be deleted from the library from its notice, asked first", async () => {
+    const { file, sessionId } = await importCopy("tree-02.jsonl");
+    rmSync(file);
+    await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+    await poll(() => warnBadge(sessionId).count()).toBe(1);
+    const problems = page.getByTestId("session-problems");
+    await problems.locator("summary").click();
+    await problems.getByRole("button", { name: "Delete from library…" }).click();
+    const confirm = page.getByRole("alertdialog", { name: "Delete this session from the library?" });
+    await confirm.getByRole("button", { name: "Delete" }).click();
+    await poll(() => row(sessionId).count()).toBe(0);
+    const deleted = await apiCall<SessionSummary[]>(app.mode, "library:list", { deleted: true });
+    expect(deleted.map((session) => session.id)).toContain(sessionId);
+  }, 60_000);
+});
