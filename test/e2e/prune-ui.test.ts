@@ -231,15 +231,17 @@ describe("pruning old tool output from the app", () => {
     expect(plan.willPrune).toBe(true);
   });
 
-  it("leaves the title readable in the desktop app's 1000 px window: Prune… wraps below instead", async () => {
+  it("leaves the title readable in the desktop app's 1000 px window: Compact… and Prune… wrap below instead", async () => {
     await page.setViewportSize({ width: 1000, height: 700 });
     try {
       await openSessionShowingAll(page, app.mode, sessionId);
       const box = async (name: string) => (await page.getByRole("button", { name }).boundingBox())?.y ?? -1;
-      // The title's room beside Rename and Export… (54 px, "Loo…", before Prune… could wrap).
+      // The title's room beside Rename and Export… (54 px, "Loo…", before Prune… could wrap; ~130 px
+      // while Compact… stayed beside it).
       const heading = await page.locator(".session-heading").evaluate((element) => element.clientWidth);
-      expect(heading).toBeGreaterThanOrEqual(110);
-      expect(await box("Prune…")).toBeGreaterThan(await box("Compact…"));
+      expect(heading).toBeGreaterThanOrEqual(200);
+      expect(await box("Compact…")).toBeGreaterThan(await box("Rename"));
+      expect(await box("Prune…")).toBe(await box("Compact…"));
       await page.screenshot({ path: path.join(shots, "06-narrow.png") });
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
