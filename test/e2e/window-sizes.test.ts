@@ -7,7 +7,7 @@
 //   vanished (0 px) and Export…, the label box and the filter ran under the LLM view. A page that
 //   narrow now puts the LLM view below the tree, each as wide as the sidebar leaves;
 // - nothing of the middle column sticks out of it, the canvas keeps a usable size, and the title's
-//   whole text is its tooltip.
+//   whole text is its tooltip; Compact… and Prune… wrap together (Prune… went alone to a line).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -47,6 +47,8 @@ interface Layout {
   titleTooltip: string;
   titleCut: boolean;
   headerButtons: Box[];
+  /** Compact… and Prune…: on one line, whichever line that is. */
+  jobButtonTops: number[];
   /** Controls of the middle column that stick out of it (tag and text). */
   outside: string[];
 }
@@ -80,7 +82,7 @@ async function layoutAt(width: number, height: number, zoom: number): Promise<La
         })
         .map((el) => `${el.tagName} ${(el.textContent ?? "").slice(0, 20)}`);
       const header = document.querySelector(".compaction-panel > .row");
-      const buttons = header?.querySelectorAll(":scope > button, .session-header button") ?? [];
+      const buttons = header?.querySelectorAll("button") ?? [];
       return {
         center: centerBox,
         right: box(document.querySelector(".app > .right")),
@@ -90,6 +92,9 @@ async function layoutAt(width: number, height: number, zoom: number): Promise<La
         titleTooltip: title?.title ?? "",
         titleCut: title !== null && title.scrollWidth > title.clientWidth,
         headerButtons: [...buttons].map(box),
+        jobButtonTops: [...buttons]
+          .filter((button) => ["Compact…", "Prune…"].includes(button.textContent ?? ""))
+          .map((button) => box(button).top),
         outside,
       };
     });
@@ -129,6 +134,8 @@ describe("the layout at window sizes and zoom levels", () => {
       expect(layout.titleTooltip.split("\n")[0]).toBe(LONG_TITLE);
       if (layout.titleCut) expect(layout.title.width).toBeGreaterThanOrEqual(200);
       for (const button of layout.headerButtons) expect(overlap(button, layout.title)).toBe(false);
+      expect(layout.jobButtonTops).toHaveLength(2);
+      expect(layout.jobButtonTops[0]).toBe(layout.jobButtonTops[1]);
     }, 60_000);
   }
 });

@@ -105,37 +105,40 @@ export function CompactionPanel() {
       <div className="row">
         {/* The session's own bar: its title (rename) and export, then compaction. */}
         <SessionHeader />
-        <button
-          type="button"
-          ref={compactButton}
-          onClick={() => {
-            // With no session open it says what it needs, as the desktop menu's Compact… does.
-            if (sessionId === null) notify({ level: "error", message: "Select a session to compact." });
-            else if (!busy) void previewCompaction();
-          }}
-          // The focus stays here once the plan opens: Escape closes it from here too.
-          onKeyDown={(event) => {
-            if (event.key !== "Escape" || plan === null || busy) return;
-            event.stopPropagation();
-            closePlan();
-          }}
-          // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
-          // which would drop a keyboard user's focus on the page.
-          aria-disabled={busy}
-        >
-          Compact…
-        </button>
-        <PruneButton />
-        {running && (
+        {/* Compact… and Prune… go to the next line together when the title needs the room. */}
+        <span className="session-jobs">
           <button
             type="button"
-            ref={cancelButton}
-            onClick={() => void cancelRunning()}
-            aria-keyshortcuts="Escape"
+            ref={compactButton}
+            onClick={() => {
+              // With no session open it says what it needs, as the desktop menu's Compact… does.
+              if (sessionId === null) notify({ level: "error", message: "Select a session to compact." });
+              else if (!busy) void previewCompaction();
+            }}
+            // The focus stays here once the plan opens: Escape closes it from here too.
+            onKeyDown={(event) => {
+              if (event.key !== "Escape" || plan === null || busy) return;
+              event.stopPropagation();
+              closePlan();
+            }}
+            // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
+            // which would drop a keyboard user's focus on the page.
+            aria-disabled={busy}
           >
-            Cancel (Esc)
+            Compact…
           </button>
-        )}
+          <PruneButton />
+          {running && (
+            <button
+              type="button"
+              ref={cancelButton}
+              onClick={() => void cancelRunning()}
+              aria-keyshortcuts="Escape"
+            >
+              Cancel (Esc)
+            </button>
+          )}
+        </span>
       </div>
       <SessionUsage />
       <SessionProblems />
