@@ -139,3 +139,33 @@ describe("the layout at window sizes and zoom levels", () => {
     }, 60_000);
   }
 });
+
+describe("a dialog at 200% zoom (the LLM view below the tree)", () => {
+  it("is drawn over the tree, not under it", async () => {
+    const page = await openPage(app, { viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 });
+    try {
+      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+      await page.getByTestId("tree-canvas").waitFor();
+      await page.getByRole("button", { name: "Keyboard shortcuts" }).click();
+      const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+      await dialog.waitFor();
+      // Points across the dialog, over the middle column: each one hits the dialog itself. The
+      // sidebar that holds it was a stacking context of its own (sticky), so the tree's toolbar
+      // showed through the dialog.
+      const covered = await dialog.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        const misses: string[] = [];
+        for (let x = box.left + 10; x < box.right - 10; x += 40) {
+          for (let y = box.top + 10; y < box.bottom - 10; y += 40) {
+            const hit = document.elementFromPoint(x, y);
+            if (hit !== null && !element.contains(hit)) misses.push(`${hit.tagName}.${hit.className}`);
+          }
+        }
+        return misses;
+      });
+      expect(covered).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
