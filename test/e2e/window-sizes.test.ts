@@ -169,3 +169,20 @@ describe("a dialog at 200% zoom (the LLM view below the tree)", () => {
     }
   }, 60_000);
 });
+
+describe("renaming at 150% zoom (a 1280 px window: the title on a line of its own)", () => {
+  it("gives the title's box the line, not a few letters of it", async () => {
+    const page = await openPage(app, { viewport: { width: 853, height: 533 }, deviceScaleFactor: 1.5 });
+    try {
+      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+      await page.getByTestId("tree-canvas").waitFor();
+      await page.getByRole("button", { name: "Rename" }).click();
+      const input = page.getByTestId("session-header").locator("input");
+      await input.waitFor();
+      const width = await input.evaluate((element) => element.getBoundingClientRect().width);
+      expect(width).toBeGreaterThanOrEqual(250);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
