@@ -186,3 +186,39 @@ describe("renaming at 150% zoom (a 1280 px window: the title on a line of its ow
     }
   }, 60_000);
 });
+
+describe("selecting on the tree with the LLM view below it (200% zoom)", () => {
+  it("leaves the window where it is: the LLM view scrolls within itself", async () => {
+    const page = await openPage(app, { viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 });
+    try {
+      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+      await page.getByTestId("tree-canvas").waitFor();
+      await page.getByTestId("llm-view").locator(".message").first().waitFor();
+      // A node on screen: the canvas is in the window's first screen, the LLM view below it.
+      const nodes = page.locator(".tree-node");
+      await nodes.first().waitFor();
+      const onScreen = await nodes.evaluateAll((elements) =>
+        elements
+          .map((element) => ({ id: element.getAttribute("data-entry-id"), box: element.getBoundingClientRect() }))
+          .filter(({ box }) => box.top >= 0 && box.bottom <= window.innerHeight && box.width > 0)
+          .map(({ id }) => id),
+      );
+      const target = onScreen.find((id) => id !== null);
+      if (!target) throw new Error("no tree node on screen");
+      await page.locator(`.tree-node[data-entry-id="${target}"]`).click();
+      const current = page.getByTestId("llm-view").locator('[aria-current="true"]');
+      await current.waitFor();
+      // The selected message came into view in the LLM view's own scroll; the window stayed.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+      const inPane = await current.evaluate((element) => {
+        const pane = document.querySelector(".app > .right")?.getBoundingClientRect();
+        const box = element.getBoundingClientRect();
+        return pane !== undefined && box.top >= pane.top - 1 && box.top < pane.bottom;
+      });
+      expect(inPane, "the selected message is in the LLM view's visible part").toBe(true);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});

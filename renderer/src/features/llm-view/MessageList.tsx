@@ -17,6 +17,7 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 import { AddedResultItem } from "./AddedResultItem.tsx";
 import { MessageItem } from "./MessageItem.tsx";
 import { onRevealMessage } from "./message-reveal.ts";
+import { revealInPane } from "./reveal-in-pane.ts";
 import { type ScrollAnchor, scrollAnchor } from "./scroll-anchor.ts";
 
 /** From this many messages on, only the chunks near the view are in the page. */
@@ -85,18 +86,22 @@ export function MessageList({
   );
   useLayoutEffect(() => {
     if (reveal === null) return;
-    const target = listRef.current?.querySelector(`.message[data-message-index="${reveal.index}"]`);
-    target?.scrollIntoView({ block: "center" });
+    const list = listRef.current;
+    const target = list?.querySelector(`.message[data-message-index="${reveal.index}"]`);
+    const pane = list ? scrollParent(list) : null;
+    if (target && pane) revealInPane(target, pane, "center");
     if (target) anchor.current?.record(target);
   }, [reveal]);
   // A newly selected entry (tree click, search hit) is the last message: bring it into view once.
   useEffect(() => {
     const key = selectedEntryId === null ? null : `${context.sessionId}\u0000${selectedEntryId}`;
     if (key === null || key === scrolledFor.current || context.leafId !== selectedEntryId) return;
-    const current = listRef.current?.querySelector('[aria-current="true"]');
-    if (!current) return;
+    const list = listRef.current;
+    const current = list?.querySelector('[aria-current="true"]');
+    const pane = list ? scrollParent(list) : null;
+    if (!current || !pane) return;
     scrolledFor.current = key;
-    current.scrollIntoView({ block: "nearest" });
+    revealInPane(current, pane, "nearest");
     anchor.current?.record(current);
   }, [context, selectedEntryId]);
   // Per message, its texts that came without their middle (same arrays while the view stays).
