@@ -199,7 +199,10 @@ describe("selecting on the tree with the LLM view below it (200% zoom)", () => {
       await nodes.first().waitFor();
       const onScreen = await nodes.evaluateAll((elements) =>
         elements
-          .map((element) => ({ id: element.getAttribute("data-entry-id"), box: element.getBoundingClientRect() }))
+          .map((element) => ({
+            id: element.getAttribute("data-entry-id"),
+            box: element.getBoundingClientRect(),
+          }))
           .filter(({ box }) => box.top >= 0 && box.bottom <= window.innerHeight && box.width > 0)
           .map(({ id }) => id),
       );
@@ -209,7 +212,9 @@ describe("selecting on the tree with the LLM view below it (200% zoom)", () => {
       const current = page.getByTestId("llm-view").locator('[aria-current="true"]');
       await current.waitFor();
       // The selected message came into view in the LLM view's own scroll; the window stayed.
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await page.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      );
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
       const inPane = await current.evaluate((element) => {
         const pane = document.querySelector(".app > .right")?.getBoundingClientRect();
