@@ -227,3 +227,37 @@ describe("selecting on the tree with the LLM view below it (200% zoom)", () => {
     }
   }, 60_000);
 });
+
+describe("the tree toolbar's checkboxes", () => {
+  it("sit alike: Show archived as Collapse long chains (a gap before the text, centred on it)", async () => {
+    const page = await openPage(app);
+    try {
+      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+      await page.getByTestId("tree-canvas").waitFor();
+      const measure = (name: string) =>
+        page
+          .getByRole("toolbar", { name: "Tree view" })
+          .getByText(name)
+          .evaluate((label) => {
+            const input = label.querySelector("input");
+            const text = [...label.childNodes].find(
+              (node) => node.nodeType === Node.TEXT_NODE && node.textContent?.trim(),
+            );
+            if (!input || !text) throw new Error("no checkbox or text");
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            const words = range.getBoundingClientRect();
+            const box = input.getBoundingClientRect();
+            return {
+              gap: Math.round(words.left - box.right),
+              offCentre: Math.round(Math.abs(words.top + words.height / 2 - (box.top + box.height / 2))),
+            };
+          });
+      const collapse = await measure("Collapse long chains");
+      const archived = await measure("Show archived");
+      expect(archived).toEqual(collapse);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
