@@ -80,12 +80,17 @@ describe("a session whose file is gone", () => {
   it("can be deleted from the library from its notice, asked first", async () => {
     const { file, sessionId } = await importCopy("tree-02.jsonl");
     rmSync(file);
+    // A new hash alone keeps the page (and the list it loaded, maybe with the file still there):
+    // reloaded, the list is asked for now. No watcher here to say the file went.
     await page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
+    await page.reload();
     await poll(() => warnBadge(sessionId).count()).toBe(1);
     const problems = page.getByTestId("session-problems");
     await problems.locator("summary").click();
     await problems.getByRole("button", { name: "Delete from library…" }).click();
     const confirm = page.getByRole("alertdialog", { name: "Delete this session from the library?" });
+    // Not "its file stays untouched": the file is gone, and the confirmation says what that means.
+    expect(await confirm.textContent()).toContain("Its file is gone: this is the only copy of the session.");
     await confirm.getByRole("button", { name: "Delete" }).click();
     await poll(() => row(sessionId).count()).toBe(0);
     const deleted = await apiCall<SessionSummary[]>(app.mode, "library:list", { deleted: true });

@@ -1,6 +1,7 @@
 /**
- * Asks before deleting a session from the library, naming it; says that the file stays and that
- * Undo brings the session back. Escape or Cancel keeps it.
+ * Asks before deleting a session from the library, naming it; says that the file stays (or, its
+ * file gone, that the library's copy is the only one) and that Undo brings the session back.
+ * Escape or Cancel keeps it.
  */
 import { useCanopy } from "../../store/index.ts";
 import { useReturnFocus } from "../common/return-focus.ts";
@@ -21,6 +22,11 @@ export function DeleteConfirm() {
   const pending = useCanopy((state) => state.deleteConfirm);
   const deleteSession = useCanopy((state) => state.deleteSession);
   const cancelDelete = useCanopy((state) => state.cancelDelete);
+  const fileGone = useCanopy((state) => {
+    const asked = state.deleteConfirm?.sessionId;
+    const fileState = state.sessions.find((session) => session.id === asked)?.fileState;
+    return fileState === "gone" || fileState === "kept";
+  });
   useReturnFocus(pending !== null, firstSession);
   if (!pending) return null;
   const confirm = () => void deleteSession(pending).then(focusFirstSessionIfLost);
@@ -35,10 +41,17 @@ export function DeleteConfirm() {
         cancelDelete();
       }}
     >
-      <p>
-        Delete “{pending.title}” from the library? Its file stays untouched, and Undo (Ctrl+Z) brings the
-        session back.
-      </p>
+      {fileGone ? (
+        <p>
+          Delete “{pending.title}” from the library? Its file is gone: this is the only copy of the session.
+          Undo (Ctrl+Z) brings it back.
+        </p>
+      ) : (
+        <p>
+          Delete “{pending.title}” from the library? Its file stays untouched, and Undo (Ctrl+Z) brings the
+          session back.
+        </p>
+      )}
       <div className="row">
         {/* biome-ignore lint/a11y/noAutofocus: the confirmation takes the focus so Enter/Escape answer it */}
         <button type="button" autoFocus onClick={confirm}>
