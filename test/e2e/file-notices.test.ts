@@ -93,6 +93,7 @@ describe("a session whose file is gone", () => {
     expect(await confirm.textContent()).toContain("Its file is gone: this is the only copy of the session.");
     await confirm.getByRole("button", { name: "Delete" }).click();
     await poll(() => row(sessionId).count()).toBe(0);
+    expect(await page.getByTestId("notice").textContent()).toContain("its file was gone, so Undo is the way back");
     const deleted = await apiCall<SessionSummary[]>(app.mode, "library:list", { deleted: true });
     expect(deleted.map((session) => session.id)).toContain(sessionId);
   }, 60_000);

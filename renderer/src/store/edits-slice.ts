@@ -311,13 +311,18 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       if (get().editBusy) return null;
       set({ editBusy: true });
       try {
+        // Its file gone, the library's copy was the only one: Undo is the way back, not the file.
+        const fileState = get().sessions.find((s) => s.id === session.sessionId)?.fileState;
+        const fileGone = fileState === "gone" || fileState === "kept";
         const result = await call("library:delete", { sessionId: session.sessionId });
         set({
           lastDeleted: session,
           lastFork: null,
           notice: {
             level: "info",
-            message: `Deleted “${session.title}” from the library; its file is untouched.`,
+            message: fileGone
+              ? `Deleted “${session.title}” from the library; its file was gone, so Undo is the way back.`
+              : `Deleted “${session.title}” from the library; its file is untouched.`,
             undoDeleteOf: session.sessionId,
           },
         });
