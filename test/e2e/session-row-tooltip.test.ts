@@ -1,7 +1,8 @@
 // A session row in the library list whose title is cut ("Refactor the parser (omp dialect co…")
 // says the whole title in its tooltip, in Debian's Chromium (browser mode, demo sessions): the
 // tooltip named the file, dates and counts, never the title, so sessions whose titles (or first
-// messages) start alike could not be told apart.
+// messages) start alike could not be told apart. A search hit's tooltip likewise named only the
+// file and the session id, its title cut in the sidebar.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary } from "../../core/api/dto.ts";
@@ -34,5 +35,21 @@ describe("a session row's tooltip", () => {
     const tooltip = (await row.getAttribute("title")) ?? "";
     expect(tooltip.split("\n")[0]).toBe(long);
     expect(tooltip).toContain(`created ${session.created}`);
+  });
+});
+
+describe("a search hit's tooltip", () => {
+  it("starts with the whole title when the hit cuts it", async () => {
+    const sessions = await apiCall<SessionSummary[]>(app.mode, "library:list", {});
+    const session = sessions[1] as SessionSummary;
+    const long = "Refactor the authentication middleware so that session tokens rotate on every privileged request";
+    await apiCall(app.mode, "edits:rename", { sessionId: session.id, title: long });
+    await page.getByPlaceholder("words in any message").fill("gamma");
+    const hit = page.locator(`.search-hit[data-hit-session-id="${session.id}"]`).first();
+    await poll(() => hit.locator(".hit-title").textContent()).toBe(long);
+    expect(await hit.locator(".hit-title").evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    const tooltip = (await hit.getAttribute("title")) ?? "";
+    expect(tooltip.split("\n")[0]).toBe(long);
+    expect(tooltip).toContain(`session ${session.id}`);
   });
 });

@@ -8,6 +8,7 @@ import type { SearchHit, SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { searchSyntaxNote, snippetPieces } from "./library-format.ts";
+import { tooltipTitle } from "./SessionList.tsx";
 
 const DEBOUNCE_MS = 250;
 
@@ -21,7 +22,12 @@ function HitButton({ hit, title, session }: { hit: SearchHit; title: string; ses
     <button
       type="button"
       className="search-hit"
-      title={session ? `${session.sourcePath ?? "no source file"}\nsession ${session.id}` : `session ${hit.sessionId}`}
+      // The hit cuts a long title: the tooltip starts with it whole, as a session row's does.
+      title={[
+        tooltipTitle(title),
+        ...(session ? [session.sourcePath ?? "no source file"] : []),
+        `session ${hit.sessionId}`,
+      ].join("\n")}
       data-hit-session-id={hit.sessionId}
       data-hit-entry-id={hit.entryId}
       onClick={() => void openSearchHit(hit)}

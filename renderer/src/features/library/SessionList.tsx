@@ -114,12 +114,17 @@ function problemsOf(session: SessionSummary): number {
 /** Longest title (or first message) a row's tooltip gives. */
 const TOOLTIP_TITLE_CHARS = 300;
 
+/** A title as a tooltip's first line: whole, up to a point (the row or hit cuts it). */
+export function tooltipTitle(title: string): string {
+  return title.length > TOOLTIP_TITLE_CHARS ? `${title.slice(0, TOOLTIP_TITLE_CHARS)}…` : title;
+}
+
 function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
   const selectSession = useCanopy((state) => state.selectSession);
   const title = displayTitle(session);
   const details = [
     // The row cuts a long title (or first message): the tooltip says it whole, up to a point.
-    title.length > TOOLTIP_TITLE_CHARS ? `${title.slice(0, TOOLTIP_TITLE_CHARS)}…` : title,
+    tooltipTitle(title),
     session.sourcePath ?? "no source file",
     `created ${session.created}`,
     `modified ${session.modified}`,
