@@ -6,8 +6,8 @@
  * current one (tool_facts, migration 009, filled by the first check; originals left in their
  * blocks), with the whole-session load as baseline. The current route's first check of a session
  * fills tool_facts, so it is timed apart from a later check. The first prune is also timed as
- * main at 4236486 wrote it (the current route's read, then two statements per output; kept
- * below), which must leave the same rows. Each run is a child process on a copy
+ * main at 4236486 wrote it (the current route's read, then two statements per output:
+ * per-row-prune.ts), which must leave the same rows. Each run is a child process on a copy
  * of one library (as an import leaves it: no tool_facts rows); rows read and written and
  * JSON.parse calls are counted in the child, and both routes must leave every row the same (a
  * digest of each row's JSON, original and token estimate). The preview's answer is timed and
@@ -36,6 +36,7 @@ import type { EntryLink } from "../main/store/repos/entries.ts";
 import { entryJsonWithoutByPk } from "../main/store/repos/entry-json.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
 import { fmt, median, numberArg, printTable, tempDir } from "./bench-utils.ts";
+import { perRowReplaceEntryJsonByPk } from "./per-row-prune.ts";
 import { defaultGeneratedPath, writeGeneratedSession } from "./generate-session.ts";
 
 const OPS = {
@@ -167,26 +168,16 @@ function perRowApplyPrune(db: Database, sessionId: string): number {
     const pks = plan.candidates.map((candidate) => read.pkOf(candidate.entryId) as number);
     const cut = entryJsonWithoutByPk(db, pks, "$.message.content");
     const prunedAt = Date.now();
-    const setJson = db.prepare(
-      `INSERT INTO entry_json (pk, json, original_json, original_in_block)
-       SELECT e.pk, @json, NULL, e.json_block IS NOT NULL FROM entries AS e WHERE e.pk = @pk
-       ON CONFLICT (pk) DO UPDATE SET original_json = CASE WHEN original_in_block = 1 THEN NULL
-                                                          ELSE coalesce(original_json, json) END,
-                                      json = excluded.json
-        WHERE json IS NOT excluded.json`,
-    );
-    const setTokens = db.prepare("UPDATE entries SET tokens = @tokens WHERE pk = @pk AND tokens IS NOT @tokens");
-    plan.candidates.forEach((candidate, i) => {
+    const rows = plan.candidates.map((candidate, i) => {
       if (cut[i] === null) throw new Error("the generated session has no deeply nested entry");
       const entry = JSON.parse(cut[i] as string) as MessageEntry;
       const pruned: MessageEntry = {
         ...entry,
         message: applyPruningToMessage(entry.message as never, candidate.tokens, prunedAt),
       };
-      const row = { pk: pks[i], json: toJson(pruned), tokens: entryTokens(pruned) };
-      setJson.run(row);
-      setTokens.run(row);
+      return { pk: pks[i] as number, json: toJson(pruned), tokens: entryTokens(pruned) };
     });
+    perRowReplaceEntryJsonByPk(db, rows);
     return plan.candidates.length;
   })();
 }

@@ -2,7 +2,7 @@
  * Restoring pruned tool outputs on the generated 100k-entry session (~38,800 outputs pruned):
  * the copy-back route (main at e49e470: each original written back from its block into
  * entry_json, as restoreEntryJson without `readable` still does one row), the per-row route (main
- * at 4236486, kept below: the originals listed through a MATERIALIZED CTE, five statements per
+ * at 4236486, bench/per-row-prune.ts: the originals listed through a MATERIALIZED CTE, five statements per
  * row) and the current one (listed as SQLite hands them on, put back with a few statements for
  * them all), each on its own copy of one library; then the prune after that restore, and what
  * entry_json holds. Figures only. Run: node bench/prune-restore.bench.ts [--runs N]
@@ -18,60 +18,10 @@ import { createAppContext } from "../main/app-context.ts";
 import { entryTokens } from "../main/library/entry-rows.ts";
 import { requireSession } from "../main/library/load.ts";
 import { applyPrune, restorePruned } from "../main/pipelines/pruning.ts";
-import { ORIGINAL_JSON } from "../main/store/repos/entry-blocks.ts";
 import { listPrunedEntryRows, restoreEntryJson } from "../main/store/repos/entry-json.ts";
-import { stmt } from "../main/store/statements.ts";
 import { writeTransaction } from "../main/store/transactions.ts";
+import { perRowRestore } from "./per-row-prune.ts";
 import { fmt, generatedLibrary, median, numberArg, printTable, timed } from "./bench-utils.ts";
-
-/** listPrunedEntryRows at 4236486: every changed row's original materialized, then checked. */
-function perRowList(db: Database, sid: number) {
-  const rows = stmt(
-    db,
-    `WITH changed AS MATERIALIZED (
-       SELECT e.pk AS pk, e.id AS id, e.seq AS seq, j.json AS json, ${ORIGINAL_JSON} AS originalJson
-         FROM entries AS e JOIN entry_json AS j ON j.pk = e.pk
-        WHERE e.sid = ? AND e.id IS NOT NULL AND (j.original_json IS NOT NULL OR j.original_in_block = 1))
-     SELECT pk, id, originalJson,
-            CASE WHEN json_valid(json) AND json_valid(originalJson) THEN NULL ELSE json END AS unreadableJson
-       FROM changed
-      WHERE originalJson IS NOT NULL
-        AND CASE WHEN json_valid(json) AND json_valid(originalJson)
-                 THEN json_extract(json, '$.message.prunedAt') IS NOT NULL
-                      AND json_extract(originalJson, '$.message.prunedAt') IS NULL
-                 ELSE 1 END
-      ORDER BY seq`,
-  ).all(sid) as { pk: number; id: string; originalJson: string; unreadableJson: string | null }[];
-  // The generated session has no text SQLite cannot read: every row is readable.
-  if (rows.some((row) => row.unreadableJson !== null)) throw new Error("an unreadable row");
-  return rows;
-}
-
-/** The restore at 4236486: per row, the original back to its block in five statements. */
-function perRowRestore(db: Database, sessionId: string): number {
-  return writeTransaction(db, () => {
-    const { sid } = requireSession(db, sessionId);
-    const rows = perRowList(db, sid);
-    for (const row of rows) {
-      const tokens = entryTokens(JSON.parse(row.originalJson) as SessionEntry);
-      const facts = stmt(db, "SELECT tool_name AS toolName FROM tool_facts WHERE pk = ?").get(row.pk) as
-        | { toolName: string | null }
-        | undefined;
-      if (stmt(db, "DELETE FROM entry_json WHERE pk = ? AND original_in_block = 1").run(row.pk).changes === 0)
-        throw new Error("an original not in its block");
-      if (facts)
-        stmt(db, "INSERT INTO tool_facts (pk, pruned, tool_name) VALUES (?, 0, ?)").run(row.pk, facts.toolName);
-      stmt(
-        db,
-        `INSERT INTO usage_unread (pk, sid) SELECT e.pk, e.sid FROM entries AS e
-          WHERE e.pk = ? AND e.type = 'message' AND e.role IN ('assistant', 'toolResult')
-            AND NOT EXISTS (SELECT 1 FROM usage_unread WHERE pk = e.pk)`,
-      ).run(row.pk);
-      stmt(db, "UPDATE entries SET tokens = ? WHERE pk = ?").run(tokens, row.pk);
-    }
-    return rows.length;
-  })();
-}
 
 /** The copy-back restore: every original copied back into entry_json (the triggers read each). */
 function copyBackRestore(db: Database, sessionId: string): number {
@@ -141,7 +91,7 @@ export function runPruneRestoreBench(options: { runs?: number } = {}): void {
           route === "copyBack"
             ? copyBackRestore(ctx.db, lib.sessionId)
             : route === "perRow"
-              ? perRowRestore(ctx.db, lib.sessionId)
+              ? perRowRestore(ctx.db, lib.sessionId).length
               : restorePruned(ctx, lib.sessionId).prunedCount,
         );
         const used = process.cpuUsage(cpu);
