@@ -5,6 +5,7 @@
 import type { AgentMessage, LlmMessage, SessionEntry, SessionHeader } from "../session/entries.ts";
 import type { AddedResult, RequestChange, RequestTargetInfo } from "../session/request-messages.ts";
 import type { PlanSettings } from "../compaction/plan-settings.ts";
+import type { SummaryCutOff } from "../compaction/types.ts";
 import type { MessageTextHole } from "../text/text-hole.ts";
 
 /** Expected failures travel as data (DESIGN §3). */
@@ -313,6 +314,8 @@ export interface CompactionRunResult {
   fromExtension: boolean;
   /** The view leaf after the run: the new compaction entry (unless the user moved it meanwhile). */
   viewLeafId: string | null;
+  /** Present when a summary call's reply stopped at its output limit (the summary keeps what came). */
+  cutOff?: SummaryCutOff[];
 }
 
 export interface NavigationPreviewDto {
@@ -335,6 +338,8 @@ export interface NavigationResultDto {
   editorText: string | null;
   summaryEntryId: string | null;
   fromExtension: boolean;
+  /** Present when the branch summary's reply stopped at its output limit (the summary keeps what came). */
+  cutOff?: SummaryCutOff[];
 }
 
 export interface PrunePlanDto {

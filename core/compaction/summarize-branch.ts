@@ -8,7 +8,7 @@ import type { ContextTemplates } from "../session/llm-messages.ts";
 import { prepareBranchEntries } from "./branch.ts";
 import { computeFileLists } from "./file-ops.ts";
 import { conversationOf, isAbortError, withAdditionalFocus } from "./summarize-calls.ts";
-import type { AbortSignalLike, Summarizer, SummaryPrompts, SummaryResponse } from "./types.ts";
+import type { AbortSignalLike, Summarizer, SummaryCutOff, SummaryPrompts, SummaryResponse } from "./types.ts";
 
 export const DEFAULT_BRANCH_RESERVE_TOKENS = 16384;
 /** Context window assumed when the summarizer does not know its own (0). */
@@ -34,6 +34,8 @@ export interface BranchSummaryResult {
   modifiedFiles: string[];
   aborted?: boolean;
   error?: string;
+  /** The reply stopped at the output limit: the summary keeps what came (as the agents do). */
+  cutOff?: SummaryCutOff;
 }
 
 /** The token budget of a branch summary's messages (what prepareBranchEntries is given). */
@@ -82,5 +84,8 @@ export async function generateBranchSummary(
   }
   if (response.text.trim() === "") return { ...lists, summary: "No summary generated" };
   const summary = `${opts.prompts.branchPreamble}\n\n${response.text}${opts.prompts.fileOperations(lists)}`;
+  if (response.stopReason === "length") {
+    return { ...lists, summary, cutOff: { purpose: "branch", maxTokens: BRANCH_SUMMARY_MAX_TOKENS } };
+  }
   return { ...lists, summary };
 }

@@ -9,6 +9,7 @@ import { serializeConversation } from "./serialize.ts";
 import type {
   AbortSignalLike,
   Summarizer,
+  SummaryCutOff,
   SummaryPrompts,
   SummaryRequest,
   SummaryResponse,
@@ -39,6 +40,8 @@ export interface SummaryCallOptions {
   reserveTokens: number;
   signal?: AbortSignalLike | undefined;
   onText?: ((textSoFar: string) => void) | undefined;
+  /** Receives the calls whose reply stopped at the output limit (their text is kept). */
+  cutOffs?: SummaryCutOff[] | undefined;
 }
 
 export interface GenerateSummaryOptions extends SummaryCallOptions {
@@ -85,11 +88,13 @@ export function withAdditionalFocus(instructions: string, custom: string | undef
  * One request through the port. Cancellation (signal, an "aborted" reply, or an abort thrown by
  * the backend) becomes SummaryAbortError; an "error" reply becomes `<failure>: <message>`.
  * Other errors thrown by a backend (e.g. the remote endpoint's HTTP failure) pass unchanged.
+ * A reply cut off at the output limit is kept as it came (as the agents do) and noted in `cutOffs`.
  */
 export async function requestSummary(
   summarizer: Summarizer,
   request: SummaryRequest,
   failure: string,
+  cutOffs?: SummaryCutOff[],
 ): Promise<string> {
   throwIfAborted(request.signal);
   let response: SummaryResponse;
@@ -105,6 +110,7 @@ export async function requestSummary(
     if (summarizer.kind === "remote" && response.errorMessage) throw new Error(response.errorMessage);
     throw new Error(`${failure}: ${response.errorMessage || "Unknown error"}`);
   }
+  if (response.stopReason === "length") cutOffs?.push({ purpose: request.purpose, maxTokens: request.maxTokens });
   return response.text;
 }
 
@@ -137,6 +143,7 @@ export async function generateSummary(
       onText: opts.onText,
     },
     "Summarization failed",
+    opts.cutOffs,
   );
 }
 
@@ -159,6 +166,7 @@ export async function generateTurnPrefixSummary(
       onText: opts.onText,
     },
     "Turn prefix summarization failed",
+    opts.cutOffs,
   );
 }
 
@@ -188,5 +196,6 @@ export async function generateShortSummary(
       onText: opts.onText,
     },
     "Short summary failed",
+    opts.cutOffs,
   );
 }

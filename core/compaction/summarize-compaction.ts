@@ -16,6 +16,7 @@ import type {
   CompactionPreparation,
   CompactionResult,
   Summarizer,
+  SummaryCutOff,
   SummaryPrompts,
   SummaryPurpose,
 } from "./types.ts";
@@ -76,7 +77,8 @@ export async function compact(
   const previous = (fileTags === "" ? stored : stripTrailingFileTags(stored)) || undefined;
   const stream = (purpose: SummaryPurpose) =>
     opts.onText === undefined ? undefined : (text: string) => opts.onText?.(text, purpose);
-  const common = { prompts: opts.prompts, templates: opts.templates, reserveTokens, signal: opts.signal };
+  const cutOffs: SummaryCutOff[] = [];
+  const common = { prompts: opts.prompts, templates: opts.templates, reserveTokens, signal: opts.signal, cutOffs };
   const history = (): Promise<string> =>
     generateSummary(preparation.messagesToSummarize, {
       ...common,
@@ -123,5 +125,6 @@ export async function compact(
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details: { readFiles, modifiedFiles },
+    ...(cutOffs.length > 0 ? { cutOff: cutOffs } : {}),
   };
 }

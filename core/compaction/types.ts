@@ -84,10 +84,18 @@ export interface CompactionResult {
   tokensBefore: number;
   details?: unknown;
   preserveData?: Record<string, unknown> | undefined;
+  /** The summary calls whose reply stopped at the output limit (told the user; never stored). */
+  cutOff?: SummaryCutOff[] | undefined;
 }
 
 /** What a summarization call is for (selects budget and, for the offline summarizer, the shape). */
 export type SummaryPurpose = "history" | "update" | "turn-prefix" | "short" | "branch";
+
+/** A summary call whose reply stopped at its output cap (`stopReason: "length"`): kept as it came. */
+export interface SummaryCutOff {
+  purpose: SummaryPurpose;
+  maxTokens: number;
+}
 
 /** One request to a summarizer backend. */
 export interface SummaryRequest {

@@ -22,6 +22,7 @@ import { UsageError } from "./args.ts";
 import { type CliContext, CommandError } from "./context.ts";
 import { showProgress } from "./progress.ts";
 import { toJson } from "../../core/text/json-deep.ts";
+import { cutOffLine } from "../../core/compaction/cut-off-line.ts";
 
 /** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
 export function planAsJson(plan: CompactionPlanDto) {
@@ -213,6 +214,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           ? toJson(result, 2)
           : `Compacted: entry ${result.entryId}, first kept ${result.firstKeptEntryId}, tokens before ${result.tokensBefore}\n\n${result.summary}`,
       );
+      if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       return true;
     }
     case "navigate": {
@@ -251,6 +253,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       }
       if (nothingLeft && result.summaryEntryId === null && result.newLeafId !== result.oldLeafId)
         cli.io.err("no branch summary: the branch you leave has no entries of its own");
+      if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       if (!options.json) {
         const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
         const editor = result.editorText ? `\nEditor text: ${result.editorText}` : "";

@@ -263,5 +263,6 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
     tokensBefore: entry.tokensBefore,
     fromExtension,
     viewLeafId: getViewLeaf(ctx.db, input.sessionId),
+    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
   };
 }

@@ -6,6 +6,7 @@
 import type { NavigationPreviewDto, NavigationResultDto } from "../../core/api/dto.ts";
 import { collectEntriesForBranchSummary, newLeafForNavigation } from "../../core/compaction/branch.ts";
 import { generateBranchSummary } from "../../core/compaction/summarize.ts";
+import type { SummaryCutOff } from "../../core/compaction/types.ts";
 import { branchTokenBudget } from "../../core/compaction/summarize-branch.ts";
 import type { BranchSummaryEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { TreeIndex } from "../../core/session/tree.ts";
@@ -153,6 +154,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
   const summarize = input.summarize === true;
   let summaryText: string | undefined;
   let details: unknown;
+  let cutOff: SummaryCutOff | undefined;
   let fromExtension = false;
   try {
     if (summarize) hooksRunning(ctx, job, "session_before_tree");
@@ -210,6 +212,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
       if (result.aborted || signal.aborted) return unchanged(plan, true, true);
       if (result.error) throw modelFailure(result.error);
       summaryText = result.summary;
+      cutOff = result.cutOff;
       details = { readFiles: result.readFiles ?? [], modifiedFiles: result.modifiedFiles ?? [] };
     }
   } catch (error) {
@@ -265,5 +268,6 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     editorText: preview.editorText,
     summaryEntryId: summaryEntry?.id ?? null,
     fromExtension: summaryEntry ? fromExtension : false,
+    ...(summaryEntry && cutOff ? { cutOff: [cutOff] } : {}),
   };
 }

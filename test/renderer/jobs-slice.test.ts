@@ -273,6 +273,29 @@ describe("this window's own compaction", () => {
     expect(state().jobMessage?.text).toBe("Compaction c1 added; the LLM view now starts with its summary.");
   });
 
+  // A summary cut off at the output limit was saved without a word.
+  it("a summary cut off at the output limit says so in the outcome line (compaction and branch summary)", async () => {
+    runAnswer = async () => ({ entryId: "c1", cutOff: [{ purpose: "history", maxTokens: 13107 }] });
+    await state().runCompaction("");
+    expect(state().jobMessage?.text).toBe(
+      "Compaction c1 added; the LLM view now starts with its summary. The history summary was cut off at the output limit (13107 tokens) and saved as it came; to get it whole, undo and compact again with instructions asking for a shorter summary, or a larger compaction.reserveTokens.",
+    );
+    navigateAnswer = async () => ({
+      cancelled: false,
+      aborted: false,
+      newLeafId: "b1",
+      oldLeafId: "a2",
+      editorText: null,
+      summaryEntryId: "b1",
+      fromExtension: false,
+      cutOff: [{ purpose: "branch", maxTokens: 2048 }],
+    });
+    await state().navigateTo("u1", true);
+    expect(state().jobMessage?.text).toBe(
+      "Moved to u1's branch with branch summary b1. The branch summary was cut off at the output limit (2048 tokens) and saved as it came; to get it whole, undo and summarize again with instructions asking for a shorter summary.",
+    );
+  });
+
   // The summary call's own prefix doubled the line: "Compaction failed: Summarization failed: 401 …".
   it("a failed summary call reads once as failed, its step named when it is not the main summary", async () => {
     const { ApiCallError } = (await import(apiModule)) as {

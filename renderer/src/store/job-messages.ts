@@ -5,7 +5,9 @@
  */
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
 import type { JobEndedDto } from "../../../core/api/dto-jobs.ts";
+import { cutOffLine } from "../../../core/compaction/cut-off-line.ts";
 import { failureLine } from "../../../core/compaction/failure-line.ts";
+import type { SummaryCutOff } from "../../../core/compaction/types.ts";
 import { modelErrorInWords } from "../../../core/llm/error-words.ts";
 import { toolsNotRunText } from "../../../core/session/tools-not-run.ts";
 
@@ -22,6 +24,12 @@ export type JobMessage = { kind: "ok" | "error"; text: string; retry?: Navigatio
 
 export function compactionAdded(entryId: string): string {
   return `Compaction ${entryId} added; the LLM view now starts with its summary.`;
+}
+
+/** An outcome line followed by what was cut off at the output limit, if anything was. */
+export function withCutOff(text: string, cutOff: readonly SummaryCutOff[] | undefined): string {
+  const line = cutOffLine(cutOff);
+  return line === "" ? text : `${text} ${line}`;
 }
 
 export const COMPACTION_CANCELLED = "Compaction cancelled; nothing changed.";

@@ -19,7 +19,13 @@ import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/d
 import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
-import { COMPACTION_CANCELLED, compactionAdded, jobEndedMessage, type JobMessage } from "./job-messages.ts";
+import {
+  COMPACTION_CANCELLED,
+  compactionAdded,
+  jobEndedMessage,
+  type JobMessage,
+  withCutOff,
+} from "./job-messages.ts";
 import { aboutSession, draftOf } from "./session-outcome.ts";
 
 export type RunningJob = {
@@ -284,7 +290,10 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           planBlocked: null,
           planRetry: null,
           planKeepRecentTokens: null,
-          jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: compactionAdded(result.entryId) }),
+          jobMessage: aboutSession(get(), sessionId, {
+            kind: "ok",
+            text: withCutOff(compactionAdded(result.entryId), result.cutOff),
+          }),
         });
         get().setPlanInstructions(sessionId, "");
         await refresh(sessionId);
@@ -335,7 +344,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
               : " Your draft stays in the composer (the message's text was not put there).";
           if (fill && get().selectedSessionId === sessionId) set({ composerText: editorText });
           else if (fill) set({ drafts: { ...get().drafts, [sessionId]: editorText } });
-          set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text: `${where}.${editor}` }) });
+          const text = withCutOff(`${where}.${editor}`, result.cutOff);
+          set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text }) });
           // Only a move changes the session: a cancel reloads nothing and keeps a selection made meanwhile.
           await refresh(sessionId);
         }
