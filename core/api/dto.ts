@@ -78,6 +78,8 @@ export interface SessionProblem {
     | "invalid_parent"
     | "missing_id"
     | "unknown_type"
+    /** A `message` entry whose role is none of the agent's (or that has none): never sent to the model. */
+    | "unknown_role"
     | "not_a_session"
     | "file_rewritten"
     /** The session's file is no longer where it was imported from (moved away or deleted). */

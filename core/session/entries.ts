@@ -283,6 +283,25 @@ export const KNOWN_ENTRY_TYPES: readonly KnownEntryType[] = [
   "session_info",
 ];
 
+/** The roles of AgentMessage (SPEC §3.4): a message with another is never sent to the model. */
+export const KNOWN_MESSAGE_ROLES: readonly AgentMessage["role"][] = [
+  "user",
+  "assistant",
+  "toolResult",
+  "bashExecution",
+  "pythonExecution",
+  "fileMention",
+  "custom",
+  "hookMessage",
+  "branchSummary",
+  "compactionSummary",
+];
+
+/** Whether a message's `role` (anything, as the file has it) is one convertToLlm knows. */
+export function isKnownMessageRole(role: unknown): boolean {
+  return typeof role === "string" && (KNOWN_MESSAGE_ROLES as readonly string[]).includes(role);
+}
+
 /** An entry of a type Canopy does not know: kept verbatim, shown, exported, never sent (D1). */
 export interface UnknownEntry extends EntryBase {
   type: string;

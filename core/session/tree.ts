@@ -2,10 +2,10 @@
  * Tree index over a session's entries (SPEC §2.1, §2.3, §2.4, D3): id lookup, effective parents,
  * children, roots, tips, paths and labels, plus validation. Duplicate ids, parentId cycles
  * (self-parent included), orphans, parentIds that are neither an id nor null, entries without an
- * id and unknown types are reported; cycles are broken deterministically so that no walk can loop.
+ * id, unknown types and messages of an unknown role are reported; cycles are broken deterministically so that no walk can loop.
  */
 import type { SessionProblem } from "../api/dto.ts";
-import { isKnownEntry, type SessionEntry } from "./entries.ts";
+import { isKnownEntry, isKnownMessageRole, type SessionEntry } from "./entries.ts";
 import { toJson } from "../text/json-deep.ts";
 
 export interface TreeIndexOptions {
@@ -75,6 +75,21 @@ export function invalidParentReason(entry: SessionEntry): string | null {
   return `${who} ${what}: treated as a root, as the agents do`;
 }
 
+/**
+ * Why a `message` entry is never sent to the model although its type is known: its role is none
+ * of the agent's (convertToLlm skips it, SPEC §3.4), or it has none. Null for any other entry.
+ */
+export function unknownRoleReason(entry: SessionEntry): string | null {
+  if (entry.type !== "message") return null;
+  const message: unknown = entry.message;
+  const role = message !== null && typeof message === "object" ? (message as { role?: unknown }).role : undefined;
+  if (isKnownMessageRole(role)) return null;
+  const id = entryIdOf(entry);
+  const who = id === null ? "A message without an id" : `Message ${id}`;
+  const what = typeof role === "string" ? `has the unknown role "${role}"` : "has no role";
+  return `${who} ${what}: kept as is, never sent to the model`;
+}
+
 /** A label entry applied to `labels` (targetId → label): a non-empty label sets, anything else clears. */
 export function applyLabelEntry(labels: Map<string, string>, entry: SessionEntry): void {
   const target: unknown = entry.targetId;
@@ -124,6 +139,15 @@ export function buildTreeIndex(entries: readonly SessionEntry[], options: TreeIn
       problems.push({
         kind: "unknown_type",
         message: `Unknown entry type "${entry.type}": kept as is, never sent to the model`,
+        ...lineOf(i),
+        ...(id === null ? {} : { entryId: id }),
+      });
+    }
+    const unknownRole = unknownRoleReason(entry);
+    if (unknownRole !== null) {
+      problems.push({
+        kind: "unknown_role",
+        message: unknownRole,
         ...lineOf(i),
         ...(id === null ? {} : { entryId: id }),
       });

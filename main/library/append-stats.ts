@@ -7,6 +7,7 @@
  */
 import type { SessionProblem } from "../../core/api/dto.ts";
 import type { SessionEntry } from "../../core/session/entries.ts";
+import { unknownRoleReason } from "../../core/session/tree.ts";
 import type { Database } from "../store/open.ts";
 import { entryIdExists, entryLinkById, firstUserMessagePk, type NewEntryRow } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
@@ -20,7 +21,7 @@ const NO_FIRST_MESSAGE = firstMessageTextOf(null);
 
 /**
  * True when the new entries add no tree problem (D3) and leave the session's own ones as they
- * are: each has a known type, an id that is new (to the session and to the batch), a parentId
+ * are: each has a known type (and a message a known role), an id that is new (to the session and to the batch), a parentId
  * that is null or an entry already there, and no stored entry names a new id as its missing
  * parent (`missingParents`). Then buildTreeIndex meets every stored entry as before (same ids,
  * same links in the same order: no cycle closes or opens, no orphan finds its parent) and links
@@ -36,6 +37,7 @@ function appendKeepsProblems(
   for (const entry of entries) {
     const { id, parentId } = entry as Loose;
     if (!isKnownEntryType(entry.type) || typeof id !== "string") return false;
+    if (unknownRoleReason(entry) !== null) return false;
     if (batch.has(id) || missingParents.has(id) || entryIdExists(db, sid, id)) return false;
     if (
       parentId !== null &&

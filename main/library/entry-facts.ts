@@ -3,7 +3,7 @@
  * structural columns: dialect (D1), first user message (§10.3), display name, compaction title.
  * Plain data, gathered while entries are parsed (on the main thread or in the import worker).
  */
-import { KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
+import { isKnownMessageRole, KNOWN_ENTRY_TYPES, type SessionEntry } from "../../core/session/entries.ts";
 import { isOmpEntry } from "./entry-rows.ts";
 
 type Loose = { [key: string]: unknown };
@@ -76,8 +76,11 @@ export class TreeOrderCheck {
     return this.ok;
   }
 
-  /** `parentId` as the entry has it: a number, an object or none at all makes the tree unhealthy. */
-  add(id: string | null, parentId: unknown, type: string): void {
+  /**
+   * `parentId` as the entry has it: a number, an object or none at all makes the tree unhealthy;
+   * so does a message whose `role` (as its row has it) is none of the agent's.
+   */
+  add(id: string | null, parentId: unknown, type: string, role: string | null): void {
     if (!this.ok) return;
     const { seen } = this;
     const size = seen.size;
@@ -85,6 +88,7 @@ export class TreeOrderCheck {
     const healthy =
       id !== null &&
       KNOWN_TYPES.has(type) &&
+      (type !== "message" || isKnownMessageRole(role)) &&
       (parentId === null ||
         (typeof parentId === "string" && (parentId === this.last || seen.has(parentId)))) &&
       seen.add(id).size > size;

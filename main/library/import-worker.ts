@@ -76,7 +76,7 @@ class RowCollector {
   add(entry: SessionEntry, line: number): void {
     const r = observedRow(entry, line, "", this.facts);
     // The parentId as written: the row keeps only a string one.
-    this.order.add(r.id, (entry as { parentId?: unknown }).parentId, r.type);
+    this.order.add(r.id, (entry as { parentId?: unknown }).parentId, r.type, r.role);
     this.numbers.push(r.seq, r.tokens);
     this.strings.push(r.id, r.parentId, r.timestamp);
     this.codes.push(this.code(r.type), this.code(r.role), this.code(r.model));

@@ -64,8 +64,8 @@ function oddParentIds(db: Database, shapes: readonly EntryShape[]): OddParentIds
  */
 function obviouslyHealthy(shapes: readonly EntryShape[]): boolean {
   const check = new TreeOrderCheck();
-  for (const [, , id, parentId, type] of shapes) {
-    check.add(id, parentId, type);
+  for (const [, , id, parentId, type, role] of shapes) {
+    check.add(id, parentId, type, role);
     if (!check.healthy) return false;
   }
   return true;
@@ -84,9 +84,11 @@ export function treeProblems(
   const stubs: SessionEntry[] = new Array(shapes.length);
   const lines: number[] = new Array(shapes.length);
   for (let i = 0; i < shapes.length; i++) {
-    const [, seq, id, parentId, type, , , origin] = shapes[i] as EntryShape;
+    const [, seq, id, parentId, type, role, , origin] = shapes[i] as EntryShape;
     const stub: Loose = { type, parentId: oddParents.has(i) ? oddParents.get(i) : parentId, timestamp: "" };
     if (id !== null) stub.id = id;
+    // The role as its row has it (a string or nothing): what unknownRoleReason reads.
+    if (type === "message") stub.message = role === null ? {} : { role };
     stubs[i] = stub as SessionEntry;
     lines[i] = origin === "file" ? fileLineAt(marks, seq) : seq;
   }

@@ -152,8 +152,8 @@ describe("parsing large files on the import worker", () => {
     expect(onWorker).toEqual(inPlace);
     // The worker also hashes the file (whole, and up to the unterminated last line) and checks the tree order.
     const order = new TreeOrderCheck();
-    for (const r of fromHere.rows as { id: string | null; parentId: string | null; type: string }[])
-      order.add(r.id, r.parentId, r.type);
+    for (const r of fromHere.rows as { id: string | null; parentId: string | null; type: string; role: string | null }[])
+      order.add(r.id, r.parentId, r.type, r.role);
     expect(order.healthy).toBe(true);
     expect(run?.result).toEqual({ digest: digestBytes(buffer), treeInOrder: true });
     expect(run?.result?.digest.importedHash).not.toBe(run?.result?.digest.hash);
