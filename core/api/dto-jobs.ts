@@ -5,6 +5,7 @@
  * whichever window started it.
  */
 import type { ChatTurnResultDto } from "./dto-app.ts";
+import type { SummaryCutOff } from "../compaction/types.ts";
 
 export type JobKind = "chat" | "compaction" | "branch-summary";
 
@@ -78,4 +79,6 @@ export interface JobEndedDto extends RunningJobDto {
   errorMessage?: string;
   /** A chat turn that is done: what it did, as chat:send / chat:continue answered the window that asked. */
   turn?: ChatTurnResultDto;
+  /** A compaction or branch summary that is done: the summary calls cut off at the output limit. */
+  cutOff?: SummaryCutOff[];
 }

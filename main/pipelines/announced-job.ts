@@ -20,7 +20,7 @@ import type { Job } from "./jobs.ts";
 /** How a run that returned ended: done (with the entry it appended, if any) or cancelled. */
 export type OutcomeOf<T> = (
   result: T,
-) => { outcome: Exclude<JobOutcome, "failed">; entryId: string | null } & Pick<JobEndedDto, "turn">;
+) => { outcome: Exclude<JobOutcome, "failed">; entryId: string | null } & Pick<JobEndedDto, "turn" | "cutOff">;
 
 export interface AnnouncedRun<T> {
   sessionId: string;

@@ -208,6 +208,18 @@ describe("a job another window started", () => {
       errorMessage: "Summarization failed: 401 Invalid API key",
     });
     expect(state().jobMessage).toEqual({ kind: "error", text: "Compaction failed: 401 Invalid API key" });
+    // Heard from another window: a summary cut off at the output limit is said there too.
+    state().jobStarted({ ...compaction, jobId: "j6" });
+    state().jobEnded({
+      ...compaction,
+      jobId: "j6",
+      outcome: "done",
+      entryId: "c2",
+      cutOff: [{ purpose: "short", maxTokens: 512 }],
+    });
+    expect(state().jobMessage?.text).toBe(
+      "Compaction c2 added; the LLM view now starts with its summary. The short summary was cut off at the output limit (512 tokens) and saved as it came; to get it whole, undo and compact again with instructions asking for a shorter summary, or a larger compaction.reserveTokens.",
+    );
   });
 
   it("cancelled when it has already ended unheard: asks which jobs run and clears it", async () => {

@@ -20,7 +20,11 @@ export const compactionHandlers: AreaHandlers<"compaction"> = {
       announced: true,
       hooksFirst: "session_before_compact",
       run: (job) => runCompaction(ctx, input, job),
-      outcomeOf: (result) => ({ outcome: "done", entryId: result.entryId }),
+      outcomeOf: (result) => ({
+        outcome: "done",
+        entryId: result.entryId,
+        ...(result.cutOff ? { cutOff: result.cutOff } : {}),
+      }),
     });
   },
   "compaction:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "compaction") }),
@@ -39,7 +43,11 @@ export const navigationHandlers: AreaHandlers<"navigation"> = {
       outcomeOf: (result) =>
         result.cancelled
           ? { outcome: "cancelled", entryId: null }
-          : { outcome: "done", entryId: result.summaryEntryId },
+          : {
+              outcome: "done",
+              entryId: result.summaryEntryId,
+              ...(result.cutOff ? { cutOff: result.cutOff } : {}),
+            },
     }),
   "navigation:abort": (input, ctx) => ({ aborted: ctx.jobs.abort(input.sessionId, "branch-summary") }),
 };

@@ -88,11 +88,12 @@ export function jobEndedMessage(job: JobEndedDto): JobMessage {
     };
   }
   if (compaction)
-    return { kind: "ok", text: job.entryId ? compactionAdded(job.entryId) : "Compaction done." };
+    return { kind: "ok", text: withCutOff(job.entryId ? compactionAdded(job.entryId) : "Compaction done.", job.cutOff) };
   return {
     kind: "ok",
-    text: job.entryId
-      ? `Branch summary ${job.entryId} added; the view leaf moved to it.`
-      : "The view leaf moved.",
+    text: withCutOff(
+      job.entryId ? `Branch summary ${job.entryId} added; the view leaf moved to it.` : "The view leaf moved.",
+      job.cutOff,
+    ),
   };
 }

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Events } from "../../../core/api/contract.ts";
 import { runCliCaptured } from "../../helpers/cli.ts";
 import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
 import { chatBody, chatRequests, closeServedHarness, type Harness, removeDir, startServedHarness } from "./harness.ts";
@@ -22,6 +23,10 @@ describe("pipelines", () => {
   afterEach(() => closeServedHarness({ server, h }));
 
   it("a compaction whose history reply hit the limit is saved as it came and says so", async () => {
+    const ended: Events["job:ended"][] = [];
+    h.api.ctx.events.subscribe((name, payload) => {
+      if (name === "job:ended") ended.push(payload as Events["job:ended"]);
+    });
     const sessionId = await h.importSession(plainSession());
     server.enqueue({ type: "reply", text: "## Goal\nHalf a summ", finishReason: "length" });
     server.enqueue({ type: "reply", text: "Short.", finishReason: "stop" });
@@ -33,6 +38,8 @@ describe("pipelines", () => {
     const stored = detail.entries.find((e) => e.entry.id === result.entryId)?.entry as Record<string, unknown>;
     expect(stored.summary).toBe(result.summary);
     expect(Object.keys(stored)).not.toContain("cutOff");
+    // Other windows hear it with the job's end.
+    expect(ended.at(-1)).toMatchObject({ outcome: "done", entryId: result.entryId, cutOff: result.cutOff });
   });
 
   it("a compaction whose replies all finished has no cut-off", async () => {
@@ -44,11 +51,16 @@ describe("pipelines", () => {
   });
 
   it("a branch summary whose reply hit the limit is saved and says so", async () => {
+    const ended: Events["job:ended"][] = [];
+    h.api.ctx.events.subscribe((name, payload) => {
+      if (name === "job:ended") ended.push(payload as Events["job:ended"]);
+    });
     const sessionId = await h.importSession(chainSession(4));
     server.enqueue({ type: "reply", text: "## Goal\nHalf a summ", finishReason: "length" });
     const result = await h.call("navigation:navigate", { sessionId, targetId: "u1", summarize: true });
     expect(result.summaryEntryId).not.toBeNull();
     expect(result.cutOff).toEqual([{ purpose: "branch", maxTokens: 2048 }]);
+    expect(ended.at(-1)).toMatchObject({ outcome: "done", entryId: result.summaryEntryId, cutOff: result.cutOff });
   });
 });
 
