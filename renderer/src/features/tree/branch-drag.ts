@@ -2,7 +2,8 @@
  * Drag-to-branch with the pointer (SPEC §2.8, D13): a press on the leaf marker or a node that
  * moves more than a few pixels becomes a branch drag. While dragging, the node under the pointer
  * is the drop target (the store fetches what a move there would summarize) and a ghost follows
- * the pointer; releasing over a node opens the branch dialog, Escape cancels.
+ * the pointer; releasing over a node opens the branch dialog, Escape cancels (so does leaving the
+ * window, or a move with the button no longer held: a release the page never heard of).
  *
  * Imperative on purpose: pointer positions never go through React or the store, only the
  * target changes do.
@@ -12,10 +13,16 @@ import { useCanopy } from "../../store/index.ts";
 
 const THRESHOLD_PX = 5;
 
+/**
+ * The entry drawn under the point: the topmost node, looking through the edges and brackets drawn
+ * over it, never through what lies above the graph (the minimap, the zoom controls, a canvas line):
+ * a drop there is on no entry, not on one hidden beneath.
+ */
 function entryAt(x: number, y: number): string | null {
   for (const element of document.elementsFromPoint(x, y)) {
     const node = element.closest(".tree-node[data-entry-id]");
     if (node) return node.getAttribute("data-entry-id");
+    if (!element.closest(".react-flow__viewport")) return null;
   }
   return null;
 }
@@ -45,8 +52,20 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     if (element) element.style.transform = `translate(${last.x + 14}px, ${last.y + 14}px)`;
     useCanopy.getState().dragOver(entryAt(last.x, last.y));
   };
+  // The graph moving under a still pointer (a wheel or pinch zoom, a pan, a live append laid out
+  // again) changes the entry under it: the target follows what is drawn there.
+  const viewport = canvas?.querySelector(".react-flow__viewport") ?? null;
+  const moves = new MutationObserver(() => {
+    if (active && frame === 0) frame = requestAnimationFrame(track);
+  });
   const onMove = (moved: PointerEvent) => {
     if (moved.pointerId !== event.pointerId) return;
+    // The button was released where the page could not hear it (outside the window, over a
+    // menu): the drag ends there, rather than following the pointer until the next click drops it.
+    if ((moved.buttons & 1) === 0) {
+      finish(false);
+      return;
+    }
     last = { x: moved.clientX, y: moved.clientY };
     if (!active) {
       if (Math.hypot(last.x - startX, last.y - startY) < THRESHOLD_PX) return;
@@ -57,6 +76,8 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
       }
       active = true;
       canvas?.classList.add("branch-dragging");
+      if (viewport)
+        moves.observe(viewport, { subtree: true, childList: true, attributes: true, attributeFilter: ["style"] });
     }
     moved.preventDefault();
     if (frame === 0) frame = requestAnimationFrame(track);
@@ -66,6 +87,8 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     window.removeEventListener("pointerup", onUp);
     window.removeEventListener("pointercancel", onCancel);
     window.removeEventListener("keydown", onKey, true);
+    window.removeEventListener("blur", onBlur);
+    moves.disconnect();
     if (frame !== 0) cancelAnimationFrame(frame);
     if (!active) return;
     canvas?.classList.remove("branch-dragging");
@@ -80,6 +103,8 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     finish(true);
   };
   const onCancel = () => finish(false);
+  // Switching to another window mid-drag (Alt+Tab) cancels: its release is never heard here.
+  const onBlur = () => finish(false);
   const onKey = (key: KeyboardEvent) => {
     if (key.key !== "Escape" || !active) return;
     key.stopPropagation();
@@ -90,4 +115,5 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
   window.addEventListener("pointerup", onUp);
   window.addEventListener("pointercancel", onCancel);
   window.addEventListener("keydown", onKey, true);
+  window.addEventListener("blur", onBlur);
 }

@@ -1,0 +1,132 @@
+// Dragging the view leaf where the drop is not on an entry, in Chromium through browser mode: a
+// release over the minimap does not drop onto the entry hidden beneath it; a wheel pan under a
+// still pointer retargets the drop to what is drawn there now; leaving the window, or a move with
+// the button already released elsewhere, cancels the drag (no ghost left following the pointer,
+// no dialog at the next click).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll, viewportSettled } from "../helpers/canvas-page.ts";
+import type { E2eChatApp } from "../helpers/e2e-app.ts";
+import { startBranchSummaryApp } from "../helpers/job-page.ts";
+
+let app: E2eChatApp;
+let page: Page;
+let sessionId: string;
+
+beforeAll(async () => {
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "tree-drag-stray",
+    {
+      key: { env: "CANOPY_E2E_DRAG_STRAY_KEY", value: "sk-e2e-drag-stray" },
+      model: { id: "fake-drag", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000d4a9", cwd: "/work/drag-stray", file: "drag-stray.jsonl" },
+  ));
+  ({ page } = app);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+beforeEach(async () => {
+  await openSessionShowingAll(page, app.mode, sessionId);
+});
+
+async function centre(selector: string): Promise<{ x: number; y: number }> {
+  const box = await page.locator(selector).first().boundingBox();
+  if (!box) throw new Error(`${selector} is not on screen`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+const node = (id: string) => `.tree-node[data-entry-id="${id}"]`;
+const dropTarget = () => page.locator('[data-drop-target="true"]').getAttribute("data-entry-id", { timeout: 100 }).catch(() => null);
+const dragging = () => page.locator(".tree-canvas.branch-dragging, .drag-ghost").count();
+const dialogs = () => page.getByRole("dialog", { name: "Move the view leaf" }).count();
+const viewLeaf = async () => (await apiCall<{ viewLeafId: string }>(app.mode, "session:tree", { sessionId })).viewLeafId;
+
+/** Presses on `from` and moves past the drag threshold onto `to`, until `to` is the drop target. */
+async function dragOnto(from: { x: number; y: number }, to: { x: number; y: number }, targetId: string | null) {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(from.x + 20, from.y + 20, { steps: 3 });
+  await page.mouse.move(to.x, to.y, { steps: 8 });
+  await poll(() => page.locator(".drag-ghost").count()).toBe(1);
+  if (targetId) await poll(dropTarget).toBe(targetId);
+}
+
+describe("dragging the view leaf off the entries", () => {
+  it("a release over the minimap, above an entry drawn beneath it, moves nothing", async () => {
+    const minimap = await page.locator(".react-flow__minimap").boundingBox();
+    if (!minimap) throw new Error("no minimap");
+    const spot = { x: minimap.x + 40, y: minimap.y + 40 };
+    // Pan the graph (dragging the empty pane) so that a1 lies under the minimap.
+    const a1 = await centre(node("a1"));
+    const pane = await page.locator(".react-flow__pane").boundingBox();
+    if (!pane) throw new Error("no pane");
+    const start = { x: pane.x + 20, y: pane.y + 150 };
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    await page.mouse.move(start.x + spot.x - a1.x, start.y + spot.y - a1.y, { steps: 10 });
+    await page.mouse.up();
+    await viewportSettled(page);
+    const beneath = await page.evaluate(
+      ({ x, y }) => document.elementsFromPoint(x, y).find((e) => e.matches(".tree-node"))?.getAttribute("data-entry-id"),
+      spot,
+    );
+    expect(beneath).toBe("a1");
+
+    await dragOnto(await centre(node("u1")), spot, null);
+    expect(await page.locator(".drag-ghost").textContent()).toBe("Drop on an entry to move the view leaf there");
+    expect(await dropTarget()).toBeNull();
+    await page.mouse.up();
+    await poll(dragging).toBe(0);
+    expect(await dialogs()).toBe(0);
+    expect(await viewLeaf()).toBe("a3");
+  });
+
+  it("a wheel pan under a still pointer retargets the drop to the entry drawn there now", async () => {
+    const a1 = await centre(node("a1"));
+    await dragOnto(await centre('[data-testid="leaf-marker"]'), a1, "a1");
+    await page.mouse.wheel(0, 300);
+    const under = () =>
+      page.evaluate(
+        ({ x, y }) => document.elementFromPoint(x, y)?.closest(".tree-node")?.getAttribute("data-entry-id") ?? null,
+        a1,
+      );
+    await poll(under).not.toBe("a1");
+    await viewportSettled(page);
+    const now = await under();
+    await poll(dropTarget).toBe(now);
+    await page.keyboard.press("Escape");
+    await page.mouse.up();
+    await poll(dragging).toBe(0);
+    expect(await dialogs()).toBe(0);
+  });
+
+  it("leaving the window mid-drag cancels it: no ghost, and the next release opens nothing", async () => {
+    await dragOnto(await centre('[data-testid="leaf-marker"]'), await centre(node("a1")), "a1");
+    await page.evaluate(() => window.dispatchEvent(new FocusEvent("blur")));
+    await poll(dragging).toBe(0);
+    await page.mouse.up();
+    // The press-and-release after coming back is a click, not a drop.
+    await page.mouse.down();
+    await page.mouse.up();
+    expect(await dialogs()).toBe(0);
+    expect(await viewLeaf()).toBe("a3");
+  });
+
+  it("a move with the button released where the page did not hear it cancels the drag", async () => {
+    const a1 = await centre(node("a1"));
+    await dragOnto(await centre('[data-testid="leaf-marker"]'), a1, "a1");
+    // What Chromium sends after a release outside the window: a move with no button held.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: a1.x + 5, y: a1.y, button: "none", buttons: 0 });
+    await poll(dragging).toBe(0);
+    await cdp.detach();
+    await page.mouse.up();
+    expect(await dialogs()).toBe(0);
+    expect(await viewLeaf()).toBe("a3");
+  });
+});
