@@ -2,17 +2,22 @@
 // release over the minimap does not drop onto the entry hidden beneath it; a wheel pan under a
 // still pointer retargets the drop to what is drawn there now; leaving the window, or a move with
 // the button already released elsewhere, cancels the drag (no ghost left following the pointer,
-// no dialog at the next click).
+// no dialog at the next click); the agent appending to the file mid-drag does not pan the canvas
+// away from the entry the pointer aims at.
+import fs from "node:fs";
+import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, viewportSettled } from "../helpers/canvas-page.ts";
 import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import { startBranchSummaryApp } from "../helpers/job-page.ts";
+import { planSession } from "../helpers/plan-session.ts";
 
 let app: E2eChatApp;
 let page: Page;
 let sessionId: string;
+const SESSION = { id: "0195f0c2-2222-7000-8000-00000000d4a9", cwd: "/work/drag-stray", file: "drag-stray.jsonl" };
 
 beforeAll(async () => {
   ({ app, sessionId } = await startBranchSummaryApp(
@@ -21,7 +26,7 @@ beforeAll(async () => {
       key: { env: "CANOPY_E2E_DRAG_STRAY_KEY", value: "sk-e2e-drag-stray" },
       model: { id: "fake-drag", contextWindow: 128000 },
     },
-    { id: "0195f0c2-2222-7000-8000-00000000d4a9", cwd: "/work/drag-stray", file: "drag-stray.jsonl" },
+    SESSION,
   ));
   ({ page } = app);
 }, 120_000);
@@ -128,5 +133,29 @@ describe("dragging the view leaf off the entries", () => {
     await page.mouse.up();
     expect(await dialogs()).toBe(0);
     expect(await viewLeaf()).toBe("a3");
+  });
+
+  // Last: the session grows (u4, a4) and its view leaf follows the file.
+  it("the agent appending mid-drag keeps the view still: the drop lands on the entry aimed at", async () => {
+    const transform = () =>
+      page.evaluate(() => document.querySelector<HTMLElement>(".react-flow__viewport")?.style.transform ?? null);
+    await dragOnto(await centre('[data-testid="leaf-marker"]'), await centre(node("a1")), "a1");
+    const before = await transform();
+    const { turn } = planSession(SESSION.id, SESSION.cwd, "2026-02-01T10:00:00.000Z");
+    const file = path.join(app.work, SESSION.file);
+    fs.appendFileSync(file, `${turn(4).join("\n")}\n`);
+    await apiCall(app.mode, "library:import", { path: file });
+    // The view leaf followed the file (a4, below the canvas's edge, is not drawn).
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe("a4");
+    await viewportSettled(page);
+    expect(await transform()).toBe(before);
+    expect(await dropTarget()).toBe("a1");
+    await page.mouse.up();
+    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("a1");
+    await page.keyboard.press("Escape");
+    await poll(dialogs).toBe(0);
+    expect(await viewLeaf()).toBe("a4");
   });
 });

@@ -114,7 +114,9 @@ export function TreeCanvas() {
       viewport.shiftBy(after.x - before.x, after.y - before.y);
       return;
     }
-    if (!afterId) return;
+    // A drag under way keeps the view still: panning would move the entries away from the
+    // pointer aiming at one of them (the drop would land elsewhere, or on nothing).
+    if (!afterId || state.drag) return;
     // A view leaf that follows the file moved to the agent's new line. The view follows it only
     // when the leaf it came from was on screen: a user who panned away to read older entries
     // keeps them where they are.
