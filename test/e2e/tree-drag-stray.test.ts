@@ -3,7 +3,8 @@
 // still pointer retargets the drop to what is drawn there now; leaving the window, or a move with
 // the button already released elsewhere, cancels the drag (no ghost left following the pointer,
 // no dialog at the next click); the agent appending to the file mid-drag does not pan the canvas
-// away from the entry the pointer aims at.
+// away from the entry the pointer aims at, and the move dialog it stays open under counts the
+// branch left as it is once the view leaf followed the new lines.
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -157,5 +158,21 @@ describe("dragging the view leaf off the entries", () => {
     await page.keyboard.press("Escape");
     await poll(dialogs).toBe(0);
     expect(await viewLeaf()).toBe("a4");
+  });
+
+  it("the move dialog open while the agent appends counts the branch left as it is now", async () => {
+    await dragOnto(await centre('[data-testid="leaf-marker"]'), await centre(node("a1")), "a1");
+    await page.mouse.up();
+    const count = page.getByTestId("branch-summary-count");
+    // Left behind from the view leaf a4: u2, a2, u3, a3, u4, a4.
+    await poll(() => count.textContent()).toContain(" 6 entries");
+    const { turn } = planSession(SESSION.id, SESSION.cwd, "2026-02-01T10:00:00.000Z");
+    const file = path.join(app.work, SESSION.file);
+    fs.appendFileSync(file, `${turn(5).join("\n")}\n`);
+    await apiCall(app.mode, "library:import", { path: file });
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe("a5");
+    await poll(() => count.textContent()).toContain(" 8 entries");
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await poll(dialogs).toBe(0);
   });
 });

@@ -233,7 +233,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
         if (get().selectedSessionId !== sessionId) return;
       }
       previews.clear();
+      const leafBefore = get().tree?.viewLeafId;
       set(sameSession ? { tree, treeError: null, treeLoad: null } : opened);
+      if (sameSession && tree.viewLeafId !== leafBefore) previewAgain();
     } catch (error) {
       set({ tree: null, treeError: (error as Error).message, treeLoad: null });
     }
@@ -245,6 +247,23 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     void fetchPreview(targetId).then((fetched) => {
       if (get().branchDialog?.targetId === targetId)
         set({ branchDialog: { targetId, preview: fetched }, branchPreview: fetched });
+    });
+  };
+
+  /**
+   * The view leaf moved under an open dialog or a drag (it follows the agent's new lines): what
+   * a move would summarize is asked again, so the count and highlight are of the branch left now.
+   */
+  const previewAgain = () => {
+    const dialog = get().branchDialog;
+    const targetId = dialog?.targetId ?? get().drag?.targetId ?? null;
+    if (targetId === null) return;
+    if (dialog) set({ branchDialog: { targetId, preview: null }, branchPreview: null });
+    else set({ branchPreview: null });
+    void fetchPreview(targetId).then((preview) => {
+      if (get().branchDialog?.targetId === targetId)
+        set({ branchDialog: { targetId, preview }, branchPreview: preview });
+      else if (get().drag?.targetId === targetId) set({ branchPreview: preview });
     });
   };
 
