@@ -4,7 +4,8 @@
 // the button already released elsewhere, cancels the drag (no ghost left following the pointer,
 // no dialog at the next click); the agent appending to the file mid-drag does not pan the canvas
 // away from the entry the pointer aims at, and the move dialog it stays open under counts the
-// branch left as it is once the view leaf followed the new lines.
+// branch left as it is once the view leaf followed the new lines. Shift+Enter is the keyboard's
+// drop: it asks whatever the setting.
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -174,5 +175,19 @@ describe("dragging the view leaf off the entries", () => {
     await poll(() => count.textContent()).toContain(" 8 entries");
     await page.getByRole("button", { name: "Cancel" }).click();
     await poll(dialogs).toBe(0);
+  });
+
+  it("Shift+Enter on an entry asks as a drop does, with the setting to ask off", async () => {
+    await apiCall(app.mode, "settings:set", { key: "branchSummary.enabled", value: false });
+    const leaf = await viewLeaf();
+    await page.locator(node("a1")).focus();
+    await page.keyboard.press("Shift+Enter");
+    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
+    await dialog.waitFor();
+    expect(await dialog.getAttribute("data-target-id")).toBe("a1");
+    await poll(() => dialog.getByRole("button", { name: "Summarize", exact: true }).isEnabled()).toBe(true);
+    await page.keyboard.press("Escape");
+    await poll(dialogs).toBe(0);
+    expect(await viewLeaf()).toBe(leaf);
   });
 });

@@ -93,9 +93,10 @@ export interface TreeSlice {
   endBranchDrag(drop: boolean): void;
   /**
    * Enter or a double-click on an entry: moves the view leaf there at once, or, with "Ask to
-   * summarize when navigating" (branchSummary.enabled), opens the branch dialog first.
+   * summarize when navigating" (branchSummary.enabled), opens the branch dialog first. With `ask`
+   * (Shift+Enter, the keyboard's drop of the leaf marker) the dialog opens whatever the setting.
    */
-  moveViewLeaf(targetId: string): Promise<void>;
+  moveViewLeaf(targetId: string, options?: { ask?: boolean }): Promise<void>;
   closeBranchDialog(): void;
   /** Moves the view leaf to the dialog's target, with or without a branch summary. */
   confirmBranch(summarize: boolean, customInstructions?: string, replacePrompt?: boolean): Promise<void>;
@@ -354,10 +355,14 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       set({ drag: null });
       openBranchDialog(targetId, preview);
     },
-    async moveViewLeaf(targetId) {
+    async moveViewLeaf(targetId, options) {
       if (refusedWhileRunning()) return;
       if (targetId === get().tree?.viewLeafId) {
         alreadyAtLeaf();
+        return;
+      }
+      if (options?.ask) {
+        openBranchDialog(targetId, null);
         return;
       }
       let ask = false;

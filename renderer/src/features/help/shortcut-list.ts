@@ -39,6 +39,10 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
         keys: ["Enter"],
         what: "Move the view leaf to the selected entry (also a double-click); on a collapsed run, expand it",
       },
+      {
+        keys: ["Shift+Enter"],
+        what: "Move the view leaf there asking first, as a drop of the leaf marker does: with or without a branch summary",
+      },
       { keys: ["Space"], what: "Select the focused entry; on a collapsed run, expand it" },
       { keys: ["Escape"], what: "Clear the selection" },
     ],

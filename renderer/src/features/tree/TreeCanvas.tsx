@@ -2,8 +2,8 @@
  * The session tree canvas (React Flow): one node per shown entry, long chains collapsed, the
  * active path highlighted, compaction boundaries and what the model does not see at the
  * selected leaf dimmed, drag-to-branch from the leaf marker, and keyboard navigation
- * (arrows, Home and End move, Enter moves the view leaf, asking first when the settings say so;
- * Escape clears the selection).
+ * (arrows, Home and End move, Enter moves the view leaf, asking first when the settings say so
+ * or with Shift; Escape clears the selection).
  *
  * Only the layout memo depends on the whole tree; nodes read their own state by id.
  */
@@ -228,8 +228,9 @@ export function TreeCanvas() {
         pendingFocus.current = from.firstId;
         void state.selectEntry(from.firstId);
       } else {
-        // On the view leaf itself, or while a job runs, this says why nothing moves.
-        void state.moveViewLeaf(from.id);
+        // On the view leaf itself, or while a job runs, this says why nothing moves. Shift+Enter
+        // asks first, as a drop of the leaf marker does (the way to a branch summary by keyboard).
+        void state.moveViewLeaf(from.id, { ask: event.shiftKey });
       }
     } else if (event.key === "Escape" && !selectRunning(state) && state.selectedEntryId !== null) {
       // Running work is cancelled by the app-wide Escape handler.
