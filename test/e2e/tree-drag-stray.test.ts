@@ -190,4 +190,30 @@ describe("dragging the view leaf off the entries", () => {
     await poll(dialogs).toBe(0);
     expect(await viewLeaf()).toBe(leaf);
   });
+
+  it("the leaf marker dragged while the view leaf follows a new line is that leaf: over it, 'Already at this point'", async () => {
+    await apiCall(app.mode, "settings:set", { key: "branchSummary.enabled", value: true });
+    const marker = await centre('[data-testid="leaf-marker"]');
+    await dragOnto(marker, await centre(node("a3")), "a3");
+    const { turn } = planSession(SESSION.id, SESSION.cwd, "2026-02-01T10:00:00.000Z");
+    const file = path.join(app.work, SESSION.file);
+    fs.appendFileSync(file, `${turn(6).join("\n")}\n`);
+    await apiCall(app.mode, "library:import", { path: file });
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe("a6");
+    // Wheel the canvas (the drag goes on) until the new view leaf is drawn, then aim at it.
+    const a6 = page.locator(node("a6"));
+    await poll(async () => {
+      if ((await a6.count()) === 0) await page.mouse.wheel(0, 120);
+      return a6.count();
+    }).toBe(1);
+    await viewportSettled(page);
+    const spot = await centre(node("a6"));
+    await page.mouse.move(spot.x, spot.y, { steps: 4 });
+    await poll(() => page.locator(".drag-ghost").textContent()).toBe("Already at this point: that entry is the view leaf.");
+    expect(await dropTarget()).toBeNull();
+    await page.mouse.up();
+    await poll(() => page.getByTestId("tree-hint").textContent()).toContain("Already at this point");
+    expect(await dialogs()).toBe(0);
+    expect(await viewLeaf()).toBe("a6");
+  });
 });

@@ -24,6 +24,11 @@ export type { TreeFilter } from "../features/tree/filter.ts";
 export interface BranchDrag {
   /** The entry the drag started on (the view leaf when the leaf marker is dragged). */
   sourceId: string;
+  /**
+   * The drag started on the view leaf: it stands for the view leaf wherever that goes meanwhile
+   * (following the agent's new lines), not for the entry it was on.
+   */
+  fromViewLeaf?: boolean;
   /** Where the view leaf would go on drop (null: nowhere useful under the pointer). */
   targetId: string | null;
   /** The pointer is over the view leaf itself: a drop there is refused ("Already at this point"). */
@@ -328,13 +333,16 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     },
     beginBranchDrag(sourceId) {
       if (refusedWhileRunning()) return false;
-      set({ drag: { sourceId, targetId: null }, branchPreview: null, branchDialog: null, treeHint: null });
+      const fromViewLeaf = sourceId === get().tree?.viewLeafId;
+      set({ drag: { sourceId, fromViewLeaf, targetId: null }, branchPreview: null, branchDialog: null, treeHint: null });
       return true;
     },
     dragOver(entryId) {
       const drag = get().drag;
       if (!drag) return;
-      const targetId = dropTarget(drag.sourceId, entryId, get().tree?.viewLeafId ?? null);
+      const viewLeafId = get().tree?.viewLeafId ?? null;
+      const sourceId = drag.fromViewLeaf && viewLeafId !== null ? viewLeafId : drag.sourceId;
+      const targetId = dropTarget(sourceId, entryId, viewLeafId);
       const atViewLeaf = targetId === null && entryId !== null;
       if (targetId === drag.targetId && atViewLeaf === (drag.atViewLeaf ?? false)) return;
       set({ drag: { ...drag, targetId, atViewLeaf }, branchPreview: null });
