@@ -5,7 +5,7 @@
 // no dialog at the next click); the agent appending to the file mid-drag does not pan the canvas
 // away from the entry the pointer aims at, and the move dialog it stays open under counts the
 // branch left as it is once the view leaf followed the new lines. Shift+Enter is the keyboard's
-// drop: it asks whatever the setting.
+// drop: it asks whatever the setting. A drop on a collapsed run says to expand it first.
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -214,6 +214,26 @@ describe("dragging the view leaf off the entries", () => {
     await page.mouse.up();
     await poll(() => page.getByTestId("tree-hint").textContent()).toContain("Already at this point");
     expect(await dialogs()).toBe(0);
+    expect(await viewLeaf()).toBe("a6");
+  });
+
+  it("a drop on a collapsed run moves nothing and says to expand it first", async () => {
+    // u1 … a6 in one line: the entries between the root and the view leaf collapse into a run.
+    await page.getByLabel("Collapse long chains").check();
+    const chain = page.locator(".tree-node[data-chain-id]");
+    await chain.waitFor();
+    await page.getByRole("button", { name: "Fit View" }).click();
+    await viewportSettled(page);
+    // The view leaf's node (its left part: the minimap may cover its marker at this size).
+    const leaf = await page.locator(node("a6")).boundingBox();
+    if (!leaf) throw new Error("a6 is not on screen");
+    await dragOnto({ x: leaf.x + 30, y: leaf.y + leaf.height / 2 }, await centre(".tree-node[data-chain-id]"), null);
+    const over = "A collapsed run: click it to show its entries, then drop on one of them.";
+    await poll(() => page.locator(".drag-ghost").textContent()).toBe(over);
+    await page.mouse.up();
+    await poll(() => page.getByTestId("tree-hint").textContent()).toBe(over);
+    expect(await dialogs()).toBe(0);
+    expect(await chain.count()).toBe(1);
     expect(await viewLeaf()).toBe("a6");
   });
 });

@@ -33,10 +33,15 @@ export interface BranchDrag {
   targetId: string | null;
   /** The pointer is over the view leaf itself: a drop there is refused ("Already at this point"). */
   atViewLeaf?: boolean;
+  /** The pointer is over a collapsed run: a drop there is refused (OVER_CHAIN says why). */
+  overChain?: boolean;
 }
 
 /** What a move of the view leaf onto itself says instead of doing nothing silently (SPEC §10.4). */
 export const ALREADY_AT_LEAF = "Already at this point: that entry is the view leaf.";
+
+/** What a drag over (or a drop onto) a collapsed run says: it is no one entry to move to. */
+export const OVER_CHAIN = "A collapsed run: click it to show its entries, then drop on one of them.";
 
 export interface BranchDialog {
   targetId: string;
@@ -92,8 +97,8 @@ export interface TreeSlice {
   revealEntry(entryId: string | null): void;
   /** Starts a drag of the view leaf; false (and a line saying why) while a job runs. */
   beginBranchDrag(sourceId: string): boolean;
-  /** The pointer is over this entry (null: over nothing). */
-  dragOver(entryId: string | null): void;
+  /** The pointer is over this entry (null: over nothing; `overChain`: over a collapsed run). */
+  dragOver(entryId: string | null, overChain?: boolean): void;
   /** Ends the drag; with `drop`, a valid target opens the branch dialog. */
   endBranchDrag(drop: boolean): void;
   /**
@@ -337,15 +342,20 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       set({ drag: { sourceId, fromViewLeaf, targetId: null }, branchPreview: null, branchDialog: null, treeHint: null });
       return true;
     },
-    dragOver(entryId) {
+    dragOver(entryId, overChain = false) {
       const drag = get().drag;
       if (!drag) return;
       const viewLeafId = get().tree?.viewLeafId ?? null;
       const sourceId = drag.fromViewLeaf && viewLeafId !== null ? viewLeafId : drag.sourceId;
       const targetId = dropTarget(sourceId, entryId, viewLeafId);
       const atViewLeaf = targetId === null && entryId !== null;
-      if (targetId === drag.targetId && atViewLeaf === (drag.atViewLeaf ?? false)) return;
-      set({ drag: { ...drag, targetId, atViewLeaf }, branchPreview: null });
+      if (
+        targetId === drag.targetId &&
+        atViewLeaf === (drag.atViewLeaf ?? false) &&
+        overChain === (drag.overChain ?? false)
+      )
+        return;
+      set({ drag: { ...drag, targetId, atViewLeaf, overChain }, branchPreview: null });
       if (targetId === null) return;
       void fetchPreview(targetId).then((preview) => {
         if (get().drag?.targetId === targetId) set({ branchPreview: preview });
@@ -357,6 +367,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       if (targetId === null) {
         set({ drag: null, branchPreview: null });
         if (drop && drag?.atViewLeaf) alreadyAtLeaf();
+        else if (drop && drag?.overChain) set({ treeHint: { text: OVER_CHAIN, at: Date.now() } });
         return;
       }
       const preview = get().branchPreview?.targetId === targetId ? get().branchPreview : null;

@@ -1,12 +1,13 @@
 /**
  * Small overlays on the canvas: the ghost that follows the pointer while dragging the leaf, the
  * progress of a running branch summary (Escape or the button cancels it), and a short-lived line
- * about a move that did nothing (the view leaf dropped or Entered onto itself).
+ * about a move that did nothing (the view leaf dropped or Entered onto itself, or dropped on a
+ * collapsed run).
  */
 import { useEffect, useRef } from "react";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
-import { ALREADY_AT_LEAF } from "../../store/tree-slice.ts";
+import { ALREADY_AT_LEAF, OVER_CHAIN } from "../../store/tree-slice.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { kindLabel } from "./filter.ts";
 import { useKeepTreeFocus } from "./keep-tree-focus.ts";
@@ -38,6 +39,8 @@ export function DragGhost() {
         </>
       ) : drag.atViewLeaf ? (
         ALREADY_AT_LEAF
+      ) : drag.overChain ? (
+        OVER_CHAIN
       ) : (
         "Drop on an entry to move the view leaf there"
       )}

@@ -18,13 +18,15 @@ const THRESHOLD_PX = 5;
  * over it, never through what lies above the graph (the minimap, the zoom controls, a canvas line):
  * a drop there is on no entry, not on one hidden beneath.
  */
-function entryAt(x: number, y: number): string | null {
+function entryAt(x: number, y: number): { entryId: string | null; chain: boolean } {
   for (const element of document.elementsFromPoint(x, y)) {
     const node = element.closest(".tree-node[data-entry-id]");
-    if (node) return node.getAttribute("data-entry-id");
-    if (!element.closest(".react-flow__viewport")) return null;
+    if (node) return { entryId: node.getAttribute("data-entry-id"), chain: false };
+    // A collapsed run is no one entry: the drop there is refused, and the ghost says why.
+    if (element.closest(".tree-node[data-chain-id]")) return { entryId: null, chain: true };
+    if (!element.closest(".react-flow__viewport")) break;
   }
-  return null;
+  return { entryId: null, chain: false };
 }
 
 function swallowNextClick(): void {
@@ -50,7 +52,8 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     frame = 0;
     const element = ghost();
     if (element) element.style.transform = `translate(${last.x + 14}px, ${last.y + 14}px)`;
-    useCanopy.getState().dragOver(entryAt(last.x, last.y));
+    const over = entryAt(last.x, last.y);
+    useCanopy.getState().dragOver(over.entryId, over.chain);
   };
   // The graph moving under a still pointer (a wheel or pinch zoom, a pan, a live append laid out
   // again) changes the entry under it: the target follows what is drawn there.
@@ -94,7 +97,10 @@ export function beginPointerDrag(sourceId: string, event: ReactPointerEvent<HTML
     canvas?.classList.remove("branch-dragging");
     swallowNextClick();
     const store = useCanopy.getState();
-    if (drop) store.dragOver(entryAt(last.x, last.y));
+    if (drop) {
+      const over = entryAt(last.x, last.y);
+      store.dragOver(over.entryId, over.chain);
+    }
     store.endBranchDrag(drop);
   };
   const onUp = (released: PointerEvent) => {
