@@ -6,6 +6,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: { channel: string; input: unknown }[] = [];
 let askToSummarize = false;
+/** What navigation:preview fails with (null: it answers). */
+let previewFailure: string | null = null;
 
 vi.mock("../../renderer/src/api.ts", async () => {
   const { reloadScript, noModelSettings, scriptedApi } = await import("../helpers/scripted-api.ts");
@@ -16,7 +18,10 @@ vi.mock("../../renderer/src/api.ts", async () => {
         ...noModelSettings(),
         branchSummary: { enabled: askToSummarize, reserveTokens: 16384 },
       }),
-      "navigation:preview": () => ({ targetId: "b3", entriesToSummarize: ["x1", "x2"], editorText: null }),
+      "navigation:preview": () => {
+        if (previewFailure !== null) throw new Error(previewFailure);
+        return { targetId: "b3", entriesToSummarize: ["x1", "x2"], editorText: null };
+      },
       "navigation:navigate": () => ({
         cancelled: false,
         aborted: false,
@@ -32,7 +37,7 @@ vi.mock("../../renderer/src/api.ts", async () => {
 });
 
 interface TreeState {
-  branchDialog: { targetId: string; preview: unknown } | null;
+  branchDialog: { targetId: string; preview: unknown; error?: string } | null;
   drag: unknown;
   treeHint: { text: string } | null;
   moveViewLeaf(targetId: string): Promise<void>;
@@ -46,6 +51,7 @@ const { useCanopy } = (await import(storeModule)) as {
 
 beforeEach(() => {
   calls.length = 0;
+  previewFailure = null;
   useCanopy.setState({
     selectedSessionId: "s1",
     tree: { sessionId: "s1", viewLeafId: "a1", nodes: [], problems: [] },
@@ -62,6 +68,14 @@ describe("moving the view leaf with Enter or a double-click", () => {
     await useCanopy.getState().moveViewLeaf("b3");
     expect(useCanopy.getState().branchDialog?.targetId).toBe("b3");
     expect(calls.map((c) => c.channel)).not.toContain("navigation:navigate");
+  });
+
+  it("says why when what the move would summarize cannot be worked out (not 'Working out…' for ever)", async () => {
+    askToSummarize = true;
+    previewFailure = "unknown entry: c9";
+    await useCanopy.getState().moveViewLeaf("c9");
+    await vi.waitFor(() => expect(useCanopy.getState().branchDialog?.error).toBe("unknown entry: c9"));
+    expect(useCanopy.getState().branchDialog).toMatchObject({ targetId: "c9", preview: null });
   });
 
   it("moves at once, without a summary, when the setting is off", async () => {

@@ -46,6 +46,8 @@ export const OVER_CHAIN = "A collapsed run: click it to show its entries, then d
 export interface BranchDialog {
   targetId: string;
   preview: NavigationPreviewDto | null;
+  /** Why the preview could not be made (the move itself may still work, or say why not). */
+  error?: string;
 }
 
 export interface TreeSlice {
@@ -142,19 +144,22 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
   };
   const previewKey = (targetId: string) =>
     `${get().selectedSessionId}\u0000${get().tree?.viewLeafId}\u0000${targetId}`;
-  const fetchPreview = async (targetId: string): Promise<NavigationPreviewDto | null> => {
+  /** navigation:preview of `targetId`, or why there is none (`error`: the request failed). */
+  const fetchPreview = async (
+    targetId: string,
+  ): Promise<{ preview: NavigationPreviewDto | null; error?: string }> => {
     const sessionId = get().selectedSessionId;
-    if (!sessionId) return null;
+    if (!sessionId) return { preview: null };
     const key = previewKey(targetId);
     const cached = previews.get(key);
-    if (cached) return cached;
+    if (cached) return { preview: cached };
     try {
       const preview = await call("navigation:preview", { sessionId, targetId });
       previews.set(key, preview);
-      return preview;
-    } catch {
-      // A preview is a hint while dragging; the move itself reports real failures.
-      return null;
+      return { preview };
+    } catch (error) {
+      // A hint while dragging; the dialog says it, and the move itself reports real failures.
+      return { preview: null, error: (error as Error).message };
     }
   };
 
@@ -255,9 +260,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
   const openBranchDialog = (targetId: string, preview: NavigationPreviewDto | null) => {
     set({ branchDialog: { targetId, preview } });
     if (preview) return;
-    void fetchPreview(targetId).then((fetched) => {
+    void fetchPreview(targetId).then(({ preview: fetched, error }) => {
       if (get().branchDialog?.targetId === targetId)
-        set({ branchDialog: { targetId, preview: fetched }, branchPreview: fetched });
+        set({ branchDialog: { targetId, preview: fetched, error }, branchPreview: fetched });
     });
   };
 
@@ -271,9 +276,9 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     if (targetId === null) return;
     if (dialog) set({ branchDialog: { targetId, preview: null }, branchPreview: null });
     else set({ branchPreview: null });
-    void fetchPreview(targetId).then((preview) => {
+    void fetchPreview(targetId).then(({ preview, error }) => {
       if (get().branchDialog?.targetId === targetId)
-        set({ branchDialog: { targetId, preview }, branchPreview: preview });
+        set({ branchDialog: { targetId, preview, error }, branchPreview: preview });
       else if (get().drag?.targetId === targetId) set({ branchPreview: preview });
     });
   };
@@ -357,7 +362,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
         return;
       set({ drag: { ...drag, targetId, atViewLeaf, overChain }, branchPreview: null });
       if (targetId === null) return;
-      void fetchPreview(targetId).then((preview) => {
+      void fetchPreview(targetId).then(({ preview }) => {
         if (get().drag?.targetId === targetId) set({ branchPreview: preview });
       });
     },

@@ -93,7 +93,9 @@ export function BranchDialog() {
         )}
         <p data-testid="branch-summary-count">
           {count === null
-            ? "Working out what the branch you leave contains…"
+            ? dialog.error !== undefined
+              ? `Could not work out what the branch you leave contains: ${dialog.error}`
+              : "Working out what the branch you leave contains…"
             : count === 0
               ? "Nothing to summarize: the branch you leave has no entries of its own."
               : `A summary would cover the ${count} entr${count === 1 ? "y" : "ies"} of the branch you leave (highlighted).`}
