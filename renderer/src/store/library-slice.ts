@@ -88,6 +88,56 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     }
   };
 
+  /**
+   * Asks for `query`'s hits. `again`: the search shown asked again because the library changed
+   * (an import, a delete, an undo, another window): its hits are replaced without a "Searching…" flash.
+   */
+  const runSearch = async (query: string, again: boolean): Promise<void> => {
+    const request = ++searchRequest;
+    if (searchRefresh !== null) clearTimeout(searchRefresh);
+    searchRefresh = null;
+    // The same search asked again while the index catches up, or after the library changed: no
+    // "Searching…" flash.
+    const refresh =
+      query === get().searchQuery && (again || get().searchIndexing !== null) && !get().searching;
+    set({ searchQuery: query });
+    if (query.trim() === "") {
+      set({ searchHits: null, searchIndexing: null, searching: false, searchError: null });
+      return;
+    }
+    if (query.length > MAX_SEARCH_QUERY_CHARS) {
+      // Said in words here; the API would refuse it with its input rule.
+      const limit = MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US");
+      const searchError = `a search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}); shorten it`;
+      set({ searchHits: null, searchIndexing: null, searching: false, searchError });
+      return;
+    }
+    if (!refresh) set({ searching: true, searchError: null });
+    try {
+      const { hits, indexing } = await call("library:search", {
+        query,
+        limit: 50,
+        highlight: [MATCH_START, MATCH_END],
+      });
+      if (request !== searchRequest) return;
+      set({ searchHits: hits, searchIndexing: indexing, searching: false });
+      if (indexing !== null) {
+        searchRefresh = setTimeout(() => {
+          searchRefresh = null;
+          if (request === searchRequest) void runSearch(query, false);
+        }, SEARCH_REFRESH_MS);
+      }
+    } catch (error) {
+      if (request === searchRequest)
+        set({
+          searchHits: null,
+          searchIndexing: null,
+          searching: false,
+          searchError: (error as Error).message,
+        });
+    }
+  };
+
   const afterImport = async (report: ImportReport) => {
     set({ lastImport: report, importing: false, importProgress: null });
     await get().loadLibrary();
@@ -130,6 +180,10 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       try {
         const sessions = await call("library:list", {});
         set({ sessions, libraryLoading: false, libraryLoaded: true, libraryError: null });
+        // The list changed (an import, a delete or its undo, another window): the hits shown
+        // follow it, a deleted session's leaving and an imported one's coming in.
+        const { searchQuery, searchHits } = get();
+        if (searchHits !== null) void runSearch(searchQuery, true);
         if (deleted && get().lastDeleted === deleted && sessions.some((s) => s.id === deleted.sessionId)) {
           // It is back already (restored in another window, or its file imported again): Ctrl+Z
           // must not undo whatever the session's history now ends with, nor the notice offer it.
@@ -229,44 +283,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       }
       set({ importProgress: text === null ? null : { text, done: job.done, total: job.total } });
     },
-    async search(query) {
-      const request = ++searchRequest;
-      if (searchRefresh !== null) clearTimeout(searchRefresh);
-      searchRefresh = null;
-      // The same search asked again while the index catches up: no "Searching…" flash.
-      const refresh = query === get().searchQuery && get().searchIndexing !== null && !get().searching;
-      set({ searchQuery: query });
-      if (query.trim() === "") {
-        set({ searchHits: null, searchIndexing: null, searching: false, searchError: null });
-        return;
-      }
-      if (query.length > MAX_SEARCH_QUERY_CHARS) {
-        // Said in words here; the API would refuse it with its input rule.
-        const limit = MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US");
-        const searchError = `a search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}); shorten it`;
-        set({ searchHits: null, searchIndexing: null, searching: false, searchError });
-        return;
-      }
-      if (!refresh) set({ searching: true, searchError: null });
-      try {
-        const { hits, indexing } = await call("library:search", {
-          query,
-          limit: 50,
-          highlight: [MATCH_START, MATCH_END],
-        });
-        if (request !== searchRequest) return;
-        set({ searchHits: hits, searchIndexing: indexing, searching: false });
-        if (indexing !== null) {
-          searchRefresh = setTimeout(() => {
-            searchRefresh = null;
-            if (request === searchRequest) void get().search(query);
-          }, SEARCH_REFRESH_MS);
-        }
-      } catch (error) {
-        if (request === searchRequest)
-          set({ searchHits: null, searchIndexing: null, searching: false, searchError: (error as Error).message });
-      }
-    },
+    search: (query) => runSearch(query, false),
     async openSearchHit(hit) {
       if (get().selectedSessionId !== hit.sessionId) await get().selectSession(hit.sessionId);
       if (hit.entryId) {
