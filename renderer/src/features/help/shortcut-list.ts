@@ -51,6 +51,7 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
     title: "Session list and search",
     shortcuts: [
       { keys: ["↑", "↓"], what: "Move between sessions and project folders" },
+      { keys: ["↓"], what: "From the search box to its results (↑ ↓ between them, Enter opens one)" },
       { keys: ["Escape"], what: "Clear the search or the list filter" },
     ],
   },

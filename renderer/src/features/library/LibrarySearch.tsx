@@ -2,7 +2,7 @@
  * Full-text search across every session (FTS, `library:search`). A hit opens its session with
  * the matching entry selected, so the tree shows it and the LLM view previews there.
  */
-import { useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { searchIndexingNote } from "../../../../core/api/contract.ts";
 import type { SearchHit, SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
@@ -47,6 +47,22 @@ function HitButton({ hit, title, session }: { hit: SearchHit; title: string; ses
   );
 }
 
+/**
+ * ArrowDown/ArrowUp move the focus from the search box to the hits and between them (up from the
+ * first hit, back into the box), as they do between the session list's rows.
+ */
+function moveBetweenHits(event: KeyboardEvent<HTMLElement>): void {
+  const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
+  if (step === 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const stops = [...event.currentTarget.querySelectorAll<HTMLElement>("#library-search, button.search-hit")];
+  const at = stops.indexOf(event.target as HTMLElement);
+  const next = at < 0 ? undefined : stops[at + step];
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
+  next.scrollIntoView({ block: "nearest" });
+}
+
 export function LibrarySearch() {
   const hits = useCanopy((state) => state.searchHits);
   const indexing = useCanopy((state) => state.searchIndexing);
@@ -74,7 +90,7 @@ export function LibrarySearch() {
   const titleOf = (hit: SearchHit) => hit.sessionTitle ?? sessionOf(hit)?.firstMessage ?? hit.sessionId;
 
   return (
-    <search className="library-search">
+    <search className="library-search" onKeyDown={moveBetweenHits}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
