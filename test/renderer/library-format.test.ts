@@ -85,6 +85,17 @@ describe("library helpers", () => {
     expect(ids("01a2361e one")).toEqual([]);
   });
 
+  it("filters by a whole session id shorter than 4 characters (a hand-made file's `x1`)", () => {
+    const all = [
+      { ...session("x1", "/p/one", "2026-01-01T00:00:00.000Z"), sourcePath: "/s/half.jsonl", firstMessage: "" },
+      { ...session("x12", "/p/two", "2026-01-02T00:00:00.000Z"), sourcePath: "/s/other.jsonl", firstMessage: "" },
+    ];
+    const ids = (filter: string) => filterSessions(all, filter).map((s) => s.id);
+    expect(ids("X1")).toEqual(["x1"]);
+    expect(ids("x12")).toEqual(["x12"]);
+    expect(ids("x")).toEqual([]);
+  });
+
   it("sorts inside and across projects by created, name or size", () => {
     const all = [
       {

@@ -79,7 +79,7 @@ export function groupByProject(sessions: readonly SessionSummary[], sort: Sessio
 
 /**
  * The sessions whose title, first message, project folder (cwd) or file name contain every word
- * of `filter`, or whose id starts with it (case-insensitive); all of them for an empty filter.
+ * of `filter`, or whose id is it or starts with it (case-insensitive); all of them for an empty filter.
  */
 export function filterSessions(sessions: readonly SessionSummary[], filter: string): readonly SessionSummary[] {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
@@ -87,7 +87,9 @@ export function filterSessions(sessions: readonly SessionSummary[], filter: stri
   return sessions.filter((session) => {
     const text = `${session.title ?? ""}\n${session.firstMessage}\n${session.cwd}\n${fileName(session.sourcePath)}`.toLowerCase();
     const id = session.id.toLowerCase();
-    return words.every((word) => text.includes(word) || (word.length >= ID_PREFIX_MIN && id.startsWith(word)));
+    // A whole id always matches, however short (a hand-made file's `x1`).
+    const idMatches = (word: string) => id === word || (word.length >= ID_PREFIX_MIN && id.startsWith(word));
+    return words.every((word) => text.includes(word) || idMatches(word));
   });
 }
 
