@@ -77,10 +77,22 @@ export function displayTitle(session: SessionSummary): string {
   return showBidiControls(session.title ?? session.firstMessage);
 }
 
+/** Longest title (or first message) the delete confirmation and its notices name a session by. */
+const NAMED_TITLE_CHARS = 120;
+
+/**
+ * The name a session goes by in a sentence (the delete confirmation, its notices): a long first
+ * message (a pasted prompt) is cut, as a whole one made the confirmation taller than the window.
+ */
+export function namedTitle(session: SessionSummary): string {
+  const title = displayTitle(session);
+  return title.length > NAMED_TITLE_CHARS ? `${title.slice(0, NAMED_TITLE_CHARS)}…` : title;
+}
+
 function DeleteButton({ session }: { session: SessionSummary }) {
   const askDelete = useCanopy((state) => state.askDelete);
   const busy = useCanopy((state) => state.editBusy);
-  const title = displayTitle(session);
+  const title = namedTitle(session);
   return (
     <button
       type="button"

@@ -6,7 +6,7 @@
 import { useEffect } from "react";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
-import { displayTitle } from "./SessionList.tsx";
+import { namedTitle } from "./SessionList.tsx";
 
 export function useLiveRefresh(): void {
   useEffect(() => {
@@ -24,7 +24,7 @@ export function useLiveRefresh(): void {
         const now = useCanopy.getState();
         if (!summary || now.selectedSessionId !== open || now.libraryError !== null) return;
         if (now.sessions.some((session) => session.id === open)) return;
-        void now.leaveDeletedElsewhere({ sessionId: open, title: displayTitle(summary) });
+        void now.leaveDeletedElsewhere({ sessionId: open, title: namedTitle(summary) });
       });
     });
     const offSession = onEvent("session:changed", (payload) => {

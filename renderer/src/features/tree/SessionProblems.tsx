@@ -15,7 +15,7 @@ import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import "./tree.css";
 import { treeNode } from "./tree-lookup.ts";
-import { displayTitle } from "../library/SessionList.tsx";
+import { namedTitle } from "../library/SessionList.tsx";
 
 const NONE: SessionProblem[] = [];
 
@@ -57,7 +57,7 @@ function FileGoneActions({ sessionId }: { sessionId: string }) {
           type="button"
           title="Delete the session from the library too (asked first; Undo brings it back)"
           disabled={busy}
-          onClick={() => askDelete({ sessionId, title: displayTitle(summary) })}
+          onClick={() => askDelete({ sessionId, title: namedTitle(summary) })}
         >
           Delete from library…
         </button>
