@@ -264,7 +264,12 @@ export function TreeCanvas() {
           onKeyDown={onKeyDown}
         >
           {empty ? (
-            <p className="empty tree-empty">This filter shows no entries of this session.</p>
+            <p className="empty tree-empty">
+              {/* A file with only its header (an agent's before the first message) has none to filter. */}
+              {layout.totalCount === 0
+                ? "This session has no entries yet."
+                : "This filter shows no entries of this session."}
+            </p>
           ) : (
             <ReactFlow
               ref={dropApplicationRole}
