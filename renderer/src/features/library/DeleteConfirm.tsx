@@ -11,11 +11,13 @@ const firstSession = () => document.querySelector<HTMLElement>(".session-groups 
 
 /**
  * After the delete: the focus went with the session's row (or with the × disabled meanwhile), or
- * with the open session's canvas when the deleted one was open: it goes to the first session.
+ * with the open session's canvas when the deleted one was open: it goes to the first session —
+ * or, the list now empty (a filter showed only that one), to the filter box.
  */
 function focusFirstSessionIfLost(): void {
   const active = document.activeElement;
-  if (active === null || active === document.body) firstSession()?.focus();
+  if (active !== null && active !== document.body) return;
+  (firstSession() ?? document.querySelector<HTMLElement>(".session-filter"))?.focus();
 }
 
 export function DeleteConfirm() {
