@@ -10,7 +10,13 @@ const answers: unknown[] = [];
 vi.mock("../../renderer/src/api.ts", async () => {
   const { scriptedApi } = await import("../helpers/scripted-api.ts");
   return scriptedApi(
-    { "library:search": () => answers.shift() ?? { hits: [], indexing: null } },
+    {
+      "library:search": () => {
+        const answer = answers.shift() ?? { hits: [], indexing: null };
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    },
     { record: (channel) => channels.push(channel) },
   );
 });
@@ -34,7 +40,7 @@ describe("searching from the sidebar", () => {
   it("a pasted query over 1,000 characters says how long a search may be, without asking the API", async () => {
     await useCanopy.getState().search("x".repeat(5000));
     expect(useCanopy.getState().searchError).toBe(
-      "a search is at most 1,000 characters long (this one has 5,000); shorten it",
+      "A search is at most 1,000 characters long (this one has 5,000): shorten it.",
     );
     expect(useCanopy.getState().searching).toBe(false);
     expect(channels).not.toContain("library:search");
@@ -42,6 +48,14 @@ describe("searching from the sidebar", () => {
     await useCanopy.getState().search("x".repeat(1000));
     expect(useCanopy.getState().searchError).toBeNull();
     expect(useCanopy.getState().searchHits).toEqual([]);
+  });
+
+  it("a refused query reads as what to do, a search that could not run as a failure", async () => {
+    await useCanopy.getState().search("x".repeat(1001));
+    expect(useCanopy.getState().searchError).not.toMatch(/failed/i);
+    answers.push(new Error("the library could not be read"));
+    await useCanopy.getState().search("parser");
+    expect(useCanopy.getState().searchError).toBe("Search failed: the library could not be read");
   });
 
   it("while the index catches up, the hits say how far it is and the search is asked again", async () => {

@@ -36,6 +36,7 @@ export interface LibrarySlice {
   /** Non-null while the index still catches up with an import: the hits cover only part (see searchIndexingNote). */
   searchIndexing: SearchIndexingDto | null;
   searching: boolean;
+  /** What to say instead of hits, as a whole sentence (a refused query, or a search that failed). */
   searchError: string | null;
   loadLibrary(): Promise<void>;
   selectSession(sessionId: string | null): Promise<void>;
@@ -108,7 +109,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     if (query.length > MAX_SEARCH_QUERY_CHARS) {
       // Said in words here; the API would refuse it with its input rule.
       const limit = MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US");
-      const searchError = `a search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}); shorten it`;
+      const searchError = `A search is at most ${limit} characters long (this one has ${query.length.toLocaleString("en-US")}): shorten it.`;
       set({ searchHits: null, searchIndexing: null, searching: false, searchError });
       return;
     }
@@ -133,7 +134,7 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
           searchHits: null,
           searchIndexing: null,
           searching: false,
-          searchError: (error as Error).message,
+          searchError: `Search failed: ${(error as Error).message}`,
         });
     }
   };

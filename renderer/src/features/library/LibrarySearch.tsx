@@ -119,7 +119,7 @@ export function LibrarySearch() {
       </form>
       <div className="search-results" aria-live="polite">
         {searching && <p className="empty">Searching…</p>}
-        {error && <p className="error">Search failed: {error}</p>}
+        {error && <p className="error">{error}</p>}
         {indexing && !searching && (
           <p className="search-indexing" role="status">
             {searchIndexingNote(indexing)}
