@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { searchIndexingNote } from "../core/api/contract.ts";
+import { searchSyntaxNote } from "../core/text/search-syntax.ts";
 import { counted } from "../core/session/describe.ts";
 import { planRequestFor } from "../core/session/request-messages.ts";
 import { type Api, createApi } from "./api/dispatch.ts";
@@ -146,6 +147,8 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         .request("library:search", { query, limit: options.limit ?? 20 })
         .finally(stopProgress);
       if (indexing !== null) cli.io.err(searchIndexingNote(indexing));
+      const syntax = searchSyntaxNote(query);
+      if (syntax !== null) cli.io.err(syntax);
       cli.io.out(options.json ? toJson(hits, 2) : renderSearchHits(hits));
       return true;
     }

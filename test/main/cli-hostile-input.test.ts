@@ -66,6 +66,17 @@ describe("canopy search", () => {
     expect(hits[0]?.snippet.startsWith("[feedfff")).toBe(true);
     expect(hits[0]?.snippet.length).toBeLessThan(400);
   });
+
+  it("says on stderr how quotes, - and OR are taken, as the app's search box does; plain words get no note", async () => {
+    const file = sessionFile("syntax.jsonl", "syntax", ["the parser reads both dialects"]);
+    expect((await runCliCaptured(["import", file, "--db", db])).code).toBe(0);
+    const quoted = await runCliCaptured(["search", '"parser" -dialects', "--db", db]);
+    expect(quoted.code).toBe(0);
+    expect(quoted.err).toContain("quotes, * and a - before a word are left out");
+    expect(quoted.out).toContain("m0");
+    const plain = await runCliCaptured(["search", "parser", "--db", db]);
+    expect(plain.err).toBe("");
+  });
 });
 
 describe("a folder given as <session>", () => {

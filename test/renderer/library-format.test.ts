@@ -9,7 +9,6 @@ import {
   MATCH_END,
   MATCH_START,
   projectName,
-  searchSyntaxNote,
   snippetPieces,
 } from "../../renderer/src/features/library/library-format.ts";
 
@@ -168,19 +167,5 @@ describe("library helpers", () => {
       { text: "rep\\u202eort", match: true },
     ]);
     expect(snippetPieces("")).toEqual([]);
-  });
-});
-
-describe("searchSyntaxNote", () => {
-  it("says that a - before a word excludes nothing (the word is searched like the others)", () => {
-    expect(searchSyntaxNote("parser -refactor")).toContain("a - before a word");
-    expect(searchSyntaxNote("-refactor")).toContain("a - before a word");
-    expect(searchSyntaxNote("parser OR lexer")).toContain("OR, AND and NOT are searched as words");
-  });
-
-  it("says nothing for plain words, hyphenated ones included", () => {
-    expect(searchSyntaxNote("parser")).toBeNull();
-    expect(searchSyntaxNote("user-message-selector")).toBeNull();
-    expect(searchSyntaxNote("--")).toBeNull();
   });
 });

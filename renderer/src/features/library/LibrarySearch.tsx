@@ -4,10 +4,11 @@
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { searchIndexingNote } from "../../../../core/api/contract.ts";
+import { searchSyntaxNote } from "../../../../core/text/search-syntax.ts";
 import type { SearchHit, SessionSummary } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
-import { searchSyntaxNote, snippetPieces } from "./library-format.ts";
+import { snippetPieces } from "./library-format.ts";
 import { tooltipTitle } from "./SessionList.tsx";
 
 const DEBOUNCE_MS = 250;

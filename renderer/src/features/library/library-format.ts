@@ -180,17 +180,3 @@ export function reportPath(file: string, roots: readonly string[] | undefined): 
   const tail = Math.ceil(SHOWN_PATH_CHARS * 0.65);
   return `${relative.slice(0, SHOWN_PATH_CHARS - tail - 1)}…${relative.slice(-tail)}`;
 }
-
-/**
- * What a query in search-engine syntax is taken as (null for plain words): the search finds
- * messages holding every word (the last one also as the start of a word); OR, AND and NOT are
- * words like the others, and quotes, * and a - before a word (which excludes nothing: the word
- * is searched) are left out (main/store/repos/search.ts toFtsQuery).
- */
-export function searchSyntaxNote(query: string): string | null {
-  const tokens = query.split(/\s+/u);
-  const operator = tokens.some((token) => token === "OR" || token === "AND" || token === "NOT");
-  const exclusion = tokens.some((token) => /^-[\p{L}\p{N}]/u.test(token));
-  if (!operator && !exclusion && !/["*]/.test(query)) return null;
-  return "OR, AND and NOT are searched as words, and quotes, * and a - before a word are left out: a message matches when it holds every word (the last one also as the start of a word).";
-}
