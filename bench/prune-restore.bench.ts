@@ -100,7 +100,12 @@ export function runPruneRestoreBench(options: { runs?: number } = {}): void {
         restored = value;
       }
     }
-    const column = (figures: Map<Route, number[]>) => routes.map((route) => fmt(median(figures.get(route) ?? [])));
+    // A prune after a restore is timed from the second run on: with one run there is none ("-").
+    const column = (figures: Map<Route, number[]>) =>
+      routes.map((route) => {
+        const values = figures.get(route) ?? [];
+        return values.length === 0 ? "-" : fmt(median(values));
+      });
     printTable(
       ["", ...routes.map((route) => ROUTES[route])],
       [
