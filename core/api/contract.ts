@@ -32,6 +32,7 @@ import type {
 import type { AppCommand, ChatTurnResultDto, SecretsStatusDto } from "./dto-app.ts";
 import type { JobEndedDto, JobHooksDto, ListedJobDto, RunningJobDto } from "./dto-jobs.ts";
 import type { UsageTotals } from "../session/usage-totals.ts";
+import type { SummaryCutOff } from "../compaction/types.ts";
 
 export interface Requests {
   /** All sessions in the library, newest first (deleted: only the deleted ones, which restore brings back). */
@@ -262,6 +263,8 @@ export interface Events {
     aborted: boolean;
     willRetry: boolean;
     errorMessage?: string;
+    /** Its summary calls that stopped at the output limit (saved as they came). */
+    cutOff?: SummaryCutOff[];
   };
   /** A summary call is retried after a transient failure (§9.7 auto_retry_start/end). */
   "compaction:retry-started": { sessionId: string; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string };

@@ -2,6 +2,7 @@
  * DTOs of the chat turn (continuing a session from Canopy, D17), of the API-key status for the
  * settings screen (never a key's value), and of the desktop shell's commands to the renderer.
  */
+import type { SummaryCutOff } from "../compaction/types.ts";
 import type { StopReason } from "../session/entries.ts";
 
 /** What `chat:send` / `chat:continue` did (the events told the details as they happened). */
@@ -25,6 +26,8 @@ export interface ChatTurnResultDto {
     entryId: string | null;
     aborted: boolean;
     errorMessage?: string;
+    /** Its summary calls that stopped at the output limit (saved as they came; see cutOffLine). */
+    cutOff?: SummaryCutOff[];
   };
   /**
    * Tools the replies of this call asked to run along with their text (distinct names, in

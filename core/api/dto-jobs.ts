@@ -41,6 +41,8 @@ export interface ChatAutoCompactionDto {
   entryId: string | null;
   /** failed: `Auto-compaction failed: …` / `Context overflow recovery failed: …`. */
   errorMessage?: string;
+  /** done: its summary calls that stopped at the output limit (saved as they came). */
+  cutOff?: SummaryCutOff[];
 }
 
 /**

@@ -5,6 +5,7 @@
  * errors to stderr; Ctrl+C cancels the turn (nothing is appended for a cancelled reply).
  */
 import type { RequestOutput } from "../../core/api/contract.ts";
+import { cutOffLine } from "../../core/compaction/cut-off-line.ts";
 import { modelErrorInWords } from "../../core/llm/error-words.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry, ToolCall } from "../../core/session/entries.ts";
 import { textBlocksOf } from "../../core/session/message-text.ts";
@@ -98,6 +99,7 @@ export async function runChatCommand(cli: CliContext, parsed: ParsedCommand): Pr
       }
     }
   }
+  if (result.autoCompaction?.cutOff) cli.io.err(cutOffLine(result.autoCompaction.cutOff));
   if (result.autoCompaction?.errorMessage) cli.io.err(modelErrorInWords(result.autoCompaction.errorMessage));
   else if (result.autoCompaction?.aborted) {
     cli.io.err("automatic compaction cancelled: nothing of it was saved; the reply is kept");

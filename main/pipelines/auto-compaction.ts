@@ -7,7 +7,7 @@
 import { prepareCompaction } from "../../core/compaction/prepare.ts";
 import { compact } from "../../core/compaction/summarize.ts";
 import { calculateContextTokens, shouldCompact } from "../../core/compaction/tokens.ts";
-import type { CompactionResult } from "../../core/compaction/types.ts";
+import type { CompactionResult, SummaryCutOff } from "../../core/compaction/types.ts";
 import type { AssistantMessage, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import type { ModelSettings } from "../../core/settings/schema.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
@@ -59,6 +59,8 @@ export interface AutoOutcome {
   entryId: string | null;
   errorMessage?: string;
   aborted?: boolean;
+  /** done: the summary calls that stopped at the output limit (told, never stored). */
+  cutOff?: SummaryCutOff[];
 }
 
 function sameModel(message: AssistantMessage, model: ModelSettings | null): boolean {
@@ -152,10 +154,23 @@ export async function runAutoCompaction(
   const chatJob = input.job;
   if (chatJob) chatJob.autoCompaction = { reason, status: "running", entryId: null };
   ctx.events.emit("compaction:auto-started", { sessionId, reason });
-  const end = (entryId: string | null, aborted: boolean, retry: boolean, errorMessage?: string): AutoOutcome => {
+  const end = (
+    entryId: string | null,
+    aborted: boolean,
+    retry: boolean,
+    errorMessage?: string,
+    cutOff?: SummaryCutOff[],
+  ): AutoOutcome => {
+    const cut = cutOff && cutOff.length > 0 ? { cutOff } : {};
     if (chatJob) {
       const status = errorMessage ? "failed" : aborted ? "aborted" : "done";
-      chatJob.autoCompaction = { reason, status, entryId, ...(errorMessage === undefined ? {} : { errorMessage }) };
+      chatJob.autoCompaction = {
+        reason,
+        status,
+        entryId,
+        ...(errorMessage === undefined ? {} : { errorMessage }),
+        ...cut,
+      };
       // The turn's request goes out again from here (job:list counts its wait from then).
       chatJob.requestAt = Date.now();
     }
@@ -166,8 +181,16 @@ export async function runAutoCompaction(
       aborted,
       willRetry: retry,
       ...(errorMessage === undefined ? {} : { errorMessage }),
+      ...cut,
     });
-    return { ran: reason, prunedTokens: 0, entryId, aborted, ...(errorMessage === undefined ? {} : { errorMessage }) };
+    return {
+      ran: reason,
+      prunedTokens: 0,
+      entryId,
+      aborted,
+      ...(errorMessage === undefined ? {} : { errorMessage }),
+      ...cut,
+    };
   };
   ctx.jobs.abort(sessionId, "compaction");
   let job: Job;
@@ -244,7 +267,7 @@ export async function runAutoCompaction(
 
     const entry = appendCompaction(ctx, on.target, result, fromExtension, true);
     await ctx.hooks.notify("session_compact", { sessionId, compactionEntry: entry, fromExtension }, signal);
-    const outcome = end(entry.id, false, willRetry);
+    const outcome = end(entry.id, false, willRetry, undefined, result.cutOff);
     ctx.jobs.finish(job);
     await afterCompaction(input, reason, settings.compaction.autoContinue);
     return outcome;

@@ -81,6 +81,7 @@ function recordAuto(flow: Flow, outcome: AutoOutcome, mark: number, check: numbe
     entryId: outcome.entryId,
     aborted: outcome.aborted === true,
     ...(outcome.errorMessage === undefined ? {} : { errorMessage: outcome.errorMessage }),
+    ...(outcome.cutOff === undefined ? {} : { cutOff: outcome.cutOff }),
   };
 }
 

@@ -31,7 +31,7 @@ interface ChatState {
   selectedEntryId: string | null;
   runningJobs: Record<string, { kind: string; sessionId: string; text: string; jobId: string | null; here: boolean; chat?: unknown; retry?: string }>;
   chatMessage: { kind: "ok" | "error"; text: string; settingsLink?: boolean } | null;
-  autoCompaction: { status: string; reason: string; retry?: string; errorMessage?: string } | null;
+  autoCompaction: { status: string; reason: string; retry?: string; errorMessage?: string; cutOff?: unknown } | null;
   sendChat(): Promise<void>;
   cancelRunning(): Promise<void>;
   jobStreamed(sessionId: string, jobId: string | null, text: string, retry?: string): void;
@@ -43,6 +43,7 @@ interface ChatState {
     entryId: string | null;
     aborted: boolean;
     errorMessage?: string;
+    cutOff?: { purpose: "history" | "turn-prefix"; maxTokens: number }[];
   }): void;
 }
 // Imported through variables so the node type-check (no DOM lib) does not follow the renderer's
@@ -152,6 +153,32 @@ describe("sending from the composer", () => {
     expect(message?.kind).toBe("error");
     expect(message?.text).toContain("The reply failed: prompt is too long");
     expect(message?.text).toContain("Context overflow recovery failed: 500 boom");
+  });
+
+  // An automatic compaction whose summary stopped at the output limit was reported as a plain success.
+  it("says when the automatic compaction's summary was cut off at the output limit", async () => {
+    chatAnswer = async () =>
+      turn({
+        autoCompaction: {
+          reason: "threshold",
+          entryId: "c1",
+          aborted: false,
+          cutOff: [{ purpose: "history", maxTokens: 13107 }],
+        },
+      });
+    await useCanopy.getState().sendChat();
+    expect(useCanopy.getState().chatMessage?.text).toBe(
+      "Reply a9 added. The context passed the threshold: compaction c1 summarized the history. The history summary was cut off at the output limit (13107 tokens) and saved as it came; to get it whole, undo and compact again with instructions asking for a shorter summary, or a larger compaction.reserveTokens.",
+    );
+    // The status line of the running turn keeps it too (from compaction:auto-ended).
+    useCanopy.getState().autoCompactionEnded({
+      sessionId: "s1",
+      reason: "overflow",
+      entryId: "c2",
+      aborted: false,
+      cutOff: [{ purpose: "turn-prefix", maxTokens: 8192 }],
+    });
+    expect(useCanopy.getState().autoCompaction?.cutOff).toEqual([{ purpose: "turn-prefix", maxTokens: 8192 }]);
   });
 
   it("puts the text back when the reply is cancelled; nothing else changes", async () => {

@@ -10,6 +10,7 @@
  */
 import type { StateCreator } from "zustand";
 import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
+import type { SummaryCutOff } from "../../../core/compaction/types.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
 import { chatTurnMessage, REPLY_CANCELLED } from "./job-messages.ts";
@@ -23,6 +24,8 @@ export type AutoCompactionState = {
   /** The compaction entry, when one was appended. */
   entryId: string | null;
   errorMessage?: string;
+  /** done: its summary calls that stopped at the output limit. */
+  cutOff?: SummaryCutOff[];
   /** A summary call is being retried ("Retrying (2/3) after …"). */
   retry?: string;
 };
@@ -63,6 +66,7 @@ export interface ChatSlice {
     entryId: string | null;
     aborted: boolean;
     errorMessage?: string;
+    cutOff?: SummaryCutOff[];
   }): void;
   autoCompactionRetry(sessionId: string, text: string | undefined): void;
   clearChatMessage(): void;
@@ -172,6 +176,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
         status,
         entryId: payload.entryId,
         ...(payload.errorMessage ? { errorMessage: payload.errorMessage } : {}),
+        ...(payload.cutOff ? { cutOff: payload.cutOff } : {}),
       });
       if (get().selectedSessionId !== payload.sessionId) return;
       set({
@@ -181,6 +186,7 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
           status,
           entryId: payload.entryId,
           ...(payload.errorMessage ? { errorMessage: payload.errorMessage } : {}),
+          ...(payload.cutOff ? { cutOff: payload.cutOff } : {}),
         },
       });
       // The tree shows the new compaction while the auto-continue reply is still coming.

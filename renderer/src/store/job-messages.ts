@@ -61,6 +61,8 @@ export function chatTurnMessage(result: ChatTurnResultDto): JobMessage {
           ? `The context overflowed: compaction ${auto.entryId} summarized the history and the turn was retried.`
           : `The context passed the threshold: compaction ${auto.entryId} summarized the history.`,
       );
+      const cut = cutOffLine(auto.cutOff);
+      if (cut !== "") parts.push(cut);
     }
   }
   if (result.cancelled && !auto?.aborted) parts.push("The rest of the turn was cancelled; what was written stays.");

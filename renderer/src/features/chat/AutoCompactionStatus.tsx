@@ -1,11 +1,12 @@
 /**
  * What the automatic compaction of a chat turn is doing (compaction:auto-* events, or job:list in
  * a window opened meanwhile): running for the threshold or an overflow, retrying a summary call,
- * done, cancelled, or the failure message (`Auto-compaction failed: …`, `Context overflow
+ * done (saying when its summary was cut off at the output limit), cancelled, or the failure message (`Auto-compaction failed: …`, `Context overflow
  * recovery failed: …`).
  */
 import { selectAutoCompaction } from "../../store/chat-slice.ts";
 import { useCanopy } from "../../store/index.ts";
+import { withCutOff } from "../../store/job-messages.ts";
 
 export function AutoCompactionStatus() {
   const auto = useCanopy(selectAutoCompaction);
@@ -20,7 +21,7 @@ export function AutoCompactionStatus() {
       text = `Compacting automatically (${why})${auto.reason === "overflow" ? ", then retrying the turn" : ""}…`;
       break;
     case "done":
-      text = `Automatic compaction ${auto.entryId ?? ""} added (${why}).`;
+      text = withCutOff(`Automatic compaction ${auto.entryId ?? ""} added (${why}).`, auto.cutOff);
       break;
     case "aborted":
       text = "Automatic compaction cancelled; nothing was compacted.";
