@@ -7,7 +7,7 @@
  *
  * Only the layout memo depends on the whole tree; nodes read their own state by id.
  */
-import { Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/react";
+import { ControlButton, Controls, MiniMap, type MiniMapNodeProps, ReactFlow } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -35,6 +35,15 @@ const MINIMAP_STYLE = { width: 150, height: 110 };
 // React Flow's "React Flow" link in the corner was a Tab stop of no use inside the tree, and its
 // grey text was below AA contrast (the library is MIT: hiding it is allowed).
 const HIDE_ATTRIBUTION = { hideAttribution: true };
+
+/** React Flow's Fit View icon (its own is not exported). */
+function FitViewIcon() {
+  return (
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 30" aria-hidden="true">
+      <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
+    </svg>
+  );
+}
 
 function minimapClass(node: TreeFlowNode): string {
   return node.type === "chain" ? "mini-chain" : `mini-${node.data.category}`;
@@ -299,9 +308,20 @@ export function TreeCanvas() {
           <>
             <Controls
               showInteractive={false}
-              fitViewOptions={fitViewOptions}
+              showFitView={false}
               orientation={compact ? "horizontal" : "vertical"}
-            />
+            >
+              {/* React Flow's own Fit View used the whole canvas: the tree's nodes (often the view
+                  leaf, bottom-centre) were drawn under the minimap and the zoom controls. */}
+              <ControlButton
+                className="react-flow__controls-fitview"
+                onClick={() => void viewport.fitAll()}
+                title="Fit View"
+                aria-label="Fit View"
+              >
+                <FitViewIcon />
+              </ControlButton>
+            </Controls>
             {!compact && nodes.length <= MINIMAP_MAX_NODES && (
               <MiniMap<TreeFlowNode>
                 style={MINIMAP_STYLE}

@@ -1,6 +1,7 @@
 /**
  * Viewport moves for the canvas: centre on a layout node, pan to a node only when it is off
- * screen, fit small trees, and focus a node's element once React Flow has rendered it.
+ * screen, fit the tree clear of the minimap and zoom controls, and focus a node's element once
+ * React Flow has rendered it.
  */
 import { useReactFlow, useStoreApi } from "@xyflow/react";
 import { useMemo } from "react";
@@ -16,12 +17,17 @@ export interface CanvasViewport {
   centerOn(layoutId: string, options?: { zoom?: number; duration?: number }): void;
   /** Pans to the node when it is not fully on screen or too small to read. */
   ensureVisible(layoutId: string): void;
-  /** Whether a node placed at (x, y) in flow coordinates is fully on screen now, at a readable zoom. */
+  /**
+   * Whether a node placed at (x, y) in flow coordinates is fully on screen now, at a readable
+   * zoom, and not under the minimap or the zoom controls.
+   */
   onScreen(node: { x: number; y: number }): boolean;
   /** Moves the view with content that moved by (dx, dy) in flow coordinates. */
   shiftBy(dx: number, dy: number): void;
   /** The first view of a session: the whole tree when it is small enough, else the view leaf. */
   initialView(focusLayoutId: string | null): void;
+  /** Fits the whole tree in the part of the canvas the minimap and the zoom controls leave free. */
+  fitAll(): Promise<boolean>;
 }
 
 /** How long a focus move waits for its node to be drawn (a 250 ms pan, a new layout, a slow frame). */
@@ -85,6 +91,66 @@ function minimapCorner(flowStore: FlowStore): { left: number; top: number } | nu
   return { left: box.left - frame.left, top: box.top - frame.top };
 }
 
+/** Room around a fitted tree, as a share of the canvas (React Flow's padding 0.08 on each side). */
+const FIT_PADDING = 0.08;
+
+/** Where a corner widget (minimap, zoom controls) lies on the canvas, in canvas pixels. */
+interface CanvasRect {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/** The minimap and the zoom controls, drawn over the canvas's bottom corners (absent ones left out). */
+function cornerWidgets(flowStore: FlowStore): { minimap: CanvasRect | null; controls: CanvasRect | null } {
+  const { domNode } = flowStore.getState();
+  const frame = domNode?.closest(".tree-frame");
+  if (!domNode || !frame) return { minimap: null, controls: null };
+  const origin = domNode.getBoundingClientRect();
+  const rectOf = (selector: string): CanvasRect | null => {
+    const box = frame.querySelector(selector)?.getBoundingClientRect();
+    if (!box || box.width === 0 || box.height === 0) return null;
+    const left = box.left - origin.left;
+    const top = box.top - origin.top;
+    return { left, top, right: left + box.width, bottom: top + box.height };
+  };
+  return { minimap: rectOf(".react-flow__minimap"), controls: rectOf(".react-flow__controls") };
+}
+
+type Paddings = { top: number; right: number; bottom: number; left: number };
+
+/**
+ * The fit's padding, in pixels, that keeps every node clear of the corner widgets: either strips
+ * at the sides (the controls' width on the left, the minimap's on the right) or one strip along
+ * the bottom, whichever leaves the bigger zoom (a tall tree loses nothing to side strips, a wide
+ * one nothing to a bottom strip). Null when neither leaves room to draw the tree.
+ */
+function clearPaddings(
+  flowStore: FlowStore,
+  bounds: { minX: number; minY: number; maxX: number; maxY: number },
+): Paddings | null {
+  const { width, height } = flowStore.getState();
+  const { minimap, controls } = cornerWidgets(flowStore);
+  // As React Flow turns a padding of 0.08 into pixels.
+  const baseX = Math.floor((width - width / (1 + FIT_PADDING)) * 0.5);
+  const baseY = Math.floor((height - height / (1 + FIT_PADDING)) * 0.5);
+  const base = { top: baseY, right: baseX, bottom: baseY, left: baseX };
+  const sides: Paddings = {
+    ...base,
+    left: Math.max(baseX, controls ? controls.right + MINIMAP_GAP : 0),
+    right: Math.max(baseX, minimap ? width - minimap.left + MINIMAP_GAP : 0),
+  };
+  const highest = Math.min(minimap?.top ?? height, controls?.top ?? height);
+  const below: Paddings = { ...base, bottom: Math.max(baseY, height - highest + MINIMAP_GAP) };
+  const boundsWidth = Math.max(1, bounds.maxX - bounds.minX);
+  const boundsHeight = Math.max(1, bounds.maxY - bounds.minY);
+  const zoomWith = (p: Paddings) =>
+    Math.min(1, (width - p.left - p.right) / boundsWidth, (height - p.top - p.bottom) / boundsHeight);
+  const best = zoomWith(sides) >= zoomWith(below) ? sides : below;
+  return zoomWith(best) > 0 ? best : null;
+}
+
 export function useCanvasViewport(): CanvasViewport {
   const flow = useReactFlow();
   const flowStore = useStoreApi();
@@ -111,9 +177,15 @@ export function useCanvasViewport(): CanvasViewport {
       const [tx, ty, zoom] = panning?.transform ?? flowStore.getState().transform;
       const left = node.x * zoom + tx;
       const top = node.y * zoom + ty;
-      const inside =
-        left >= 0 && top >= 0 && left + NODE_WIDTH * zoom <= width && top + NODE_HEIGHT * zoom <= height;
-      return inside && zoom >= READABLE_ZOOM;
+      const right = left + NODE_WIDTH * zoom;
+      const bottom = top + NODE_HEIGHT * zoom;
+      const inside = left >= 0 && top >= 0 && right <= width && bottom <= height;
+      if (!inside || zoom < READABLE_ZOOM) return false;
+      // A node under the minimap or the zoom controls is hidden, though on the canvas.
+      const { minimap, controls } = cornerWidgets(flowStore);
+      const under = (widget: CanvasRect | null) =>
+        widget !== null && left < widget.right && widget.left < right && top < widget.bottom && widget.top < bottom;
+      return !under(minimap) && !under(controls);
     };
     // The first view's focus (the view leaf with its marker at the node's top right, or a deep
     // link's entry) drawn under the minimap: the view moves left just enough when the node stays
@@ -136,9 +208,21 @@ export function useCanvasViewport(): CanvasViewport {
       if (left - dx >= MINIMAP_GAP) void flow.setViewport({ x: tx - dx, y: ty, zoom });
       else if (top - dy >= MINIMAP_GAP) void flow.setViewport({ x: tx, y: ty - dy, zoom });
     };
+    const fitAll: CanvasViewport["fitAll"] = () => {
+      panning = null;
+      const layout = selectLayout(useCanopy.getState());
+      const p = layout ? clearPaddings(flowStore, layout.bounds) : null;
+      const px = (value: number) => `${value}px` as const;
+      const padding = p
+        ? { top: px(p.top), right: px(p.right), bottom: px(p.bottom), left: px(p.left) }
+        : FIT_PADDING;
+      // includeHiddenNodes: culled nodes are never measured; their declared size counts.
+      return flow.fitView({ padding, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true });
+    };
     return {
       centerOn,
       onScreen,
+      fitAll,
       ensureVisible(layoutId) {
         const node = nodeOf(layoutId);
         if (!node || onScreen(node)) return;
@@ -162,8 +246,7 @@ export function useCanvasViewport(): CanvasViewport {
           if (focusLayoutId) clearOfMinimap(focusLayoutId);
         };
         if (fitZoom >= 0.55 || !focusLayoutId) {
-          // includeHiddenNodes: culled nodes are never measured; their declared size counts.
-          void flow.fitView({ padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true }).then(clear);
+          void fitAll().then(clear);
         } else {
           // The leaf sits low in the view, so that the history leading to it fills the screen.
           const node = nodeOf(focusLayoutId);
