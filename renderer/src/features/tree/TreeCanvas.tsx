@@ -36,11 +36,11 @@ const MINIMAP_STYLE = { width: 150, height: 110 };
 // grey text was below AA contrast (the library is MIT: hiding it is allowed).
 const HIDE_ATTRIBUTION = { hideAttribution: true };
 
-/** React Flow's Fit View icon (its own is not exported). */
+/** Fit View's icon: four corners of a frame (drawn filled, as React Flow styles control icons). */
 function FitViewIcon() {
   return (
-    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 30" aria-hidden="true">
-      <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" aria-hidden="true">
+      <path d="M0 0h6v2H2v4H0zM10 0h6v6h-2V2h-4zM16 10v6h-6v-2h4v-4zM6 16H0v-6h2v4h4z" />
     </svg>
   );
 }
