@@ -1,6 +1,7 @@
 // `canopy chat <session> "text"` against the fake OpenAI server: the reply on stdout, automatic
-// compaction on stderr, the endpoint's error as a one-line failure, and the no-model message.
-import { mkdtempSync, rmSync } from "node:fs";
+// compaction on stderr (saying when its summary was cut off at the output limit), the endpoint's
+// error as a one-line failure, and the no-model message.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
 import { textOf, writeChainSession } from "./auto/session-builder.ts";
 
 const isChat: RequestMatcher = (body) => !("max_tokens" in body);
+const isSummary: RequestMatcher = (body) => "max_tokens" in body;
 
 let fake: FakeServer;
 let dir: string;
@@ -202,5 +204,82 @@ describe("canopy chat", () => {
       out: "Back again.\n",
       err: "the reply failed (503 Service Unavailable); retrying in 0.1 s (1/3)…\n",
     });
+  });
+});
+
+describe('an automatic compaction whose summary stopped at the output limit (finish_reason "length")', () => {
+  // stderr says so with the shared cut-off sentence, `--json` carries it in autoCompaction.cutOff,
+  // and the stored compaction is as before (no cutOff field).
+  beforeEach(async () => {
+    const model = { baseUrl: fake.baseUrl, id: "fake-model", contextWindow: 200_000 };
+    expect((await cli("settings", "set", "model", JSON.stringify(model))).code).toBe(0);
+    expect((await cli("settings", "set", "compaction.keepRecentTokens", "4000")).code).toBe(0);
+    expect((await cli("settings", "set", "compaction.autoContinue", "false")).code).toBe(0);
+  });
+
+  function session(name: string): string {
+    return writeChainSession(dir, name, [
+      { role: "user", text: textOf(3000, "first") },
+      { role: "assistant", text: textOf(3000, "answer") },
+      { role: "user", text: textOf(3000, "second") },
+      { role: "assistant", text: "ok", usage: { input: 9000, output: 10 } },
+    ]);
+  }
+
+  function enqueueTurn(): void {
+    fake.enqueue(
+      {
+        type: "reply",
+        text: "Big reply.",
+        usage: { prompt_tokens: 190_000, completion_tokens: 5 },
+        match: isChat,
+      },
+      { type: "reply", text: "## Goal\nHalf a summ", finishReason: "length", match: isSummary },
+    );
+  }
+
+  it("chat says on stderr that its automatic compaction's summary was cut off", async () => {
+    const file = session("s");
+    enqueueTurn();
+    const run = await cli("chat", file, "go on");
+    expect(run.code).toBe(0);
+    expect(run.out).toBe("Big reply.\n");
+    expect(run.err).toMatch(/^automatic compaction \(threshold\)…\n\[compaction \w+: .*\]\n/);
+    expect(run.err).toMatch(
+      /\nThe history summary was cut off at the output limit \(\d+ tokens\) and saved as it came; to get it whole, undo and compact again/,
+    );
+  });
+
+  it("chat --json carries the cut-off in autoCompaction, and the stored compaction has none", async () => {
+    const file = session("j");
+    enqueueTurn();
+    const run = await cli("chat", file, "go on", "--json");
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.out) as { autoCompaction?: { entryId: string; cutOff?: unknown } };
+    expect(result.autoCompaction?.cutOff).toEqual([{ purpose: "history", maxTokens: expect.any(Number) }]);
+    const out = path.join(dir, "out.jsonl");
+    const exported = await cli("export", file, "--out", out, "--force");
+    expect(exported.code).toBe(0);
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const stored = lines.find((line) => line.id === result.autoCompaction?.entryId);
+    expect(stored?.type).toBe("compaction");
+    expect(stored?.summary).toMatch(/^## Goal\nHalf a summ/);
+    expect(Object.keys(stored ?? {})).not.toContain("cutOff");
+  });
+
+  it("chat says nothing of a cut-off when the summary finished", async () => {
+    const file = session("f");
+    fake.enqueue({
+      type: "reply",
+      text: "Big reply.",
+      usage: { prompt_tokens: 190_000, completion_tokens: 5 },
+      match: isChat,
+    });
+    const run = await cli("chat", file, "go on");
+    expect(run.code).toBe(0);
+    expect(run.err).not.toContain("cut off");
   });
 });
