@@ -95,8 +95,16 @@ function isHeader(value: JsonObject): boolean {
   return value.type === "session" && typeof value.id === "string";
 }
 
+/**
+ * The header's version (SPEC §1.8: absent → 1). A number written as text ("3") is that number, as
+ * the agents' comparisons (`version < 3`) read it: taken as absent, a v3 file was migrated as v1,
+ * its ids replaced and its branches made one chain.
+ */
 function versionOf(header: SessionHeader): number {
-  return typeof header.version === "number" ? header.version : 1;
+  const version: unknown = header.version;
+  if (typeof version === "number") return version;
+  if (typeof version === "string" && version.trim() !== "" && Number.isFinite(Number(version))) return Number(version);
+  return 1;
 }
 
 function notASession(reason: string): ParsedSessionFile {

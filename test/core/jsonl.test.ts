@@ -122,6 +122,29 @@ describe("migration (SPEC §1.8)", () => {
     expect(parseSessionText(text).entries.map((e) => e.entry.id)).toEqual(["aaaa0001", "aaaa0002"]);
   });
 
+  it('a version written as text ("3") is that version: a branched v3 file keeps its ids and parents', () => {
+    const header = { type: "session", version: "3", id: "s", timestamp: "t", cwd: "/" };
+    const lines = [
+      JSON.stringify(header),
+      MSG("aaaa0001", null, "x"),
+      MSG("aaaa0002", "aaaa0001", "y"),
+      MSG("aaaa0003", "aaaa0001", "z"),
+    ];
+    const parsed = parseSessionText(`${lines.join("\n")}\n`);
+    expect(parsed.originalVersion).toBe(3);
+    expect(parsed.migrated).toBe(false);
+    expect(parsed.entries.map((e) => [e.entry.id, e.entry.parentId])).toEqual([
+      ["aaaa0001", null],
+      ["aaaa0002", "aaaa0001"],
+      ["aaaa0003", "aaaa0001"],
+    ]);
+    const v2 = parseSessionText(
+      `${JSON.stringify({ ...header, version: " 2 " })}\n${MSG("aaaa0001", null, "x")}\n`,
+    );
+    expect(v2.originalVersion).toBe(2);
+    expect(v2.entries[0]?.entry.id).toBe("aaaa0001");
+  });
+
   it("B5: v1 firstKeptEntryIndex 2 in [header, m1, m2, compaction] → firstKeptEntryId of m2", () => {
     const compactionLine = JSON.stringify({
       type: "compaction",
