@@ -29,16 +29,22 @@ type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
+/** Opens `session` and gives its view leaf's node once drawn and the viewport has settled. */
+async function openAtViewLeaf(session: SessionSummary) {
+  await page.goto(`${app.mode.url}#/session/${encodeURIComponent(session.id)}`);
+  await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
+  const leaf = page.locator(`.react-flow .tree-node[data-entry-id="${session.viewLeafId}"]`);
+  await leaf.waitFor();
+  await viewportSettled(page);
+  return leaf;
+}
+
 describe("the first view of a session", () => {
   it("keeps the view leaf and its marker clear of the minimap", async () => {
     const sessions = await apiCall<SessionSummary[]>(app.mode, "library:list", {});
     expect(sessions.length).toBe(4);
     for (const session of sessions) {
-      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(session.id)}`);
-      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
-      const leaf = page.locator(`.react-flow .tree-node[data-entry-id="${session.viewLeafId}"]`);
-      await leaf.waitFor();
-      await viewportSettled(page);
+      const leaf = await openAtViewLeaf(session);
       const minimap = await page.locator(".react-flow__minimap").boundingBox();
       const canvas = await page.locator(".tree-flow").boundingBox();
       const node = await leaf.boundingBox();
@@ -60,11 +66,7 @@ describe("Fit View", () => {
     const sessions = await apiCall<SessionSummary[]>(app.mode, "library:list", {});
     expect(sessions.length).toBe(4);
     for (const session of sessions) {
-      await page.goto(`${app.mode.url}#/session/${encodeURIComponent(session.id)}`);
-      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
-      const leaf = page.locator(`.react-flow .tree-node[data-entry-id="${session.viewLeafId}"]`);
-      await leaf.waitFor();
-      await viewportSettled(page);
+      const leaf = await openAtViewLeaf(session);
       await page.getByRole("button", { name: "Fit View" }).click();
       await viewportSettled(page);
       await leaf.waitFor();
@@ -86,11 +88,7 @@ describe("Fit View", () => {
     const sessions = await apiCall<SessionSummary[]>(app.mode, "library:list", {});
     const session = sessions.find((one) => one.entryCount > 2);
     if (!session) throw new Error("no session of three entries or more");
-    await page.goto(`${app.mode.url}#/session/${encodeURIComponent(session.id)}`);
-    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(session.id);
-    const leaf = page.locator(`.react-flow .tree-node[data-entry-id="${session.viewLeafId}"]`);
-    await leaf.waitFor();
-    await viewportSettled(page);
+    const leaf = await openAtViewLeaf(session);
     await leaf.click();
     await poll(() => leaf.getAttribute("aria-selected")).toBe("true");
     // Drag the canvas by an empty spot until the view leaf lies under the minimap.
