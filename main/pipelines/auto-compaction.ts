@@ -161,16 +161,14 @@ export async function runAutoCompaction(
     errorMessage?: string,
     cutOff?: SummaryCutOff[],
   ): AutoOutcome => {
-    const cut = cutOff && cutOff.length > 0 ? { cutOff } : {};
+    // What only some endings have: why it failed, which summary calls were cut off.
+    const told = {
+      ...(errorMessage === undefined ? {} : { errorMessage }),
+      ...(cutOff && cutOff.length > 0 ? { cutOff } : {}),
+    };
     if (chatJob) {
       const status = errorMessage ? "failed" : aborted ? "aborted" : "done";
-      chatJob.autoCompaction = {
-        reason,
-        status,
-        entryId,
-        ...(errorMessage === undefined ? {} : { errorMessage }),
-        ...cut,
-      };
+      chatJob.autoCompaction = { reason, status, entryId, ...told };
       // The turn's request goes out again from here (job:list counts its wait from then).
       chatJob.requestAt = Date.now();
     }
@@ -180,17 +178,9 @@ export async function runAutoCompaction(
       entryId,
       aborted,
       willRetry: retry,
-      ...(errorMessage === undefined ? {} : { errorMessage }),
-      ...cut,
+      ...told,
     });
-    return {
-      ran: reason,
-      prunedTokens: 0,
-      entryId,
-      aborted,
-      ...(errorMessage === undefined ? {} : { errorMessage }),
-      ...cut,
-    };
+    return { ran: reason, prunedTokens: 0, entryId, aborted, ...told };
   };
   ctx.jobs.abort(sessionId, "compaction");
   let job: Job;
