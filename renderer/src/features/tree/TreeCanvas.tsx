@@ -28,7 +28,6 @@ import { focusTreeNode, useCanvasViewport } from "./use-canvas-viewport.ts";
 import { useCompactCanvas } from "./use-compact-canvas.ts";
 
 const nodeTypes = { entry: EntryNode, chain: ChainNode };
-const fitViewOptions = { padding: 0.08, maxZoom: 1, minZoom: 0.02, includeHiddenNodes: true };
 /** Past this many nodes the minimap (which draws every node) is left out to keep panning smooth. */
 const MINIMAP_MAX_NODES = 4000;
 const MINIMAP_STYLE = { width: 150, height: 110 };
@@ -296,7 +295,6 @@ export function TreeCanvas() {
               panOnScroll
               minZoom={0.02}
               maxZoom={2}
-              fitViewOptions={fitViewOptions}
               colorMode="system"
               proOptions={HIDE_ATTRIBUTION}
             >

@@ -77,20 +77,6 @@ type FlowStore = ReturnType<typeof useStoreApi>;
  */
 let panning: { transform: [number, number, number]; until: number } | null = null;
 
-/**
- * Where the minimap (bottom-right corner of the canvas) starts, in canvas pixels; null when the
- * canvas has none (a small canvas leaves it out).
- */
-function minimapCorner(flowStore: FlowStore): { left: number; top: number } | null {
-  const { domNode } = flowStore.getState();
-  // The minimap lies beside the tree, in the frame that holds both (TreeCanvas).
-  const minimap = domNode?.closest(".tree-frame")?.querySelector(".react-flow__minimap");
-  if (!domNode || !minimap) return null;
-  const frame = domNode.getBoundingClientRect();
-  const box = minimap.getBoundingClientRect();
-  return { left: box.left - frame.left, top: box.top - frame.top };
-}
-
 /** Room around a fitted tree, as a share of the canvas (React Flow's padding 0.08 on each side). */
 const FIT_PADDING = 0.08;
 
@@ -192,7 +178,7 @@ export function useCanvasViewport(): CanvasViewport {
     // whole on the canvas, else up.
     const clearOfMinimap = (layoutId: string) => {
       const node = nodeOf(layoutId);
-      const corner = minimapCorner(flowStore);
+      const corner = cornerWidgets(flowStore).minimap;
       if (!node || !corner) return;
       const [tx, ty, zoom] = flowStore.getState().transform;
       const left = node.x * zoom + tx;
