@@ -257,13 +257,21 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     }
   };
 
+  /**
+   * Asks what a move to `targetId` would summarize, for the dialog or the drag still about that
+   * target when the answer comes (with why there is none, for the dialog).
+   */
+  const fillPreview = (targetId: string) => {
+    void fetchPreview(targetId).then(({ preview, error }) => {
+      if (get().branchDialog?.targetId === targetId)
+        set({ branchDialog: { targetId, preview, error }, branchPreview: preview });
+      else if (get().drag?.targetId === targetId) set({ branchPreview: preview });
+    });
+  };
+
   const openBranchDialog = (targetId: string, preview: NavigationPreviewDto | null) => {
     set({ branchDialog: { targetId, preview } });
-    if (preview) return;
-    void fetchPreview(targetId).then(({ preview: fetched, error }) => {
-      if (get().branchDialog?.targetId === targetId)
-        set({ branchDialog: { targetId, preview: fetched, error }, branchPreview: fetched });
-    });
+    if (!preview) fillPreview(targetId);
   };
 
   /**
@@ -276,11 +284,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
     if (targetId === null) return;
     if (dialog) set({ branchDialog: { targetId, preview: null }, branchPreview: null });
     else set({ branchPreview: null });
-    void fetchPreview(targetId).then(({ preview, error }) => {
-      if (get().branchDialog?.targetId === targetId)
-        set({ branchDialog: { targetId, preview, error }, branchPreview: preview });
-      else if (get().drag?.targetId === targetId) set({ branchPreview: preview });
-    });
+    fillPreview(targetId);
   };
 
   return {
@@ -361,10 +365,7 @@ export const createTreeSlice: StateCreator<CanopyState, [], [], TreeSlice> = (se
       )
         return;
       set({ drag: { ...drag, targetId, atViewLeaf, overChain }, branchPreview: null });
-      if (targetId === null) return;
-      void fetchPreview(targetId).then(({ preview }) => {
-        if (get().drag?.targetId === targetId) set({ branchPreview: preview });
-      });
+      if (targetId !== null) fillPreview(targetId);
     },
     endBranchDrag(drop) {
       const drag = get().drag;
