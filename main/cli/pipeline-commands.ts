@@ -224,10 +224,6 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       if (!targetId) throw new UsageError("missing <entryId> to navigate to");
       // A move without a summary waits for nobody.
       const writer = options.summarize ? summaryWriterOf("branch-summary", await cli.request("settings:get", {})) : null;
-      // A summary asked for a move that leaves nothing behind (down the branch) is not written: said.
-      const nothingLeft =
-        options.summarize &&
-        (await cli.request("navigation:preview", { sessionId, targetId })).entriesToSummarize.length === 0;
       const result = await withCancel(
         cli,
         sessionId,
@@ -251,7 +247,9 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.",
         );
       }
-      if (nothingLeft && result.summaryEntryId === null && result.newLeafId !== result.oldLeafId)
+      // A summary asked for and none written by a move that went through: the branch left had no
+      // entries of its own (down the view leaf's own branch), the one case navigate writes none.
+      if (options.summarize && result.summaryEntryId === null && result.newLeafId !== result.oldLeafId)
         cli.io.err("no branch summary: the branch you leave has no entries of its own");
       if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       if (!options.json) {
