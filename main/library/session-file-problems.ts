@@ -39,21 +39,34 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
       : problem,
   );
   const file = row.is_demo === 1 ? null : row.source_path;
-  if (file === null) return problems;
-  if (!fs.existsSync(file)) {
-    // The user kept the library's copy as the only one: nothing to act on any more.
-    if (isKeptCopy(keptCopies(db), sessionId, file)) return problems;
-    return inFileOrder([...problems, fileGoneProblem(file)]);
-  }
-  const reason = unfollowedFiles(db).get(file);
-  if (reason === undefined) return problems;
+  const now = fileNow(sessionId, file, keptCopies(db), unfollowedFiles(db));
+  if (file === null || now === null || now.state === "kept") return problems;
+  if (now.state === "gone") return inFileOrder([...problems, fileGoneProblem(file)]);
   const unfollowed: SessionProblem = {
     kind: "not_a_session",
     message:
-      `the session file ${file} is no longer a session file (${reason}): nothing more is read from it ` +
+      `the session file ${file} is no longer a session file (${now.reason}): nothing more is read from it ` +
       "until it is one again, and everything imported is kept",
   };
   return inFileOrder([...problems, unfollowed]);
+}
+
+/**
+ * What the library knows of session `sessionId`'s file (null: it has none, a demo) as it is now:
+ * gone from its place — or gone with the library's copy kept as the only one (the user said so:
+ * nothing to act on any more) — or there but no longer a session file (why); null: nothing to
+ * say. `kept` and `unfollowed`: keptCopies and unfollowedFiles, read once by the caller.
+ */
+function fileNow(
+  sessionId: string,
+  file: string | null,
+  kept: Record<string, string>,
+  unfollowed: ReadonlyMap<string, string>,
+): { state: "gone" } | { state: "kept" } | { state: "not_a_session"; reason: string } | null {
+  if (file === null) return null;
+  if (!fs.existsSync(file)) return isKeptCopy(kept, sessionId, file) ? { state: "kept" } : { state: "gone" };
+  const reason = unfollowed.get(file);
+  return reason === undefined ? null : { state: "not_a_session", reason };
 }
 
 /**
@@ -61,14 +74,11 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
  * that needs attention shows in the list and not only once opened. One stat per session file.
  */
 export function withFileStates(db: Database, sessions: SessionSummary[]): SessionSummary[] {
-  const unfollowed = unfollowedFiles(db);
   const kept = keptCopies(db);
+  const unfollowed = unfollowedFiles(db);
   return sessions.map((session) => {
-    const file = session.isDemo ? null : session.sourcePath;
-    if (file === null || session.deletedAt !== undefined) return session;
-    if (!fs.existsSync(file)) {
-      return { ...session, fileState: isKeptCopy(kept, session.id, file) ? "kept" : "gone" };
-    }
-    return unfollowed.has(file) ? { ...session, fileState: "not_a_session" } : session;
+    if (session.deletedAt !== undefined) return session;
+    const now = fileNow(session.id, session.isDemo ? null : session.sourcePath, kept, unfollowed);
+    return now === null ? session : { ...session, fileState: now.state };
   });
 }
