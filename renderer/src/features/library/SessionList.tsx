@@ -80,13 +80,17 @@ export function displayTitle(session: SessionSummary): string {
 /** Longest title (or first message) the delete confirmation and its notices name a session by. */
 const NAMED_TITLE_CHARS = 120;
 
+/** `title` whole when at most `max` characters, else its first `max` and "…". */
+function cutTitle(title: string, max: number): string {
+  return title.length > max ? `${title.slice(0, max)}…` : title;
+}
+
 /**
  * The name a session goes by in a sentence (the delete confirmation, its notices): a long first
  * message (a pasted prompt) is cut, as a whole one made the confirmation taller than the window.
  */
 export function namedTitle(session: SessionSummary): string {
-  const title = displayTitle(session);
-  return title.length > NAMED_TITLE_CHARS ? `${title.slice(0, NAMED_TITLE_CHARS)}…` : title;
+  return cutTitle(displayTitle(session), NAMED_TITLE_CHARS);
 }
 
 function DeleteButton({ session }: { session: SessionSummary }) {
@@ -128,7 +132,7 @@ const TOOLTIP_TITLE_CHARS = 300;
 
 /** A title as a tooltip's first line: whole, up to a point (the row or hit cuts it). */
 export function tooltipTitle(title: string): string {
-  return title.length > TOOLTIP_TITLE_CHARS ? `${title.slice(0, TOOLTIP_TITLE_CHARS)}…` : title;
+  return cutTitle(title, TOOLTIP_TITLE_CHARS);
 }
 
 function SessionButton({ session, selected }: { session: SessionSummary; selected: boolean }) {
