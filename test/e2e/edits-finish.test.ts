@@ -118,6 +118,9 @@ describe("finishing issue 6 in the app", () => {
     await page.getByLabel("Session title").fill("");
     await page.getByLabel("Session title").press("Enter");
     await poll(async () => (await listed()).find((s) => s.id === session.id)?.title).toBe(PARSER_TITLE);
+    // The rename has finished in the page too (the library answers first; an edit in flight
+    // ignores Ctrl+Z): its outcome line shows when it has.
+    await poll(() => page.getByTestId("job-message").textContent()).toContain("Cleared the session's title.");
 
     // Ctrl+Z: back to the rename; again: back to the original; Redo says what it re-applies.
     await focusBody();
@@ -293,6 +296,9 @@ describe("finishing issue 6 in the app", () => {
     await deleteButton.click();
     await confirm.getByRole("button", { name: "Delete" }).click();
     await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).count()).toBe(0);
+    // The delete has finished in the page (an edit in flight ignores Ctrl+Z).
+    await poll(() => undoButton().getAttribute("title")).toBe(`Undo delete of “${STORE_TITLE}” (Ctrl+Z)`);
+    await poll(() => undoButton().isDisabled()).toBe(false);
     await focusBody();
     await page.keyboard.press("Control+z");
     await poll(() => page.locator(`.session-groups [data-session-id="${session.id}"]`).count()).toBe(1);
