@@ -352,10 +352,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
         return result;
       } catch (error) {
         failure = error;
-        // The model failed (a rate limit, a timeout, a server error…): Retry asks again, with the
+        // The model failed (a rate limit, a timeout, a server error…), or the summary was refused
+        // because the view leaf moved meanwhile (another window, the CLI, the agent) or the library
+        // was busy ("conflict"): Retry asks again — from the view leaf as it is now — with the
         // same instructions, without the drag and the dialog.
         const retry =
-          summarize && error instanceof ApiCallError && error.code === "model_error"
+          summarize && error instanceof ApiCallError && (error.code === "model_error" || error.code === "conflict")
             ? {
                 sessionId,
                 targetId,

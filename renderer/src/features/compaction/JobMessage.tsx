@@ -1,6 +1,6 @@
 /**
  * The outcome of the last compaction or navigation, with Retry for a branch summary the model
- * failed (the button goes once pressed: its focus goes to the entry moved to, in the tree).
+ * failed or that was refused (the view leaf moved meanwhile) (the button goes once pressed: its focus goes to the entry moved to, in the tree).
  * (The composer a navigation to a user message fills lives in features/chat/Composer.tsx.)
  */
 import type { MouseEvent } from "react";
