@@ -365,11 +365,16 @@ export interface PrunePlanDto {
   reason: string | null;
 }
 
+/**
+ * What pruning:apply or pruning:restore did, in counts: the entries' ids (tens of thousands on a
+ * long session, ~430 KB) were read by nobody; `prune --dry-run --json` lists the candidates.
+ */
 export interface PruneResultDto {
   sessionId: string;
+  /** Tool outputs pruned (apply) or put back (restore). */
   prunedCount: number;
+  /** Tokens the pruning saved (restore: 0). */
   tokensSaved: number;
-  prunedEntryIds: string[];
 }
 
 export interface PromptTemplateDto {

@@ -205,14 +205,13 @@ export function applyPrune(
     planned.write(sid, rows);
     return planned;
   })();
-  if (done === null) return { sessionId, prunedCount: 0, tokensSaved: 0, prunedEntryIds: [] };
+  if (done === null) return { sessionId, prunedCount: 0, tokensSaved: 0 };
   const { plan } = done;
   ctx.events.emit("session:changed", { sessionId, viewLeafId: done.viewLeafId });
   return {
     sessionId,
     prunedCount: plan.candidates.length,
     tokensSaved: plan.tokensSaved,
-    prunedEntryIds: plan.candidates.map((candidate) => candidate.entryId),
   };
 }
 
@@ -220,7 +219,7 @@ export function applyPrune(
 export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDto {
   // The pruned rows are read under the write lock: one pruned by another connection just before
   // it (a CLI's prune) is restored too, one it restored is not counted again.
-  const ids = writeTransaction(ctx.db, () => {
+  const count = writeTransaction(ctx.db, () => {
     const { sid } = requireSession(ctx.db, sessionId);
     const rows = listPrunedEntryRows(ctx.db, sid);
     let toolResultsOnly = true;
@@ -232,10 +231,10 @@ export function restorePruned(ctx: AppContext, sessionId: string): PruneResultDt
     restoreEntryJsonByPk(ctx.db, restores);
     // UNCHANGED_STATS holds for tool results; anything else (a hand-written prunedAt) is recounted.
     if (!toolResultsOnly) refreshSessionStats(ctx.db, { sid, id: sessionId });
-    return rows.map((row) => row.id);
+    return rows.length;
   })();
   // From the session's row: parsing every entry for it took seconds on a long session.
   const viewLeafId = getViewLeaf(ctx.db, sessionId);
   ctx.events.emit("session:changed", { sessionId, viewLeafId });
-  return { sessionId, prunedCount: ids.length, tokensSaved: 0, prunedEntryIds: ids };
+  return { sessionId, prunedCount: count, tokensSaved: 0 };
 }

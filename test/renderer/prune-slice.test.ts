@@ -61,7 +61,7 @@ const channels = () => calls.map((call) => call.channel);
 
 beforeEach(() => {
   calls.length = 0;
-  applyAnswer = async () => ({ sessionId: "s1", prunedCount: 1, tokensSaved: 29991, prunedEntryIds: ["r1"] });
+  applyAnswer = async () => ({ sessionId: "s1", prunedCount: 1, tokensSaved: 29991 });
   useCanopy.setState({
     selectedSessionId: "s1",
     selectedEntryId: null,

@@ -55,11 +55,11 @@ describe("the pruning plan in words", () => {
   });
 
   it("says what a prune and a restore did", () => {
-    const result = { sessionId: "s1", prunedCount: 2, tokensSaved: 29982, prunedEntryIds: ["a", "b"] };
+    const result = { sessionId: "s1", prunedCount: 2, tokensSaved: 29982 };
     expect(prunedSentence(result)).toBe(
       "Pruned 2 tool outputs, ~29,982 tokens saved; the LLM view shows their notices.",
     );
-    expect(prunedSentence({ ...result, prunedCount: 0, prunedEntryIds: [] })).toMatch(/^Nothing was pruned/);
+    expect(prunedSentence({ ...result, prunedCount: 0 })).toMatch(/^Nothing was pruned/);
     expect(restoredSentence(result)).toBe(
       "Restored 2 pruned tool outputs; the LLM view shows them as they were.",
     );

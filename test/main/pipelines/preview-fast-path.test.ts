@@ -249,7 +249,6 @@ describe("compaction and pruning previews from the path's tail", () => {
       sessionId,
       prunedCount: applied.prunedCount,
       tokensSaved: 0,
-      prunedEntryIds: applied.prunedEntryIds,
     });
     // The view leaf the whole session's state gives, read from the session's row.
     expect(changed).toEqual([{ sessionId, viewLeafId: loadSessionState(ctx.db, sessionId).viewLeafId }]);

@@ -71,14 +71,15 @@ function storedJson(id: string): string {
 
 describe("a restore while another connection prunes more of the session", () => {
   it("restores the outputs that connection pruned too: nothing is left pruned", async () => {
-    expect(applyPrune(h.api.ctx, sessionId).prunedEntryIds).toEqual(["t1", "t2"]);
+    expect(applyPrune(h.api.ctx, sessionId).prunedCount).toBe(2);
+    expect(prunedIds()).toEqual(["t1", "t2"]);
     // That connection prunes t3 and t4 as well (it keeps only the newest output).
     const other = await writeElsewhere("prune", 15_000);
     expect(other.entryIds.sort()).toEqual(["t3", "t4"]);
     const restored = restorePruned(h.api.ctx, sessionId);
     await other.committed;
     expect(prunedIds()).toEqual([]);
-    expect(restored.prunedEntryIds.sort()).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(restored.prunedCount).toBe(4);
     expect(storedJson("t3")).toContain(sized("log 3", 15_000));
   });
 });
@@ -89,19 +90,20 @@ describe("a prune while another connection prunes the same outputs", () => {
     expect(other.entryIds).toEqual(["t1", "t2"]);
     const pruned = applyPrune(h.api.ctx, sessionId);
     await other.committed;
-    expect(pruned).toMatchObject({ prunedCount: 0, prunedEntryIds: [] });
+    expect(pruned).toMatchObject({ prunedCount: 0 });
     expect(prunedIds()).toEqual(["t1", "t2"]);
   });
 });
 
 describe("a prune while another connection restores the outputs pruned before", () => {
   it("plans on what is stored once it writes: the restored outputs are pruned again", async () => {
-    expect(applyPrune(h.api.ctx, sessionId).prunedEntryIds).toEqual(["t1", "t2"]);
+    expect(applyPrune(h.api.ctx, sessionId).prunedCount).toBe(2);
+    expect(prunedIds()).toEqual(["t1", "t2"]);
     const other = await writeElsewhere("restore");
     expect(other.entryIds.sort()).toEqual(["t1", "t2"]);
     const pruned = applyPrune(h.api.ctx, sessionId);
     await other.committed;
-    expect(pruned.prunedEntryIds).toEqual(["t1", "t2"]);
+    expect(pruned.prunedCount).toBe(2);
     expect(prunedIds()).toEqual(["t1", "t2"]);
     expect(storedJson("t1")).toContain("[Output truncated - 15000 tokens]");
   });

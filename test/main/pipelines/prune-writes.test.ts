@@ -98,7 +98,7 @@ async function pruneBoth(sessionId: string, config: PruningConfig, step: string)
 /** Restores both libraries (the reference per row) and compares them; the count restored. */
 async function restoreBoth(sessionId: string, step: string): Promise<number> {
   const restored = restorePruned(app.api.ctx, sessionId);
-  expect(restored.prunedEntryIds, step).toEqual(perRowRestore(reference.api.ctx.db, sessionId));
+  expect(restored.prunedCount, step).toBe(perRowRestore(reference.api.ctx.db, sessionId).length);
   expect(await libraryState(app, sessionId), step).toEqual(await libraryState(reference, sessionId));
   return restored.prunedCount;
 }
