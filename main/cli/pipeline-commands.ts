@@ -247,15 +247,21 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
           result.aborted ? "Branch summarization cancelled; nothing changed." : "Navigation cancelled by a hook; nothing changed.",
         );
       }
+      // The view leaf itself: nothing to do, said as the app (and the agents' /tree) say it.
+      const already = targetId === result.oldLeafId;
       // A summary asked for and none written by a move that went through: the branch left had no
-      // entries of its own (down the view leaf's own branch), the one case navigate writes none.
-      if (options.summarize && result.summaryEntryId === null && result.newLeafId !== result.oldLeafId)
+      // entries of its own (down the view leaf's own branch, or to the user message just below
+      // it, which resumes where the leaf is), the one case navigate writes none.
+      if (options.summarize && result.summaryEntryId === null && !already)
         cli.io.err("no branch summary: the branch you leave has no entries of its own");
       if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
-      if (!options.json) {
+      if (!options.json && already) {
+        cli.io.out(`Already at this point: the view leaf is ${targetId}; nothing changed.`);
+      } else if (!options.json) {
         const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
         const editor = result.editorText ? `\nEditor text: ${result.editorText}` : "";
-        cli.io.out(`View leaf: ${result.newLeafId ?? "(empty)"} (was ${result.oldLeafId ?? "(empty)"})${summary}${editor}`);
+        const was = result.newLeafId === result.oldLeafId ? "unchanged" : `was ${result.oldLeafId ?? "(empty)"}`;
+        cli.io.out(`View leaf: ${result.newLeafId ?? "(empty)"} (${was})${summary}${editor}`);
       }
       return true;
     }

@@ -170,6 +170,25 @@ describe("canopy navigate", () => {
     expect(back.err).toBe("");
   });
 
+  it("to the view leaf itself: says it is already there (as the app does), with or without --summarize", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    for (const extra of [[], ["--summarize"]]) {
+      const run = await cli("navigate", file, "a2", ...extra);
+      expect(run.code).toBe(0);
+      expect(run.out.trimEnd()).toBe("Already at this point: the view leaf is a2; nothing changed.");
+      expect(run.err).toBe("");
+    }
+  });
+
+  it("--summarize to the user message just below the view leaf: the leaf stays, no summary, both said", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    expect((await cli("navigate", file, "a1")).code).toBe(0);
+    const run = await cli("navigate", file, "u2", "--summarize");
+    expect(run.code).toBe(0);
+    expect(run.out.trimEnd()).toBe("View leaf: a1 (unchanged)\nEditor text: Second question: read and change files.");
+    expect(run.err.trimEnd()).toBe("no branch summary: the branch you leave has no entries of its own");
+  });
+
   it("to a user message without summary: the editor text, and --json gives the result object", async () => {
     const file = write("chain.jsonl", chainSession(4));
     const run = await cli("navigate", file, "u2", "--json");
