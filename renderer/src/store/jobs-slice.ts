@@ -66,6 +66,9 @@ export type RunningJob = {
 
 export type ChatAutoCompaction = ChatAutoCompactionDto & { retry?: string };
 
+/** What the move dialog's instructions field holds (D13: a focus, or the prompt replaced). */
+export type BranchInstructions = { text: string; replacePrompt: boolean };
+
 /** A job this window starts or hears of (the counters are the slice's). */
 type NewJob = Omit<RunningJob, "seen" | "textSeen" | "autoSeen" | "since"> & { since?: number };
 
@@ -136,6 +139,13 @@ export interface JobsSlice {
    */
   planInstructions: Record<string, string>;
   setPlanInstructions(sessionId: string, text: string): void;
+  /**
+   * The move dialog's branch-summary instructions as typed (and whether they replace the prompt),
+   * by session id: kept when the dialog closes or the summary is cancelled or fails, shown again
+   * by "Summarize with instructions…" in that session; dropped once its branch summary is added.
+   */
+  branchInstructions: Record<string, BranchInstructions>;
+  setBranchInstructions(sessionId: string, value: BranchInstructions): void;
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
@@ -228,6 +238,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     setPlanInstructions(sessionId, text) {
       const { [sessionId]: _old, ...rest } = get().planInstructions;
       set({ planInstructions: text === "" ? rest : { ...rest, [sessionId]: text } });
+    },
+    branchInstructions: {},
+    setBranchInstructions(sessionId, value) {
+      const { [sessionId]: _old, ...rest } = get().branchInstructions;
+      const empty = value.text === "" && !value.replacePrompt;
+      set({ branchInstructions: empty ? rest : { ...rest, [sessionId]: value } });
     },
     runningJobs: {},
     jobMessage: null,
@@ -345,6 +361,8 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           if (fill && get().selectedSessionId === sessionId) set({ composerText: editorText });
           else if (fill) set({ drafts: { ...get().drafts, [sessionId]: editorText } });
           const text = withCutOff(`${where}.${editor}`, result.cutOff);
+          // Used: the next branch summary of the session starts from an empty field.
+          if (result.summaryEntryId) get().setBranchInstructions(sessionId, { text: "", replacePrompt: false });
           set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text }) });
           // Only a move changes the session: a cancel reloads nothing and keeps a selection made meanwhile.
           await refresh(sessionId);

@@ -3,7 +3,8 @@
  * view leaf with no summary, with a summary of the branch being left, or with a summary focused
  * by the user's instructions — added as a focus, or instead of the branch-summary prompt
  * (SPEC §2.8, §10.4, D13). Tab stays inside; Escape closes it; the
- * focus then goes to the entry it was about.
+ * focus then goes to the entry it was about. The instructions typed stay with the session
+ * (closed, cancelled, failed) until its branch summary is added.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -20,9 +21,18 @@ export function BranchDialog() {
   );
   const close = useCanopy((state) => state.closeBranchDialog);
   const confirm = useCanopy((state) => state.confirmBranch);
+  const sessionId = useCanopy((state) => state.selectedSessionId);
+  const kept = useCanopy((state) => (sessionId === null ? undefined : state.branchInstructions[sessionId]));
+  const keep = useCanopy((state) => state.setBranchInstructions);
   const [withInstructions, setWithInstructions] = useState(false);
-  const [instructions, setInstructions] = useState("");
-  const [replacePrompt, setReplacePrompt] = useState(false);
+  const instructions = kept?.text ?? "";
+  const replacePrompt = kept?.replacePrompt ?? false;
+  const setInstructions = (text: string) => {
+    if (sessionId !== null) keep(sessionId, { text, replacePrompt });
+  };
+  const setReplacePrompt = (replace: boolean) => {
+    if (sessionId !== null) keep(sessionId, { text: instructions, replacePrompt: replace });
+  };
   const firstButton = useRef<HTMLButtonElement>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const instructionsButton = useRef<HTMLButtonElement>(null);
@@ -48,8 +58,6 @@ export function BranchDialog() {
   useEffect(() => {
     if (targetId === null) return;
     setWithInstructions(false);
-    setInstructions("");
-    setReplacePrompt(false);
     firstButton.current?.focus();
   }, [targetId]);
   useEffect(() => {
