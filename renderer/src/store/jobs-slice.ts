@@ -345,9 +345,13 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
           const text = "Branch summarization cancelled; nothing changed.";
           set({ jobMessage: aboutSession(get(), sessionId, { kind: "ok", text }) });
         } else {
+          // The user message just below the view leaf resumes at its parent: where the leaf is.
+          const stays = result.newLeafId !== null && result.newLeafId === result.oldLeafId && targetId !== result.oldLeafId;
           const where = result.summaryEntryId
             ? `Moved to ${targetId}'s branch with branch summary ${result.summaryEntryId}`
-            : `Moved to ${result.newLeafId ?? "the start of the session"}`;
+            : stays
+              ? `The view leaf stays at ${result.newLeafId} (${targetId} is the message just below it)`
+              : `Moved to ${result.newLeafId ?? "the start of the session"}`;
           // The target message's text goes to the session's composer only when it is empty (SPEC
           // §10.4): a draft the user typed is never replaced. Another session may be open by now:
           // then it becomes this session's draft, never the open one's.
