@@ -219,6 +219,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
     }
     case "navigate": {
       cli.requireNoExtra(2);
+      // Both only shape a branch summary: without one they were ignored, the move made all the same.
+      if (options.replacePrompt && (!options.summarize || options.instructions === undefined))
+        throw new UsageError(
+          '--replace-prompt uses the instructions instead of the branch-summary prompt: add --summarize --instructions "…"',
+        );
+      if (options.instructions !== undefined && !options.summarize)
+        throw new UsageError("--instructions are for the branch summary: add --summarize");
       const sessionId = await cli.resolveSession(parsed.positionals[0]);
       const targetId = parsed.positionals[1];
       if (!targetId) throw new UsageError("missing <entryId> to navigate to");

@@ -170,6 +170,26 @@ describe("canopy navigate", () => {
     expect(back.err).toBe("");
   });
 
+  // Both were ignored: the view leaf moved without the summary the instructions were written for,
+  // and --replace-prompt alone summarized with the branch prompt it was meant to replace.
+  it("--instructions without --summarize, and --replace-prompt without --instructions, are refused before anything moves", async () => {
+    const file = write("chain.jsonl", chainSession(4));
+    const focus = await cli("navigate", file, "a1", "--instructions", "Keep the parser decisions");
+    expect(focus.code).toBe(2);
+    expect(oneErrorLine(focus)).toBe(
+      "canopy: --instructions are for the branch summary: add --summarize (see `canopy help`)",
+    );
+    for (const extra of [[], ["--summarize"]]) {
+      const replace = await cli("navigate", file, "a1", "--replace-prompt", ...extra);
+      expect(replace.code).toBe(2);
+      expect(oneErrorLine(replace)).toBe(
+        'canopy: --replace-prompt uses the instructions instead of the branch-summary prompt: add --summarize --instructions "…" (see `canopy help`)',
+      );
+    }
+    // Nothing moved: the view leaf is still a2.
+    expect((await cli("navigate", file, "a2")).out.trimEnd()).toBe("Already at this point: the view leaf is a2; nothing changed.");
+  });
+
   it("to the view leaf itself: says it is already there (as the app does), with or without --summarize", async () => {
     const file = write("chain.jsonl", chainSession(4));
     for (const extra of [[], ["--summarize"]]) {
