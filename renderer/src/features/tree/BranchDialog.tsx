@@ -9,6 +9,7 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { keepTabInside } from "../common/focus-trap.ts";
+import { summaryReadsNothing } from "./branch-reads.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 import { shownSnippet } from "./snippet.ts";
@@ -22,6 +23,14 @@ export function BranchDialog() {
   const close = useCanopy((state) => state.closeBranchDialog);
   const confirm = useCanopy((state) => state.confirmBranch);
   const sessionId = useCanopy((state) => state.selectedSessionId);
+  // Only bookkeeping left behind (a model change, a label…): the agents' summary then says just that.
+  const readsNothing = useCanopy((state) => {
+    const ids = state.branchDialog?.preview?.entriesToSummarize;
+    const layout = selectLayout(state);
+    return ids !== undefined && ids.length > 0 && layout !== null
+      ? summaryReadsNothing(ids, (id) => layout.entry(id))
+      : false;
+  });
   const kept = useCanopy((state) => (sessionId === null ? undefined : state.branchInstructions[sessionId]));
   const keep = useCanopy((state) => state.setBranchInstructions);
   const [withInstructions, setWithInstructions] = useState(false);
@@ -106,7 +115,9 @@ export function BranchDialog() {
               : "Working out what the branch you leave contains…"
             : count === 0
               ? "Nothing to summarize: the branch you leave has no entries of its own."
-              : `A summary would cover the ${count} entr${count === 1 ? "y" : "ies"} of the branch you leave (highlighted).`}
+              : readsNothing
+                ? `The branch you leave has ${count} entr${count === 1 ? "y" : "ies"}, none of them a message: a summary would only say “No content to summarize”.`
+                : `A summary would cover the ${count} entr${count === 1 ? "y" : "ies"} of the branch you leave (highlighted).`}
         </p>
       </div>
       <div className="row">
