@@ -1,9 +1,13 @@
 // `canopy help` against what the commands take: every option a command accepts is in its usage
 // form (the part before the description), so the help never hides an option that works; a
-// mistyped option is answered with the one meant.
+// mistyped option is answered with the one meant. README's CLI reference the same way, both
+// ways: every command and option the CLI takes is there, and nothing it does not take.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMMAND_OPTIONS, USAGE } from "../../main/cli/args.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
+import { repoRoot } from "../helpers/fixtures.ts";
 
 /** The usage forms of `command`: "<command> …" at a line's start or after " | ", up to its description. */
 function formsOf(command: string): string[] {
@@ -23,6 +27,46 @@ describe("canopy help", () => {
       for (const option of options) expect(shown, command).toContain(`--${option}`);
     });
   }
+});
+
+/** README's CLI reference table: each row's usage forms (the backticked parts of its first cell). */
+function readmeForms(): { command: string; options: string[] }[] {
+  const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  const section = readme.split("### CLI reference")[1]?.split("\n## ")[0] ?? "";
+  const forms: { command: string; options: string[] }[] = [];
+  for (const line of section.split("\n")) {
+    const firstCell = /^\|((?:[^|\\]|\\.)*)\|/.exec(line)?.[1] ?? "";
+    for (const [, form = ""] of firstCell.matchAll(/`([^`]+)`/g)) {
+      const command = form.split(" ")[0] ?? "";
+      forms.push({ command, options: [...form.matchAll(/--([a-z-]+)/g)].map((m) => m[1] ?? "") });
+    }
+  }
+  return forms;
+}
+
+describe("README's CLI reference", () => {
+  const forms = readmeForms();
+  // `help` (also `--help`, `-h` after any command) prints USAGE; the errors point to it.
+  const commands: Record<string, readonly string[]> = { ...COMMAND_OPTIONS, help: [] };
+  it("has a row for every command, showing every option it takes", () => {
+    for (const [command, options] of Object.entries(commands)) {
+      const shown = forms.filter((form) => form.command === command).flatMap((form) => form.options);
+      expect(
+        forms.map((form) => form.command),
+        "README lists the command",
+      ).toContain(command);
+      for (const option of options) expect(shown, `${command} --${option} in README`).toContain(option);
+    }
+  });
+
+  it("names no command or option the CLI does not take", () => {
+    expect(forms.length).toBeGreaterThan(20);
+    for (const { command, options } of forms) {
+      const takes = commands[command];
+      expect(takes, `README's ${command} is a command`).toBeDefined();
+      for (const option of options) expect(takes, `${command} takes --${option}`).toContain(option);
+    }
+  });
 });
 
 describe("a mistyped option", () => {
