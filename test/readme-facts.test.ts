@@ -1,9 +1,11 @@
 // README's tables against the code, both ways: every setting with its default, every npm script
 // and every CANOPY_* environment variable the app reads are in README, and README names none
-// that does not exist. (The CLI reference is checked in test/main/cli-help.test.ts.)
+// that does not exist; every API channel or event it names is in the contract. (The CLI
+// reference is checked in test/main/cli-help.test.ts.)
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { CHANNELS, EVENT_NAMES } from "../core/api/contract.ts";
 import { DEFAULT_SETTINGS, flattenSettings, SETTING_KEYS } from "../core/settings/schema.ts";
 import { repoRoot } from "./helpers/fixtures.ts";
 
@@ -89,5 +91,14 @@ describe("README's environment table", () => {
     read.delete("CANOPY_FAKE_ELECTRON_REPORT");
     const documented = tableRows("## Environment").map(([name]) => (codes(name)[0] ?? "").split("=")[0]);
     expect(new Set(documented)).toEqual(read);
+  });
+});
+
+describe("README's API names", () => {
+  it("are channels or events of the contract", () => {
+    const named = [...readme.matchAll(/`([a-z]+:[a-z-]+)`/g)].map((m) => m[1] ?? "");
+    expect(named.length).toBeGreaterThan(5);
+    const known: readonly string[] = [...CHANNELS, ...EVENT_NAMES];
+    for (const name of named) expect(known, name).toContain(name);
   });
 });
