@@ -44,7 +44,7 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
         what: "Move the view leaf there asking first, as a drop of the leaf marker does: with or without a branch summary",
       },
       { keys: ["Space"], what: "Select the focused entry; on a collapsed run, expand it" },
-      { keys: ["Escape"], what: "Clear the selection" },
+      { keys: ["Escape"], what: "Clear the selection; while the leaf marker is dragged, cancel the drag" },
     ],
   },
   {
