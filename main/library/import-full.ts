@@ -91,6 +91,7 @@ export function newSession(
   const malformedSeen: MalformedLine[] = [];
   let added = 0;
   let problems: SessionProblem[] = [];
+  let writingLine: number | null = null;
   // The rows are a new session's, keyed by construction: no foreign-key lookup per row.
   const stored = withoutForeignKeyChecks(db, () =>
     writeTransaction(db, (): SessionRow | null => {
@@ -126,6 +127,7 @@ export function newSession(
       const worker = parsing?.result ?? null;
       const state = fileState(file, worker?.digest ?? digestBytes(file.buffer, file.hash));
       const provisional = state.provisionalLine;
+      writingLine = provisional;
       // The unterminated last line, if any, is the file's last line: the last row or malformed line.
       const hasProvisionalRow =
         provisional !== null && (lastRowSeq === provisional || malformedSeen.at(-1)?.line === provisional);
@@ -153,7 +155,7 @@ export function newSession(
     status: "imported",
     entriesAdded: added,
     malformedLines: malformedSeen.length,
-    problems: [...malformedProblems(malformedSeen), ...problems],
+    problems: [...malformedProblems(malformedSeen, writingLine), ...problems],
   };
 }
 
@@ -271,7 +273,7 @@ export function mergeSource(
     problems: [
       // Migrated by its agent, the file holds what is stored: not a rewrite that lost anything.
       ...options.problems.filter((p) => !adopted || p.kind !== "file_rewritten"),
-      ...malformedProblems(malformedAdded),
+      ...malformedProblems(malformedAdded, state.provisionalLine),
       ...problems,
     ],
   };

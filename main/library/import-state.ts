@@ -90,15 +90,26 @@ export function lineReader(text: string, firstLine: number): (line: number) => s
 export function fileProblems(
   malformed: readonly MalformedLine[],
   problems: readonly SessionProblem[],
+  writingLine: number | null = null,
 ): SessionProblem[] {
-  return inFileOrder([...malformedProblems(malformed), ...problems]);
+  return inFileOrder([...malformedProblems(malformed, writingLine), ...problems]);
 }
 
-/** Malformed lines as problems: why the line is not an entry, and that nothing of it is lost. */
-export function malformedProblems(malformed: readonly MalformedLine[]): SessionProblem[] {
+/**
+ * Malformed lines as problems: why the line is not an entry, and that nothing of it is lost. The
+ * file's unterminated last line (`writingLine`) is no bad line but one its agent is writing: it is
+ * read again once complete (the import report once said it was kept as invalid JSON).
+ */
+export function malformedProblems(
+  malformed: readonly MalformedLine[],
+  writingLine: number | null = null,
+): SessionProblem[] {
   return malformed.map((m) => ({
     kind: "malformed_line",
-    message: `${m.error}; the line is kept, and export writes it back`,
+    message:
+      m.line === writingLine
+        ? "still being written (no newline yet); it is read again once its agent ends it"
+        : `${m.error}; the line is kept, and export writes it back`,
     line: m.line,
   }));
 }

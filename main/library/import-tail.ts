@@ -163,6 +163,6 @@ export function appendTail(db: Database, read: SessionRow, file: AppendedBytes):
     status: "updated",
     entriesAdded: added,
     malformedLines: parsed.malformed.length,
-    problems: [...malformedProblems(parsed.malformed), ...problems],
+    problems: [...malformedProblems(parsed.malformed, state.provisionalLine), ...problems],
   };
 }

@@ -30,13 +30,7 @@ export function sessionFileProblems(db: Database, sessionId: string, row: Sessio
   const problems = fileProblems(
     loadMalformedLines(db, sessionId),
     JSON.parse(row.problems_json) as SessionProblem[],
-  ).map((problem) =>
-    problem.kind === "malformed_line" && problem.line === writing
-      ? {
-          ...problem,
-          message: "still being written (no newline yet); it is read again once its agent ends it",
-        }
-      : problem,
+    writing,
   );
   const file = row.is_demo === 1 ? null : row.source_path;
   const now = fileNow(sessionId, file, keptCopies(db), unfollowedFiles(db));

@@ -136,6 +136,39 @@ describe("re-import", () => {
     expect(jsonLines(exportSession(lib.db, id).text ?? "")).toEqual(rewritten.map((l) => JSON.parse(l)));
   });
 
+  it("the import report says a half-written last line is being written, as the session's problems do, not that it is kept as invalid", () => {
+    // `canopy import` said "line 51: invalid JSON …; the line is kept, and export writes it back"
+    // while `canopy show` said it is read again once complete, which is what happens.
+    const writing = "still being written (no newline yet); it is read again once its agent ends it";
+    const messages = (report: ReturnType<typeof importPath>) =>
+      (report.files[0]?.problems ?? [])
+        .filter((p) => p.kind === "malformed_line")
+        .map((p) => [p.line, p.message]);
+    const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
+    fs.appendFileSync(file, (rest[0] ?? "").slice(0, 40));
+    // A new session (the full parse).
+    expect(messages(importPath(lib.db, file))).toEqual([[51, writing]]);
+    // Grown (the tail): the line done, the next one half written.
+    fs.appendFileSync(file, `${(rest[0] ?? "").slice(40)}\n${(rest[1] ?? "").slice(0, 40)}`);
+    expect(messages(importPath(lib.db, file))).toEqual([[52, writing]]);
+    // Rewritten by its agent (the merge), the half line still there.
+    const header = JSON.stringify({ ...(JSON.parse(head[0] ?? "{}") as object), title: "Renamed" });
+    fs.writeFileSync(
+      file,
+      `${[header, ...head.slice(1), rest[0]].join("\n")}\n${(rest[1] ?? "").slice(0, 40)}`,
+    );
+    expect(messages(importPath(lib.db, file))).toEqual([[52, writing]]);
+    // A bad line that is ended is what it was.
+    fs.appendFileSync(file, "\n");
+    const ended = messages(importPath(lib.db, file));
+    expect(
+      ended.map(([line, message]) => [
+        line,
+        String(message).endsWith("the line is kept, and export writes it back"),
+      ]),
+    ).toEqual([[52, true]]);
+  });
+
   it("a half-written line still unfinished after a rewrite stays one provisional line, replaced once whole", () => {
     const { file, head, rest } = splitFixture("tree-01.jsonl", 50);
     const next = rest[0] ?? "";
