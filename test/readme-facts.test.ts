@@ -1,11 +1,12 @@
 // README's tables against the code, both ways: every setting with its default, every npm script
 // and every CANOPY_* environment variable the app reads are in README, and README names none
-// that does not exist; every API channel or event it names is in the contract. (The CLI
-// reference is checked in test/main/cli-help.test.ts.)
+// that does not exist; every API channel or event it names is in the contract; every keyboard
+// shortcut the app lists (?) is in it. (The CLI reference is checked in test/main/cli-help.test.ts.)
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHANNELS, EVENT_NAMES } from "../core/api/contract.ts";
+import { SHORTCUT_GROUPS } from "../renderer/src/features/help/shortcut-list.ts";
 import { DEFAULT_SETTINGS, flattenSettings, SETTING_KEYS } from "../core/settings/schema.ts";
 import { repoRoot } from "./helpers/fixtures.ts";
 
@@ -100,5 +101,18 @@ describe("README's API names", () => {
     expect(named.length).toBeGreaterThan(5);
     const known: readonly string[] = [...CHANNELS, ...EVENT_NAMES];
     for (const name of named) expect(known, name).toContain(name);
+  });
+});
+
+describe("README's keyboard shortcuts", () => {
+  it("name every key of the app's shortcut list", () => {
+    const keys = SHORTCUT_GROUPS.flatMap((group) => group.shortcuts.flatMap((shortcut) => shortcut.keys));
+    // The arrows are words in README ("arrow keys"); Ctrl/Cmd+Z may be written Ctrl+Z there.
+    for (const key of keys.filter((k) => !/^[↑↓←→]$/.test(k))) {
+      expect(
+        [key, key.replace("Ctrl/Cmd+", "Ctrl+")].some((form) => readme.includes(form)),
+        key,
+      ).toBe(true);
+    }
   });
 });
