@@ -396,6 +396,8 @@ export class ThreadImports implements ImportRunner {
   private endIndexing(): void {
     this.indexing?.resolve();
     this.indexing = null;
+    // Idle now: the process may exit while the thread waits (see whenIdle).
+    if (this.current === null) this.worker?.unref();
   }
 
   /** The thread ended or failed: the job it had fails (or runs here, when the thread never started). */
@@ -411,11 +413,15 @@ export class ThreadImports implements ImportRunner {
     } else job?.reject(new Error(`The ${job?.what ?? "import"} stopped: ${reason}`));
   }
 
-  /** Lets the process exit while no import runs, and stops the thread after IDLE_RUNNER_MS. */
+  /**
+   * Lets the process exit while no import runs and the thread does not index (endIndexing), and
+   * stops the thread after IDLE_RUNNER_MS. A process that ends while the thread still writes
+   * its indexing would tear it down in the middle of an SQLite call: it waits for it instead.
+   */
   private whenIdle(): void {
     const worker = this.worker;
     if (worker === null) return;
-    worker.unref();
+    if (this.indexing === null) worker.unref();
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       if (this.worker !== worker || this.current !== null) return;

@@ -2,6 +2,7 @@
 // thread keeps running while a folder is imported, progress arrives file by file before the
 // report, imports run one after the other, and an import thread that cannot start (or a library
 // it cannot open) ends in an import on the calling thread or a one-line error, never a hang.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -14,7 +15,7 @@ import { IN_PLACE_BYTES, InPlaceImports, ThreadImports } from "../../../main/lib
 import { indexPendingSearchText, searchMessages } from "../../../main/library/search.ts";
 import { countPendingText } from "../../../main/store/repos/search.ts";
 import { listSessionRows } from "../../../main/store/repos/sessions.ts";
-import { fixturesDir } from "../../helpers/fixtures.ts";
+import { fixturesDir, repoRoot } from "../../helpers/fixtures.ts";
 import { copyFixture, fixtureNames, type Library, makeLibrary } from "./helpers.ts";
 
 let lib: Library;
@@ -346,6 +347,32 @@ describe("closing", () => {
       const stored = lib.db.prepare("SELECT count(*) FROM entries WHERE sid = ?").pluck().get(row.sid);
       expect(stored).toBe(row.entry_count);
     }
+  });
+});
+
+describe("a process that ends after a thread import", () => {
+  it("waits for the thread's search indexing (the thread is not torn down in the middle of a write), then exits", () => {
+    // The process's own work runs out as soon as the import is reported; it does not close the runner.
+    const script = path.join(lib.dir, "import-and-end.mts");
+    fs.writeFileSync(
+      script,
+      `import { openDatabase } from ${JSON.stringify(path.join(repoRoot, "main/store/open.ts"))};
+      import { ThreadImports } from ${JSON.stringify(path.join(repoRoot, "main/library/import-runner.ts"))};
+      const db = openDatabase(${JSON.stringify(lib.dbFile)});
+      const threads = new ThreadImports(db, ${JSON.stringify(lib.dbFile)});
+      const report = await threads.run(${JSON.stringify(folder)});
+      // On the thread (it started), and indexing there when the report came.
+      console.log(report.entriesAdded, threads.indexingSearch);\n`,
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect({ status: run.status, signal: run.signal, stdout: run.stdout.trim() }).toEqual({
+      status: 0,
+      signal: null,
+      stdout: `${ENTRIES} true`,
+    });
+    // Everything the import added was indexed before the process ended.
+    expect(countPendingText(lib.db)).toBe(0);
   });
 });
 
