@@ -12,6 +12,7 @@ import { watchWriteLocks } from "../store/transactions.ts";
 import { exportSessionToFile } from "./export.ts";
 import { importPath } from "./import.ts";
 import type { ExportJob, RunnerInit, RunnerJob, RunnerMessage } from "./import-runner.ts";
+import { endImportThreads } from "./parallel-rows.ts";
 import { askingWatch } from "./runner-write-lock.ts";
 import { indexSearchSlice } from "./search.ts";
 
@@ -25,6 +26,9 @@ let indexing = false;
 
 /** Entries tokenized per slice of search indexing (a few tens of ms; one write transaction). */
 const SEARCH_SLICE_ROWS = 2000;
+
+/** How long the thread waits, when asked to end, for the import thread it started to end first. */
+const END_WAIT_MS = 2000;
 
 function post(message: RunnerMessage): void {
   port?.postMessage(message);
@@ -42,10 +46,17 @@ function library(): Database {
   return db;
 }
 
+// However the thread ends (an uncaught error, process.exit), its connection is closed by this
+// thread first, not left to the addon's clean-up while the thread is torn down.
+process.on("exit", () => db?.close());
+
 port?.on("message", (job: RunnerJob | "stop") => {
   if (job === "stop") {
+    // Closed first: whatever happens next, the thread holds no SQLite connection any more.
     db?.close();
-    port.close();
+    // The import thread this thread started (parallel-rows.ts) is asked to end and waited for,
+    // rather than left for this thread's teardown to stop.
+    void endImportThreads(END_WAIT_MS).finally(() => port.close());
     return;
   }
   if ("export" in job) {

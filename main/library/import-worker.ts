@@ -4,7 +4,7 @@
  * (migrating those of a v1/v2 file), posts row batches whose JSON is a byte range into that
  * memory (the text is not copied back; migrated lines come in a copy),
  * hashes what it parsed, and last reports what the session figures need. After every message it
- * bumps the shared counter the calling thread waits on.
+ * bumps the shared counter the calling thread waits on. Asked to end ("stop"), it ends on its own.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import type { SessionEntry } from "../../core/session/entries.ts";
@@ -171,6 +171,9 @@ interface FileState {
  */
 const inbox: WorkerJob[] = [];
 
+/** The calling thread asked this one to end (ImportThread.end): it does once it is between files. */
+let stopping = false;
+
 /** Takes in what the calling thread posted about the file (the job, the end of the read). */
 function poll(file: FileState): void {
   for (let got = receiveMessageOnPort(port); got; got = receiveMessageOnPort(port)) {
@@ -181,6 +184,7 @@ function poll(file: FileState): void {
     const message = inbox.shift() as WorkerJob;
     if (message.kind === "job") file.job = message;
     else if (message.kind === "end") file.length = message.length;
+    else if (message.kind === "stop") stopping = true;
   }
 }
 
@@ -271,11 +275,17 @@ function importFile(message: FileJob): void {
   }
 }
 
-/** Handles the files in the order they were posted. */
+/**
+ * Handles the files in the order they were posted. Once asked to end it closes its port: with
+ * nothing left to wait for, the thread ends on its own (it is not terminated).
+ */
 function drain(): void {
-  for (let message = inbox.shift(); message !== undefined; message = inbox.shift()) {
+  while (inbox.length > 0 && !stopping) {
+    const message = inbox.shift() as WorkerJob;
     if (message.kind === "file") importFile(message);
+    else if (message.kind === "stop") stopping = true;
   }
+  if (stopping) port.close();
 }
 
 port.on("message", (message: WorkerJob) => {

@@ -60,7 +60,11 @@ export type FileJob = { kind: "file"; shared: SharedArrayBuffer; size: number; p
 export type WorkerJob =
   | FileJob
   | { kind: "job"; start: number; firstLine: number; omp: boolean; migration: Migration | null }
-  | { kind: "end"; length: number };
+  | { kind: "end"; length: number }
+  | StopJob;
+
+/** Asks an idle thread to end: it closes its port and its event loop ends (see ImportThread.end). */
+export type StopJob = { kind: "stop" };
 
 export type WorkerMessage =
   | ({ kind: "batch" } & RowColumns)
@@ -101,18 +105,19 @@ export interface WorkerResult {
 }
 
 /** What the import thread did in this process (diagnostics: the bench and tests report it). */
-const threadStats = { started: 0, files: 0, unanswered: 0, queued: 0 };
+const threadStats = { started: 0, files: 0, unanswered: 0, queued: 0, ended: 0 };
 
 /**
  * Import threads started (each is kept between imports while it is not needed), files given to
  * one, files it did not answer for (parsed in place after all), and files queued behind another
- * (read ahead in a folder import).
+ * (read ahead in a folder import), and threads that ended on their own when asked (not terminated).
  */
 export function importThreadStats(): {
   started: number;
   files: number;
   unanswered: number;
   queued: number;
+  ended: number;
 } {
   return { ...threadStats };
 }
@@ -124,6 +129,8 @@ class ImportThread {
   readonly counter: Int32Array;
   /** False once the thread is stopped or has exited (the exit event comes between imports). */
   alive = true;
+  /** Resolves once the thread has exited. */
+  readonly exited: Promise<void>;
   /** Files posted to the thread whose RowWorker is not closed yet. */
   users = 0;
   /**
@@ -140,6 +147,15 @@ class ImportThread {
     this.worker = worker;
     this.port = port;
     this.counter = new Int32Array(init.signal);
+    this.exited = new Promise((resolve) => {
+      worker.once("exit", (code) => {
+        if (code === 0) threadStats.ended++;
+        this.alive = false;
+        liveThreads.delete(this);
+        resolve();
+      });
+    });
+    liveThreads.add(this);
   }
 
   /** Starts a thread (without waiting for it); null when it cannot start. */
@@ -160,11 +176,7 @@ class ImportThread {
     thread.unref();
     thread.on("error", () => {});
     threadStats.started++;
-    const started = new ImportThread(thread, port1, init);
-    thread.once("exit", () => {
-      started.alive = false;
-    });
-    return started;
+    return new ImportThread(thread, port1, init);
   }
 
   /** Shared memory for a file of `size` bytes (a free slot's, when large enough); give it back with `release`. */
@@ -181,12 +193,27 @@ class ImportThread {
     for (const m of this.memory) if (m.buffer === buffer) m.inUse = false;
   }
 
+  /** Stops a thread in the middle of a file (it failed, or the import gave up on it). */
   stop(): void {
     this.alive = false;
     this.port.close();
     void this.worker.terminate();
   }
+
+  /**
+   * Ends an idle thread (its files are done): it is asked to end and does so on its own, instead
+   * of being terminated. Stopping a thread from outside is kept for one stuck in a file.
+   */
+  end(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    // The thread closes the channel itself once it takes this (closing it here could drop it).
+    this.port.postMessage({ kind: "stop" } satisfies StopJob);
+  }
 }
+
+/** The import threads started here that have not exited yet. */
+const liveThreads = new Set<ImportThread>();
 
 /** The thread waiting for the next import, if any, and the timer that stops it when unused. */
 let parked: { thread: ImportThread; timer: ReturnType<typeof setTimeout> } | null = null;
@@ -207,14 +234,35 @@ function takeThread(): ImportThread | null {
 
 /** Keeps `thread` (idle: its last file is done) for the next import, for a while. */
 function parkThread(thread: ImportThread): void {
-  parked?.thread.stop();
+  parked?.thread.end();
   const timer = setTimeout(() => {
     if (parked?.thread === thread) parked = null;
-    thread.stop();
+    thread.end();
   }, IDLE_THREAD_MS);
   // Waiting for the next import must not keep the process alive either.
   timer.unref();
   parked = { thread, timer };
+}
+
+/**
+ * Ends the import thread waiting for the next import and resolves once every import thread this
+ * thread started has exited, or after `timeoutMs`. The import-runner thread calls it before it
+ * ends, so that no import thread is left for its own teardown to stop. Call it between imports.
+ */
+export function endImportThreads(timeoutMs: number): Promise<void> {
+  if (parked !== null) {
+    clearTimeout(parked.timer);
+    parked.thread.end();
+    parked = null;
+  }
+  if (liveThreads.size === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    void Promise.all([...liveThreads].map((thread) => thread.exited)).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**

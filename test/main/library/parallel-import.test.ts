@@ -13,7 +13,9 @@ import { importFile, importPath, READ_AHEAD_MIN_BYTES } from "../../../main/libr
 import { bodyRanges, openSource } from "../../../main/library/import-source.ts";
 import { getSessionSummary } from "../../../main/library/load.ts";
 import {
+  endImportThreads,
   importThreadStats,
+  importThreadWaiting,
   PARALLEL_PARSE_MIN_BYTES,
   type RowWorkerRun,
   rowBatches,
@@ -343,6 +345,24 @@ describe("parsing large files on the import worker", () => {
     expect(importPath(lib.db, third).files[0]).toMatchObject({ status: "imported" });
     expect(importThreadStats().started).toBe(before + 1);
     expect(getSessionSummary(lib.db, "three")).toMatchObject({ title: "Big one", malformedCount: 2 });
+  });
+
+  it("an idle thread asked to end ends on its own (it is not terminated), and the next import starts another", async () => {
+    const files = ["one", "two"].map((id) => {
+      const file = path.join(lib.dir, `${id}.jsonl`);
+      fs.writeFileSync(file, largeSessionBytes(id));
+      return file;
+    });
+    expect(importPath(lib.db, files[0] as string).files[0]).toMatchObject({ status: "imported" });
+    expect(importThreadWaiting()).toBe(true);
+    const before = importThreadStats();
+    // Asked to end, it closes its port and exits with code 0: nothing has to stop it from outside.
+    await endImportThreads(10_000);
+    expect(importThreadWaiting()).toBe(false);
+    expect(importThreadStats().ended).toBe(before.ended + 1);
+    expect(importPath(lib.db, files[1] as string).files[0]).toMatchObject({ status: "imported" });
+    expect(importThreadStats()).toMatchObject({ started: before.started + 1, files: before.files + 1 });
+    expect(getSessionSummary(lib.db, "two")).toMatchObject({ title: "Big one", malformedCount: 2 });
   });
 
   it("a folder import reads the thread's next files (past smaller ones) while it parses the current one: same sessions as one file at a time", () => {
