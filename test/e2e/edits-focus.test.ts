@@ -233,14 +233,20 @@ describe("edit buttons keep the keyboard focus", () => {
       await button("Redo").click();
       await poll(labelOf).toBe("qa-slow");
       await poll(focused).toBe("Undo");
-      // Ctrl+Z twice on Undo, the second while the first runs (and is refused): one undo, and the
-      // focus still goes back.
+      // A second label on top; Ctrl+Z twice on Undo, the second while the first runs: it waits its
+      // turn (before, it was dropped without a word: one undo), so both labels are undone, in
+      // order, and the focus still goes back once the second has landed.
+      await api("edits:label", { sessionId, targetId: onId, label: "qa-slow-2" });
+      await poll(() => page.locator(`.tree-node[data-entry-id="${onId}"]`).textContent()).toContain("qa-slow-2");
       await page.keyboard.press("Control+z");
       await page.keyboard.press("Control+z");
       await poll(labelOf).toBe(undefined);
       await poll(() => page.getByTestId("job-message").textContent()).toContain("Undid label");
       await poll(focused).toBe(afterHistory("Undo", (await tree(sessionId)).history));
       expect((await tree(sessionId)).history.redo).toBe("label");
+      // Redo brings the first label back, not the second: the two undos ran in order.
+      await page.keyboard.press("Control+Shift+z");
+      await poll(labelOf).toBe("qa-slow");
     } finally {
       await restore();
     }

@@ -12,6 +12,7 @@ import type { CanopyState } from "./index.ts";
 import type { JobMessage } from "./job-messages.ts";
 import { selectRunning } from "./jobs-slice.ts";
 import { aboutSession, sessionTitle } from "./session-outcome.ts";
+import { type UndoDirection, undoPresses } from "./undo-presses.ts";
 
 /** A session as the delete confirmation and the notice name it. */
 export interface NamedSession {
@@ -59,6 +60,11 @@ export interface EditsSlice {
   /** Undoes the last delete if there is one, else the open session's last edit. */
   undoEdit(): Promise<EditResultDto | null>;
   redoEdit(): Promise<EditResultDto | null>;
+  /**
+   * Ctrl+Z / Ctrl+Shift+Z pressed: undoes (redoes) now, or, while an edit runs, after it and the
+   * presses before it (undo-presses.ts); settles once it has run or been dropped.
+   */
+  pressUndoRedo(direction: UndoDirection): Promise<EditResultDto | null>;
 }
 
 export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (set, get) => {
@@ -100,6 +106,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     const sessionId = get().selectedSessionId;
     if (!sessionId || get().editBusy || selectRunning(get())) return null;
     set({ editBusy: true, jobMessage: null });
+    let ok = false;
     try {
       const result = await edit(sessionId);
       // Another edit happened: Ctrl+Z is about this session again, not the deleted one or a fork.
@@ -107,12 +114,13 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       const said = await after(result, sessionId);
       const { text, about } = typeof said === "string" ? { text: said, about: sessionId } : said;
       outcome(about, { kind: "ok", text });
+      ok = true;
       return result;
     } catch (error) {
       outcome(sessionId, { kind: "error", text: `${what} failed: ${(error as Error).message}` });
       return null;
     } finally {
-      set({ editBusy: false });
+      endEdit(ok);
     }
   };
 
@@ -139,6 +147,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     const fork = forkToUndo();
     if (!fork || get().editBusy || selectRunning(get())) return null;
     set({ editBusy: true, jobMessage: null });
+    let ok = false;
     try {
       const source = await call("session:tree", { sessionId: fork.sourceSessionId });
       if (source.history.undo !== "fork") {
@@ -151,14 +160,32 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       await get().selectSession(fork.sourceSessionId);
       void get().loadLibrary();
       set({ jobMessage: { kind: "ok", text: "Undid fork: the new session left the library; Redo brings it back." } });
+      ok = true;
       return result;
     } catch (error) {
       set({ jobMessage: { kind: "error", text: `Undo failed: ${(error as Error).message}` } });
       return null;
     } finally {
-      set({ editBusy: false });
+      endEdit(ok);
     }
   };
+
+  /** What a Ctrl+Z (Ctrl+Shift+Z) pressed now would act on: a deleted session, the fork, or the open one. */
+  const pressTarget = (direction: UndoDirection): string | null => {
+    if (direction === "redo") return get().selectedSessionId;
+    return get().lastDeleted?.sessionId ?? forkToUndo()?.forkSessionId ?? get().selectedSessionId;
+  };
+  const presses = undoPresses({
+    get,
+    set: (partial) => set(partial),
+    target: pressTarget,
+    run: (direction) => (direction === "undo" ? get().undoEdit() : get().redoEdit()),
+  });
+  /** An edit ended (`ok`: it went through): the next waiting Ctrl+Z runs, or they are dropped. */
+  function endEdit(ok: boolean) {
+    set({ editBusy: false });
+    presses.next(ok);
+  }
 
   const undoRedo = (direction: "undo" | "redo") =>
     run(
@@ -231,11 +258,13 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       if (!sessionId || get().editBusy) return null;
       if (!confirm) {
         // Ask first when the branch holds the view leaf (the main side refuses with "conflict").
+        let ok = false;
         try {
           set({ editBusy: true });
           const result = await call("edits:archive", { sessionId, entryId });
           outcome(sessionId, { kind: "ok", text: `Archived the branch below ${entryId}.` });
           await refresh(sessionId, null);
+          ok = true;
           return result;
         } catch (error) {
           if (error instanceof ApiCallError && error.code === "conflict") {
@@ -250,7 +279,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
           }
           return null;
         } finally {
-          set({ editBusy: false });
+          endEdit(ok);
         }
       }
       return run(
@@ -310,6 +339,7 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       set({ deleteConfirm: null });
       if (get().editBusy) return null;
       set({ editBusy: true });
+      let ok = false;
       try {
         // Its file gone, the library's copy was the only one: Undo is the way back, not the file.
         const fileState = get().sessions.find((s) => s.id === session.sessionId)?.fileState;
@@ -327,12 +357,13 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
           },
         });
         await leaveDeleted(session.sessionId);
+        ok = true;
         return result;
       } catch (error) {
         set({ notice: { level: "error", message: `Deleting failed: ${(error as Error).message}` } });
         return null;
       } finally {
-        set({ editBusy: false });
+        endEdit(ok);
       }
     },
     async leaveDeletedElsewhere(session) {
@@ -353,17 +384,19 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       const deleted = get().lastDeleted;
       if (!deleted || get().editBusy) return null;
       set({ editBusy: true });
+      let ok = false;
       try {
         const result = await call("edits:undo", { sessionId: deleted.sessionId });
         set({ lastDeleted: null, notice: { level: "info", message: `Restored “${deleted.title}”.` } });
         await get().loadLibrary();
         await get().selectSession(deleted.sessionId);
+        ok = true;
         return result;
       } catch (error) {
         set({ notice: { level: "error", message: `Restoring failed: ${(error as Error).message}` } });
         return null;
       } finally {
-        set({ editBusy: false });
+        endEdit(ok);
       }
     },
     undoEdit() {
@@ -373,6 +406,9 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     },
     redoEdit() {
       return undoRedo("redo");
+    },
+    pressUndoRedo(direction) {
+      return presses.press(direction);
     },
   };
 };

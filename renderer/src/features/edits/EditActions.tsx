@@ -2,8 +2,8 @@
  * Issue 6: safe edits of the entry selected on the canvas (else the view leaf) — edit a user or
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
- * (Ctrl+Z / Ctrl+Shift+Z, not while typing; disabled with nothing to undo/redo, titled with what
- * they would do). Nothing is ever rewritten in place. A button's edit (or Ctrl+Z on a button) gives
+ * (Ctrl+Z / Ctrl+Shift+Z, not while typing; a press while an edit runs waits its turn; disabled
+ * with nothing to undo/redo, titled with what they would do). Nothing is ever rewritten in place. A button's edit (or Ctrl+Z on a button) gives
  * the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
@@ -86,8 +86,11 @@ export function EditActions() {
       if (isTyping(event.target)) return;
       event.preventDefault();
       const state = useCanopy.getState();
+      // Each press counts: one made while an edit runs waits its turn (edits-slice pressUndoRedo).
+      // A held key's repeats are not presses: they undo only while nothing runs.
+      if (event.repeat && state.editBusy) return;
       // With the focus on Undo (or any edit button), the key disables it too while it runs.
-      void track(() => (event.shiftKey ? state.redoEdit() : state.undoEdit()));
+      void track(() => state.pressUndoRedo(event.shiftKey ? "redo" : "undo"));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);

@@ -108,8 +108,8 @@ export function useEditFocus(
       focusKeyOf(active) ?? ((active === null || active === document.body) && current ? current.key : null);
     const promise = edit();
     if (key === null) return promise;
-    // That button's edit still runs (this one is refused meanwhile): its request stands.
-    if (current !== null && !current.done && current.key === key) return promise;
+    // Ctrl+Z pressed again while the last one runs waits its turn (edits-slice pressUndoRedo): the
+    // focus goes back once the last press has run, so this request replaces the one before.
     const id = ++lastId.current;
     setRequest({ id, key, done: false, result: null, expired: false });
     const answered = (result: EditResultDto | null) =>

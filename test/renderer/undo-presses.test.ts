@@ -1,0 +1,186 @@
+// Ctrl+Z / Ctrl+Shift+Z pressed while an edit or undo runs (renderer store against a scripted
+// contract): before, a press made while an edit ran was dropped without a word (three quick
+// presses, one undo). Each press now waits its turn and runs after the one before, in order;
+// waiting presses are dropped, and the outcome line says so, when the session changed, the edit
+// before them failed or a job started meanwhile — never applied to another session.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { gate } from "../helpers/scripted-api.ts";
+
+const script = vi.hoisted(() => ({
+  /** Channel → promises its next answers wait for (taken in order). */
+  held: new Map<string, Promise<void>[]>(),
+  calls: [] as string[],
+  /** A channel's next answer fails. */
+  failing: new Set<string>(),
+}));
+
+vi.mock("../../renderer/src/api.ts", async () => {
+  const { noModelSettings, scriptedApi } = await import("../helpers/scripted-api.ts");
+  const held = async (channel: string) => {
+    await script.held.get(channel)?.shift();
+    if (script.failing.delete(channel)) throw new Error("the server went away");
+  };
+  const edit =
+    (operation: string) =>
+    async ({ sessionId }: { sessionId: string }) => {
+      await held(operation);
+      return {
+        sessionId,
+        operation: "label",
+        viewLeafId: `${sessionId}-leaf`,
+        history: { undo: "label", redo: "label" },
+      };
+    };
+  return scriptedApi(
+    {
+      "session:tree": async ({ sessionId }: { sessionId: string }) => ({
+        sessionId,
+        version: `${sessionId}.1`,
+        viewLeafId: `${sessionId}-leaf`,
+        fileLeafId: `${sessionId}-leaf`,
+        nodes: [],
+        problems: [],
+        history: { undo: "label", redo: "label" },
+      }),
+      "context:get": async ({ sessionId }: { sessionId: string }) => ({
+        sessionId,
+        leafId: `${sessionId}-leaf`,
+        messages: [],
+      }),
+      "settings:get": noModelSettings,
+      "library:list": () => [],
+      "edits:undo": edit("edits:undo"),
+      "edits:redo": edit("edits:redo"),
+      "edits:rename": edit("edits:rename"),
+    },
+    {
+      record: (channel, input) => {
+        if (channel.startsWith("edits:"))
+          script.calls.push(`${channel} ${(input as { sessionId: string }).sessionId}`);
+      },
+    },
+  );
+});
+
+interface State {
+  selectedSessionId: string | null;
+  editBusy: boolean;
+  jobMessage: { kind: string; text: string } | null;
+  selectSession(sessionId: string | null): Promise<void>;
+  renameSession(title: string | null): Promise<unknown>;
+  pressUndoRedo(direction: "undo" | "redo"): Promise<unknown>;
+}
+// Imported through a variable so the node type-check (no DOM lib) does not follow the store.
+const storeModule = "../../renderer/src/store/index.ts";
+const { useCanopy } = (await import(storeModule)) as {
+  useCanopy: { getState(): State; setState(partial: Record<string, unknown>): void };
+};
+const state = () => useCanopy.getState();
+
+/** The next answer on `channel` waits until the returned function is called. */
+function hold(channel: string): () => void {
+  const { promise, open } = gate();
+  script.held.set(channel, [...(script.held.get(channel) ?? []), promise]);
+  return open;
+}
+
+beforeEach(async () => {
+  script.held.clear();
+  script.failing.clear();
+  useCanopy.setState({
+    runningJobs: {},
+    editBusy: false,
+    lastDeleted: null,
+    lastFork: null,
+    jobMessage: null,
+  });
+  await state().selectSession("a");
+  script.calls.length = 0;
+});
+
+describe("Ctrl+Z pressed while an edit runs", () => {
+  it("three quick presses (undo, undo, redo) each run, in order, one after the other", async () => {
+    const first = hold("edits:undo");
+    const second = hold("edits:undo");
+    const presses = [
+      state().pressUndoRedo("undo"),
+      state().pressUndoRedo("undo"),
+      state().pressUndoRedo("redo"),
+    ];
+    // Only the first has gone to the server: the others wait their turn.
+    await vi.waitFor(() => expect(script.calls).toEqual(["edits:undo a"]));
+    first();
+    await vi.waitFor(() => expect(script.calls).toEqual(["edits:undo a", "edits:undo a"]));
+    second();
+    const results = await Promise.all(presses);
+    expect(script.calls).toEqual(["edits:undo a", "edits:undo a", "edits:redo a"]);
+    expect(results.every((result) => result !== null)).toBe(true);
+    expect(state().editBusy).toBe(false);
+    expect(state().jobMessage).toEqual({ kind: "ok", text: "Redid label." });
+  });
+
+  it("a press made while a rename runs undoes once the rename is done", async () => {
+    const renamed = hold("edits:rename");
+    const rename = state().renameSession("New title");
+    const undo = state().pressUndoRedo("undo");
+    await vi.waitFor(() => expect(script.calls).toEqual(["edits:rename a"]));
+    renamed();
+    await rename;
+    expect(await undo).not.toBeNull();
+    expect(script.calls).toEqual(["edits:rename a", "edits:undo a"]);
+  });
+
+  it("another session opened meanwhile: the waiting presses are dropped, and the line says so", async () => {
+    const first = hold("edits:undo");
+    const presses = [
+      state().pressUndoRedo("undo"),
+      state().pressUndoRedo("undo"),
+      state().pressUndoRedo("undo"),
+    ];
+    await state().selectSession("b");
+    first();
+    const results = await Promise.all(presses);
+    expect(results.slice(1)).toEqual([null, null]);
+    expect(script.calls).toEqual(["edits:undo a"]);
+    expect(state().jobMessage?.text).toContain(
+      "2 more Ctrl+Z presses were dropped: the open session changed meanwhile.",
+    );
+    expect(state().editBusy).toBe(false);
+  });
+
+  it("the undo before them failed: the waiting presses are dropped, and the line says so", async () => {
+    const first = hold("edits:undo");
+    script.failing.add("edits:undo");
+    const presses = [state().pressUndoRedo("undo"), state().pressUndoRedo("redo")];
+    first();
+    expect(await Promise.all(presses)).toEqual([null, null]);
+    expect(script.calls).toEqual(["edits:undo a"]);
+    expect(state().jobMessage).toEqual({
+      kind: "error",
+      text: "Undo failed: the server went away. 1 more Ctrl+Shift+Z press was dropped: the edit before them did not go through.",
+    });
+  });
+
+  it("a compaction started meanwhile: the waiting presses are dropped, and the line says so", async () => {
+    const first = hold("edits:undo");
+    const presses = [state().pressUndoRedo("undo"), state().pressUndoRedo("undo")];
+    useCanopy.setState({
+      runningJobs: {
+        a: {
+          kind: "compaction",
+          sessionId: "a",
+          text: "Compacting…",
+          here: false,
+          seen: 1,
+          textSeen: 1,
+          since: 0,
+        },
+      },
+    });
+    first();
+    const results = await Promise.all(presses);
+    expect(results[1]).toBeNull();
+    expect(script.calls).toEqual(["edits:undo a"]);
+    expect(state().jobMessage?.text).toContain("1 more Ctrl+Z press was dropped: a compaction started.");
+  });
+});
