@@ -193,6 +193,9 @@ describe("browser mode", () => {
     await keep.fill("12345");
     await keep.press("Enter");
     await expect.poll(async () => (await api<Saved>("settings:get", {})).compaction.keepRecentTokens).toBe(12345);
+    // The page has the save's answer too (the settings answer first; the answer sets the field
+    // and the value a next save names as expected): only then is "-5" typed.
+    await expect.poll(() => keep.getAttribute("aria-busy")).toBe("false");
     await keep.fill("-5");
     await keep.press("Enter");
     await expect.poll(() => panel.locator('[data-setting="compaction.keepRecentTokens"] [role="alert"]').textContent()).toMatch(
@@ -201,7 +204,11 @@ describe("browser mode", () => {
     expect((await api<Saved>("settings:get", {})).compaction.keepRecentTokens).toBe(12345);
     await panel.getByLabel("Automatic compaction").uncheck();
     await expect.poll(async () => (await api<Saved>("settings:get", {})).compaction.enabled).toBe(false);
+    // Checked again once the page has the answer: before, it would name the old value as expected
+    // and be refused as changed elsewhere, leaving compaction off.
+    await expect.poll(() => panel.getByLabel("Automatic compaction").getAttribute("aria-busy")).toBe("false");
     await panel.getByLabel("Automatic compaction").check();
+    await expect.poll(async () => (await api<Saved>("settings:get", {})).compaction.enabled).toBe(true);
 
     await panel.getByLabel("Base URL").fill("not a url");
     await panel.getByLabel("Model id").fill("llama3.1");

@@ -53,6 +53,8 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
   const [error, setError] = useState<string | null>(null);
   /** The value set elsewhere while the user was editing this field (null: none). */
   const [elsewhere, setElsewhere] = useState<string | null>(null);
+  /** A save of this field is on its way (aria-busy): its answer sets what the field shows. */
+  const [saving, setSaving] = useState(false);
   if (!Object.is(value, base)) {
     // A new stored value (saved here, in another window or by the CLI): shown unless the user is
     // typing something else here, which is kept — and told what the value became.
@@ -66,6 +68,7 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
     setBase(value);
   }
   const save = async (raw: unknown) => {
+    setSaving(true);
     try {
       const settings = await call("settings:set", { key: settingKey, value: raw, expected: base ?? null });
       setDraft(textOf(getSettingAt(settings, settingKey)));
@@ -75,6 +78,8 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
     } catch (caught) {
       setError(failed(caught, onStale));
       if (kind === "checkbox") setChecked(value === true);
+    } finally {
+      setSaving(false);
     }
   };
   const commit = () => {
@@ -95,6 +100,7 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
           <input
             id={id}
             type="checkbox"
+            aria-busy={saving}
             checked={checked}
             onChange={(event) => {
               setChecked(event.target.checked);
@@ -109,6 +115,7 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
           <input
             id={id}
             type={kind === "number" ? "number" : "text"}
+            aria-busy={saving}
             value={draft}
             placeholder={hint}
             onChange={(event) => setDraft(event.target.value)}
