@@ -106,7 +106,8 @@ describe("finishing issue 6 in the app", () => {
       "E2E renamed session",
     );
     await poll(() => undoButton().getAttribute("title")).toBe("Undo rename (Ctrl+Z)");
-    expect(await undoButton().isDisabled()).toBe(false);
+    // The title shows once the tree is back; the rename ends (Undo enabled) just after.
+    await poll(() => undoButton().isDisabled()).toBe(false);
     await shot("01-renamed");
 
     // F2 renames too; an empty title goes back to the file's own. Escape cancels a double-click rename.
@@ -245,6 +246,9 @@ describe("finishing issue 6 in the app", () => {
 
     await warning.getByRole("button", { name: "Export anyway" }).click();
     await poll(() => dialog.count()).toBe(0);
+    // The page's tree has the new line before Fit View fits it (the library had it first; an
+    // entry off the fitted view is not drawn).
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-total-count")).toBe("3");
     await page.getByRole("button", { name: "Fit View" }).click();
     await poll(renderedEntryIds).toContain("l3");
     await poll(() => page.getByTestId("notice").textContent()).toContain(`as ${out}`);
@@ -360,6 +364,11 @@ describe("finishing issue 6 in the app", () => {
     expect(sent.at(-1)).toEqual({ role: "user", content: EDITED });
     expect(sent.filter((m) => m.content === EDITED)).toHaveLength(1);
 
+    // The page has the reply in its tree before Fit View fits it (the library has it first; an
+    // entry off the fitted view is not drawn).
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-total-count")).toBe(
+      String(after.nodes.length),
+    );
     await page.getByRole("button", { name: "Fit View" }).click();
     await poll(renderedEntryIds).toContain(reply?.id);
     const expected = await api<ContextView>("context:get", { sessionId: session.id });

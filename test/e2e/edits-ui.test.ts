@@ -34,6 +34,17 @@ async function fitView(): Promise<void> {
   await viewportSettled(page);
 }
 
+/**
+ * The page's own edit has ended (the library answers first): Undo names it, as the refreshed tree
+ * says, and is enabled again. Fit View before that fits the tree as it was: an entry the refresh
+ * adds or shows may land off the fitted view, and is not drawn.
+ */
+async function pageEditDone(undoTitle: string): Promise<void> {
+  const undo = page.getByTestId("edit-actions").getByRole("button", { name: "Undo", exact: true });
+  await poll(() => undo.getAttribute("title")).toBe(`${undoTitle} (Ctrl+Z)`);
+  await poll(() => undo.isDisabled()).toBe(false);
+}
+
 async function renderedEntryIds(): Promise<string[]> {
   return page
     .getByTestId("tree-canvas")
@@ -119,6 +130,7 @@ describe("editing sessions safely (issue 6)", () => {
       before.nodes.length,
     );
 
+    await pageEditDone("Undo edit as new branch");
     await fitView();
     await poll(renderedEntryIds).toContain(added.id);
     expect(await renderedEntryIds()).toContain(user.id);
@@ -141,6 +153,7 @@ describe("editing sessions safely (issue 6)", () => {
     await openSession(sessionId, originalUser.id);
     await page.getByRole("button", { name: "Archive branch" }).click();
     await poll(async () => (await tree(sessionId)).nodes.filter((n) => n.archived).length).toBe(branch.size);
+    await pageEditDone("Undo archive");
     await fitView();
     await poll(async () => (await renderedEntryIds()).filter((id) => branch.has(id)).length).toBe(0);
     expect(await renderedEntryIds()).toContain(editedId);
@@ -161,6 +174,7 @@ describe("editing sessions safely (issue 6)", () => {
     await poll(() => llmView().getAttribute("data-leaf-id")).toBe(originalUser.id);
     await page.getByRole("button", { name: "Restore branch" }).click();
     await poll(async () => (await tree(sessionId)).nodes.filter((n) => n.archived).length).toBe(0);
+    await pageEditDone("Undo branch restore");
     await page.getByLabel("Show archived").uncheck();
     await fitView();
     await poll(async () => (await renderedEntryIds()).filter((id) => branch.has(id)).length).toBeGreaterThan(
