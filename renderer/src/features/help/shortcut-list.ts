@@ -24,8 +24,11 @@ export const SHORTCUT_GROUPS: readonly ShortcutGroup[] = [
       { keys: ["?"], what: "This list of shortcuts" },
       { keys: ["/", "Ctrl/Cmd+K"], what: "Search all sessions" },
       { keys: ["Escape"], what: "Cancel the running reply, compaction, branch summary or import" },
-      { keys: ["Ctrl/Cmd+Z"], what: "Undo Canopy's last edit of the open session (not while typing)" },
-      { keys: ["Ctrl/Cmd+Shift+Z"], what: "Redo" },
+      {
+        keys: ["Ctrl/Cmd+Z"],
+        what: "Undo Canopy's last edit of the open session (not while typing; a press during an edit waits its turn)",
+      },
+      { keys: ["Ctrl/Cmd+Shift+Z"], what: "Redo (a press during an edit waits its turn)" },
       { keys: ["F2"], what: "Rename the open session" },
     ],
   },
