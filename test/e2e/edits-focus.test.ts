@@ -6,7 +6,8 @@
 // Save as new branch gives it to Edit as new branch the same way (and keeps it when the save
 // fails, the box still open); an edit's outcome line names its
 // session when another one was opened meanwhile (and the archive question is not asked there);
-// renaming by keyboard leaves it on Rename.
+// renaming by keyboard leaves it on Rename; Ctrl+Z pressed twice, then another session opened, undoes
+// once and says the second press was dropped.
 // Screenshots: test-artifacts/edits-focus/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -392,6 +393,36 @@ describe("edit buttons keep the keyboard focus", () => {
     await api("edits:undo", { sessionId: store });
     await poll(labelOf).toBe(undefined);
   }, 60_000);
+
+  it("Ctrl+Z pressed twice, then another session opened while the first undo runs: the second is dropped, and the line says so", async () => {
+    const store = await demoSessionId(mode, STORE_TITLE);
+    const parser = await demoSessionId(mode, PARSER_TITLE);
+    await openSessionShowingAll(page, mode, store);
+    const { onId } = await entriesToEdit(store);
+    const labelOf = async () => (await tree(store)).nodes.find((node) => node.id === onId)?.label;
+    await api("edits:label", { sessionId: store, targetId: onId, label: "qa-kept" });
+    await api("edits:label", { sessionId: store, targetId: onId, label: "qa-undone" });
+    await poll(() => entry(onId).textContent()).toContain("qa-undone");
+    const parserHistory = (await tree(parser)).history;
+    const restore = await slowDown(["edits:undo"], 1_500);
+    try {
+      await page.locator("body").click({ position: { x: 5, y: 5 } });
+      await page.keyboard.press("Control+z");
+      await page.keyboard.press("Control+z");
+      await page.locator(`.session-groups [data-session-id="${parser}"]`).first().click();
+      await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(parser);
+      await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+        `In “${STORE_TITLE}”: Undid label. 1 more Ctrl+Z press was dropped: the open session changed meanwhile.`,
+      );
+      await shot("05-second-undo-dropped");
+      // One undo on the session it was pressed for; nothing undone in the one opened.
+      expect(await labelOf()).toBe("qa-kept");
+      expect((await tree(parser)).history).toEqual(parserHistory);
+    } finally {
+      await restore();
+    }
+    await api("edits:undo", { sessionId: store });
+  });
 
   it("the archive question answered after another session was opened: not asked there, the line names the session", async () => {
     const store = await demoSessionId(mode, STORE_TITLE);
