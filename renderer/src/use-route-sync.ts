@@ -13,11 +13,16 @@ export function useRouteSync(): void {
   const entryId = useCanopy((state) => state.selectedEntryId);
 
   useEffect(() => {
+    // Which hash change is the newest: one that finds a newer one came while it waited for its
+    // session to load leaves the selection to that one (or it would undo it with its older route).
+    let latest = 0;
     const open = async () => {
+      const mine = ++latest;
       const route = parseRoute(window.location.hash);
       const state = useCanopy.getState();
       if (!route.sessionId) return;
       if (route.sessionId !== state.selectedSessionId) await state.selectSession(route.sessionId);
+      if (mine !== latest) return;
       const { tree, selectedEntryId } = useCanopy.getState();
       if (route.leafId !== null && tree?.sessionId === route.sessionId && !tree.nodes.some((node) => node.id === route.leafId)) {
         // Mistyped, or an entry an undo took away since: the session at its view leaf, and why.
