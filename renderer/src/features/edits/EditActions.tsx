@@ -3,8 +3,8 @@
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; a press while an edit runs waits its turn; disabled
- * with nothing to undo/redo, titled with what they would do). Nothing is ever rewritten in place. A button's edit (or Ctrl+Z on a button) gives
- * the keyboard focus back once done (edit-focus.ts).
+ * with nothing to undo/redo, titled with what they would do). Nothing is ever rewritten in place.
+ * A button's edit (or Ctrl+Z on a button) gives the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { TreeNodeDto } from "../../../../core/api/dto.ts";
