@@ -313,7 +313,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         else {
           const value = getSettingAt(settings, key);
           const known = SETTING_KEYS.includes(key) || (value !== null && typeof value === "object");
-          if (!known) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
+          if (!known) throw unknownSetting(key);
           // A model subkey reads as null while no model is configured.
           cli.io.out(toJson(value ?? null, 2));
         }
@@ -322,7 +322,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       if (action === "set") {
         if (key === undefined || rest.length === 0) throw new UsageError("usage: settings set <key> <value>");
         // As for `settings get`: a key that is no setting is a usage error (exit 2), not a failure.
-        if (!SETTING_KEYS.includes(key)) throw new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
+        if (!SETTING_KEYS.includes(key)) throw unknownSetting(key);
         const text = rest.join(" ");
         let value: unknown = text;
         try {
@@ -343,4 +343,16 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
     default:
       return false;
   }
+}
+
+/**
+ * A key `settings` does not take. The agent folders are stored in settings as `library.folders`
+ * (README says so) but read and set with a command of their own: said instead of "unknown".
+ */
+function unknownSetting(key: string): UsageError {
+  if (key === "library.folders")
+    return new UsageError(
+      "the agent session folders are read and set with `canopy folders` (`folders set <dir>…`, `folders reset`)",
+    );
+  return new UsageError(`unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`);
 }

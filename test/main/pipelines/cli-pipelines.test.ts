@@ -380,6 +380,14 @@ describe("canopy settings", () => {
     const unknownSet = await cli("settings", "set", "compaction.nope", "1");
     expect(unknownSet.code).toBe(2);
     expect(oneErrorLine(unknownSet)).toMatch(/^canopy: unknown setting "compaction\.nope" \(known: .*\) \(see `canopy help`\)$/);
+    // The agent folders are stored as library.folders but have a command of their own: said so.
+    for (const args of [["get", "library.folders"], ["set", "library.folders", '["/tmp/x"]']]) {
+      const folders = await cli("settings", ...args);
+      expect(folders.code, args.join(" ")).toBe(2);
+      expect(oneErrorLine(folders), args.join(" ")).toMatch(
+        /^canopy: the agent session folders are read and set with `canopy folders` \(`folders set <dir>…`, `folders reset`\)/,
+      );
+    }
     const action = await cli("settings", "frob");
     expect(action.code).toBe(2);
     expect(oneErrorLine(action)).toMatch(/^canopy: settings takes "get" or "set", not "frob"/);
