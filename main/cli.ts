@@ -134,7 +134,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
           ? await exportToOutput(cli, input)
           : await cli.request("session:export", { ...input, outPath: path.resolve(options.out) });
       if (result.reimportedEntries) {
-        cli.io.err(`re-imported ${result.reimportedEntries} new entries from the session file first`);
+        cli.io.err(`re-imported ${counted(result.reimportedEntries, "new entry", "new entries")} from the session file first`);
       }
       if (result.path) cli.io.err(`wrote ${result.lines} lines to ${result.path}`);
       return true;

@@ -7,6 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { counted } from "../../core/session/describe.ts";
 import { ApiFailure, invalidInput } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { SECRETS_FILE } from "../secrets.ts";
@@ -161,7 +162,7 @@ export async function guardExport(
     live.modifiedAgoMs < LIVE_WINDOW_MS
       ? `was modified ${Math.round(live.modifiedAgoMs / 1000)} s ago`
       : "grew since its import";
-  const added = live.entriesAdded > 0 ? ` (${live.entriesAdded} new entries re-imported)` : "";
+  const added = live.entriesAdded > 0 ? ` (${counted(live.entriesAdded, "new entry", "new entries")} re-imported)` : "";
   throw new ApiFailure(
     "live_source",
     `${path.basename(live.sourcePath)} ${how}${added}: its agent is still writing it, and an export into its folder ${path.dirname(live.sourcePath)} could be taken for one of its sessions. Confirm to export there anyway (CLI: --force).`,

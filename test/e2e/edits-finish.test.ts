@@ -238,7 +238,7 @@ describe("finishing issue 6 in the app", () => {
     await dialog.getByLabel(/Save to path/).press("Enter");
     const warning = page.getByTestId("export-warning");
     await poll(() => warning.textContent()).toContain("its agent is still writing it");
-    expect(await warning.textContent()).toContain("1 new entries re-imported");
+    expect(await warning.textContent()).toContain("1 new entry re-imported");
     // The new line is in the library already; nothing was written yet.
     await poll(async () => (await tree("e2e-live")).nodes.map((node) => node.id)).toContain("l3");
     await shot("03-live-folder-warning");

@@ -74,7 +74,7 @@ describe("export of a session whose file the agent is writing", () => {
     const out = path.join(agentDir, "copy.jsonl");
     const refused = await h.fail("session:export", { sessionId, outPath: out });
     expect(refused.code).toBe("live_source");
-    expect(refused.message).toContain("session.jsonl grew since its import (1 new entries re-imported)");
+    expect(refused.message).toContain("session.jsonl grew since its import (1 new entry re-imported)");
     expect(refused.message).toContain("--force");
     expect(refused.message).not.toContain("\n");
     expect(fs.existsSync(out)).toBe(false);
@@ -212,7 +212,7 @@ describe("export of a session whose file the agent is writing", () => {
     expect(await run("export", sessionId, "--out", target)).toBe(1);
     expect(err).toHaveLength(1);
     expect(err[0]).toMatch(
-      /^canopy: error: session\.jsonl (was modified \d+ s ago|grew since its import) \(1 new entries re-imported\).*--force/,
+      /^canopy: error: session\.jsonl (was modified \d+ s ago|grew since its import) \(1 new entry re-imported\).*--force/,
     );
     expect(fs.existsSync(target)).toBe(false);
     err.length = 0;
