@@ -6,7 +6,7 @@
  * fields the user is not editing; a field being edited keeps what is typed and says what the
  * value became (Escape takes it). The main side's one-line reason shows next to a refused value.
  */
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { getSettingAt, type ModelSettings, type Settings } from "../../../../core/settings/schema.ts";
 import { ApiCallError, call } from "../../api.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
@@ -55,36 +55,65 @@ function SettingField({ label, settingKey, value, kind, onSaved, onStale, hint }
   const [elsewhere, setElsewhere] = useState<string | null>(null);
   /** A save of this field is on its way (aria-busy): its answer sets what the field shows. */
   const [saving, setSaving] = useState(false);
+  /**
+   * This field's saves, one after the other: one made before the last one answered waits for it
+   * and names what it stored as `expected` (else it named the value before, and was refused as
+   * changed elsewhere). `known` is the stored value as this field last learnt it.
+   */
+  const saves = useRef({ tail: Promise.resolve(), waiting: 0, known: value, last: undefined as unknown });
   if (!Object.is(value, base)) {
     // A new stored value (saved here, in another window or by the CLI): shown unless the user is
-    // typing something else here, which is kept — and told what the value became.
-    const editing = !Object.is(parsed(draft, kind), base) && !Object.is(parsed(draft, kind), value);
-    if (editing) setElsewhere(textOf(value) || "none");
-    else {
-      setDraft(textOf(value));
-      setElsewhere(null);
+    // typing something else here, which is kept — and told what the value became. While this
+    // field's own saves are on their way, the last one's answer says what the field shows.
+    if (saves.current.waiting === 0) {
+      const editing = !Object.is(parsed(draft, kind), base) && !Object.is(parsed(draft, kind), value);
+      if (editing) setElsewhere(textOf(value) || "none");
+      else {
+        setDraft(textOf(value));
+        setElsewhere(null);
+      }
+      setChecked(value === true);
+      saves.current.known = value;
     }
-    setChecked(value === true);
     setBase(value);
   }
-  const save = async (raw: unknown) => {
-    setSaving(true);
+  const saveNow = async (raw: unknown) => {
+    const queue = saves.current;
     try {
-      const settings = await call("settings:set", { key: settingKey, value: raw, expected: base ?? null });
-      setDraft(textOf(getSettingAt(settings, settingKey)));
-      setElsewhere(null);
+      const settings = await call("settings:set", {
+        key: settingKey,
+        value: raw,
+        expected: queue.known ?? null,
+      });
+      queue.known = getSettingAt(settings, settingKey);
+      // A later save waits: what the user typed or ticked since stays until its answer.
+      if (queue.waiting === 1) {
+        setDraft(textOf(queue.known));
+        setChecked(queue.known === true);
+        setElsewhere(null);
+      }
       setError(null);
       onSaved(settings);
     } catch (caught) {
       setError(failed(caught, onStale));
-      if (kind === "checkbox") setChecked(value === true);
+      if (kind === "checkbox" && queue.waiting === 1) setChecked(queue.known === true);
     } finally {
-      setSaving(false);
+      if (--queue.waiting === 0) setSaving(false);
     }
+  };
+  const save = (raw: unknown) => {
+    const queue = saves.current;
+    queue.waiting++;
+    queue.last = raw;
+    setSaving(true);
+    queue.tail = queue.tail.then(() => saveNow(raw));
+    return queue.tail;
   };
   const commit = () => {
     // Only what the user changed: leaving an untouched field saves nothing (it might be stale).
     const raw = parsed(draft, kind);
+    // Enter then leaving the field: that value is on its way already.
+    if (saves.current.waiting > 0 && Object.is(raw, saves.current.last)) return;
     if (Object.is(raw, base)) {
       setDraft(textOf(base));
       setError(null);
