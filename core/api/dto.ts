@@ -327,6 +327,11 @@ export interface NavigationPreviewDto {
   commonAncestorId: string | null;
   /** Entries a branch summary would cover (the abandoned path to the common ancestor). */
   entriesToSummarize: string[];
+  /**
+   * Whether any of those entries gives a branch summary a message (SPEC §8.2, core's rule on the
+   * stored entries): false when they are only tool results and bookkeeping, or none.
+   */
+  summaryHasMessages: boolean;
   /** Where the view leaf goes (a user/custom message target → its parent). */
   newLeafId: string | null;
   editorText: string | null;

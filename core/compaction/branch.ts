@@ -64,6 +64,14 @@ function branchEntryToMessage(entry: SessionEntry): AgentMessage | undefined {
   return entryToCompactionMessage(entry);
 }
 
+/**
+ * §8.2: whether a branch summary gets a message from `entry` (tool results and bookkeeping
+ * entries give none). The rule prepareBranchEntries applies, for callers that only ask.
+ */
+export function givesBranchMessage(entry: SessionEntry): boolean {
+  return branchEntryToMessage(entry) !== undefined;
+}
+
 export interface PreparedBranchEntries {
   /** Chronological. */
   messages: AgentMessage[];

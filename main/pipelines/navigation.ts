@@ -4,7 +4,11 @@
  * navigation destination. Hooks `session_before_tree` / `session_tree` run around it.
  */
 import type { NavigationPreviewDto, NavigationResultDto } from "../../core/api/dto.ts";
-import { collectEntriesForBranchSummary, newLeafForNavigation } from "../../core/compaction/branch.ts";
+import {
+  collectEntriesForBranchSummary,
+  givesBranchMessage,
+  newLeafForNavigation,
+} from "../../core/compaction/branch.ts";
 import { generateBranchSummary } from "../../core/compaction/summarize.ts";
 import type { SummaryCutOff } from "../../core/compaction/types.ts";
 import { branchTokenBudget } from "../../core/compaction/summarize-branch.ts";
@@ -17,7 +21,7 @@ import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } fro
 import { structuralIndex } from "../library/structure-index.ts";
 import { loadSettings } from "../settings/store.ts";
 import { type EntryShape, getEntryRowById, listEntryShapes } from "../store/repos/entries.ts";
-import { loadBranchWindow } from "./branch-window.ts";
+import { branchGivesMessage, loadBranchWindow } from "./branch-window.ts";
 import { modelFailure, summaryFailure } from "./errors.ts";
 import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import type { Job } from "./jobs.ts";
@@ -47,11 +51,13 @@ interface NavigationPlan {
   preview: NavigationPreviewDto;
 }
 
+/** `givesMessage`: whether the abandoned entries (parsed or stubs) give a summary a message. */
 function planOn(
   index: TreeIndex,
   viewLeafId: string | null,
   target: SessionEntry,
   sessionId: string,
+  givesMessage: (entries: SessionEntry[]) => boolean,
 ): { entries: SessionEntry[]; preview: NavigationPreviewDto } {
   const { entries, commonAncestorId } = collectEntriesForBranchSummary(index, viewLeafId, target.id);
   // The index's repaired parents: an orphan's or a cycle-closer's parent is null (D3).
@@ -64,10 +70,20 @@ function planOn(
       oldLeafId: viewLeafId,
       commonAncestorId,
       entriesToSummarize: entries.map((entry) => entry.id),
+      summaryHasMessages: givesMessage(entries),
       newLeafId: destination.newLeafId,
       editorText: destination.editorText ?? null,
     },
   };
+}
+
+/** The library row of each entry of a structural index built on `shapes`. */
+function pksOf(index: TreeIndex, shapes: readonly EntryShape[]): Map<SessionEntry, number> {
+  const pkOf = new Map<SessionEntry, number>();
+  index.entries.forEach((entry, i) => {
+    pkOf.set(entry, (shapes[i] as EntryShape)[0]);
+  });
+  return pkOf;
 }
 
 /**
@@ -81,7 +97,9 @@ function planNavigation(ctx: AppContext, sessionId: string, targetId: string): N
     const state = loadSessionState(ctx.db, sessionId);
     const target = state.index.byId.get(targetId);
     if (!target) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
-    const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId);
+    const { entries, preview } = planOn(state.index, state.viewLeafId, target, sessionId, (parsed) =>
+      parsed.some(givesBranchMessage),
+    );
     return {
       state,
       target,
@@ -99,11 +117,10 @@ function planNavigation(ctx: AppContext, sessionId: string, targetId: string): N
   const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
   if (!stored) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
   const target = JSON.parse(stored.json) as SessionEntry;
-  const { entries: stubs, preview } = planOn(index, viewLeafId, target, sessionId);
-  const pkOf = new Map<SessionEntry, number>();
-  index.entries.forEach((entry, i) => {
-    pkOf.set(entry, (shapes[i] as EntryShape)[0]);
-  });
+  const pkOf = pksOf(index, shapes);
+  const { entries: stubs, preview } = planOn(index, viewLeafId, target, sessionId, (abandoned) =>
+    branchGivesMessage(ctx.db, abandoned, pkOf),
+  );
   return {
     state: { sessionId, viewLeafId, leafId: viewLeafId },
     target,
@@ -116,17 +133,22 @@ function planNavigation(ctx: AppContext, sessionId: string, targetId: string): N
 
 /**
  * The preview alone (asked for every drop target while dragging): the same plan on the
- * structural index, parsing only the target entry instead of the whole session.
+ * structural index, parsing only the target entry and, newest first, the abandoned entries up to
+ * the first that gives a summary a message, instead of the whole session.
  */
 export function navigationPreview(ctx: AppContext, sessionId: string, targetId: string): NavigationPreviewDto {
   const row = requireSession(ctx.db, sessionId);
   const viewLeafId = effectiveViewLeaf(row);
-  const index = structuralIndex(ctx.db, row.sid);
+  const shapes = listEntryShapes(ctx.db, row.sid);
+  const index = structuralIndex(ctx.db, row.sid, shapes);
   if (viewLeafId !== null && !index.byId.has(viewLeafId))
     throw notFound(`Session ${sessionId} has no entry ${viewLeafId}`);
   const stored = index.byId.has(targetId) ? getEntryRowById(ctx.db, row.sid, targetId) : undefined;
   if (!stored) throw notFound(`Session ${sessionId} has no entry ${targetId}`);
-  return planOn(index, viewLeafId, JSON.parse(stored.json) as SessionEntry, sessionId).preview;
+  const pkOf = pksOf(index, shapes);
+  return planOn(index, viewLeafId, JSON.parse(stored.json) as SessionEntry, sessionId, (abandoned) =>
+    branchGivesMessage(ctx.db, abandoned, pkOf),
+  ).preview;
 }
 
 function unchanged(plan: NavigationPlan, cancelled: boolean, aborted = false): NavigationResultDto {

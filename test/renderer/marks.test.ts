@@ -181,6 +181,7 @@ describe("plan and branch-move highlights", () => {
       oldLeafId: "leaf",
       commonAncestorId: "r",
       entriesToSummarize: [...Array.from({ length: 20 }, (_, i) => `c${i}`), "leaf"],
+      summaryHasMessages: true,
       newLeafId: "r",
       editorText: "user other",
     };

@@ -50,6 +50,7 @@ describe("navigation preview on a long session", () => {
       oldLeafId: `a${TURNS - 1}`,
       commonAncestorId: "a10",
       entriesToSummarize: abandoned,
+      summaryHasMessages: true,
       newLeafId: "a10",
       editorText: "another way",
     });

@@ -9,7 +9,6 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
 import { keepTabInside } from "../common/focus-trap.ts";
-import { summaryReadsNothing } from "./branch-reads.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 import { shownSnippet } from "./snippet.ts";
@@ -23,14 +22,6 @@ export function BranchDialog() {
   const close = useCanopy((state) => state.closeBranchDialog);
   const confirm = useCanopy((state) => state.confirmBranch);
   const sessionId = useCanopy((state) => state.selectedSessionId);
-  // Only bookkeeping left behind (a model change, a label…): the agents' summary then says just that.
-  const readsNothing = useCanopy((state) => {
-    const ids = state.branchDialog?.preview?.entriesToSummarize;
-    const layout = selectLayout(state);
-    return ids !== undefined && ids.length > 0 && layout !== null
-      ? summaryReadsNothing(ids, (id) => layout.entry(id))
-      : false;
-  });
   const kept = useCanopy((state) => (sessionId === null ? undefined : state.branchInstructions[sessionId]));
   const keep = useCanopy((state) => state.setBranchInstructions);
   const [withInstructions, setWithInstructions] = useState(false);
@@ -76,6 +67,9 @@ export function BranchDialog() {
   if (!dialog) return null;
   const preview = dialog.preview;
   const count = preview?.entriesToSummarize.length ?? null;
+  // Only tool results and bookkeeping left behind (a model change, a label…), as core reads the
+  // entries (SPEC §8.2): the agents' summary then says just that.
+  const readsNothing = count !== null && count > 0 && preview?.summaryHasMessages === false;
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     keepTabInside(event);
     if (event.key !== "Escape") return;
