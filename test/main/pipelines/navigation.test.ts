@@ -104,6 +104,32 @@ describe("navigation without a summary", () => {
     expect((await h.snapshot(sessionId)).viewLeafId).toBe("a1");
     expect((await h.call("context:get", { sessionId })).messageEntryIds).toEqual(["u1", "a1"]);
   });
+
+  it("instructions (or replacing the prompt) without asking for a summary are refused, nothing moved", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    const before = await h.snapshot(sessionId);
+    const refusals = [
+      { customInstructions: "focus on the build" },
+      { summarize: false, customInstructions: "focus on the build" },
+      { summarize: false, customInstructions: "x", replacePrompt: true },
+      { replacePrompt: true },
+      // Replacing the prompt with nothing: the CLI's rule too (--replace-prompt needs --instructions).
+      { summarize: true, replacePrompt: true },
+    ];
+    for (const extra of refusals) {
+      const error = await h.fail("navigation:navigate", { sessionId, targetId: "a1", ...extra });
+      expect(error.code).toBe("invalid_input");
+      expect(error.message).toMatch(/branch.summary/);
+    }
+    expect((await h.fail("navigation:navigate", { sessionId, targetId: "a1", customInstructions: "x" })).message).toBe(
+      "Custom instructions are for the branch summary: ask for one (summarize: true) or leave them out; nothing moved",
+    );
+    expect(await h.snapshot(sessionId)).toEqual(before);
+    // What the app sends: a plain move, and replacePrompt: false alone, still move.
+    await h.call("navigation:navigate", { sessionId, targetId: "a1", summarize: false, replacePrompt: false });
+    expect((await h.snapshot(sessionId)).viewLeafId).toBe("a1");
+    expect(server.requests).toHaveLength(0);
+  });
 });
 
 describe("navigation with a branch summary", () => {
