@@ -184,3 +184,35 @@ describe("Ctrl+Z pressed while an edit runs", () => {
     expect(state().jobMessage?.text).toContain("1 more Ctrl+Z press was dropped: a compaction started.");
   });
 });
+
+describe("Ctrl+Z pressed while a compaction or branch summary runs (no edit busy)", () => {
+  const running = (kind: string) =>
+    useCanopy.setState({
+      runningJobs: { a: { kind, sessionId: "a", text: "…", here: false, seen: 1, textSeen: 1, since: 0 } },
+    });
+
+  it("does nothing, and the outcome line says why (once, however often the key repeats)", async () => {
+    running("compaction");
+    expect(await state().pressUndoRedo("undo")).toBeNull();
+    expect(state().jobMessage).toEqual({
+      kind: "error",
+      text: "Ctrl+Z did nothing: a compaction is running on this session; wait for it or cancel it first (Escape).",
+    });
+    const shown = state().jobMessage;
+    for (let i = 0; i < 5; i++) await state().pressUndoRedo("undo");
+    // The same line, not a new one per repeat (nothing re-announced either).
+    expect(state().jobMessage).toBe(shown);
+    running("branch-summary");
+    await state().pressUndoRedo("redo");
+    expect(state().jobMessage?.text).toBe(
+      "Ctrl+Shift+Z did nothing: a branch summary is running on this session; wait for it or cancel it first (Escape).",
+    );
+    expect(script.calls).toEqual([]);
+  });
+
+  it("a chat reply being written does not stop it", async () => {
+    running("chat");
+    expect(await state().pressUndoRedo("undo")).not.toBeNull();
+    expect(script.calls).toEqual(["edits:undo a"]);
+  });
+});

@@ -180,6 +180,8 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
     set: (partial) => set(partial),
     target: pressTarget,
     run: (direction) => (direction === "undo" ? get().undoEdit() : get().redoEdit()),
+    // Restoring a deleted session does not wait for the open session's job; every other undo does.
+    blockingJob: (direction) => (direction === "undo" && get().lastDeleted ? null : selectRunning(get())),
   });
   /** An edit ended (`ok`: it went through): the next waiting Ctrl+Z runs, or they are dropped. */
   function endEdit(ok: boolean) {

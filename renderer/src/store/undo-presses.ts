@@ -2,12 +2,13 @@
  * Ctrl+Z / Ctrl+Shift+Z pressed while an edit (or an undo) runs: each press waits its turn and runs
  * after it, in order, against the state the one before left. Waiting presses are dropped, and the
  * outcome line says so, when the edit before them did not go through, a job started on the session,
- * or the session undo/redo would act on is no longer the one they were pressed for.
+ * or the session undo/redo would act on is no longer the one they were pressed for. A press made
+ * while a compaction or branch summary runs (no edit busy) does nothing, and the line says why.
  */
 import type { EditResultDto } from "../../../core/api/dto.ts";
 import type { CanopyState } from "./index.ts";
 import type { JobMessage } from "./job-messages.ts";
-import { selectRunning } from "./jobs-slice.ts";
+import { type RunningJob, selectRunning, sessionBusyText } from "./jobs-slice.ts";
 
 export type UndoDirection = "undo" | "redo";
 
@@ -32,6 +33,8 @@ export interface UndoPressesDeps {
   target(direction: UndoDirection): string | null;
   /** Runs the undo or redo (it marks the edits busy before its first await, or refuses). */
   run(direction: UndoDirection): Promise<EditResultDto | null>;
+  /** The compaction or branch summary `run` would refuse for now (null: none stands in its way). */
+  blockingJob(direction: UndoDirection): RunningJob | null;
 }
 
 const JOB_NAMES: Readonly<Record<string, string>> = {
@@ -50,7 +53,14 @@ function withDrop(before: JobMessage | null, dropped: readonly Press[], why: str
   return { ...before, text: `${before.text}${/[.!?…]$/.test(before.text) ? "" : "."} ${text}` };
 }
 
-export function undoPresses({ get, set, target, run }: UndoPressesDeps): UndoPresses {
+/** Why a press did nothing: a job runs (the same line for every repeat of a held key). */
+function refusedLine(direction: UndoDirection, job: RunningJob): JobMessage {
+  const why = sessionBusyText(job.kind);
+  const key = direction === "redo" ? "Ctrl+Shift+Z" : "Ctrl+Z";
+  return { kind: "error", text: `${key} did nothing: ${why.charAt(0).toLowerCase()}${why.slice(1)}` };
+}
+
+export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesDeps): UndoPresses {
   let queue: Press[] = [];
 
   const dropAll = (why: string) => {
@@ -68,7 +78,14 @@ export function undoPresses({ get, set, target, run }: UndoPressesDeps): UndoPre
 
   return {
     press(direction) {
-      if (!get().editBusy && queue.length === 0) return run(direction);
+      if (!get().editBusy && queue.length === 0) {
+        const job = blockingJob(direction);
+        if (job === null) return run(direction);
+        const line = refusedLine(direction, job);
+        // A held key's repeats keep the line shown (not said again, not stacked).
+        if (get().jobMessage?.text !== line.text) set({ jobMessage: line });
+        return Promise.resolve(null);
+      }
       return new Promise((resolve) => {
         queue.push({ direction, sessionId: target(direction), resolve });
       });

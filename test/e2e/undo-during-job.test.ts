@@ -1,0 +1,93 @@
+// Ctrl+Z / Ctrl+Shift+Z pressed while a branch summary runs (no edit busy), in Debian's Chromium
+// through browser mode: undo and redo wait for no job, so the press does nothing — before, without
+// a word; the outcome line now says why, one line however long the key is held (its repeats do
+// not stack), and the summary's own outcome replaces it once the job ends. The summary's request
+// is held at the page (page.route) until the presses are made, so it is running meanwhile.
+// Screenshots: test-artifacts/undo-during-job/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page, Route } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import type { E2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
+
+const shots = path.join(artifactsDir(), "undo-during-job");
+const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
+
+let app: E2eChatApp;
+let page: Page;
+let fake: FakeServer;
+let sessionId: string;
+
+const outcome = () => textOf(page.getByTestId("job-message"));
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "undo-during-job",
+    {
+      key: { env: "CANOPY_E2E_UNDO_DURING_JOB_KEY", value: "sk-e2e-undo-during-job" },
+      model: { id: "fake-branch", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000b1c1", cwd: "/work/undo-during-job", file: "undo-job.jsonl" },
+  ));
+  ({ page, fake } = app);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("Ctrl+Z while a branch summary runs", () => {
+  it("does nothing and says why, once however long the key is held", async () => {
+    // An edit to undo: were the press not refused, it would undo this label.
+    await apiCall(app.mode, "edits:label", { sessionId, targetId: "u2", label: "kept" });
+    await openSessionShowingAll(page, app.mode, sessionId);
+    fake.enqueue({ type: "reply", text: "The abandoned branch settled the parser." });
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isNavigate = (url: URL) => decodeURIComponent(url.pathname) === "/api/navigation:navigate";
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    };
+    await page.route(isNavigate, hold);
+    try {
+      const dialog = await openMoveDialog(page, "a1");
+      await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
+      await dialog.waitFor({ state: "detached" });
+      await page.getByText("Summarizing the branch…", { exact: false }).first().waitFor();
+
+      await page.keyboard.press("Control+z");
+      await poll(outcome).toBe(`Ctrl+Z did nothing: ${RUNNING}`);
+      // Held down: the repeats keep the one line.
+      await page.keyboard.down("Control");
+      for (let i = 0; i < 5; i++) await page.keyboard.down("z");
+      await page.keyboard.up("z");
+      await page.keyboard.up("Control");
+      expect(await page.getByTestId("job-message").count()).toBe(1);
+      expect(await outcome()).toBe(`Ctrl+Z did nothing: ${RUNNING}`);
+      await page.screenshot({ path: path.join(shots, "01-undo-refused.png") });
+
+      await page.keyboard.press("Control+Shift+z");
+      await poll(outcome).toBe(`Ctrl+Shift+Z did nothing: ${RUNNING}`);
+      const tree = await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId });
+      expect(tree.nodes.find((node) => node.id === "u2")?.label).toBe("kept");
+    } finally {
+      release();
+      await page.unroute(isNavigate, hold);
+    }
+    await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
+    expect((await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId })).nodes.find((n) => n.id === "u2")?.label).toBe(
+      "kept",
+    );
+  });
+});
