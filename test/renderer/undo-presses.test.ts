@@ -216,3 +216,41 @@ describe("Ctrl+Z pressed while a compaction or branch summary runs (no edit busy
     expect(script.calls).toEqual(["edits:undo a"]);
   });
 });
+
+describe("a title (or label) saved while an edit runs", () => {
+  it("waits its turn, after the presses made before it, and is saved", async () => {
+    const undone = hold("edits:undo");
+    const undo = state().pressUndoRedo("undo");
+    const rename = state().renameSession("Later title");
+    await vi.waitFor(() => expect(script.calls).toEqual(["edits:undo a"]));
+    undone();
+    expect(await undo).not.toBeNull();
+    expect(await rename).not.toBeNull();
+    expect(script.calls).toEqual(["edits:undo a", "edits:rename a"]);
+    expect(state().jobMessage?.text).toBe("Renamed the session “Later title”.");
+  });
+
+  it("saved all the same when the edit before it failed (it sets what was typed)", async () => {
+    const undone = hold("edits:undo");
+    script.failing.add("edits:undo");
+    const undo = state().pressUndoRedo("undo");
+    const rename = state().renameSession("Later title");
+    undone();
+    expect(await undo).toBeNull();
+    expect(await rename).not.toBeNull();
+    expect(script.calls).toEqual(["edits:undo a", "edits:rename a"]);
+  });
+
+  it("another session opened meanwhile: not saved there, and the line says so", async () => {
+    const undone = hold("edits:undo");
+    const presses = [state().pressUndoRedo("undo"), state().renameSession("Later title"), state().pressUndoRedo("undo")];
+    await state().selectSession("b");
+    undone();
+    const results = await Promise.all(presses);
+    expect(results.slice(1)).toEqual([null, null]);
+    expect(script.calls).toEqual(["edits:undo a"]);
+    expect(state().jobMessage?.text).toContain(
+      "The session was not renamed “Later title”: the open session changed meanwhile. 1 more Ctrl+Z press was dropped: the open session changed meanwhile.",
+    );
+  });
+});

@@ -307,29 +307,39 @@ export const createEditsSlice: StateCreator<CanopyState, [], [], EditsSlice> = (
       );
     },
     setLabel(targetId, label) {
-      return run(
-        "Labelling",
-        (sessionId) => call("edits:label", { sessionId, targetId, label }),
-        async (result, sessionId) => {
-          if (result.operation === null) {
-            return label === null ? `${targetId} has no label.` : `${targetId} already has that label.`;
-          }
-          await refresh(sessionId, get().selectedEntryId);
-          return label === null ? `Cleared the label of ${targetId}.` : `Labelled ${targetId} “${label}”.`;
-        },
-      );
+      // Asked for while another edit runs (Enter in the field): it waits its turn (undo-presses.ts).
+      return presses.edit({
+        notDone:
+          label === null ? `The label of ${targetId} was not cleared` : `The label “${label}” was not set on ${targetId}`,
+        run: () =>
+          run(
+            "Labelling",
+            (sessionId) => call("edits:label", { sessionId, targetId, label }),
+            async (result, sessionId) => {
+              if (result.operation === null) {
+                return label === null ? `${targetId} has no label.` : `${targetId} already has that label.`;
+              }
+              await refresh(sessionId, get().selectedEntryId);
+              return label === null ? `Cleared the label of ${targetId}.` : `Labelled ${targetId} “${label}”.`;
+            },
+          ),
+      });
     },
     renameSession(title) {
       const clean = title === null || title.trim() === "" ? null : title.trim();
-      return run(
-        "Renaming",
-        (sessionId) => call("edits:rename", { sessionId, title: clean }),
-        async (result, sessionId) => {
-          if (result.operation === null) return "The title is unchanged.";
-          await Promise.all([get().loadLibrary(), get().loadTree(sessionId)]);
-          return clean === null ? "Cleared the session's title." : `Renamed the session “${clean}”.`;
-        },
-      );
+      return presses.edit({
+        notDone: clean === null ? "The session's title was not cleared" : `The session was not renamed “${clean}”`,
+        run: () =>
+          run(
+            "Renaming",
+            (sessionId) => call("edits:rename", { sessionId, title: clean }),
+            async (result, sessionId) => {
+              if (result.operation === null) return "The title is unchanged.";
+              await Promise.all([get().loadLibrary(), get().loadTree(sessionId)]);
+              return clean === null ? "Cleared the session's title." : `Renamed the session “${clean}”.`;
+            },
+          ),
+      });
     },
     askDelete(session) {
       set({ deleteConfirm: session });

@@ -4,6 +4,7 @@
  * outcome line says so, when the edit before them did not go through, a job started on the session,
  * or the session undo/redo would act on is no longer the one they were pressed for. A press made
  * while a compaction or branch summary runs (no edit busy) does nothing, and the line says why.
+ * A label or title saved with Enter while an edit runs waits its turn in the same line.
  */
 import type { EditResultDto } from "../../../core/api/dto.ts";
 import type { CanopyState } from "./index.ts";
@@ -12,8 +13,17 @@ import { type RunningJob, selectRunning, sessionBusyText } from "./jobs-slice.ts
 
 export type UndoDirection = "undo" | "redo";
 
+/** An edit asked for while another ran (Enter in the label or title field). */
+export interface WaitingEdit {
+  /** What the outcome line says when it is dropped, before the reason ("The label “x” was not set"). */
+  notDone: string;
+  run(): Promise<EditResultDto | null>;
+}
+
 interface Press {
-  direction: UndoDirection;
+  /** Null: not a key press but `edit`. */
+  direction: UndoDirection | null;
+  edit?: WaitingEdit;
   /** The session the press was for (what undo/redo would have acted on when it was pressed). */
   sessionId: string | null;
   resolve(result: EditResultDto | null): void;
@@ -22,6 +32,8 @@ interface Press {
 export interface UndoPresses {
   /** A key press: runs now when nothing runs, else waits its turn (settles once run or dropped). */
   press(direction: UndoDirection): Promise<EditResultDto | null>;
+  /** An edit of the open session: runs now when nothing runs, else waits its turn after the presses made before it. */
+  edit(edit: WaitingEdit): Promise<EditResultDto | null>;
   /** An edit ended (`ok`: it did what it was asked): the next waiting press runs, or all are dropped. */
   next(ok: boolean): void;
 }
@@ -44,11 +56,14 @@ const JOB_NAMES: Readonly<Record<string, string>> = {
 
 /** The outcome line with the drop said after what the edit before said. */
 function withDrop(before: JobMessage | null, dropped: readonly Press[], why: string): JobMessage {
-  const directions = new Set(dropped.map((press) => press.direction));
+  const keys = dropped.filter((press) => press.direction !== null);
+  const directions = new Set(keys.map((press) => press.direction));
   const key = directions.size > 1 ? "undo/redo key" : directions.has("redo") ? "Ctrl+Shift+Z" : "Ctrl+Z";
-  const presses =
-    dropped.length === 1 ? `1 more ${key} press was` : `${dropped.length} more ${key} presses were`;
-  const text = `${presses} dropped: ${why}.`;
+  const presses = keys.length === 1 ? `1 more ${key} press was` : `${keys.length} more ${key} presses were`;
+  const said = dropped.map((press) =>
+    press.edit ? `${press.edit.notDone}: ${why}.` : press === keys[0] ? `${presses} dropped: ${why}.` : "",
+  );
+  const text = said.filter((sentence) => sentence !== "").join(" ");
   if (before === null) return { kind: "error", text };
   return { ...before, text: `${before.text}${/[.!?…]$/.test(before.text) ? "" : "."} ${text}` };
 }
@@ -71,10 +86,16 @@ export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesD
   };
 
   const start = (press: Press) => {
-    run(press.direction).then(press.resolve, () => press.resolve(null));
+    const running = press.edit ? press.edit.run() : run(press.direction ?? "undo");
+    running.then(press.resolve, () => press.resolve(null));
     // Refused without running (nothing open any more): the ones after it would be too.
     if (!get().editBusy && queue.length > 0) dropAll("there was nothing to apply them to");
   };
+
+  const waiting = (press: Omit<Press, "resolve">) =>
+    new Promise<EditResultDto | null>((resolve) => {
+      queue.push({ ...press, resolve });
+    });
 
   return {
     press(direction) {
@@ -86,18 +107,22 @@ export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesD
         if (get().jobMessage?.text !== line.text) set({ jobMessage: line });
         return Promise.resolve(null);
       }
-      return new Promise((resolve) => {
-        queue.push({ direction, sessionId: target(direction), resolve });
-      });
+      return waiting({ direction, sessionId: target(direction) });
+    },
+    edit(edit) {
+      if (!get().editBusy && queue.length === 0) return edit.run();
+      return waiting({ direction: null, edit, sessionId: get().selectedSessionId });
     },
     next(ok) {
       const first = queue[0];
       if (first === undefined) return;
       const job = selectRunning(get());
+      const now = first.direction === null ? get().selectedSessionId : target(first.direction);
       let why: string | null = null;
-      if (!ok) why = "the edit before them did not go through";
+      // An edit waiting sets what it says whatever the one before did; a key press undoes what is there.
+      if (!ok && first.direction !== null) why = "the edit before them did not go through";
       else if (job !== null) why = JOB_NAMES[job.kind] ?? "a job started";
-      else if (target(first.direction) !== first.sessionId) why = "the open session changed meanwhile";
+      else if (now !== first.sessionId) why = "the open session changed meanwhile";
       if (why !== null) {
         dropAll(why);
         return;

@@ -3,7 +3,8 @@
  * custom message as a new branch, fork to a new session, undo a compaction or branch summary,
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; a press while an edit runs waits its turn; disabled
- * with nothing to undo/redo, titled with what they would do). Nothing is ever rewritten in place.
+ * with nothing to undo/redo, titled with what they would do). A label saved while an edit runs
+ * waits its turn too, and says so. Nothing is ever rewritten in place.
  * A button's edit (or Ctrl+Z on a button) gives the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
@@ -58,6 +59,8 @@ export function EditActions() {
   );
   const [editing, setEditing] = useState<{ entryId: string; text: string } | null>(null);
   const [label, setLabel] = useState("");
+  // The label saved last, until its edit is over (`waits`: saved while another edit ran).
+  const [savingLabel, setSavingLabel] = useState<{ key: string; waits: boolean } | null>(null);
   const editButton = useRef<HTMLButtonElement>(null);
   const refocusEditButton = useRef(false);
   const toolbar = useRef<HTMLDivElement>(null);
@@ -145,7 +148,15 @@ export function EditActions() {
     event.preventDefault();
     if (!node || jobRunning) return;
     const trimmed = label.trim();
-    void track(() => actions.setLabel(node.id, trimmed === "" ? null : trimmed));
+    // Enter again on the label being saved: it is under way already.
+    const key = `${node.id}\n${trimmed}`;
+    if (savingLabel?.key === key) return;
+    setSavingLabel({ key, waits: useCanopy.getState().editBusy });
+    void track(() =>
+      actions.setLabel(node.id, trimmed === "" ? null : trimmed).finally(() => {
+        setSavingLabel((saving) => (saving?.key === key ? null : saving));
+      }),
+    );
   };
 
   return (
@@ -249,14 +260,20 @@ export function EditActions() {
               value={label}
               onChange={(event) => setLabel(event.target.value)}
             />
+            {/* Not disabled while an edit runs: Enter (or a click) then saves once it is done. */}
             <button
               type="submit"
               data-focus-key="set-label"
-              disabled={busy || label.trim() === nodeLabel}
+              disabled={label.trim() === nodeLabel}
               aria-disabled={jobRunning}
             >
               Set label
             </button>
+            {savingLabel?.waits && (
+              <span className="edit-waits" role="status" data-testid="label-waits">
+                Set once the edit running now is done…
+              </span>
+            )}
             {nodeLabel !== "" && (
               <button
                 type="button"

@@ -2,7 +2,8 @@
  * The open session's title in the session bar (next to Compact…), renamed in place (Rename, F2,
  * or a double-click on the title, with the title selected; Enter saves, an empty title goes back
  * to the file's own, Escape cancels — not once saving: the field stays until the title is saved;
- * Undo reverts it), and the button that opens the export dialog.
+ * saved while another edit runs, it waits its turn; Undo reverts it), and the button that opens the
+ * export dialog.
  */
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { useCanopy } from "../../store/index.ts";
@@ -22,6 +23,8 @@ export function SessionHeader() {
   // The title typed is being saved: the field stays (Escape and Cancel can no longer stop it), and
   // closes once it is saved, when the new Rename button takes the focus back.
   const [saving, setSaving] = useState(false);
+  // Saved while another edit ran: it waits its turn, and the field says so.
+  const [waits, setWaits] = useState(false);
   const sessionId = summary?.id ?? null;
   const ownTitle = summary?.title ?? "";
   const renameButton = useRef<HTMLButtonElement>(null);
@@ -53,10 +56,13 @@ export function SessionHeader() {
 
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    if (draft === null || saving || busy) return;
+    // While another edit runs, the rename waits its turn (edits-slice renameSession).
+    if (draft === null || saving) return;
     setSaving(true);
+    setWaits(busy);
     void renameSession(draft).then((result) => {
       setSaving(false);
+      setWaits(false);
       if (result) setDraft(null);
     });
   };
@@ -89,10 +95,15 @@ export function SessionHeader() {
             placeholder={`${summary.firstMessage} (empty: the file's own title)`}
             onChange={(event) => setDraft(event.target.value)}
           />
-          {/* Busy: aria-disabled, not disabled, which would drop a keyboard user's focus on the page. */}
-          <button type="submit" aria-disabled={busy || saving}>
+          {/* Saving: aria-disabled, not disabled, which would drop a keyboard user's focus on the page. */}
+          <button type="submit" aria-disabled={saving}>
             Save title
           </button>
+          {saving && waits && (
+            <span className="edit-waits" role="status">
+              Saved once the edit running now is done…
+            </span>
+          )}
           <button type="button" disabled={saving} onClick={() => setDraft(null)}>
             Cancel
           </button>
