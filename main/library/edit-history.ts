@@ -24,6 +24,7 @@ import {
   seqsFree,
   setOpData,
   setOpState,
+  undoneOps,
 } from "../store/repos/edits.ts";
 import { entryIdExists } from "../store/repos/entries.ts";
 import { getSessionRow, type SessionRow, updateSession } from "../store/repos/sessions.ts";
@@ -130,6 +131,28 @@ function hideEdit(db: Database, row: SessionRow, op: EditOpRow, data: AppendOp, 
   const left = leafState(requireAnySession(db, row.id));
   setOpData(db, op.op_id, { ...data, hidden: { leaf, left, archived } } satisfies AppendOp);
   return `The edited message has entry ${describeChild(db, row.sid, child)} below it, which undo never removes: its branch is archived instead (Redo, or Restore branch under Show archived, brings it back)`;
+}
+
+/**
+ * A job's result (a chat reply, a summary) planned below an edited message that an undo in
+ * another Canopy (the CLI, a second window's server) removed while the model wrote: that undo
+ * could not know of the job, which this process's undo waits for. The edit comes back as the
+ * undo of an answered edit leaves it (hideEdit: its entries stored again, its branch archived,
+ * the view leaf where the undo put it), so the result can be saved below it and nothing is lost;
+ * redo shows it. False when no undone edit holds the entry (it is gone for good).
+ */
+export function keepUndoneEditFor(db: Database, row: SessionRow, entryId: string): boolean {
+  for (const op of undoneOps(db, row.sid, "edit-message")) {
+    const data = JSON.parse(op.data_json) as AppendOp;
+    if (data.hidden || !data.entries.some((entry) => entry.id === entryId)) continue;
+    if (data.entries.some((entry) => entryIdExists(db, row.sid, entry.id))) return false;
+    const { seqs, ...rest } = data;
+    const back = seqs !== undefined && seqsFree(db, row.sid, seqs) ? seqs : undefined;
+    appendSessionEntries(db, row.id, data.entries, back);
+    hideEdit(db, requireAnySession(db, row.id), op, rest, entryId);
+    return true;
+  }
+  return false;
 }
 
 /** Redo of a hidden edit: the branch is shown again and the view leaf goes back where it was. */

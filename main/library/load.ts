@@ -191,13 +191,17 @@ export function getViewLeaf(db: Database, sessionId: string): string | null {
  * never moved does), so the agent's next lines take it on. Never touches the agent's file.
  */
 export function setViewLeaf(db: Database, sessionId: string, leafId: string | null): SessionSummary {
-  const { sid, file_leaf_id: fileLeaf } = requireSession(db, sessionId);
-  if (leafId !== null && !entryIdExists(db, sid, leafId)) {
-    throw new StoreError("not_found", `Session ${sessionId} has no entry ${leafId}`);
-  }
-  const follows = leafId !== null && leafId === fileLeaf;
-  updateSession(db, sessionId, follows ? { view_leaf_id: null, view_leaf_set: 0 } : { view_leaf_id: leafId, view_leaf_set: 1 });
+  placeViewLeaf(db, requireSession(db, sessionId), leafId);
   return getSessionSummary(db, sessionId);
+}
+
+/** setViewLeaf on a row already read, deleted or not (a job's result saved in a session deleted meanwhile). */
+export function placeViewLeaf(db: Database, row: SessionRow, leafId: string | null): void {
+  if (leafId !== null && !entryIdExists(db, row.sid, leafId)) {
+    throw new StoreError("not_found", `Session ${row.id} has no entry ${leafId}`);
+  }
+  const follows = leafId !== null && leafId === row.file_leaf_id;
+  updateSession(db, row.id, follows ? { view_leaf_id: null, view_leaf_set: 0 } : { view_leaf_id: leafId, view_leaf_set: 1 });
 }
 
 export function resetViewLeaf(db: Database, sessionId: string): SessionSummary {

@@ -13,7 +13,7 @@ import { type SessionRow, updateSession } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
 import { statsAfterAppend } from "./append-stats.ts";
 import { toEntryRow } from "./entry-rows.ts";
-import { requireSession } from "./load.ts";
+import { requireAnySession } from "./load.ts";
 import { refreshSessionStats, type StatsPatch } from "./stats.ts";
 import { toJson } from "../../core/text/json-deep.ts";
 
@@ -49,7 +49,9 @@ export function appendSessionEntries(
   at?: readonly number[],
 ): StoredEntry[] {
   return writeTransaction(db, () => {
-    const row = requireSession(db, sessionId);
+    // A deleted session too: callers refuse one where they must; a job's result written while
+    // another Canopy deleted the session is kept with it (pipelines/persist.ts).
+    const row = requireAnySession(db, sessionId);
     const top = Math.max(maxSeq(db, row.sid), row.header_line);
     let seq = top;
     const rows = entries.map((entry, i) => toEntryRow(entry, at?.[i] ?? ++seq, toJson(entry), "canopy"));

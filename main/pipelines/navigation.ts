@@ -17,7 +17,7 @@ import type { TreeIndex } from "../../core/session/tree.ts";
 import { contextTemplatesFrom, summaryPromptsFrom } from "../../prompts/index.ts";
 import { invalidInput, notFound } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { effectiveViewLeaf, getSessionSummary, requireSession, setViewLeaf } from "../library/load.ts";
+import { effectiveViewLeaf, requireAnySession, requireSession, setViewLeaf } from "../library/load.ts";
 import { structuralIndex } from "../library/structure-index.ts";
 import { loadSettings } from "../settings/store.ts";
 import { type EntryShape, getEntryRowById, listEntryShapes } from "../store/repos/entries.ts";
@@ -250,7 +250,8 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
   let summaryEntry: BranchSummaryEntry | undefined;
   const newLeafId = preview.newLeafId;
   if (summaryText) {
-    const dialect = getSessionSummary(ctx.db, input.sessionId).dialect;
+    // Deleted or not: another Canopy may have deleted the session while the summary was written.
+    const { dialect } = requireAnySession(ctx.db, input.sessionId);
     const text = summaryText;
     summaryEntry = appendAndMoveLeaf(
       ctx,

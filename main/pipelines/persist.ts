@@ -2,15 +2,20 @@
  * Applies a pipeline's result: in one transaction, re-check the precondition the pipeline
  * planned on (the leaf still exists; the view leaf has not moved when the plan used it), append
  * the new entry as a child of that leaf and move the view leaf to it — for a plan on an explicit
- * leaf, only when the user has not moved the view leaf meanwhile; then tell every client.
+ * leaf, only when the user has not moved the view leaf meanwhile; then tell every client. What
+ * another Canopy (the CLI, a second window's server) did meanwhile without knowing of the job —
+ * deleting the session, undoing the edited message the result hangs below — does not lose it: it
+ * is saved (in the deleted session; below the edit, brought back hidden) and the caller is told where.
  */
 import type { CompactionResult } from "../../core/compaction/types.ts";
 import type { AgentMessage, CompactionEntry, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
 import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
-import { effectiveViewLeaf, getSessionSummary, getViewLeaf, requireSession, setViewLeaf } from "../library/load.ts";
+import { keepUndoneEditFor } from "../library/edit-history.ts";
+import { effectiveViewLeaf, placeViewLeaf, requireAnySession } from "../library/load.ts";
 import { appendSessionEntries } from "../library/write.ts";
+import { isBelow } from "../store/repos/edits.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { writeTransaction } from "../store/transactions.ts";
@@ -24,6 +29,53 @@ function leafLeftAlone(row: SessionRow, state: RunTarget): boolean {
   return row.view_leaf_set === 0 || effectiveViewLeaf(row) === state.viewLeafId;
 }
 
+/** The session as the save finds it: deleted meanwhile, or the planned leaf brought back hidden. */
+interface SaveTarget {
+  row: SessionRow;
+  deleted: boolean;
+  hidden: boolean;
+}
+
+/**
+ * Re-checks the planned leaf under the write lock. One removed by an undo elsewhere comes back
+ * hidden (keepUndoneEditFor); one gone for good refuses the save.
+ */
+function saveTarget(ctx: AppContext, state: RunTarget): SaveTarget {
+  const { db } = ctx;
+  let row = requireAnySession(db, state.sessionId);
+  let hidden = false;
+  if (state.leafId !== null && !entryIdExists(db, row.sid, state.leafId)) {
+    if (!keepUndoneEditFor(db, row, state.leafId)) {
+      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
+    }
+    hidden = true;
+    row = requireAnySession(db, state.sessionId);
+  }
+  return { row, deleted: row.deleted_at !== null, hidden };
+}
+
+/**
+ * Tells every client, then the caller when the result was saved somewhere it will not see it:
+ * an error that says where it is (the session deleted meanwhile, the edit undone meanwhile).
+ */
+function announceSaved(ctx: AppContext, sessionId: string, target: SaveTarget, what: string): void {
+  const row = requireAnySession(ctx.db, sessionId);
+  ctx.events.emit("session:changed", { sessionId, viewLeafId: effectiveViewLeaf(row) });
+  ctx.events.emit("library:changed", { sessionIds: [sessionId] });
+  if (target.deleted) {
+    throw new ApiFailure(
+      "conflict",
+      `Session ${sessionId} was deleted from the library (in another window or the CLI) while ${what} was being written; it is saved with the session: undo the delete, or \`canopy undelete\`, brings both back`,
+    );
+  }
+  if (target.hidden) {
+    throw new ApiFailure(
+      "conflict",
+      `The edited message below which ${what} was being written was undone meanwhile (in another window or the CLI); it is saved below that edit, whose branch is archived as an undone answered edit is: Redo, or Restore branch under Show archived, shows it`,
+    );
+  }
+}
+
 export function appendAndMoveLeaf<E extends SessionEntry>(
   ctx: AppContext,
   state: RunTarget,
@@ -31,28 +83,32 @@ export function appendAndMoveLeaf<E extends SessionEntry>(
   plannedOnViewLeaf: boolean,
 ): E {
   const { db } = ctx;
-  const entry = writeTransaction(db, () => {
-    const row = requireSession(db, state.sessionId);
+  const { entry, target } = writeTransaction(db, () => {
+    const target = saveTarget(ctx, state);
+    const { row } = target;
     const { sid } = row;
-    if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
-      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
-    }
-    if (plannedOnViewLeaf && effectiveViewLeaf(row) !== state.viewLeafId) {
-      // A view leaf that follows the file moves only when the file grows: its agent wrote to it.
+    const now = effectiveViewLeaf(row);
+    if (plannedOnViewLeaf && now !== state.viewLeafId) {
+      // A view leaf that follows the file moved on below the planned one: its agent wrote to it.
+      // One that follows the file elsewhere was put back there (an undo, in another Canopy too).
+      const agentWrote =
+        row.view_leaf_set === 0 &&
+        now !== null &&
+        state.viewLeafId !== null &&
+        isBelow(db, sid, now, [state.viewLeafId]);
       throw new ApiFailure(
         "conflict",
-        row.view_leaf_set === 1
-          ? "The view leaf was moved while the summary was being written; nothing was saved. Run it again."
-          : "The session's agent added entries while the summary was being written; nothing was saved. Run it again on the session as it is now.",
+        agentWrote
+          ? "The session's agent added entries while the summary was being written; nothing was saved. Run it again on the session as it is now."
+          : "The view leaf was moved while the summary was being written; nothing was saved. Run it again.",
       );
     }
     const built = build(randomEntryId(new StoredEntryIds(db, sid)), new Date().toISOString());
     appendSessionEntries(db, state.sessionId, [built]);
-    if (leafLeftAlone(row, state)) setViewLeaf(db, state.sessionId, built.id);
-    return built;
+    if (!target.hidden && leafLeftAlone(row, state)) placeViewLeaf(db, row, built.id);
+    return { entry: built, target };
   })();
-  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
-  ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
+  announceSaved(ctx, state.sessionId, target, "the summary");
   return entry;
 }
 
@@ -67,7 +123,8 @@ export function appendCompaction(
   fromExtension: boolean,
   plannedOnViewLeaf: boolean,
 ): CompactionEntry {
-  const dialect = getSessionSummary(ctx.db, state.sessionId).dialect;
+  // Deleted or not: the session may have been deleted elsewhere while the summary was written.
+  const { dialect } = requireAnySession(ctx.db, state.sessionId);
   return appendAndMoveLeaf(
     ctx,
     state,
@@ -103,13 +160,10 @@ export function appendMessageChain(
   messages: readonly AgentMessage[],
 ): { entries: MessageEntry[]; followed: boolean } {
   const { db } = ctx;
-  const result = writeTransaction(db, () => {
-    const row = requireSession(db, state.sessionId);
-    const { sid } = row;
-    if (state.leafId !== null && !entryIdExists(db, sid, state.leafId)) {
-      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
-    }
-    const used = new StoredEntryIds(db, sid);
+  const { result, target } = writeTransaction(db, () => {
+    const target = saveTarget(ctx, state);
+    const { row } = target;
+    const used = new StoredEntryIds(db, row.sid);
     const timestamp = new Date().toISOString();
     let parentId = state.leafId;
     const entries = messages.map((message): MessageEntry => {
@@ -120,11 +174,10 @@ export function appendMessageChain(
       return entry;
     });
     appendSessionEntries(db, state.sessionId, entries);
-    const followed = leafLeftAlone(row, state);
-    if (followed && parentId !== null) setViewLeaf(db, state.sessionId, parentId);
-    return { entries, followed };
+    const followed = !target.hidden && leafLeftAlone(row, state);
+    if (followed && parentId !== null) placeViewLeaf(db, row, parentId);
+    return { result: { entries, followed }, target };
   })();
-  ctx.events.emit("session:changed", { sessionId: state.sessionId, viewLeafId: getViewLeaf(db, state.sessionId) });
-  ctx.events.emit("library:changed", { sessionIds: [state.sessionId] });
+  announceSaved(ctx, state.sessionId, target, "the reply");
   return result;
 }

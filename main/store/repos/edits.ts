@@ -43,6 +43,14 @@ export function firstUndoneOp(db: Database, sid: number): EditOpRow | undefined 
   ).get(sid) as EditOpRow | undefined;
 }
 
+/** The undone operations of one kind, the most recently undone (newest) first. */
+export function undoneOps(db: Database, sid: number, kind: string): EditOpRow[] {
+  return stmt(
+    db,
+    "SELECT op_id, kind, state, data_json FROM edit_ops WHERE sid = ? AND state = 'undone' AND kind = ? ORDER BY op_id DESC",
+  ).all(sid, kind) as EditOpRow[];
+}
+
 /** Kinds of the operations undo and redo would take next (without their data). */
 export function nextOpKinds(db: Database, sid: number): { undo: string | null; redo: string | null } {
   const undo = stmt(

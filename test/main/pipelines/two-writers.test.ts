@@ -1,0 +1,147 @@
+// Two Canopy processes on one library (the app and the CLI, or two servers): each has its own
+// job list, so one does not know of the other's running chat turn or summary. What the second
+// does meanwhile — undo the edited message the job writes below, delete the session — must not
+// lose what the model wrote: it is saved (below the edit brought back hidden; in the deleted
+// session) and the process that ran the job says where. Two connections on one library file,
+// each with its own app context, and a real HTTP model server holding its reply part-way.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { archivedEntryIds } from "../../../main/library/edits.ts";
+import { type FakeServer, startFakeOpenAiServer } from "../../helpers/fake-openai-server.ts";
+import { createHarness, type Harness, removeDir, until } from "./harness.ts";
+import { chainSession } from "./sessions.ts";
+
+let fake: FakeServer;
+/** The process running the job. */
+let a: Harness;
+/** The other process (the CLI, a second server) on the same library file. */
+let b: Harness;
+let release: () => void;
+
+beforeEach(async () => {
+  fake = await startFakeOpenAiServer();
+  a = createHarness();
+  b = createHarness({ dir: a.dir });
+  await a.configureFakeModel(fake, { stream: true });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  fake.enqueue({ type: "reply", chunks: ["Written by ", "the model."], holdRest: held });
+});
+afterEach(async () => {
+  release();
+  a.close();
+  b.close();
+  await fake.close();
+  removeDir(a.dir);
+});
+
+/** Imports the chain session and edits u3 (the view leaf moves to the edited copy). */
+async function editedSession(): Promise<{ sessionId: string; editId: string }> {
+  const sessionId = await a.importSession(chainSession(6));
+  const edit = await a.call("edits:edit-message", { sessionId, entryId: "u3", text: "Third question, edited." });
+  return { sessionId, editId: edit.entryId as string };
+}
+
+/** Runs `job` in `a` until the model has started answering, then `meanwhile` in `b`, then lets the model finish. */
+async function whileRunning<T>(job: Promise<T>, meanwhile: () => Promise<unknown>): Promise<PromiseSettledResult<T>> {
+  await until(() => fake.requests.length === 1, 5000, "the model request");
+  await meanwhile();
+  release();
+  const [settled] = await Promise.allSettled([job]);
+  return settled as PromiseSettledResult<T>;
+}
+
+function failure(settled: PromiseSettledResult<unknown>): string {
+  if (settled.status === "fulfilled") throw new Error("the job was expected to report where its result went");
+  return String((settled.reason as Error).message);
+}
+
+async function modelTextStored(h: Harness, sessionId: string): Promise<{ id: string; parentId: string | null }[]> {
+  const { entries } = await h.call("session:get", { sessionId });
+  return entries
+    .filter((stored) => JSON.stringify(stored.entry).includes("Written by the model."))
+    .map((stored) => ({ id: stored.entry.id, parentId: stored.entry.parentId }));
+}
+
+describe("another Canopy undoes the edited message a job writes below", () => {
+  it("a chat reply is saved below the edit, which comes back hidden; redo there shows both", async () => {
+    const { sessionId, editId } = await editedSession();
+    const turn = a.call("chat:send", { sessionId, text: "Which tokens changed?" });
+    const settled = await whileRunning(turn, async () => {
+      const undone = await b.call("edits:undo", { sessionId });
+      expect(undone.operation).toBe("edit-message");
+    });
+    expect(failure(settled)).toMatch(/undone meanwhile .* it is saved below that edit/);
+
+    const detail = await b.call("session:get", { sessionId });
+    const byId = new Map(detail.entries.map((stored) => [stored.entry.id, stored.entry]));
+    expect(byId.has(editId)).toBe(true);
+    const [reply] = await modelTextStored(b, sessionId);
+    const question = reply ? byId.get(reply.parentId as string) : undefined;
+    expect(question?.parentId).toBe(editId);
+    expect(JSON.stringify(question)).toContain("Which tokens changed?");
+    // Hidden as an undone answered edit is; the view leaf stays where the undo put it.
+    const hidden = archivedEntryIds(b.api.ctx.db, sessionId);
+    expect([editId, question?.id, reply?.id].every((id) => hidden.has(id as string))).toBe(true);
+    expect(detail.summary.viewLeafId).toBe("a3");
+    // Redo of the edit shows its branch with the reply.
+    const redone = await b.call("edits:redo", { sessionId });
+    expect(redone.operation).toBe("edit-message");
+    expect(redone.note).toMatch(/shown again/);
+    expect(archivedEntryIds(b.api.ctx.db, sessionId).size).toBe(0);
+  });
+
+  it("a compaction at an explicit leaf is saved below the edit, which comes back hidden", async () => {
+    const { sessionId, editId } = await editedSession();
+    const run = a.call("compaction:run", { sessionId, leafId: editId, keepRecentTokens: 1 });
+    const settled = await whileRunning(run, () => b.call("edits:undo", { sessionId }));
+    expect(failure(settled)).toMatch(/undone meanwhile .* it is saved below that edit/);
+    const stored = await modelTextStored(b, sessionId);
+    expect(stored).toEqual([{ id: expect.any(String), parentId: editId }]);
+  });
+
+  it("a summary planned on the view leaf is refused saying the view leaf moved, not that the agent wrote", async () => {
+    const { sessionId } = await editedSession();
+    const run = a.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
+    const settled = await whileRunning(run, () => b.call("edits:undo", { sessionId }));
+    expect(failure(settled)).toBe(
+      "navigation:navigate failed: conflict: The view leaf was moved while the summary was being written; nothing was saved. Run it again.",
+    );
+  });
+});
+
+describe("another Canopy deletes the session while a job writes", () => {
+  it("a chat reply is saved with the deleted session; undoing the delete brings both back", async () => {
+    const { sessionId, editId } = await editedSession();
+    const turn = a.call("chat:send", { sessionId, text: "Which tokens changed?" });
+    const settled = await whileRunning(turn, () => b.call("library:delete", { sessionId }));
+    expect(failure(settled)).toMatch(/was deleted from the library .* it is saved with the session/);
+    const undone = await b.call("edits:undo", { sessionId });
+    expect(undone.operation).toBe("delete");
+    const [reply] = await modelTextStored(b, sessionId);
+    expect(reply).toBeDefined();
+    // The reply was written where the view leaf was; it followed there, as with no delete.
+    expect(undone.viewLeafId).toBe(reply?.id);
+    const { entries } = await b.call("session:get", { sessionId });
+    expect(entries.find((stored) => stored.entry.id === reply?.parentId)?.entry.parentId).toBe(editId);
+  });
+
+  it("a branch summary is saved with the deleted session", async () => {
+    const { sessionId } = await editedSession();
+    const run = a.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
+    const settled = await whileRunning(run, () => b.call("library:delete", { sessionId }));
+    expect(failure(settled)).toMatch(/was deleted from the library .* it is saved with the session/);
+    await b.call("library:restore", { sessionId });
+    const stored = await modelTextStored(b, sessionId);
+    expect(stored).toEqual([{ id: expect.any(String), parentId: "a1" }]);
+  });
+
+  it("a compaction is saved with the deleted session", async () => {
+    const { sessionId } = await editedSession();
+    const run = a.call("compaction:run", { sessionId, keepRecentTokens: 1 });
+    const settled = await whileRunning(run, () => b.call("library:delete", { sessionId }));
+    expect(failure(settled)).toMatch(/was deleted from the library .* it is saved with the session/);
+    await b.call("library:restore", { sessionId });
+    expect(await modelTextStored(b, sessionId)).toHaveLength(1);
+  });
+});
