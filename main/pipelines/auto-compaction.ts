@@ -22,7 +22,7 @@ import { loadCompactionTail } from "./compaction-tail.ts";
 import { isAbortError } from "./errors.ts";
 import { checkHookCompaction } from "./hook-compaction.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
-import { appendCompaction } from "./persist.ts";
+import { appendCompaction, untilWritable } from "./persist.ts";
 import { applyPrune } from "./pruning.ts";
 import { loadSessionState, loadViewState, type RunTarget, type SessionState } from "./session-state.ts";
 import { modelSummarizer, summarizersFor } from "./summarizers.ts";
@@ -80,7 +80,8 @@ export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): P
   const settings = loadSettings(ctx.db);
   const none: AutoOutcome = { ran: null, prunedTokens: 0, entryId: null };
   if (!settings.compaction.enabled) return none;
-  if (!ctx.writes.open) await ctx.writes.passed();
+  // The reply is saved; the prune after it waits for another process's write as the save did.
+  await untilWritable(ctx);
   const pruned = applyPrune(ctx, input.sessionId);
   const outcome = { ...none, prunedTokens: pruned.tokensSaved };
   const { assistant } = input;
@@ -251,8 +252,9 @@ export async function runAutoCompaction(
       });
       if (compacting?.preserveData) result = { ...result, preserveData: compacting.preserveData };
     }
-    // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
-    if (!ctx.writes.open) await ctx.writes.passed();
+    // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
+    // process's write (untilWritable), cancellable meanwhile.
+    await untilWritable(ctx);
     if (signal.aborted) return end(null, true, false);
 
     const entry = appendCompaction(ctx, on.target, result, fromExtension, true);

@@ -27,7 +27,7 @@ import { getEntryRowById } from "../store/repos/entries.ts";
 import { getSessionRow } from "../store/repos/sessions.ts";
 import { type AgentPort, type AutoOutcome, checkCompaction } from "./auto-compaction.ts";
 import type { Job } from "./jobs.ts";
-import { appendMessageChain } from "./persist.ts";
+import { appendMessageChain, untilWritable } from "./persist.ts";
 import { pacedText } from "./progress-pace.ts";
 import { loadViewState } from "./session-state.ts";
 import { keyConfigFor, timeoutMsOf } from "./summarizers.ts";
@@ -252,8 +252,9 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
     duration: Date.now() - startedAt,
     ...(reply.ttft === undefined ? {} : { ttft: reply.ttft }),
   };
-  // While the runner's thread re-imports a rewritten file, its write lock would hold this thread up.
-  if (!ctx.writes.open) await ctx.writes.passed();
+  // While the runner's thread re-imports a rewritten file, or another process writes, its write
+  // lock would hold this thread up, then fail the save (untilWritable).
+  await untilWritable(ctx);
   const { entries, followed } = appendMessageChain(ctx, state, prompt ? [prompt, assistant] : [assistant]);
   flow.appended.push(...entries.map((entry) => entry.id));
   if (prompt && !prompt.synthetic) flow.userEntryId = entries[0]?.id;

@@ -23,7 +23,7 @@ import { checkHookCompaction } from "./hook-compaction.ts";
 import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import { type Job, withAttemptSignal } from "./jobs.ts";
 import { loadCompactionTail } from "./compaction-tail.ts";
-import { appendCompaction } from "./persist.ts";
+import { appendCompaction, untilWritable } from "./persist.ts";
 import { PROGRESS_INTERVAL_MS, type PacedText, pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget, type SessionState } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
@@ -248,8 +248,9 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   } catch (error) {
     throw summaryFailure(error, signal, "Compaction cancelled");
   }
-  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
-  if (!ctx.writes.open) await ctx.writes.passed();
+  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
+  // process's write (untilWritable), cancellable meanwhile.
+  await untilWritable(ctx);
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
   const entry = appendCompaction(ctx, target, result, fromExtension, input.leafId === undefined);

@@ -25,7 +25,7 @@ import { branchGivesMessage, loadBranchWindow } from "./branch-window.ts";
 import { modelFailure, summaryFailure } from "./errors.ts";
 import { hooksDone, hooksRunning, hookWroteSummary } from "./job-hooks.ts";
 import type { Job } from "./jobs.ts";
-import { appendAndMoveLeaf } from "./persist.ts";
+import { appendAndMoveLeaf, untilWritable } from "./persist.ts";
 import { pacedText } from "./progress-pace.ts";
 import { loadSessionState, type RunTarget } from "./session-state.ts";
 import { summarizersFor } from "./summarizers.ts";
@@ -242,8 +242,9 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
     if (failure.code === "cancelled") return unchanged(plan, true, true);
     throw failure;
   }
-  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), cancellable meanwhile.
-  if (!ctx.writes.open) await ctx.writes.passed();
+  // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
+  // process's write (untilWritable), cancellable meanwhile.
+  await untilWritable(ctx);
   // An acknowledged abort wins over a hook that ignored the signal (SPEC §9.6: session unchanged).
   if (signal.aborted) return unchanged(plan, true, true);
 

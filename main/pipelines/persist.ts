@@ -18,8 +18,28 @@ import { appendSessionEntries } from "../library/write.ts";
 import { isBelow } from "../store/repos/edits.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
-import { writeTransaction } from "../store/transactions.ts";
+import { writeIfFree, writeTransaction } from "../store/transactions.ts";
 import type { RunTarget } from "./session-state.ts";
+
+/** How long a result waits for another process's write lock before its save waits busy_timeout as any write. */
+const LOCK_WAIT_MS = 5 * 60_000;
+const LOCK_POLL_MS = 50;
+
+/**
+ * Waits, asynchronously, until the library's write lock is free: this process's import runner
+ * (the write gate) and any other process (a CLI import or prune, a second app) are not writing.
+ * A save that waited busy_timeout instead held the serving thread up 5 s, then failed and lost
+ * what the model wrote. Right before the save, which takes the lock again (a write landing in
+ * between waits busy_timeout, as any write does).
+ */
+export async function untilWritable(ctx: AppContext): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    if (!ctx.writes.open) await ctx.writes.passed();
+    if (writeIfFree(ctx.db, () => undefined) !== null || Date.now() - started > LOCK_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+  }
+}
 
 /**
  * Whether the user left the view leaf where the run found it: it is still there, or it follows

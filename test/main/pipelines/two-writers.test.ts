@@ -145,3 +145,38 @@ describe("another Canopy deletes the session while a job writes", () => {
     expect(await modelTextStored(b, sessionId)).toHaveLength(1);
   });
 });
+
+describe("another Canopy holds the library's write lock when the model's answer comes", () => {
+  it("the chat reply waits for the lock (the serving thread free meanwhile) instead of failing after busy_timeout", async () => {
+    const { sessionId } = await editedSession();
+    // As a long CLI import or prune holds it; a short busy_timeout keeps the test quick.
+    a.api.ctx.db.pragma("busy_timeout = 200");
+    const turn = a.call("chat:send", { sessionId, text: "Which tokens changed?" });
+    let heldFor = 0;
+    const settled = await whileRunning(turn, async () => {
+      b.api.ctx.db.exec("BEGIN IMMEDIATE");
+      const started = Date.now();
+      // Released by a timer: it runs only if the waiting save leaves this thread free.
+      setTimeout(() => {
+        heldFor = Date.now() - started;
+        b.api.ctx.db.exec("COMMIT");
+      }, 1000);
+    });
+    expect(settled.status).toBe("fulfilled");
+    expect(heldFor).toBeGreaterThanOrEqual(1000);
+    const [reply] = await modelTextStored(b, sessionId);
+    expect(reply?.id).toBe(settled.status === "fulfilled" ? settled.value.assistantEntryId : null);
+  });
+
+  it("so does a compaction's summary", async () => {
+    const { sessionId } = await editedSession();
+    a.api.ctx.db.pragma("busy_timeout = 200");
+    const run = a.call("compaction:run", { sessionId, keepRecentTokens: 1 });
+    const settled = await whileRunning(run, async () => {
+      b.api.ctx.db.exec("BEGIN IMMEDIATE");
+      setTimeout(() => b.api.ctx.db.exec("COMMIT"), 1000);
+    });
+    expect(settled.status).toBe("fulfilled");
+    expect(await modelTextStored(b, sessionId)).toHaveLength(1);
+  });
+});
