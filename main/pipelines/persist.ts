@@ -19,6 +19,7 @@ import { isBelow } from "../store/repos/edits.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
 import { writeIfFree, writeTransaction } from "../store/transactions.ts";
+import { keepLostLeaf } from "./lost-leaf.ts";
 import type { RunTarget } from "./session-state.ts";
 
 /** How long a result waits for another process's write lock before its save waits busy_timeout as any write. */
@@ -53,22 +54,23 @@ function leafLeftAlone(row: SessionRow, state: RunTarget): boolean {
 interface SaveTarget {
   row: SessionRow;
   deleted: boolean;
-  hidden: boolean;
+  /** The planned leaf was brought back hidden: with its undone edit (redo shows it), or alone. */
+  hidden: false | "redo" | "restore";
 }
 
 /**
  * Re-checks the planned leaf under the write lock. One removed by an undo elsewhere comes back
- * hidden (keepUndoneEditFor); one gone for good refuses the save.
+ * hidden (keepUndoneEditFor); one whose undo cannot be redone any more, from the path the plan
+ * loaded (keepLostLeaf); else the save is refused.
  */
 function saveTarget(ctx: AppContext, state: RunTarget): SaveTarget {
   const { db } = ctx;
   let row = requireAnySession(db, state.sessionId);
-  let hidden = false;
+  let hidden: SaveTarget["hidden"] = false;
   if (state.leafId !== null && !entryIdExists(db, row.sid, state.leafId)) {
-    if (!keepUndoneEditFor(db, row, state.leafId)) {
-      throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
-    }
-    hidden = true;
+    if (keepUndoneEditFor(db, row, state.leafId)) hidden = "redo";
+    else if (keepLostLeaf(db, row, state.leafId, state.path)) hidden = "restore";
+    else throw new ApiFailure("conflict", `Entry ${state.leafId} no longer exists; nothing was saved`);
     row = requireAnySession(db, state.sessionId);
   }
   return { row, deleted: row.deleted_at !== null, hidden };
@@ -88,10 +90,16 @@ function announceSaved(ctx: AppContext, sessionId: string, target: SaveTarget, w
       `Session ${sessionId} was deleted from the library (in another window or the CLI) while ${what} was being written; it is saved with the session: undo the delete, or \`canopy undelete\`, brings both back`,
     );
   }
-  if (target.hidden) {
+  if (target.hidden === "redo") {
     throw new ApiFailure(
       "conflict",
       `The edited message below which ${what} was being written was undone meanwhile (in another window or the CLI); it is saved below that edit, whose branch is archived as an undone answered edit is: Redo, or Restore branch under Show archived, shows it`,
+    );
+  }
+  if (target.hidden === "restore") {
+    throw new ApiFailure(
+      "conflict",
+      `The entry below which ${what} was being written was removed meanwhile (in another window or the CLI); it is saved below a copy of that entry, on an archived branch: Restore branch under Show archived shows it`,
     );
   }
 }

@@ -25,7 +25,13 @@ export interface SessionState {
 }
 
 /** The session and leaf a pipeline appends its result to (persist.ts re-checks them). */
-export type RunTarget = Pick<SessionState, "sessionId" | "leafId" | "viewLeafId">;
+export type RunTarget = Pick<SessionState, "sessionId" | "leafId" | "viewLeafId"> & {
+  /**
+   * The leaf's path as the plan loaded it, ending at the leaf (when it did): stored again, hidden,
+   * if another Canopy removes the leaf for good before the result is saved (lost-leaf.ts).
+   */
+  path?: readonly SessionEntry[];
+};
 
 export function loadSessionState(db: Database, sessionId: string, leafId?: string | null): SessionState {
   const viewLeafId = getViewLeaf(db, sessionId);

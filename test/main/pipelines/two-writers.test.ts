@@ -38,12 +38,19 @@ afterEach(async () => {
 /** Imports the chain session and edits u3 (the view leaf moves to the edited copy). */
 async function editedSession(): Promise<{ sessionId: string; editId: string }> {
   const sessionId = await a.importSession(chainSession(6));
-  const edit = await a.call("edits:edit-message", { sessionId, entryId: "u3", text: "Third question, edited." });
+  const edit = await a.call("edits:edit-message", {
+    sessionId,
+    entryId: "u3",
+    text: "Third question, edited.",
+  });
   return { sessionId, editId: edit.entryId as string };
 }
 
 /** Runs `job` in `a` until the model has started answering, then `meanwhile` in `b`, then lets the model finish. */
-async function whileRunning<T>(job: Promise<T>, meanwhile: () => Promise<unknown>): Promise<PromiseSettledResult<T>> {
+async function whileRunning<T>(
+  job: Promise<T>,
+  meanwhile: () => Promise<unknown>,
+): Promise<PromiseSettledResult<T>> {
   await until(() => fake.requests.length === 1, 5000, "the model request");
   await meanwhile();
   release();
@@ -56,11 +63,27 @@ function failure(settled: PromiseSettledResult<unknown>): string {
   return String((settled.reason as Error).message);
 }
 
-async function modelTextStored(h: Harness, sessionId: string): Promise<{ id: string; parentId: string | null }[]> {
+async function modelTextStored(
+  h: Harness,
+  sessionId: string,
+): Promise<{ id: string; parentId: string | null }[]> {
   const { entries } = await h.call("session:get", { sessionId });
   return entries
     .filter((stored) => JSON.stringify(stored.entry).includes("Written by the model."))
     .map((stored) => ({ id: stored.entry.id, parentId: stored.entry.parentId }));
+}
+
+/** The session exports as a tree: every id once, every parent among them (the export round-trips). */
+async function expectConsistentExport(sessionId: string): Promise<void> {
+  const exported = await b.call("session:export", { sessionId });
+  const lines = (exported.text ?? "")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => JSON.parse(line) as { id: string; parentId: string | null });
+  const ids = new Set(lines.map((line) => line.id));
+  expect(ids.size).toBe(lines.length);
+  expect(lines.filter((line) => line.parentId !== null && !ids.has(line.parentId))).toEqual([]);
 }
 
 describe("another Canopy undoes the edited message a job writes below", () => {
@@ -89,6 +112,28 @@ describe("another Canopy undoes the edited message a job writes below", () => {
     expect(redone.operation).toBe("edit-message");
     expect(redone.note).toMatch(/shown again/);
     expect(archivedEntryIds(b.api.ctx.db, sessionId).size).toBe(0);
+    await expectConsistentExport(sessionId);
+  });
+
+  it("after an undo that no redo can take back (another edit since), a chat reply is saved below a hidden copy of the edited message", async () => {
+    const { sessionId, editId } = await editedSession();
+    const turn = a.call("chat:send", { sessionId, text: "Which tokens changed?" });
+    const settled = await whileRunning(turn, async () => {
+      await b.call("edits:undo", { sessionId });
+      await b.call("edits:rename", { sessionId, title: "Renamed since" });
+    });
+    expect(failure(settled)).toMatch(
+      /removed meanwhile .* saved below a copy of that entry, on an archived branch/,
+    );
+    const { entries, summary } = await b.call("session:get", { sessionId });
+    const byId = new Map(entries.map((stored) => [stored.entry.id, stored.entry]));
+    expect(JSON.stringify(byId.get(editId))).toContain("Third question, edited.");
+    const [reply] = await modelTextStored(b, sessionId);
+    expect(byId.get(reply?.parentId as string)?.parentId).toBe(editId);
+    expect(archivedEntryIds(b.api.ctx.db, sessionId).has(reply?.id as string)).toBe(true);
+    expect(summary.viewLeafId).toBe("a3");
+    expect(summary.title).toBe("Renamed since");
+    await expectConsistentExport(sessionId);
   });
 
   it("a compaction at an explicit leaf is saved below the edit, which comes back hidden", async () => {
@@ -124,6 +169,7 @@ describe("another Canopy deletes the session while a job writes", () => {
     expect(undone.viewLeafId).toBe(reply?.id);
     const { entries } = await b.call("session:get", { sessionId });
     expect(entries.find((stored) => stored.entry.id === reply?.parentId)?.entry.parentId).toBe(editId);
+    await expectConsistentExport(sessionId);
   });
 
   it("a branch summary is saved with the deleted session", async () => {
