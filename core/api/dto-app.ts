@@ -6,6 +6,13 @@ import type { SummaryCutOff } from "../compaction/types.ts";
 import type { StopReason } from "../session/entries.ts";
 
 /** What `chat:send` / `chat:continue` did (the events told the details as they happened). */
+/**
+ * In the message of a chat turn (or summary) that ends in an error only to say where its result
+ * went: saved where the view does not show it, another Canopy having deleted the session or undone
+ * the edit it hangs below meanwhile (main/pipelines/persist.ts). The user's message is saved too.
+ */
+export const SAVED_ELSEWHERE = "; it is saved ";
+
 export interface ChatTurnResultDto {
   sessionId: string;
   /** The user message this call appended (chat:continue: the one at the view leaf it answered). */

@@ -7,6 +7,7 @@
  * deleting the session, undoing the edited message the result hangs below — does not lose it: it
  * is saved (in the deleted session; below the edit, brought back hidden) and the caller is told where.
  */
+import { SAVED_ELSEWHERE } from "../../core/api/dto-app.ts";
 import type { CompactionResult } from "../../core/compaction/types.ts";
 import type { AgentMessage, CompactionEntry, MessageEntry, SessionEntry } from "../../core/session/entries.ts";
 import { randomEntryId } from "../../core/session/ids.ts";
@@ -87,19 +88,19 @@ function announceSaved(ctx: AppContext, sessionId: string, target: SaveTarget, w
   if (target.deleted) {
     throw new ApiFailure(
       "conflict",
-      `Session ${sessionId} was deleted from the library (in another window or the CLI) while ${what} was being written; it is saved with the session: undo the delete, or \`canopy undelete\`, brings both back`,
+      `Session ${sessionId} was deleted from the library (in another window or the CLI) while ${what} was being written${SAVED_ELSEWHERE}with the session: undo the delete, or \`canopy undelete\`, brings both back`,
     );
   }
   if (target.hidden === "redo") {
     throw new ApiFailure(
       "conflict",
-      `The edited message below which ${what} was being written was undone meanwhile (in another window or the CLI); it is saved below that edit, whose branch is archived as an undone answered edit is: Redo, or Restore branch under Show archived, shows it`,
+      `The edited message below which ${what} was being written was undone meanwhile (in another window or the CLI)${SAVED_ELSEWHERE}below that edit, whose branch is archived as an undone answered edit is: Redo, or Restore branch under Show archived, shows it`,
     );
   }
   if (target.hidden === "restore") {
     throw new ApiFailure(
       "conflict",
-      `The entry below which ${what} was being written was removed meanwhile (in another window or the CLI); it is saved below a copy of that entry, on an archived branch: Restore branch under Show archived shows it`,
+      `The entry below which ${what} was being written was removed meanwhile (in another window or the CLI)${SAVED_ELSEWHERE}below a copy of that entry, on an archived branch: Restore branch under Show archived shows it`,
     );
   }
 }

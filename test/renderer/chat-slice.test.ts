@@ -192,6 +192,19 @@ describe("sending from the composer", () => {
     expect(state.runningJobs).toEqual({});
   });
 
+  it("keeps the composer empty when the turn failed only to say where its message and reply were saved", async () => {
+    chatAnswer = async () => {
+      throw new ApiCallError(
+        "conflict",
+        "Session s1 was deleted from the library (in another window or the CLI) while the reply was being written; it is saved with the session: undo the delete, or `canopy undelete`, brings both back",
+      );
+    };
+    await useCanopy.getState().sendChat();
+    const state = useCanopy.getState();
+    expect(state.composerText).toBe("");
+    expect(state.chatMessage).toMatchObject({ kind: "error", text: expect.stringContaining("it is saved with the session") });
+  });
+
   it("links to the settings when no model is configured", async () => {
     chatAnswer = async () => {
       throw new ApiCallError("invalid_input", "No model configured: set one in Settings (the offline summarizer cannot chat)");

@@ -9,7 +9,7 @@
  * configured" message links to it).
  */
 import type { StateCreator } from "zustand";
-import type { ChatTurnResultDto } from "../../../core/api/dto-app.ts";
+import { type ChatTurnResultDto, SAVED_ELSEWHERE } from "../../../core/api/dto-app.ts";
 import type { SummaryCutOff } from "../../../core/compaction/types.ts";
 import { ApiCallError, call } from "../api.ts";
 import type { CanopyState } from "./index.ts";
@@ -141,8 +141,9 @@ export const createChatSlice: StateCreator<CanopyState, [], [], ChatSlice> = (se
         { userText: text, continuing: false },
         () => call("chat:send", { sessionId, text }),
         (error, cancelled) => {
-          // Nothing was appended: the message goes back to its session's draft (unless retyped).
-          get().restoreDraft(sessionId, text);
+          // Nothing was appended: the message goes back to its session's draft (unless retyped);
+          // not when the failure only says where the message and its reply were saved.
+          if (cancelled || !(error as Error).message.includes(SAVED_ELSEWHERE)) get().restoreDraft(sessionId, text);
           const message: ChatMessage = cancelled
             ? { kind: "ok", text: `${REPLY_CANCELLED} Your message is back in the composer.` }
             : failureMessage(error);
