@@ -231,6 +231,8 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       if (!targetId) throw new UsageError("missing <entryId> to navigate to");
       // A move without a summary waits for nobody.
       const writer = options.summarize ? summaryWriterOf("branch-summary", await cli.request("settings:get", {})) : null;
+      // Whether the branch left gives the summary anything to read (as the app's move dialog asks).
+      const preview = options.summarize ? await cli.request("navigation:preview", { sessionId, targetId }) : null;
       const result = await withCancel(
         cli,
         sessionId,
@@ -261,6 +263,13 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       // it, which resumes where the leaf is), the one case navigate writes none.
       if (options.summarize && result.summaryEntryId === null && !already)
         cli.io.err("no branch summary: the branch you leave has no entries of its own");
+      // Written all the same, as the agents' /tree and the app's dialog do (undo takes it back): a
+      // summary with no message to read only says so, and a script cannot tell it from a real one.
+      const left = preview?.entriesToSummarize.length ?? 0;
+      if (result.summaryEntryId !== null && !result.fromExtension && left > 0 && preview?.summaryHasMessages === false)
+        cli.io.err(
+          `branch summary ${result.summaryEntryId} only says “No content to summarize”: the branch you leave has ${counted(left, "entry", "entries")}, none of them a message`,
+        );
       if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       if (!options.json && already) {
         cli.io.out(`Already at this point: the view leaf is ${targetId}; nothing changed.`);

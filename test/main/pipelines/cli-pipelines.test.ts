@@ -190,6 +190,32 @@ describe("canopy navigate", () => {
     expect((await cli("navigate", file, "a2")).out.trimEnd()).toBe("Already at this point: the view leaf is a2; nothing changed.");
   });
 
+  // Before, the summary written said only "No content to summarize" and nothing said why; the
+  // app's move dialog says so before (NavigationPreviewDto.summaryHasMessages).
+  it("--summarize leaving a branch with no message in it: writes the summary and says on stderr it has nothing to read", async () => {
+    const file = write(
+      "model-change.jsonl",
+      chainSession(4).add("m3", "model_change", { provider: "openai", modelId: "gpt-other" }),
+    );
+    const run = await cli("navigate", file, "a2", "--summarize");
+    expect(run.code).toBe(0);
+    const match = /^View leaf: ([0-9a-f]{8}) \(was m3\), branch summary ([0-9a-f]{8})$/.exec(run.out.trimEnd());
+    expect(match).not.toBeNull();
+    expect(run.err.trimEnd()).toBe(
+      `branch summary ${match?.[2]} only says “No content to summarize”: the branch you leave has 1 entry, none of them a message`,
+    );
+    // --json: stdout stays one parseable object, the line goes to stderr.
+    expect((await cli("navigate", file, "m3")).code).toBe(0);
+    const again = await cli("navigate", file, "a2", "--summarize", "--json");
+    const result = JSON.parse(again.out) as { summaryEntryId: string };
+    expect(again.err.trimEnd()).toBe(
+      `branch summary ${result.summaryEntryId} only says “No content to summarize”: the branch you leave has 1 entry, none of them a message`,
+    );
+    // A branch with a message in it: nothing said.
+    const back = await cli("navigate", file, "a1", "--summarize");
+    expect(back.err).toBe("");
+  });
+
   it("to the view leaf itself: says it is already there (as the app does), with or without --summarize", async () => {
     const file = write("chain.jsonl", chainSession(4));
     for (const extra of [[], ["--summarize"]]) {
