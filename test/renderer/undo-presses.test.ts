@@ -52,6 +52,7 @@ vi.mock("../../renderer/src/api.ts", async () => {
       "edits:undo": edit("edits:undo"),
       "edits:redo": edit("edits:redo"),
       "edits:rename": edit("edits:rename"),
+      "edits:label": edit("edits:label"),
     },
     {
       record: (channel, input) => {
@@ -68,6 +69,7 @@ interface State {
   jobMessage: { kind: string; text: string } | null;
   selectSession(sessionId: string | null): Promise<void>;
   renameSession(title: string | null): Promise<unknown>;
+  setLabel(targetId: string, label: string | null): Promise<unknown>;
   pressUndoRedo(direction: "undo" | "redo"): Promise<unknown>;
 }
 // Imported through a variable so the node type-check (no DOM lib) does not follow the store.
@@ -252,5 +254,40 @@ describe("a title (or label) saved while an edit runs", () => {
     expect(state().jobMessage?.text).toContain(
       "The session was not renamed “Later title”: the open session changed meanwhile. 1 more Ctrl+Z press was dropped: the open session changed meanwhile.",
     );
+  });
+});
+
+describe("a title or label saved while a compaction or branch summary runs (no edit busy)", () => {
+  const running = (kind: string) =>
+    useCanopy.setState({
+      runningJobs: { a: { kind, sessionId: "a", text: "…", here: false, seen: 1, textSeen: 1, since: 0 } },
+    });
+
+  it("is not saved, and the outcome line says why (once, however often Enter is pressed)", async () => {
+    running("compaction");
+    expect(await state().renameSession("New title")).toBeNull();
+    expect(state().jobMessage).toEqual({
+      kind: "error",
+      text: "The session was not renamed “New title”: a compaction is running on this session; wait for it or cancel it first (Escape).",
+    });
+    const shown = state().jobMessage;
+    await state().renameSession("New title");
+    expect(state().jobMessage).toBe(shown);
+    running("branch-summary");
+    expect(await state().setLabel("e1", "keep")).toBeNull();
+    expect(state().jobMessage?.text).toBe(
+      "The label “keep” was not set on e1: a branch summary is running on this session; wait for it or cancel it first (Escape).",
+    );
+    expect(await state().setLabel("e1", null)).toBeNull();
+    expect(state().jobMessage?.text).toBe(
+      "The label of e1 was not cleared: a branch summary is running on this session; wait for it or cancel it first (Escape).",
+    );
+    expect(script.calls).toEqual([]);
+  });
+
+  it("a chat reply being written does not stop it", async () => {
+    running("chat");
+    expect(await state().setLabel("e1", "keep")).not.toBeNull();
+    expect(script.calls).toEqual(["edits:label a"]);
   });
 });

@@ -4,7 +4,8 @@
  * outcome line says so, when the edit before them did not go through, a job started on the session,
  * or the session undo/redo would act on is no longer the one they were pressed for. A press made
  * while a compaction or branch summary runs (no edit busy) does nothing, and the line says why.
- * A label or title saved with Enter while an edit runs waits its turn in the same line.
+ * A label or title saved with Enter while an edit runs waits its turn in the same line; saved
+ * while a compaction or branch summary runs, it is not saved, and the line says why.
  */
 import type { EditResultDto } from "../../../core/api/dto.ts";
 import type { CanopyState } from "./index.ts";
@@ -68,11 +69,10 @@ function withDrop(before: JobMessage | null, dropped: readonly Press[], why: str
   return { ...before, text: `${before.text}${/[.!?…]$/.test(before.text) ? "" : "."} ${text}` };
 }
 
-/** Why a press did nothing: a job runs (the same line for every repeat of a held key). */
-function refusedLine(direction: UndoDirection, job: RunningJob): JobMessage {
+/** Why a press (or a label or title saved) did nothing: a job runs (the same line for every repeat). */
+function refusedLine(what: string, job: RunningJob): JobMessage {
   const why = sessionBusyText(job.kind);
-  const key = direction === "redo" ? "Ctrl+Shift+Z" : "Ctrl+Z";
-  return { kind: "error", text: `${key} did nothing: ${why.charAt(0).toLowerCase()}${why.slice(1)}` };
+  return { kind: "error", text: `${what}: ${why.charAt(0).toLowerCase()}${why.slice(1)}` };
 }
 
 export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesDeps): UndoPresses {
@@ -92,6 +92,13 @@ export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesD
     if (!get().editBusy && queue.length > 0) dropAll("there was nothing to apply them to");
   };
 
+  /** Refused while a job runs: a held key's repeats (or Enter again) keep the line shown, not stacked. */
+  const refuse = (what: string, job: RunningJob) => {
+    const line = refusedLine(what, job);
+    if (get().jobMessage?.text !== line.text) set({ jobMessage: line });
+    return Promise.resolve(null);
+  };
+
   const waiting = (press: Omit<Press, "resolve">) =>
     new Promise<EditResultDto | null>((resolve) => {
       queue.push({ ...press, resolve });
@@ -102,15 +109,16 @@ export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesD
       if (!get().editBusy && queue.length === 0) {
         const job = blockingJob(direction);
         if (job === null) return run(direction);
-        const line = refusedLine(direction, job);
-        // A held key's repeats keep the line shown (not said again, not stacked).
-        if (get().jobMessage?.text !== line.text) set({ jobMessage: line });
-        return Promise.resolve(null);
+        return refuse(`${direction === "redo" ? "Ctrl+Shift+Z" : "Ctrl+Z"} did nothing`, job);
       }
       return waiting({ direction, sessionId: target(direction) });
     },
     edit(edit) {
-      if (!get().editBusy && queue.length === 0) return edit.run();
+      if (!get().editBusy && queue.length === 0) {
+        // The edit would refuse without a word (edits-slice run): the line says why instead.
+        const job = selectRunning(get());
+        return job === null ? edit.run() : refuse(edit.notDone, job);
+      }
       return waiting({ direction: null, edit, sessionId: get().selectedSessionId });
     },
     next(ok) {

@@ -4,7 +4,8 @@
  * archive/restore its branch, set/clear its label — and Undo/Redo of Canopy's own edits
  * (Ctrl+Z / Ctrl+Shift+Z, not while typing; a press while an edit runs waits its turn; disabled
  * with nothing to undo/redo, titled with what they would do). A label saved while an edit runs
- * waits its turn too, and says so. Nothing is ever rewritten in place.
+ * waits its turn too, and says so; while a compaction or branch summary runs, the outcome line
+ * says why it is not set. Nothing is ever rewritten in place.
  * A button's edit (or Ctrl+Z on a button) gives the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
@@ -146,7 +147,9 @@ export function EditActions() {
   };
   const onLabel = (event: FormEvent) => {
     event.preventDefault();
-    if (!node || jobRunning) return;
+    // While a compaction or branch summary runs it is refused, and the outcome line says why (the
+    // text typed stays in the field).
+    if (!node) return;
     const trimmed = label.trim();
     // Enter again on the label being saved: it is under way already.
     const key = `${node.id}\n${trimmed}`;
@@ -280,9 +283,8 @@ export function EditActions() {
                 data-focus-key="clear-label"
                 disabled={busy}
                 aria-disabled={jobRunning}
-                onClick={() => {
-                  if (!jobRunning) void track(() => actions.setLabel(node.id, null));
-                }}
+                // While a job runs, refused with the reason on the outcome line (edits-slice setLabel).
+                onClick={() => void track(() => actions.setLabel(node.id, null))}
               >
                 Clear label
               </button>
