@@ -201,7 +201,7 @@ export function EditActions() {
             Fork to new session
           </button>
         )}
-        {node?.type === "compaction" && (
+        {(node?.type === "compaction" || node?.type === "branch_summary") && (
           <button
             type="button"
             data-focus-key="undo-summary"
@@ -211,20 +211,7 @@ export function EditActions() {
               if (!jobRunning) void track(() => actions.undoSummary(node.id));
             }}
           >
-            Undo compaction
-          </button>
-        )}
-        {node?.type === "branch_summary" && (
-          <button
-            type="button"
-            data-focus-key="undo-summary"
-            disabled={busy}
-            aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void track(() => actions.undoSummary(node.id));
-            }}
-          >
-            Undo branch summary
+            {node.type === "compaction" ? "Undo compaction" : "Undo branch summary"}
           </button>
         )}
         {node &&
