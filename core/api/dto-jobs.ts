@@ -4,6 +4,7 @@
  * opens or reloads meanwhile) and how one ended, told to every window (job:started / job:ended),
  * whichever window started it.
  */
+import type { ApiErrorCode } from "./dto.ts";
 import type { ChatTurnResultDto } from "./dto-app.ts";
 import type { SummaryCutOff } from "../compaction/types.ts";
 
@@ -70,6 +71,14 @@ export interface ListedJobDto extends RunningJobDto {
   autoCompaction?: ChatAutoCompactionDto;
 }
 
+/** A branch summary as navigation:navigate was asked for it (without the session and summarize: true). */
+export interface BranchSummaryAskedDto {
+  targetId: string;
+  customInstructions?: string;
+  /** The instructions replace the branch-summary prompt (D13). */
+  replacePrompt?: boolean;
+}
+
 /** done: it finished (whatever it appended); cancelled: nothing changed; failed: see the message. */
 export type JobOutcome = "done" | "cancelled" | "failed";
 
@@ -79,6 +88,10 @@ export interface JobEndedDto extends RunningJobDto {
   entryId: string | null;
   /** failed: the one-line reason. */
   errorMessage?: string;
+  /** failed: the API error code (model_error, conflict…), which says whether asking again can work. */
+  errorCode?: ApiErrorCode;
+  /** A branch summary that failed: the move as it was asked, so that any window can offer Retry. */
+  asked?: BranchSummaryAskedDto;
   /** A chat turn that is done: what it did, as chat:send / chat:continue answered the window that asked. */
   turn?: ChatTurnResultDto;
   /** A compaction or branch summary that is done: the summary calls cut off at the output limit. */

@@ -37,6 +37,8 @@ export interface AnnouncedRun<T> {
   hooksFirst?: JobHooksDto["event"];
   run: (job: Job) => Promise<T>;
   outcomeOf: OutcomeOf<T>;
+  /** A branch summary: the move asked for, told with a failure (any window's Retry asks it again). */
+  asked?: JobEndedDto["asked"];
 }
 
 /** The job as job:ended names it (job:started and job:list add its hooks at work, if any). */
@@ -80,7 +82,14 @@ export async function runAnnounced<T>(ctx: AppContext, options: AnnouncedRun<T>)
     ended =
       failure.code === "cancelled"
         ? { ...running, outcome: "cancelled", entryId: null }
-        : { ...running, outcome: "failed", entryId: null, errorMessage: failure.message };
+        : {
+            ...running,
+            outcome: "failed",
+            entryId: null,
+            errorMessage: failure.message,
+            errorCode: failure.code,
+            ...(options.asked ? { asked: options.asked } : {}),
+          };
     throw error;
   } finally {
     // Let go first: a window that starts another job when it hears this one end is not refused.

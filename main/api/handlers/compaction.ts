@@ -57,6 +57,11 @@ export const navigationHandlers: AreaHandlers<"navigation"> = {
       // Only a summary is worth showing in every window; a plain move is over at once.
       announced: input.summarize === true,
       ...(input.summarize === true ? { hooksFirst: "session_before_tree" as const } : {}),
+      asked: {
+        targetId: input.targetId,
+        ...(input.customInstructions === undefined ? {} : { customInstructions: input.customInstructions }),
+        ...(input.replacePrompt === true ? { replacePrompt: true } : {}),
+      },
       run: (job) => navigate(ctx, input, job),
       outcomeOf: (result) =>
         result.cancelled

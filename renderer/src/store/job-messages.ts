@@ -77,6 +77,22 @@ function chatEndedMessage(job: JobEndedDto): JobMessage {
   return { kind: "ok", text: job.entryId ? `Reply ${job.entryId} added.` : "The turn ended." };
 }
 
+/**
+ * A branch summary the model failed, or refused because the view leaf moved meanwhile (or the
+ * library was busy): asking again can work, from any window showing the session, as asked.
+ */
+export function branchRetry(job: JobEndedDto): NavigationRetry | undefined {
+  const { asked, errorCode } = job;
+  if (!asked || (errorCode !== "model_error" && errorCode !== "conflict")) return undefined;
+  const instructions = asked.customInstructions?.trim() ? asked.customInstructions : undefined;
+  return {
+    sessionId: job.sessionId,
+    targetId: asked.targetId,
+    ...(instructions ? { customInstructions: instructions } : {}),
+    ...(instructions && asked.replacePrompt ? { replacePrompt: true } : {}),
+  };
+}
+
 /** The line for a job this window heard end (one it did not start: its own call says the rest). */
 export function jobEndedMessage(job: JobEndedDto): JobMessage {
   if (job.kind === "chat") return chatEndedMessage(job);
@@ -84,10 +100,9 @@ export function jobEndedMessage(job: JobEndedDto): JobMessage {
   if (job.outcome === "cancelled")
     return { kind: "ok", text: compaction ? COMPACTION_CANCELLED : BRANCH_SUMMARY_CANCELLED };
   if (job.outcome === "failed") {
-    return {
-      kind: "error",
-      text: failureLine(compaction ? "Compaction" : "Branch summary", job.errorMessage ?? "unknown error"),
-    };
+    const text = failureLine(compaction ? "Compaction" : "Branch summary", job.errorMessage ?? "unknown error");
+    const retry = compaction ? undefined : branchRetry(job);
+    return { kind: "error", text, ...(retry ? { retry } : {}) };
   }
   if (compaction)
     return { kind: "ok", text: withCutOff(job.entryId ? compactionAdded(job.entryId) : "Compaction done.", job.cutOff) };

@@ -87,6 +87,7 @@ describe("compaction:run", () => {
         outcome: "failed",
         entryId: null,
         errorMessage: error.message,
+        errorCode: error.code,
       },
     ]);
     expect(error.message).toContain("The server had an error");
@@ -138,6 +139,22 @@ describe("navigation:navigate", () => {
     const error = await h.fail("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
     expect(ended()).toMatchObject([
       { kind: "branch-summary", outcome: "failed", errorMessage: error.message },
+    ]);
+  });
+
+  // Before, only the window that asked knew what to ask again: the others had no Retry to offer.
+  it("with a summary, failed: ends failed telling why (the code) and the move asked, so any window can retry it", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    server.enqueue({ type: "error", status: 400, body: { error: { message: "Bad summary request" } } });
+    const input = { sessionId, targetId: "a1", summarize: true, customInstructions: "Keep it short", replacePrompt: true };
+    const error = await h.fail("navigation:navigate", input);
+    expect(ended()).toMatchObject([
+      {
+        kind: "branch-summary",
+        outcome: "failed",
+        errorCode: error.code,
+        asked: { targetId: "a1", customInstructions: "Keep it short", replacePrompt: true },
+      },
     ]);
   });
 
