@@ -69,6 +69,20 @@ export function chatTurnMessage(result: ChatTurnResultDto): JobMessage {
   return { kind, text: parts.join(" ") };
 }
 
+/**
+ * Where a move onto a label entry (bookkeeping: one Canopy wrote hangs below the file's last
+ * entry, whichever entry it labels) left the view leaf: the entry it labels is not where the LLM
+ * view ends. `node.text` is the tree's "<labelled id> = <label>" (core describe).
+ */
+export function labelMoveLine(node: { id: string; parentId: string | null; text: string; cut?: boolean }): string {
+  const split = node.text.indexOf(" = ");
+  const labelled = split < 0 ? "?" : node.text.slice(0, split);
+  const label = split < 0 ? "" : `${node.text.slice(split + 3)}${node.cut ? "…" : ""}`;
+  const what = label === "(cleared)" ? `the label entry clearing ${labelled}'s label` : `the label entry “${label}” of ${labelled}`;
+  const where = node.parentId === null ? "at the start of the session: the LLM view is empty" : `below ${node.parentId}: the LLM view ends with ${node.parentId}`;
+  return `Moved to ${node.id}, ${what}, ${where}`;
+}
+
 /** A chat turn this window heard end (one it did not start: its own call says the rest). */
 function chatEndedMessage(job: JobEndedDto): JobMessage {
   if (job.outcome === "cancelled") return { kind: "ok", text: REPLY_CANCELLED };

@@ -18,11 +18,13 @@ import type {
 import type { CompactionPlanDto, NavigationResultDto } from "../../../core/api/dto.ts";
 import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { ApiCallError, call } from "../api.ts";
+import { treeNode } from "../features/tree/tree-lookup.ts";
 import type { CanopyState } from "./index.ts";
 import {
   COMPACTION_CANCELLED,
   compactionAdded,
   jobEndedMessage,
+  labelMoveLine,
   type JobMessage,
   withCutOff,
 } from "./job-messages.ts";
@@ -331,6 +333,9 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       if (!sessionId || refusedBusy(sessionId)) return null;
       if (summarize) get().ownJobStarting({ kind: "branch-summary", sessionId });
       set({ jobMessage: null });
+      // A label entry is not where the conversation ends: the line says where the leaf is then.
+      const tree = get().tree;
+      const label = tree?.sessionId === sessionId ? treeNode(tree.nodes, targetId) : undefined;
       let failure: unknown;
       try {
         const instructions = customInstructions?.trim();
@@ -351,7 +356,9 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
             ? `Moved to ${targetId}'s branch with branch summary ${result.summaryEntryId}`
             : stays
               ? `The view leaf stays at ${result.newLeafId} (${targetId} is the message just below it)`
-              : `Moved to ${result.newLeafId ?? "the start of the session"}`;
+              : label?.type === "label" && result.newLeafId === targetId
+                ? labelMoveLine(label)
+                : `Moved to ${result.newLeafId ?? "the start of the session"}`;
           // The target message's text goes to the session's composer only when it is empty (SPEC
           // §10.4): a draft the user typed is never replaced. Another session may be open by now:
           // then it becomes this session's draft, never the open one's.
