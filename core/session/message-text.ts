@@ -4,29 +4,38 @@
  */
 import type { AssistantMessage, LlmMessage } from "./entries.ts";
 import { toJson } from "../text/json-deep.ts";
+import { describeOtherBlock } from "./other-blocks.ts";
+
+/** A block that is none of the kinds below (redacted thinking, a fallback marker): what it is. */
+function otherBlockText(block: unknown): string {
+  const { label, text } = describeOtherBlock(block);
+  return `[${label}] ${text}`;
+}
+
+/** A text or image block of a user message or tool result; any other block by what it is. */
+function textOrImage(block: Record<string, unknown>): string {
+  if (block.type === "text") return String(block.text);
+  if (block.type === "image") return `[image ${block.mimeType}]`;
+  return otherBlockText(block);
+}
 
 export function messageText(message: LlmMessage): string {
   // The content as stored: a hand-edited or hostile file may hold a string, null, or null blocks.
   const content: unknown = message.content;
   if (typeof content === "string") return content;
   const blocks = blocksOf(content);
-  if (message.role === "user") {
-    return blocks
-      .map((block) => (block.type === "text" ? block.text : `[image ${block.mimeType}]`))
-      .join("\n");
-  }
+  if (message.role === "user") return blocks.map(textOrImage).join("\n");
   if (message.role === "assistant") {
     return blocks
       .map((block) => {
         if (block.type === "text") return block.text;
         if (block.type === "thinking") return `[thinking]\n${block.thinking}`;
-        return `[tool call ${block.name}] ${toJson(block.arguments)}`;
+        if (block.type === "toolCall") return `[tool call ${block.name}] ${toJson(block.arguments)}`;
+        return otherBlockText(block);
       })
       .join("\n\n");
   }
-  const body = blocks
-    .map((block) => (block.type === "text" ? block.text : `[image ${block.mimeType}]`))
-    .join("\n");
+  const body = blocks.map(textOrImage).join("\n");
   return `${message.isError ? "[error] " : ""}${body}`;
 }
 

@@ -132,6 +132,36 @@ describe("messageParts", () => {
     ]);
   });
 
+  it("shows a block of another kind (oh-my-pi's redacted thinking, a fallback marker) as what it is, never as a tool call", () => {
+    const fallback = { type: "fallback", from: { model: "a" }, to: { model: "b" } };
+    const reply = assistant([
+      { type: "text", text: "before" },
+      { type: "redactedThinking", data: "ENCRYPTED" },
+      fallback,
+      { type: "text", text: "after" },
+    ] as unknown as AssistantMessage["content"]);
+    expect(messageParts(reply)).toEqual([
+      { kind: "markdown", text: "before" },
+      {
+        kind: "other",
+        label: "redacted thinking",
+        text: "9 characters of reasoning the provider encrypted (not readable)",
+      },
+      { kind: "other", label: "fallback block", text: JSON.stringify(fallback, null, 2) },
+      { kind: "markdown", text: "after" },
+    ]);
+    const document = { type: "document", source: "x" };
+    expect(
+      messageParts(user([{ type: "text", text: "see" }, document] as unknown as UserMessage["content"])),
+    ).toEqual([
+      { kind: "markdown", text: "see" },
+      { kind: "other", label: "document block", text: JSON.stringify(document, null, 2) },
+    ]);
+    expect(messageParts(toolResult([document] as unknown as ToolResultMessage["content"]))).toEqual([
+      { kind: "other", label: "document block", text: JSON.stringify(document, null, 2) },
+    ]);
+  });
+
   it("shows tool call arguments nested 5,000 deep as their JSON, not as [object Object]", () => {
     const deep = JSON.parse(`${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`) as Record<string, unknown>;
     const [part] = messageParts(assistant([{ type: "toolCall", id: "c1", name: "x", arguments: deep }]));

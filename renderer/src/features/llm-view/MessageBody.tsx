@@ -1,7 +1,8 @@
 /**
  * The body of one message in the LLM view: markdown prose, a summary with its `<summary>` tags
  * visible (what the model sees), thinking set apart, tool calls as name + pretty JSON, tool output
- * preformatted, image placeholders with their type and size, and the error of a failed reply.
+ * preformatted, image placeholders with their type and size, a block of another kind (redacted
+ * thinking) by what it is, and the error of a failed reply.
  * Every text goes through LongText, which shows a very long one cut until the user asks for all;
  * a text that came without its middle gets it from `wholeParts` (the message asked for whole).
  */
@@ -90,6 +91,13 @@ function Part({
             <span className="call-id">{part.id}</span>
           </div>
           <LongText text={part.argumentsJson} render="pre" className="tool-args" />
+        </div>
+      );
+    case "other":
+      return (
+        <div className="other-block-part">
+          <div className="part-label">{part.label}</div>
+          <LongText text={part.text} render="pre" className="tool-output" />
         </div>
       );
     case "output":

@@ -5,6 +5,7 @@
  * enough to start collapsed. Pure, so it is unit-tested in Node.
  */
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import { describeOtherBlock } from "../../../../core/session/other-blocks.ts";
 import { countLines, cutForDisplay } from "../../../../core/text/display-cut.ts";
 import { toJson } from "../../../../core/text/json-deep.ts";
 import {
@@ -32,7 +33,9 @@ export type MessagePart =
   | { kind: "output"; text: string; hole?: ShownHole; copy?: string }
   /** `blob`: the data is a ref to the agent's blob store; `found`: the store has it (`bytes`). */
   | { kind: "image"; mimeType: string; bytes: number; blob?: { ref: string; found: boolean } }
-  | { kind: "error"; text: string; hole?: undefined; copy?: string };
+  | { kind: "error"; text: string; hole?: undefined; copy?: string }
+  /** A block of another kind (redacted thinking, a fallback marker): what it is, what it holds. */
+  | { kind: "other"; label: string; text: string; hole?: undefined; copy?: string };
 
 const SUMMARY_OPEN = "<summary>\n";
 const SUMMARY_CLOSE = "\n</summary>";
@@ -116,6 +119,8 @@ function shown(part: MessagePart): MessagePart {
         id: showBidiControls(part.id),
         argumentsJson: showBidiControls(part.argumentsJson),
       };
+    case "other":
+      return { kind: "other", label: showBidiControls(part.label), text: showBidiControls(part.text) };
     case "image":
       return {
         ...part,
@@ -146,7 +151,21 @@ export function messageParts(
   return rawParts(message, byBlock, blobs ?? {}).map(shown);
 }
 
-function imagePart(image: { mimeType: string; data: string }, blobs: BlobSizes): MessagePart {
+/** A block of none of the kinds below, by what it is. */
+function otherPart(block: unknown): MessagePart {
+  return { kind: "other", ...describeOtherBlock(block) };
+}
+
+/** An image block's part; any block that is no text and no image is shown by what it is. */
+function imagePart(
+  block: { type: string; mimeType?: unknown; data?: unknown },
+  blobs: BlobSizes,
+): MessagePart {
+  if (block.type !== "image") return otherPart(block);
+  const image = {
+    data: block.data,
+    mimeType: typeof block.mimeType === "string" ? block.mimeType : "unknown type",
+  };
   if (typeof image.data !== "string" || !image.data.startsWith("blob:"))
     return { kind: "image", mimeType: image.mimeType, bytes: base64Bytes(image.data) };
   const size = Object.hasOwn(blobs, image.data) ? blobs[image.data] : null;
@@ -171,7 +190,11 @@ function rawParts(
       if (block.type === "text") return withHole({ kind: "markdown", text: block.text }, block.text, hole);
       if (block.type === "thinking")
         return withHole({ kind: "thinking", text: block.thinking }, block.thinking, hole);
-      return { kind: "toolCall", name: block.name, id: block.id, argumentsJson: prettyJson(block.arguments) };
+      if (block.type !== "toolCall") return otherPart(block);
+      // A hand-edited call may lack its name or id: shown empty rather than failing the view.
+      const name = typeof block.name === "string" ? block.name : "";
+      const id = typeof block.id === "string" ? block.id : "";
+      return { kind: "toolCall", name, id, argumentsJson: prettyJson(block.arguments) };
     });
     if (message.stopReason === "error" || message.stopReason === "aborted") {
       const why =
