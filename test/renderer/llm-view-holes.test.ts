@@ -69,8 +69,9 @@ function expectSameView(messages: LlmMessage[]) {
   expect(holed.holes.length).toBeGreaterThan(0);
   holed.messages.forEach((message, index) => {
     const holes = holed.holes.filter((hole) => hole.messageIndex === index);
-    const parts = messageParts(message, holes);
-    const whole = messageParts(messages[index] as LlmMessage);
+    // The first message is a compaction summary (drawn as one only when its entry says so).
+    const parts = messageParts(message, holes, undefined, index === 0);
+    const whole = messageParts(messages[index] as LlmMessage, undefined, undefined, index === 0);
     expect(parts.map(figures)).toEqual(whole.map(wholeFigures));
     expect(isLong(parts)).toBe(isLong(whole));
     expect(limitParts(parts, 4000)).toEqual(limitParts(whole, 4000));

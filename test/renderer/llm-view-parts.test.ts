@@ -48,11 +48,19 @@ describe("messageParts", () => {
       summary: "## Goal\nFix it",
       after: "",
     });
-    expect(messageParts(user([{ type: "text", text }]))).toEqual([
+    expect(messageParts(user([{ type: "text", text }]), undefined, undefined, true)).toEqual([
       { kind: "summary", framing: "Framing paragraph.", summary: "## Goal\nFix it", after: "" },
     ]);
     expect(splitSummary("talking about <summary>\ninline</summary>")).toBeNull();
     expect(splitSummary("no tags")).toBeNull();
+  });
+
+  it("draws only a compaction or branch summary as one: other text with a <summary> line stays whole, every space kept", () => {
+    // A bash run printing an HTML file: its fenced block was split and "   Hidden" lost its spaces.
+    const text =
+      "Ran `cat page.html`\n```\n<details>\n<summary>\nClick me\n</summary>\n   Hidden\n</details>\n```";
+    expect(messageParts(user([{ type: "text", text }]))).toEqual([{ kind: "markdown", text }]);
+    expect(messageParts(user(text))).toEqual([{ kind: "markdown", text }]);
   });
 
   it("spells out bidi overrides and isolates, so hidden reordering cannot disguise what the model receives", () => {

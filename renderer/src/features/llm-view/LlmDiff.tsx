@@ -50,7 +50,8 @@ function DiffRow({
   const info = row.entryId === null ? undefined : kinds.get(row.entryId);
   const role = message ? messageKindLabel(message, info?.type, info?.kind) : "unknown";
   const blobs = row.afterIndex !== null ? diff.after.blobImages : diff.before.blobImages;
-  const shown = open && message ? limitParts(messageParts(message, undefined, blobs), 20_000) : null;
+  const summary = role.endsWith("summary");
+  const shown = open && message ? limitParts(messageParts(message, undefined, blobs, summary), 20_000) : null;
   return (
     <li
       className={`diff-row change-${row.change}`}

@@ -94,17 +94,19 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
   const { message, index, entryId, tokens, entryType, entryKind, current, changes, grouped, holes, blobs } = props;
   const expandAll = useCanopy((state) => state.expandAll);
   const loadWholeContext = useCanopy((state) => state.loadWholeContext);
-  const parts = useMemo(() => messageParts(message, holes, blobs), [message, holes, blobs]);
+  const label = messageKindLabel(message, entryType, entryKind);
+  const summary = label.endsWith("summary");
+  const parts = useMemo(() => messageParts(message, holes, blobs, summary), [message, holes, blobs, summary]);
   const wholeParts = useMemo(
     () =>
       holes
         ? async () => {
             const whole = (await loadWholeContext()).messages[index];
             if (!whole) throw new Error("the view changed");
-            return messageParts(whole, undefined, blobs);
+            return messageParts(whole, undefined, blobs, summary);
           }
         : undefined,
-    [holes, index, loadWholeContext, blobs],
+    [holes, index, loadWholeContext, blobs, summary],
   );
   const long = useMemo(() => isLong(parts), [parts]);
   const [override, setOverride] = useState<boolean | null>(null);
@@ -119,8 +121,6 @@ export const MessageItem = memo(function MessageItem(props: MessageItemProps) {
     () => (collapsed ? limitParts(parts, COLLAPSED_CHARS) : { parts, hiddenChars: 0 }),
     [collapsed, parts],
   );
-  const label = messageKindLabel(message, entryType, entryKind);
-  const summary = label.endsWith("summary");
   const dropped = changes.some((change) => change.kind === "dropped");
   const request = dropped ? "dropped" : changes.length > 0 ? "changed" : undefined;
   const inGroup = (change: RequestChange) => grouped.has(requestNoteKey(change));

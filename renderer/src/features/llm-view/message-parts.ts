@@ -139,16 +139,19 @@ export type BlobSizes = Readonly<Record<string, number | null>>;
 
 /**
  * The display parts of `message`; `holes`: those of its texts that came without their middle;
- * `blobs`: the sizes of its images kept in the agent's blob store.
+ * `blobs`: the sizes of its images kept in the agent's blob store; `summary`: the message is a
+ * compaction or branch summary, drawn with its framing and `<summary>` block apart (any other
+ * text holding a `<summary>` line — a bash run printing HTML — is shown whole, as sent).
  */
 export function messageParts(
   message: LlmMessage,
   holes?: readonly MessageTextHole[],
   blobs?: BlobSizes,
+  summary = false,
 ): MessagePart[] {
   const byBlock = new Map<number | null, TextHole>();
   for (const { block, hole } of holes ?? []) byBlock.set(block, hole);
-  return rawParts(message, byBlock, blobs ?? {}).map(shown);
+  return rawParts(message, byBlock, blobs ?? {}, summary).map(shown);
 }
 
 /** A block of none of the kinds below, by what it is. */
@@ -177,11 +180,12 @@ function rawParts(
   message: LlmMessage,
   holes: ReadonlyMap<number | null, TextHole>,
   blobs: BlobSizes,
+  summary: boolean,
 ): MessagePart[] {
   if (message.role === "user") {
-    if (typeof message.content === "string") return [textPart(message.content, true, holes.get(null))];
+    if (typeof message.content === "string") return [textPart(message.content, summary, holes.get(null))];
     return message.content.map((block, index) =>
-      block.type === "text" ? textPart(block.text, true, holes.get(index)) : imagePart(block, blobs),
+      block.type === "text" ? textPart(block.text, summary, holes.get(index)) : imagePart(block, blobs),
     );
   }
   if (message.role === "assistant") {
