@@ -80,8 +80,11 @@ export function holeLongTexts(messages: readonly LlmMessage[]): {
       holes.push({ messageIndex, block: null, hole: cut.hole });
       return { ...message, content: cut.text } as LlmMessage;
     }
+    // A hand-edited file may hold no array, or blocks that are no object: nothing to hole there.
+    if (!Array.isArray(message.content)) return message;
     let changed = false;
     const content = message.content.map((block, index) => {
+      if (block === null || typeof block !== "object") return block;
       const field = block.type === "text" ? "text" : block.type === "thinking" ? "thinking" : null;
       const value = field === null ? undefined : (block as unknown as Record<string, unknown>)[field];
       if (field === null || typeof value !== "string") return block;

@@ -2,6 +2,8 @@
 // model fallback marker, in Debian's Chromium (browser mode): opening the session left a blank
 // page (the view took the blocks for tool calls and failed on their missing name). The LLM view
 // now shows each block in place, by what it is, between the reply's thinking and its text.
+// A hand-edited file with a string where a reply's blocks belong and a null block failed the page
+// (or the view) the same way; what they hold is shown instead.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +13,14 @@ import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 
 let app: E2eApp;
 let sessionId: string;
+let editedId: string;
+
+async function importLines(name: string, lines: unknown[]): Promise<string> {
+  const file = path.join(app.work, `${name}.jsonl`);
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
+  return report.files[0]?.sessionId as string;
+}
 
 beforeAll(async () => {
   app = await startE2eApp("llm-other-blocks");
@@ -40,10 +50,25 @@ beforeAll(async () => {
     },
     { type: "message", id: "a1", parentId: "u1", timestamp: at, message: reply },
   ];
-  const file = path.join(app.work, "other-blocks.jsonl");
-  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
-  const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
-  sessionId = report.files[0]?.sessionId as string;
+  sessionId = await importLines("other-blocks", lines);
+  const message = (id: string, parentId: string | null, body: Record<string, unknown>) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: at,
+    message: { timestamp: 1, ...body },
+  });
+  editedId = await importLines("hand-edited", [
+    { type: "session", version: 3, id: "hand-edited-session", timestamp: at, cwd: "/tmp/edited" },
+    message("e1", null, { role: "user", content: "Hi" }),
+    message("e2", "e1", {
+      role: "assistant",
+      content: "A reply typed as a string",
+      provider: "p",
+      model: "m",
+    }),
+    message("e3", "e2", { role: "user", content: [null, { type: "text", text: "After a null block" }] }),
+  ]);
 });
 
 afterAll(async () => {
@@ -67,6 +92,21 @@ describe("blocks of other kinds in the LLM view", () => {
       expect.stringContaining("The answer"),
     ]);
     expect(await body.textContent()).not.toContain("tool call");
+    expect(errors).toEqual([]);
+  });
+
+  it("shows what a hand-edited message holds where blocks belong (a string, a null block)", async () => {
+    const errors: string[] = [];
+    app.page.on("pageerror", (error) => errors.push(error.message));
+    await app.page.goto(`${app.mode.url}#/session/${encodeURIComponent(editedId)}`);
+    const body = (id: string) =>
+      app.page.locator(`[data-testid=llm-view] li.message[data-entry-id="${id}"] .message-body`);
+    await body("e3").waitFor();
+    expect(await body("e2").textContent()).toBe("A reply typed as a string");
+    expect(await body("e3").locator(":scope > div").allTextContents()).toEqual([
+      "block of no typenull",
+      "After a null block",
+    ]);
     expect(errors).toEqual([]);
   });
 });

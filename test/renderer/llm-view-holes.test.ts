@@ -122,6 +122,17 @@ describe("texts sent without their middle", () => {
     });
   }
 
+  it("pass over what a hand-edited message holds where blocks belong (null blocks, no array)", () => {
+    const long = "x".repeat(HOLE_ABOVE_CHARS + 10);
+    const messages = [
+      { role: "user", content: [null, { type: "text", text: long }], timestamp: 0 },
+      { role: "toolResult", toolCallId: "c", toolName: "read", content: null, isError: false, timestamp: 0 },
+    ] as unknown as LlmMessage[];
+    const holed = holeLongTexts(messages);
+    expect(holed.holes.map((hole) => [hole.messageIndex, hole.block])).toEqual([[0, 1]]);
+    expect(holed.messages[1]).toBe(messages[1]);
+  });
+
   it("never split an emoji at either end of the hole", () => {
     const text = "🙂".repeat(HOLE_ABOVE_CHARS);
     const holed = holeLongTexts([{ role: "user", content: text, timestamp: 0 }]);

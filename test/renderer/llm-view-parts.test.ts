@@ -170,6 +170,25 @@ describe("messageParts", () => {
     ]);
   });
 
+  it("shows what a hand-edited message holds where blocks belong (a string, null, no array) instead of failing the page", () => {
+    const stored = (role: string, content: unknown) =>
+      ({ role, content, timestamp: 0 }) as unknown as LlmMessage;
+    expect(messageParts(stored("assistant", "plain string reply"))).toEqual([
+      { kind: "markdown", text: "plain string reply" },
+    ]);
+    expect(messageParts(stored("toolResult", "string output"))).toEqual([
+      { kind: "output", text: "string output" },
+    ]);
+    expect(messageParts(stored("toolResult", null))).toEqual([]);
+    expect(
+      messageParts(stored("user", [null, { type: "text", text: "after" }, { type: "text", text: 5 }])),
+    ).toEqual([
+      { kind: "other", label: "block of no type", text: "null" },
+      { kind: "markdown", text: "after" },
+      { kind: "other", label: "text block", text: JSON.stringify({ type: "text", text: 5 }, null, 2) },
+    ]);
+  });
+
   it("shows tool call arguments nested 5,000 deep as their JSON, not as [object Object]", () => {
     const deep = JSON.parse(`${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`) as Record<string, unknown>;
     const [part] = messageParts(assistant([{ type: "toolCall", id: "c1", name: "x", arguments: deep }]));

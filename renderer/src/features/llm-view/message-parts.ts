@@ -160,14 +160,12 @@ function otherPart(block: unknown): MessagePart {
 }
 
 /** An image block's part; any block that is no text and no image is shown by what it is. */
-function imagePart(
-  block: { type: string; mimeType?: unknown; data?: unknown },
-  blobs: BlobSizes,
-): MessagePart {
-  if (block.type !== "image") return otherPart(block);
+function imagePart(block: unknown, blobs: BlobSizes): MessagePart {
+  const b = block as StoredBlock | null;
+  if (b === null || typeof b !== "object" || b.type !== "image") return otherPart(block);
   const image = {
-    data: block.data,
-    mimeType: typeof block.mimeType === "string" ? block.mimeType : "unknown type",
+    data: b.data,
+    mimeType: typeof b.mimeType === "string" ? b.mimeType : "unknown type",
   };
   if (typeof image.data !== "string" || !image.data.startsWith("blob:"))
     return { kind: "image", mimeType: image.mimeType, bytes: base64Bytes(image.data) };
@@ -176,29 +174,55 @@ function imagePart(
   return { kind: "image", mimeType: image.mimeType, bytes: found ? size : 0, blob: { ref: image.data, found } };
 }
 
+type StoredBlock = { type?: unknown; [key: string]: unknown };
+
+/**
+ * The blocks of a message's content as stored, each with its text's hole. A hand-edited file may
+ * hold a string where blocks belong (one text block, its hole keyed null), no array (no block), or
+ * blocks that are no object (shown by what they are).
+ */
+function storedBlocks(
+  content: unknown,
+  holes: ReadonlyMap<number | null, TextHole>,
+): { block: unknown; hole: TextHole | undefined }[] {
+  if (typeof content === "string") return [{ block: { type: "text", text: content }, hole: holes.get(null) }];
+  if (!Array.isArray(content)) return [];
+  return content.map((block: unknown, index) => ({ block, hole: holes.get(index) }));
+}
+
+/** The string under `field` when `block` is of `type` and holds one there (else null). */
+function textField(block: unknown, type: string, field: string): string | null {
+  const b = block as StoredBlock | null;
+  if (b === null || typeof b !== "object" || b.type !== type) return null;
+  const value = b[field];
+  return typeof value === "string" ? value : null;
+}
+
 function rawParts(
   message: LlmMessage,
   holes: ReadonlyMap<number | null, TextHole>,
   blobs: BlobSizes,
   summary: boolean,
 ): MessagePart[] {
+  const blocks = storedBlocks(message.content, holes);
   if (message.role === "user") {
-    if (typeof message.content === "string") return [textPart(message.content, summary, holes.get(null))];
-    return message.content.map((block, index) =>
-      block.type === "text" ? textPart(block.text, summary, holes.get(index)) : imagePart(block, blobs),
-    );
+    return blocks.map(({ block, hole }) => {
+      const text = textField(block, "text", "text");
+      return text !== null ? textPart(text, summary, hole) : imagePart(block, blobs);
+    });
   }
   if (message.role === "assistant") {
-    const parts: MessagePart[] = message.content.map((block, index): MessagePart => {
-      const hole = holes.get(index);
-      if (block.type === "text") return withHole({ kind: "markdown", text: block.text }, block.text, hole);
-      if (block.type === "thinking")
-        return withHole({ kind: "thinking", text: block.thinking }, block.thinking, hole);
-      if (block.type !== "toolCall") return otherPart(block);
+    const parts: MessagePart[] = blocks.map(({ block, hole }): MessagePart => {
+      const text = textField(block, "text", "text");
+      if (text !== null) return withHole({ kind: "markdown", text }, text, hole);
+      const thinking = textField(block, "thinking", "thinking");
+      if (thinking !== null) return withHole({ kind: "thinking", text: thinking }, thinking, hole);
+      const call = block as StoredBlock | null;
+      if (call === null || typeof call !== "object" || call.type !== "toolCall") return otherPart(block);
       // A hand-edited call may lack its name or id: shown empty rather than failing the view.
-      const name = typeof block.name === "string" ? block.name : "";
-      const id = typeof block.id === "string" ? block.id : "";
-      return { kind: "toolCall", name, id, argumentsJson: prettyJson(block.arguments) };
+      const name = typeof call.name === "string" ? call.name : "";
+      const id = typeof call.id === "string" ? call.id : "";
+      return { kind: "toolCall", name, id, argumentsJson: prettyJson(call.arguments) };
     });
     if (message.stopReason === "error" || message.stopReason === "aborted") {
       const why =
@@ -207,11 +231,10 @@ function rawParts(
     }
     return parts;
   }
-  return message.content.map((block, index) =>
-    block.type === "text"
-      ? withHole({ kind: "output", text: block.text }, block.text, holes.get(index))
-      : imagePart(block, blobs),
-  );
+  return blocks.map(({ block, hole }) => {
+    const text = textField(block, "text", "text");
+    return text !== null ? withHole({ kind: "output", text }, text, hole) : imagePart(block, blobs);
+  });
 }
 
 /** Characters a part shows, for the collapse decision. */
