@@ -61,6 +61,8 @@ export type RequestChange =
   /** "empty": a foreign reply's thinking is all empty, and empty thinking is dropped (§3.6 step 6). */
   | { kind: "thinking-removed"; reason: "canopy" | "cerebras" | "empty" }
   | { kind: "thinking-as-text" }
+  /** Canopy's request: blocks of other kinds (redacted thinking, a fallback marker) are not sent. */
+  | { kind: "blocks-removed"; count: number }
   | { kind: "result-as-user" };
 
 /** A tool result only the request has, inserted before the view message at `before`. */
@@ -141,7 +143,17 @@ function replyContent(
   foreign: boolean,
   changes: RequestChange[],
 ): AssistantMessage["content"] {
-  const blocks = blocksOf(message.content) as AssistantMessage["content"];
+  let blocks = blocksOf(message.content) as AssistantMessage["content"];
+  if (target.sender === "canopy") {
+    // Chat completions carry text and tool calls: any other block (redacted thinking) is left out.
+    const sendable = (block: { type?: unknown }) =>
+      block.type === "text" || block.type === "thinking" || block.type === "toolCall";
+    const others = blocks.filter((block) => !sendable(block)).length;
+    if (others > 0) {
+      changes.push({ kind: "blocks-removed", count: others });
+      blocks = blocks.filter(sendable);
+    }
+  }
   if (!blocks.some((block) => block.type === "thinking")) return blocks;
   if (target.sender === "canopy" || target.provider === "cerebras") {
     changes.push({ kind: "thinking-removed", reason: target.sender === "canopy" ? "canopy" : "cerebras" });

@@ -15,6 +15,7 @@ export type RequestNoteKey =
   | `thinking-removed:${Extract<RequestChange, { kind: "thinking-removed" }>["reason"]}`
   | "images-blocked"
   | "thinking-as-text"
+  | "blocks-removed"
   | "result-as-user";
 
 export interface RequestNoteGroup {
@@ -66,6 +67,8 @@ export function requestGroupText(group: RequestNoteGroup): string {
       return `Empty thinking of ${n} replies is not sent: they come from another provider/API.`;
     case "thinking-as-text":
       return `Thinking of ${n} replies is sent as plain text: they come from another provider/API.`;
+    case "blocks-removed":
+      return `Blocks of other kinds (redacted thinking, a model-fallback marker…) of ${n} replies are not sent: Canopy's OpenAI-compatible request carries only text and tool calls.`;
     case "result-as-user":
       return `${n} tool results are sent as user messages: no tool call of the request waits for them.`;
     case "images-blocked": {
@@ -97,6 +100,8 @@ export function requestNoteFlag(change: RequestChange): string {
       return change.reason === "canopy" ? "thinking not sent" : "thinking removed";
     case "thinking-as-text":
       return "thinking as text";
+    case "blocks-removed":
+      return "blocks not sent";
     case "result-as-user":
       return "sent as user";
   }

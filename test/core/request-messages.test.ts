@@ -229,6 +229,27 @@ describe("planRequest on built sessions", () => {
     );
   });
 
+  it("Canopy's request says it leaves out blocks of other kinds (redacted thinking), which chat completions cannot carry", () => {
+    const reply = assistant("", {
+      content: [
+        { type: "redactedThinking", data: "ENC" },
+        { type: "fallback", from: { model: "a" }, to: { model: "b" } },
+        { type: "text", text: "answer" },
+        call("c1"),
+      ] as unknown as AssistantMessage["content"],
+    });
+    const ours = planRequest([reply, toolResult("out", { toolCallId: "c1" })], canopy, off);
+    expect(ours.changes[0]).toEqual([{ kind: "blocks-removed", count: 2 }]);
+    expect(ours.messages[0]?.content).toEqual([{ type: "text", text: "answer" }, call("c1")]);
+    expect(requestChangeText({ kind: "blocks-removed", count: 2 })).toBe(
+      "2 blocks of other kinds (redacted thinking, a model-fallback marker…) not sent: Canopy's OpenAI-compatible request carries only text and tool calls.",
+    );
+    // The agent's own request to the reply's provider carries them as they are.
+    const theirs = planRequest([reply, toolResult("out", { toolCallId: "c1" })], agent, off);
+    expect(theirs.changes[0]).toEqual([]);
+    expect(theirs.messages[0]).toBe(reply);
+  });
+
   it("Canopy's request leaves out a reply of only thinking and sends a result no call waits for as user text", () => {
     const view: LlmMessage[] = [
       user("hi"),
