@@ -64,7 +64,7 @@ export function modelLabel(message: AssistantMessage): string {
 }
 
 export function messageHeading(message: LlmMessage): string {
-  if (message.role === "toolResult") return `tool result · ${message.toolName}`;
+  if (message.role === "toolResult") return joinNames(["tool result", message.toolName], " · ");
   if (message.role === "assistant") {
     const model = modelLabel(message);
     return model === "" ? "assistant" : `assistant · ${model}`;

@@ -1,7 +1,7 @@
 // The model an assistant message names, as the LLM view and `canopy context` head it: replies
 // without provider/model fields (or with only one, or empty ones) showed "undefined/undefined".
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage } from "../../core/session/entries.ts";
+import type { AssistantMessage, LlmMessage } from "../../core/session/entries.ts";
 import { messageHeading, modelLabel } from "../../core/session/message-text.ts";
 
 /** A reply as a session file may carry it: the fields given, nothing else. */
@@ -33,5 +33,21 @@ describe("an assistant message's model", () => {
     expect(modelLabel(reply({ provider: "", model: "gpt-5" }))).toBe("gpt-5");
     expect(modelLabel(reply({ provider: null, model: 4 }))).toBe("");
     expect(messageHeading(reply({ model: "gpt-5" }))).toBe("assistant · gpt-5");
+  });
+});
+
+describe("a tool result's heading", () => {
+  it("names its tool, and says only 'tool result' when a hand-edited one has no tool name", () => {
+    const result = (fields: Record<string, unknown>) =>
+      ({
+        role: "toolResult",
+        toolCallId: "c1",
+        content: [],
+        isError: false,
+        timestamp: 1,
+        ...fields,
+      }) as unknown as LlmMessage;
+    expect(messageHeading(result({ toolName: "read" }))).toBe("tool result · read");
+    expect(messageHeading(result({}))).toBe("tool result");
   });
 });

@@ -2,8 +2,8 @@
 // model fallback marker, in Debian's Chromium (browser mode): opening the session left a blank
 // page (the view took the blocks for tool calls and failed on their missing name). The LLM view
 // now shows each block in place, by what it is, between the reply's thinking and its text.
-// A hand-edited file with a string where a reply's blocks belong and a null block failed the page
-// (or the view) the same way; what they hold is shown instead.
+// A hand-edited file with a string where a reply's blocks belong, a null block or a tool result
+// without its tool name failed the page (or the view) the same way; what they hold is shown instead.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +68,11 @@ beforeAll(async () => {
       model: "m",
     }),
     message("e3", "e2", { role: "user", content: [null, { type: "text", text: "After a null block" }] }),
+    message("e4", "e3", {
+      role: "toolResult",
+      toolCallId: "c9",
+      content: [{ type: "text", text: "No tool name" }],
+    }),
   ]);
 });
 
@@ -95,13 +100,14 @@ describe("blocks of other kinds in the LLM view", () => {
     expect(errors).toEqual([]);
   });
 
-  it("shows what a hand-edited message holds where blocks belong (a string, a null block)", async () => {
+  it("shows what a hand-edited message holds where blocks belong (a string, a null block), and a result without a tool name", async () => {
     const errors: string[] = [];
     app.page.on("pageerror", (error) => errors.push(error.message));
     await app.page.goto(`${app.mode.url}#/session/${encodeURIComponent(editedId)}`);
     const body = (id: string) =>
       app.page.locator(`[data-testid=llm-view] li.message[data-entry-id="${id}"] .message-body`);
-    await body("e3").waitFor();
+    await body("e4").waitFor();
+    expect(await body("e4").textContent()).toBe("No tool name");
     expect(await body("e2").textContent()).toBe("A reply typed as a string");
     expect(await body("e3").locator(":scope > div").allTextContents()).toEqual([
       "block of no typenull",

@@ -22,7 +22,9 @@ export const AddedResultItem = memo(function AddedResultItem({ added }: { added:
       <div className="message-meta">
         <span className="index">+</span>
         <span className="role">tool result</span>
-        <code className="tool-name">{showBidiControls(message.toolName)}</code>
+        {typeof message.toolName === "string" && message.toolName !== "" && (
+          <code className="tool-name">{showBidiControls(message.toolName)}</code>
+        )}
         {message.isError && <span className="flag error-flag">error</span>}
         <span className="flag request-flag">added by the request</span>
         <span className="answers">answers #{added.callIndex + 1}</span>

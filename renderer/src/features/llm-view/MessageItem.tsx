@@ -82,7 +82,10 @@ function MessageHeading({ message, label }: { message: LlmMessage; label: string
     return (
       <>
         <span className="role">{label}</span>
-        <code className="tool-name">{showBidiControls(message.toolName)}</code>
+        {/* A hand-edited result may lack its tool name: none is shown then. */}
+        {typeof message.toolName === "string" && message.toolName !== "" && (
+          <code className="tool-name">{showBidiControls(message.toolName)}</code>
+        )}
         {message.isError && <span className="flag error-flag">error</span>}
       </>
     );
