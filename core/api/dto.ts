@@ -182,6 +182,11 @@ export interface ContextView {
   estimatedTokens: number;
   /** Context tokens of the last assistant usage on the path, when known (SPEC §4.2). */
   measuredTokens: number | null;
+  /**
+   * True when that usage comes from a reply older than the compaction in effect: stale until the
+   * next reply (SPEC §4.4). Absent otherwise.
+   */
+  measuredBeforeCompaction?: true;
   /** The compaction in effect on the path, if any. */
   compactionId: string | null;
   /** Its first kept entry, null when that is not on the path (nothing before it is kept). */

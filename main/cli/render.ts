@@ -79,7 +79,8 @@ export function renderContext(view: ContextView): string {
   const { request } = view;
   const header = [
     `leaf ${view.leafId ?? "(none)"} · ${counted(view.messages.length, "message")} · ~${view.estimatedTokens} tokens estimated` +
-      (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`),
+      (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`) +
+      (view.measuredBeforeCompaction ? " (before the compaction in effect: stale until the next reply)" : ""),
   ];
   if (view.compactionId) {
     header.push(

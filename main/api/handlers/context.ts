@@ -68,6 +68,17 @@ function sharedStart(
   return { from, answerId: keepAnswer(db, sid, sources) };
 }
 
+/** Whether the reply carrying `usage` comes before the last compaction on `path` (SPEC §4.4). */
+function measuredBeforeCompaction(path: readonly SessionEntry[], usage: unknown): boolean {
+  const compaction = path.findLastIndex((entry) => entry.type === "compaction");
+  if (compaction < 0) return false;
+  const reply = path.findLastIndex(
+    (entry) =>
+      entry.type === "message" && (entry.message as { usage?: unknown } | undefined)?.usage === usage,
+  );
+  return reply >= 0 && reply < compaction;
+}
+
 export const contextHandlers: AreaHandlers<"context"> = {
   "context:get": (input, ctx): ContextView => {
     const { sid } = requireSession(ctx.db, input.sessionId);
@@ -82,6 +93,7 @@ export const contextHandlers: AreaHandlers<"context"> = {
     });
     const view = buildLlmView(entries, leafId, contextTemplatesFrom(ctx.prompts), index);
     const usage = getLastAssistantUsage(view.context.path);
+    const measured = usage && calculateContextTokens(usage) > 0 ? calculateContextTokens(usage) : null;
     const settings = loadSettings(ctx.db);
     const target = settings.model
       ? chatTargetOf(settings.model)
@@ -106,7 +118,10 @@ export const contextHandlers: AreaHandlers<"context"> = {
       messageTokens: view.messageTokens,
       estimatedTokens: view.estimatedTokens,
       // A usage of all zeros (some providers, aborted replies) is no measurement.
-      measuredTokens: usage && calculateContextTokens(usage) > 0 ? calculateContextTokens(usage) : null,
+      measuredTokens: measured,
+      ...(measured !== null && measuredBeforeCompaction(view.context.path, usage)
+        ? { measuredBeforeCompaction: true }
+        : {}),
       compactionId: view.context.compaction?.id ?? null,
       // Only a first kept entry the model gets: one off the path keeps nothing (SPEC §3.1).
       firstKeptEntryId: view.context.firstKeptOnPath ? view.context.firstKeptEntryId : null,
