@@ -4,7 +4,8 @@
 // keyboard), and a Run of a plan that went stale meanwhile is refused with nothing run; a setting
 // changed while Compact… still waits for its first plan is applied to it; the entry the plan was
 // made at archived (an answered edit undone) is said as archived, not as a view leaf moved, and
-// archived with the view leaf on it (Archive branch, confirmed) says the plan still applies there.
+// archived with the view leaf on it (Archive branch, confirmed) says the plan still applies there;
+// the view leaf moved while Compact… still waits for its first plan: the plan is made again there.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Route } from "playwright-core";
@@ -36,7 +37,10 @@ const leafShown = () => app.page.getByTestId("llm-view").getAttribute("data-leaf
 const compactions = async () => (await tree()).nodes.filter((node) => node.kind === "compaction").length;
 
 async function openPlan(): Promise<CompactionPlanDto> {
+  // The plan already shown may read the same as the new one: wait for Compact…'s own answer.
+  const answer = app.page.waitForResponse((response) => PREVIEW(new URL(response.url())));
   await app.page.getByRole("button", { name: "Compact…" }).click();
+  await answer;
   const expected = await current();
   await poll(() => textOf(keepsFrom())).toContain(`Keeps from ${expected.firstKeptEntryId}`);
   await poll(leafShown).toBe(expected.leafId);
@@ -219,5 +223,42 @@ describe("the entry the plan was made at archived", () => {
     expect(await runButton().getAttribute("aria-disabled")).toBe("false");
     await apiCall<EditResultDto>(app.mode, "edits:unarchive", { sessionId, entryId: "u8" });
     await poll(() => remade().count()).toBe(0);
+  }, 60_000);
+});
+
+describe("the session changed while Compact… waits for its first plan", () => {
+  it("the plan is made again once it is in, saying why, not left as it was before the change", async () => {
+    const before = await tree();
+    expect(before.viewLeafId).toBe("a8");
+    await app.page.getByRole("button", { name: "Close" }).click();
+    let heard: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Compact…'s answer is made now (at a8), and reaches the page after the view leaf moved.
+    await app.page.route(
+      PREVIEW,
+      async (route) => {
+        const response = await route.fetch();
+        heard();
+        await released;
+        await route.fulfill({ response });
+      },
+      { times: 1 },
+    );
+    await app.page.getByRole("button", { name: "Compact…" }).click();
+    await answered;
+    // Another window moves the view leaf; the page has heard it once its LLM view shows a7.
+    await apiCall(app.mode, "session:set-view-leaf", { sessionId, leafId: "a7" });
+    await poll(leafShown).toBe("a7");
+    release();
+    const now = await current();
+    expect(now.leafId).toBe("a7");
+    await poll(() => textOf(remade())).toBe("The view leaf moved to a7: the plan was made again there.");
+    expect(await textOf(keepsFrom())).toContain(`Keeps from ${now.firstKeptEntryId}`);
   }, 60_000);
 });

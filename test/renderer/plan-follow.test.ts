@@ -4,8 +4,8 @@
 // that comes back the same stays as it was with nothing said; one that differs says why (grew,
 // moved, changed); a leaf gone or a session deleted blocks Run with one line; a setting the plan
 // is not made with asks nothing. A request that fails for a passing reason keeps the plan shown,
-// runnable (main refuses it if stale), with one line and Retry; a settings change heard while
-// Compact… still asked is made again once it answered; a leaf archived says so, not "moved".
+// runnable (main refuses it if stale), with one line and Retry; a settings or session change heard
+// while Compact… still asked is made again once it answered; a leaf archived says so, not "moved".
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CompactionPlanDto } from "../../core/api/dto.ts";
 import { DEFAULT_SETTINGS, type Settings } from "../../core/settings/schema.ts";
@@ -469,6 +469,53 @@ describe("a settings change heard while Compact… still asks", () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(previews()).toBe(1);
     expect(state().plan).toBe(withNew);
+  });
+});
+
+describe("a session change heard while Compact… still asks", () => {
+  const grown = planAt("a4", ["u1", "a1", "u2", "a2", "u3", "a3", "u4", "a4"]);
+  const held = () => {
+    let answer: (plan: CompactionPlanDto) => void = () => {};
+    const promise = new Promise<CompactionPlanDto>((resolve) => {
+      answer = resolve;
+    });
+    return { promise: promise as unknown as CompactionPlanDto, answer: (plan: CompactionPlanDto) => answer(plan) };
+  };
+
+  it("with no plan shown yet: the first plan, made before the change, is made again once it is in", async () => {
+    useCanopy.setState({ plan: null });
+    const first = held();
+    previewAnswer = () => first.promise;
+    const asked = state().previewCompaction();
+    await vi.advanceTimersByTimeAsync(1);
+    follow.planFollowsSession("s1");
+    await vi.advanceTimersByTimeAsync(1000);
+    first.answer(shown);
+    previewAnswer = () => grown;
+    await asked;
+    await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+    expect(previews()).toBe(2);
+    expect(state().plan).toEqual(grown);
+    expect(state().planNote).toBe("The session grew (its leaf is now a4): the plan was made again there.");
+  });
+
+  it("with a plan shown: its re-plan, overtaken by Compact…'s answer, is not lost", async () => {
+    const first = held();
+    const replan = held();
+    let asks = 0;
+    previewAnswer = () => (++asks === 1 ? first.promise : asks === 2 ? replan.promise : grown);
+    const asked = state().previewCompaction();
+    await vi.advanceTimersByTimeAsync(1);
+    follow.planFollowsSession("s1");
+    await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+    expect(previews()).toBe(2);
+    // Compact…'s answer (made before the change) lands while the re-plan still waits for its own.
+    first.answer(planAt("a3", ["u1", "a1", "u2", "a2", "u3", "a3"]));
+    await asked;
+    replan.answer(grown);
+    await vi.advanceTimersByTimeAsync(follow.PLAN_FOLLOW_QUIET_MS + 10);
+    expect(state().plan).toEqual(grown);
+    expect(state().planNote).toBe("The session grew (its leaf is now a4): the plan was made again there.");
   });
 });
 

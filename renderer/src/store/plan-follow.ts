@@ -8,9 +8,9 @@
  * or a plan's leaf gone: one line, and the plan cannot run; its leaf archived: the plan at the
  * view leaf, saying so (or, the view leaf archived with it, that the plan still applies there).
  * A request that fails for a passing reason keeps the plan shown, runnable (main refuses it once
- * out of date: `stale_plan`), with one line and Retry. A settings change heard while Compact… was
- * still asking is checked against its answer. A keep-recent figure the user chose on the slider
- * stays theirs. Never a silent swap under a compaction already running.
+ * out of date: `stale_plan`), with one line and Retry. A settings or session change heard while
+ * Compact… was still asking is checked against its answer. A keep-recent figure the user chose on
+ * the slider stays theirs. Never a silent swap under a compaction already running.
  */
 import { planSettingsChanged, planSettingsOf } from "../../../core/compaction/plan-settings.ts";
 import type { Settings } from "../../../core/settings/schema.ts";
@@ -49,6 +49,8 @@ let inFlight = false;
 let lastFailed: Why | null = null;
 /** The latest settings heard while Compact… or the slider was still asking (its answer may predate them). */
 let heardWhileAsking: Settings | null = null;
+/** The session whose change was heard while Compact… or the slider was still asking (its answer may predate it). */
+let sessionHeardWhileAsking: string | null = null;
 
 /** The open plan of this session, when a compaction is not running on it. */
 function followedPlan(sessionId?: string) {
@@ -69,22 +71,30 @@ export function planFollowsSettings(settings: Settings): void {
 
 /** `session:changed`, `library:changed`, `job:ended` on a session: its open plan is asked again. */
 export function planFollowsSession(sessionId: string): void {
+  const state = useCanopy.getState();
+  if (state.planAsking > 0 && state.selectedSessionId === sessionId) sessionHeardWhileAsking = sessionId;
   if (followedPlan(sessionId) === null) return;
   want({ settings: null, session: true }, PLAN_FOLLOW_QUIET_MS);
 }
 
 /**
  * Once the plans asked for by Compact… or the slider are all in, the one shown is made again if a
- * settings change heard meanwhile is not what it was made with. Returns the unsubscribe.
+ * settings change heard meanwhile is not what it was made with, or its session changed meanwhile
+ * (the answer may have been made before: a re-plan of the plan shown then is dropped once the
+ * answer replaces it). Returns the unsubscribe.
  */
 export function planFollowsAnswers(): () => void {
   return useCanopy.subscribe((state, before) => {
     if (state.planAsking > 0 || before.planAsking === 0) return;
     const settings = heardWhileAsking;
+    const changedSession = sessionHeardWhileAsking;
     heardWhileAsking = null;
+    sessionHeardWhileAsking = null;
     const plan = followedPlan();
-    if (settings === null || plan === null) return;
-    if (planSettingsChanged(plan.plannedWith, planSettingsOf(settings)).length > 0) want({ settings, session: false }, 0);
+    if (plan === null) return;
+    const otherSettings = settings !== null && planSettingsChanged(plan.plannedWith, planSettingsOf(settings)).length > 0;
+    const session = changedSession === plan.sessionId;
+    if (otherSettings || session) want({ settings: otherSettings ? settings : null, session }, 0);
   });
 }
 
