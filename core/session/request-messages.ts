@@ -61,7 +61,7 @@ export type RequestChange =
   /** "empty": a foreign reply's thinking is all empty, and empty thinking is dropped (§3.6 step 6). */
   | { kind: "thinking-removed"; reason: "canopy" | "cerebras" | "empty" }
   | { kind: "thinking-as-text" }
-  /** Canopy's request: blocks of other kinds (redacted thinking, a fallback marker) are not sent. */
+  /** Canopy's request: blocks of other kinds (redacted thinking, a fallback marker, in any message) are not sent. */
   | { kind: "blocks-removed"; count: number }
   | { kind: "result-as-user" };
 
@@ -116,6 +116,31 @@ function blockImages<T extends UserMessage | ToolResultMessage>(message: T): { m
     if (!duplicate) out.push(next);
   }
   return count === 0 ? { message, count } : { message: { ...message, content: out }, count };
+}
+
+/** Canopy's request: a user message's or tool result's content as chat completions carry it. */
+function sendableInput(block: unknown): block is TextContent | ImageContent {
+  if (typeof block !== "object" || block === null) return false;
+  const b = block as Block;
+  if (b.type === "text") return typeof b.text === "string";
+  return b.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string";
+}
+
+/**
+ * Canopy's request: blocks other than text and images (a provider's own block, a hand-edited
+ * one) are left out of a user message or tool result, and said so, rather than sent as empty text.
+ */
+function withoutOtherInputs<T extends UserMessage | ToolResultMessage>(
+  message: T,
+  changes: RequestChange[],
+): T {
+  if (!Array.isArray(message.content)) return message;
+  const content: unknown[] = message.content;
+  const kept = content.filter(sendableInput);
+  const others = content.length - kept.length;
+  if (others === 0) return message;
+  changes.push({ kind: "blocks-removed", count: others });
+  return { ...message, content: kept };
 }
 
 /** Canopy's request: a result no call waits for is sent as user text (chat completions refuse it as a tool message). */
@@ -219,7 +244,8 @@ export function planRequest(
         changes.push({ kind: "dropped", reason: "result-of-dropped" });
         return;
       }
-      const blocked = options.blockImages ? blockImages(original) : { message: original, count: 0 };
+      const input = target.sender === "canopy" ? withoutOtherInputs(original, changes) : original;
+      const blocked = options.blockImages ? blockImages(input) : { message: input, count: 0 };
       if (blocked.count > 0) changes.push({ kind: "images-blocked", count: blocked.count });
       if (pending.delete(original.toolCallId) || target.sender === "agent") {
         push(blocked.message, index);
@@ -232,7 +258,8 @@ export function planRequest(
     }
     closePending(index);
     if (original.role === "user") {
-      const blocked = options.blockImages ? blockImages(original) : { message: original, count: 0 };
+      const input = target.sender === "canopy" ? withoutOtherInputs(original, changes) : original;
+      const blocked = options.blockImages ? blockImages(input) : { message: input, count: 0 };
       if (blocked.count > 0) changes.push({ kind: "images-blocked", count: blocked.count });
       push(blocked.message, index);
       return;

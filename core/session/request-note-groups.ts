@@ -68,7 +68,7 @@ export function requestGroupText(group: RequestNoteGroup): string {
     case "thinking-as-text":
       return `Thinking of ${n} replies is sent as plain text: they come from another provider/API.`;
     case "blocks-removed":
-      return `Blocks of other kinds (redacted thinking, a model-fallback marker…) of ${n} replies are not sent: Canopy's OpenAI-compatible request carries only text and tool calls.`;
+      return `Blocks of other kinds (redacted thinking, a model-fallback marker…) of ${n} messages are not sent: Canopy's OpenAI-compatible request carries only text, images and tool calls.`;
     case "result-as-user":
       return `${n} tool results are sent as user messages: no tool call of the request waits for them.`;
     case "images-blocked": {

@@ -52,7 +52,7 @@ export function requestChangeText(change: RequestChange, message?: LlmMessage): 
     case "thinking-as-text":
       return "Thinking sent as plain text: the reply comes from another provider/API.";
     case "blocks-removed":
-      return `${change.count === 1 ? "A block" : `${change.count} blocks`} of other kinds (redacted thinking, a model-fallback marker…) not sent: Canopy's OpenAI-compatible request carries only text and tool calls.`;
+      return `${change.count === 1 ? "A block" : `${change.count} blocks`} of other kinds (redacted thinking, a model-fallback marker…) not sent: Canopy's OpenAI-compatible request carries only text, images and tool calls.`;
     case "result-as-user":
       return "Sent as a user message: no tool call of the request waits for this result.";
   }

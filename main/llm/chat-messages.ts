@@ -63,6 +63,8 @@ function userContent(content: string | (TextContent | ImageContent)[]): string |
     block.type === "image" ? imagePart(block) : { type: "text" as const, text: block.text },
   );
   const only = parts[0];
+  // A message whose every block was left out (request-messages.ts) is sent as empty text.
+  if (only === undefined) return "";
   return parts.length === 1 && only?.type === "text" ? only.text : parts;
 }
 

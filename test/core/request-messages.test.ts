@@ -242,7 +242,7 @@ describe("planRequest on built sessions", () => {
     expect(ours.changes[0]).toEqual([{ kind: "blocks-removed", count: 2 }]);
     expect(ours.messages[0]?.content).toEqual([{ type: "text", text: "answer" }, call("c1")]);
     expect(requestChangeText({ kind: "blocks-removed", count: 2 })).toBe(
-      "2 blocks of other kinds (redacted thinking, a model-fallback marker…) not sent: Canopy's OpenAI-compatible request carries only text and tool calls.",
+      "2 blocks of other kinds (redacted thinking, a model-fallback marker…) not sent: Canopy's OpenAI-compatible request carries only text, images and tool calls.",
     );
     // The agent's own request to the reply's provider carries them as they are.
     const theirs = planRequest([reply, toolResult("out", { toolCallId: "c1" })], agent, off);

@@ -227,3 +227,29 @@ describe("on the shared fixtures", () => {
     expect(checked).toBe(120);
   });
 });
+
+describe("blocks of other kinds in a user message or tool result", () => {
+  it("are left out of Canopy's request, as its plan says, never sent as text without text", async () => {
+    const { planRequest } = await import("../../../core/session/request-messages.ts");
+    const odd = { type: "document", source: "x.pdf" } as never;
+    const messages: LlmMessage[] = [
+      user([{ type: "text", text: "read this" }, odd]),
+      assistant([call("c1")]),
+      result("c1", [{ type: "text", text: "done" }, odd, null as never]),
+    ];
+    const sent = toOpenAiMessages(messages, target);
+    expect(JSON.stringify(sent)).not.toContain('"type":"text"}');
+    for (const message of sent) {
+      if (Array.isArray(message.content))
+        for (const part of message.content) if (part.type === "text") expect(typeof part.text).toBe("string");
+    }
+    expect(sent[0]).toEqual({ role: "user", content: "read this" });
+    expect(sent[2]).toEqual({ role: "tool", tool_call_id: "c1", content: "done" });
+    const plan = planRequest(messages, { ...target, sender: "canopy" }, { blockImages: false });
+    expect(plan.changes[0]).toEqual([{ kind: "blocks-removed", count: 1 }]);
+    expect(plan.changes[2]).toEqual([{ kind: "blocks-removed", count: 2 }]);
+    // The agent's own request keeps them: only Canopy's chat completions cannot carry them.
+    const agents = planRequest(messages, { ...target, sender: "agent" }, { blockImages: false });
+    expect(agents.changes[0]).toEqual([]);
+  });
+});
