@@ -3,7 +3,8 @@
  * composer below it, and what the model sees at the selected leaf on the right. Escape cancels
  * running work (the chat turn, compaction or branch summary of the open session, whichever
  * window started it, or an import). Files dropped on the window are imported (desktop app); the
- * desktop menu's commands arrive as app:command. "?" lists the keyboard shortcuts.
+ * desktop menu's commands arrive as app:command. "?" lists the keyboard shortcuts. Each pane
+ * sits in an error boundary (guarded-panes.tsx): one that fails to render says so in its place.
  */
 import { useEffect } from "react";
 import { onEvent, onEventsConnected } from "./api.ts";
@@ -21,6 +22,7 @@ import { EditActions } from "./features/edits/EditActions.tsx";
 import { ExportDialog } from "./features/export/ExportDialog.tsx";
 import { ShortcutsHelp } from "./features/help/ShortcutsHelp.tsx";
 import { TreePanel } from "./features/tree/TreePanel.tsx";
+import { LlmViewGuard, PaneGuard, TreeGuard } from "./guarded-panes.tsx";
 import { useCanopy } from "./store/index.ts";
 import { useRouteSync } from "./use-route-sync.ts";
 
@@ -84,23 +86,37 @@ export function App() {
           <h1>Canopy</h1>
           <ShortcutsHelp />
         </div>
-        <LibrarySidebar />
-        <SettingsPanel />
+        <PaneGuard failure="The session library could not be drawn.">
+          <LibrarySidebar />
+        </PaneGuard>
+        <PaneGuard failure="The settings could not be drawn.">
+          <SettingsPanel />
+        </PaneGuard>
       </aside>
       <main className="center">
-        <div className="actions">
-          <Notice />
-          <CompactionPanel />
-          <JobMessage />
-        </div>
-        <EditActions />
-        <TreePanel />
-        <Composer />
+        <PaneGuard failure="The messages above the tree could not be drawn.">
+          <div className="actions">
+            <Notice />
+            <CompactionPanel />
+            <JobMessage />
+          </div>
+        </PaneGuard>
+        <TreeGuard>
+          <EditActions />
+          <TreePanel />
+        </TreeGuard>
+        <PaneGuard failure="The message box could not be drawn.">
+          <Composer />
+        </PaneGuard>
       </main>
       <section className="right" aria-label="LLM view">
-        <LlmView />
+        <LlmViewGuard>
+          <LlmView />
+        </LlmViewGuard>
       </section>
-      <ExportDialog />
+      <PaneGuard failure="The export dialog could not be drawn.">
+        <ExportDialog />
+      </PaneGuard>
       {dropping && (
         <div className="drop-hint" aria-hidden="true">
           Drop session files or folders to import them
