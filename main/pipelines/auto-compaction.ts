@@ -81,7 +81,10 @@ export async function checkCompaction(ctx: AppContext, input: AutoCheckInput): P
   const none: AutoOutcome = { ran: null, prunedTokens: 0, entryId: null };
   if (!settings.compaction.enabled) return none;
   // The reply is saved; the prune after it waits for another process's write as the save did.
-  await untilWritable(ctx);
+  // Cancelled meanwhile (the turn's abort): the turn ends, its prune with it.
+  const turnSignal = input.job?.controller.signal;
+  await untilWritable(ctx, turnSignal);
+  if (turnSignal?.aborted) return none;
   const pruned = applyPrune(ctx, input.sessionId);
   const outcome = { ...none, prunedTokens: pruned.tokensSaved };
   const { assistant } = input;
@@ -254,7 +257,7 @@ export async function runAutoCompaction(
     }
     // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
     // process's write (untilWritable), cancellable meanwhile.
-    await untilWritable(ctx);
+    await untilWritable(ctx, signal);
     if (signal.aborted) return end(null, true, false);
 
     const entry = appendCompaction(ctx, on.target, result, fromExtension, true);

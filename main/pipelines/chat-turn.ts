@@ -253,8 +253,10 @@ async function turn(flow: Flow, prompt: UserMessage | null): Promise<void> {
     ...(reply.ttft === undefined ? {} : { ttft: reply.ttft }),
   };
   // While the runner's thread re-imports a rewritten file, or another process writes, its write
-  // lock would hold this thread up, then fail the save (untilWritable).
-  await untilWritable(ctx);
+  // lock would hold this thread up, then fail the save (untilWritable). Cancelled meanwhile:
+  // nothing is saved, as for a reply aborted while it came.
+  await untilWritable(ctx, signal);
+  if (signal.aborted) return;
   const { entries, followed } = appendMessageChain(ctx, state, prompt ? [prompt, assistant] : [assistant]);
   flow.appended.push(...entries.map((entry) => entry.id));
   if (prompt && !prompt.synthetic) flow.userEntryId = entries[0]?.id;

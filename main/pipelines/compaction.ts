@@ -250,7 +250,7 @@ export async function runCompaction(ctx: AppContext, input: CompactionInput, job
   }
   // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
   // process's write (untilWritable), cancellable meanwhile.
-  await untilWritable(ctx);
+  await untilWritable(ctx, signal);
   if (signal.aborted) throw new ApiFailure("cancelled", "Compaction cancelled");
 
   const entry = appendCompaction(ctx, target, result, fromExtension, input.leafId === undefined);

@@ -244,7 +244,7 @@ export async function navigate(ctx: AppContext, input: NavigationInput, job: Job
   }
   // After a re-import of a rewritten file on the runner's thread (write-gate.ts), or another
   // process's write (untilWritable), cancellable meanwhile.
-  await untilWritable(ctx);
+  await untilWritable(ctx, signal);
   // An acknowledged abort wins over a hook that ignored the signal (SPEC §9.6: session unchanged).
   if (signal.aborted) return unchanged(plan, true, true);
 

@@ -27,19 +27,37 @@ import type { RunTarget } from "./session-state.ts";
 const LOCK_WAIT_MS = 5 * 60_000;
 const LOCK_POLL_MS = 50;
 
+/** Resolves after `ms`, or at once when `signal` aborts (then or already). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 /**
  * Waits, asynchronously, until the library's write lock is free: this process's import runner
  * (the write gate) and any other process (a CLI import or prune, a second app) are not writing.
  * A save that waited busy_timeout instead held the serving thread up 5 s, then failed and lost
  * what the model wrote. Right before the save, which takes the lock again (a write landing in
- * between waits busy_timeout, as any write does).
+ * between waits busy_timeout, as any write does). Ends at once when `signal` aborts (Cancel,
+ * Escape, the abort channels): the caller checks it and saves nothing.
  */
-export async function untilWritable(ctx: AppContext): Promise<void> {
+export async function untilWritable(ctx: AppContext, signal?: AbortSignal): Promise<void> {
   const started = Date.now();
-  for (;;) {
-    if (!ctx.writes.open) await ctx.writes.passed();
+  while (!signal?.aborted) {
+    if (!ctx.writes.open) {
+      await Promise.race([ctx.writes.passed(), pause(LOCK_WAIT_MS, signal)]);
+      continue;
+    }
     if (writeIfFree(ctx.db, () => undefined) !== null || Date.now() - started > LOCK_WAIT_MS) return;
-    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    await pause(LOCK_POLL_MS, signal);
   }
 }
 

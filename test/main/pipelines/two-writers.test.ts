@@ -226,3 +226,66 @@ describe("another Canopy holds the library's write lock when the model's answer 
     expect(await modelTextStored(b, sessionId)).toHaveLength(1);
   });
 });
+
+describe("a job waiting for another Canopy's write lock is cancelled", () => {
+  /**
+   * Runs `job` in `a`; once the model has answered and the save waits for the lock `b` holds
+   * (the wait's first probe), `abort`s it in `a`. The job must end at once, nothing saved, while
+   * `b` still holds the lock (a CLI import or prune can hold it for minutes).
+   */
+  async function cancelledWhileWaiting<T>(
+    job: Promise<T>,
+    sessionId: string,
+    abort: () => Promise<unknown>,
+  ): Promise<PromiseSettledResult<T>> {
+    await until(() => fake.requests.length === 1, 5000, "the model request");
+    const db = a.api.ctx.db;
+    let probes = 0;
+    const pragma = db.pragma.bind(db);
+    db.pragma = ((source: string, options?: { simple?: boolean }) => {
+      if (source === "busy_timeout = 0") probes += 1;
+      return pragma(source, options);
+    }) as typeof db.pragma;
+    b.api.ctx.db.exec("BEGIN IMMEDIATE");
+    try {
+      release();
+      await until(() => probes > 0, 5000, "the save waiting for the lock");
+      const before = await a.snapshot(sessionId);
+      await abort();
+      const ended = await Promise.race([
+        Promise.allSettled([job]).then(([settled]) => settled),
+        new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 2000)),
+      ]);
+      expect(ended).not.toBe("still waiting");
+      expect(await a.snapshot(sessionId)).toEqual(before);
+      expect(await modelTextStored(a, sessionId)).toEqual([]);
+      return ended as PromiseSettledResult<T>;
+    } finally {
+      b.api.ctx.db.exec("ROLLBACK");
+      db.pragma = pragma;
+    }
+  }
+
+  it("a chat reply: chat:abort ends the turn cancelled at once, nothing saved", async () => {
+    const { sessionId } = await editedSession();
+    const turn = a.call("chat:send", { sessionId, text: "Which tokens changed?" });
+    const settled = await cancelledWhileWaiting(turn, sessionId, () => a.call("chat:abort", { sessionId }));
+    expect(failure(settled)).toMatch(/cancelled/);
+    // Nothing is saved once the lock is free either: the turn is over.
+    expect(await modelTextStored(b, sessionId)).toEqual([]);
+  });
+
+  it("a compaction: compaction:abort ends it cancelled at once", async () => {
+    const { sessionId } = await editedSession();
+    const run = a.call("compaction:run", { sessionId, keepRecentTokens: 1 });
+    const settled = await cancelledWhileWaiting(run, sessionId, () => a.call("compaction:abort", { sessionId }));
+    expect(failure(settled)).toMatch(/cancelled/);
+  });
+
+  it("a branch summary: navigation:abort ends it cancelled at once, the view leaf where it was", async () => {
+    const { sessionId } = await editedSession();
+    const run = a.call("navigation:navigate", { sessionId, targetId: "a1", summarize: true });
+    const settled = await cancelledWhileWaiting(run, sessionId, () => a.call("navigation:abort", { sessionId }));
+    expect(settled.status === "fulfilled" && settled.value.cancelled).toBe(true);
+  });
+});
