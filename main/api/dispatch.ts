@@ -5,9 +5,10 @@
 import type { Channel, RequestInput, RequestOutput } from "../../core/api/contract.ts";
 import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
+import { untilWriteLockFree } from "../library/lock-wait.ts";
 import { LIBRARY_WRITES } from "../library/write-gate.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
-import { toApiError } from "./errors.ts";
+import { ApiFailure, toApiError } from "./errors.ts";
 import { handlers } from "./handlers/index.ts";
 import { tooLargeError } from "./too-large.ts";
 import type { AppContext } from "./types.ts";
@@ -21,6 +22,21 @@ export interface Api {
 
 function isChannel(name: string): name is Channel {
   return Object.hasOwn(inputSchemas, name);
+}
+
+/**
+ * Waits while another process writes the library; past `otherWriterLimitMs`, refuses the request
+ * saying what holds the library. SQLite's own wait (busy_timeout, 5 s) held the serving thread,
+ * and every other request, up meanwhile.
+ */
+async function untilLibraryWritable(ctx: AppContext): Promise<void> {
+  const limit = ctx.writes.otherWriterLimitMs;
+  if (await untilWriteLockFree(ctx.db, ctx.writes, limit)) return;
+  const seconds = Math.round(limit / 1000);
+  throw new ApiFailure(
+    "conflict",
+    `The library is busy: another Canopy process on the same library file (a CLI command such as an import or prune, or another Canopy app) has been writing to it for more than ${seconds} second${seconds === 1 ? "" : "s"}; nothing was changed. Try again when it is done`,
+  );
 }
 
 export function createApi(ctx: AppContext): Api {
@@ -37,6 +53,8 @@ export function createApi(ctx: AppContext): Api {
     try {
       // A write waits (asynchronously) while the runner holds the library's write lock for long.
       if (!ctx.writes.open && LIBRARY_WRITES.has(channel)) await ctx.writes.passed();
+      // So does one while another process (the CLI, a second app) holds it, up to a limit.
+      if (LIBRARY_WRITES.has(channel)) await untilLibraryWritable(ctx);
       assertLibraryInPlace(ctx.db, ctx.libraryFile);
       const handler = handlers[channel];
       const value = await handler(parsed.data, ctx);

@@ -57,6 +57,13 @@ export const WRITES_ON_THEIR_OWN: ReadonlySet<Channel> = new Set<Channel>([
 export class WriteGate {
   private readonly held = new Set<Promise<void>>();
 
+  /**
+   * How long a LIBRARY_WRITES request waits for another process's write lock (the CLI, a second
+   * app) before it is refused saying so: an edit is a click the user watches, and a lock held
+   * longer than this is a long import or prune, not a moment's write.
+   */
+  otherWriterLimitMs = 30_000;
+
   /** True while nothing holds writes. */
   get open(): boolean {
     return this.held.size === 0;

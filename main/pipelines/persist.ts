@@ -15,31 +15,17 @@ import { ApiFailure } from "../api/errors.ts";
 import type { AppContext } from "../api/types.ts";
 import { keepUndoneEditFor } from "../library/edit-history.ts";
 import { effectiveViewLeaf, placeViewLeaf, requireAnySession } from "../library/load.ts";
+import { untilWriteLockFree } from "../library/lock-wait.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { isBelow } from "../store/repos/edits.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
 import type { SessionRow } from "../store/repos/sessions.ts";
-import { writeIfFree, writeTransaction } from "../store/transactions.ts";
+import { writeTransaction } from "../store/transactions.ts";
 import { keepLostLeaf } from "./lost-leaf.ts";
 import type { RunTarget } from "./session-state.ts";
 
 /** How long a result waits for another process's write lock before its save waits busy_timeout as any write. */
 const LOCK_WAIT_MS = 5 * 60_000;
-const LOCK_POLL_MS = 50;
-
-/** Resolves after `ms`, or at once when `signal` aborts (then or already). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
 
 /**
  * Waits, asynchronously, until the library's write lock is free: this process's import runner
@@ -50,15 +36,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * Escape, the abort channels): the caller checks it and saves nothing.
  */
 export async function untilWritable(ctx: AppContext, signal?: AbortSignal): Promise<void> {
-  const started = Date.now();
-  while (!signal?.aborted) {
-    if (!ctx.writes.open) {
-      await Promise.race([ctx.writes.passed(), pause(LOCK_WAIT_MS, signal)]);
-      continue;
-    }
-    if (writeIfFree(ctx.db, () => undefined) !== null || Date.now() - started > LOCK_WAIT_MS) return;
-    await pause(LOCK_POLL_MS, signal);
-  }
+  await untilWriteLockFree(ctx.db, ctx.writes, LOCK_WAIT_MS, signal);
 }
 
 /**

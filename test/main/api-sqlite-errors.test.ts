@@ -30,6 +30,8 @@ describe("SQLite errors in words", () => {
   it("a library another process is writing: 'busy', with what to do, as a conflict", async () => {
     // Another connection (the app, an import) holds the write lock; waiting is cut short here.
     api.ctx.db.pragma("busy_timeout = 0");
+    // An edit's own wait for another process (dispatch.ts) too: it refuses in the same words.
+    api.ctx.writes.otherWriterLimitMs = 0;
     other.exec("BEGIN IMMEDIATE");
     try {
       const result = await api.call("settings:set", { key: "compaction.keepRecentTokens", value: 1000 });

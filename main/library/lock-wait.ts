@@ -1,0 +1,49 @@
+/**
+ * Waiting, asynchronously, for the library's write lock: this process's import runner (the write
+ * gate) and any other process on the library file (the CLI, a second app) are not writing. Polls
+ * with a BEGIN IMMEDIATE that does not wait (writeIfFree), so the serving thread answers other
+ * requests meanwhile, where SQLite's own wait (busy_timeout) would hold it up.
+ */
+import type { Database } from "better-sqlite3";
+import { writeIfFree } from "../store/transactions.ts";
+import type { WriteGate } from "./write-gate.ts";
+
+const LOCK_POLL_MS = 50;
+
+/** Resolves after `ms`, or at once when `signal` aborts (then or already). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * True once the write lock is free (taking it right after may still meet a write landing in
+ * between, which waits busy_timeout as any write does); false when `limitMs` passed first or
+ * `signal` aborted.
+ */
+export async function untilWriteLockFree(
+  db: Database,
+  writes: WriteGate,
+  limitMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const started = Date.now();
+  while (!signal?.aborted) {
+    if (!writes.open) {
+      await Promise.race([writes.passed(), pause(limitMs, signal)]);
+      continue;
+    }
+    if (writeIfFree(db, () => undefined) !== null) return true;
+    if (Date.now() - started > limitMs) return false;
+    await pause(LOCK_POLL_MS, signal);
+  }
+  return false;
+}

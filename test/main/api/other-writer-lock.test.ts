@@ -1,0 +1,81 @@
+// An edit from the app while another process (the CLI, a second app) holds the library's write
+// lock: it waits asynchronously, so reads are answered meanwhile, then is made; past the limit it
+// is refused saying what holds the library. The lock is held by a real second process (a child
+// node process on the library file): a connection in this process could not let go while
+// SQLite's own wait held the thread.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createHarness, type Harness, removeDir } from "../pipelines/harness.ts";
+import { chainSession } from "../pipelines/sessions.ts";
+
+const betterSqlite = createRequire(import.meta.url).resolve("better-sqlite3");
+
+let h: Harness;
+let holder: ChildProcess | undefined;
+
+beforeEach(() => {
+  h = createHarness();
+});
+afterEach(() => {
+  holder?.kill();
+  holder = undefined;
+  h.close();
+  removeDir(h.dir);
+});
+
+/** Another process takes the write lock and keeps it `ms`; resolves once it holds it. */
+function holdLockElsewhere(dbPath: string, ms: number): Promise<void> {
+  const script = `const Database = require(${JSON.stringify(betterSqlite)});
+const db = new Database(${JSON.stringify(dbPath)});
+db.exec("BEGIN IMMEDIATE");
+process.stdout.write("held\\n");
+setTimeout(() => { db.exec("COMMIT"); db.close(); }, ${ms});`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  holder = child;
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("held")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`the lock holder exited (${code})`)));
+  });
+}
+
+/** Starts an edit, then times a read made right after it. */
+async function readWhileEditing(
+  sessionId: string,
+): Promise<{ edit: Promise<PromiseSettledResult<unknown>>; readMs: number }> {
+  const started = Date.now();
+  const edit = Promise.allSettled([
+    h.call("edits:label", { sessionId, targetId: "a1", label: "while locked" }),
+  ]);
+  await h.call("session:get", { sessionId });
+  const readMs = Date.now() - started;
+  return { edit: edit.then(([settled]) => settled as PromiseSettledResult<unknown>), readMs };
+}
+
+describe("another process holds the library's write lock", () => {
+  it("an edit waits without holding reads up, then is made", async () => {
+    const sessionId = await h.importSession(chainSession(4));
+    await holdLockElsewhere(h.dbPath, 1500);
+    const { edit, readMs } = await readWhileEditing(sessionId);
+    expect(readMs).toBeLessThan(700);
+    expect((await edit).status).toBe("fulfilled");
+    const { entries } = await h.call("session:get", { sessionId });
+    expect(JSON.stringify(entries)).toContain("while locked");
+  });
+
+  it("past the limit, the edit is refused saying what holds the library; reads go on meanwhile", async () => {
+    h.api.ctx.writes.otherWriterLimitMs = 1000;
+    const sessionId = await h.importSession(chainSession(4));
+    await holdLockElsewhere(h.dbPath, 4000);
+    const { edit, readMs } = await readWhileEditing(sessionId);
+    expect(readMs).toBeLessThan(700);
+    const settled = await edit;
+    expect(settled.status === "rejected" && String(settled.reason)).toMatch(
+      /another Canopy process on the same library file \(a CLI command such as an import or prune, or another Canopy app\) has been writing to it for more than 1 second; nothing was changed/,
+    );
+    const { entries } = await h.call("session:get", { sessionId });
+    expect(JSON.stringify(entries)).not.toContain("while locked");
+  });
+});
