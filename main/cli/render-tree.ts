@@ -2,8 +2,8 @@
  * `canopy show`: a session tree as text. Single-child chains stay flat, siblings are indented one
  * level (the branch holding the view leaf first; past 24 levels a branch says its depth instead,
  * so lines stay readable), the view leaf is starred, compactions show
- * tokensBefore and their first kept entry (or why they keep nothing before them), and the first
- * kept entry itself is marked.
+ * tokensBefore and their first kept entry (or why they keep nothing before them), the first
+ * kept entry itself is marked, and so are archived branches (hidden in the app).
  * Iterative, so a 100,000-deep session prints without recursion limits; lines are yielded one by
  * one from the session's outline (session-outline.ts), so the text is written as it is made.
  */
@@ -25,6 +25,10 @@ function compactionNote(entry: SessionEntry, exists: boolean, onPath: boolean): 
   const firstKept = `${String(e.firstKeptEntryId ?? "(none)")}${keptNowhere(e.firstKeptEntryId, exists, onPath)}`;
   return ` [compaction: tokensBefore ${String(e.tokensBefore ?? "?")}, first kept ${firstKept}]`;
 }
+
+/** Said in the legend of a session with archived branches. */
+export const ARCHIVED_LEGEND =
+  ", ~ in an archived branch and [archived] at its start (hidden in the app: Restore branch under Show archived shows it)";
 
 /** Nesting shown by indentation; deeper branches say their depth instead of indenting further. */
 const MAX_INDENT_LEVELS = 24;
@@ -64,7 +68,8 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
     `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
   const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));
   if (usage.length > 0) yield `usage (all branches, as the agent recorded it): ${usage.join(" · ")}`;
-  yield "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries";
+  const { archived } = outline;
+  yield `legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries${archived.size > 0 ? ARCHIVED_LEGEND : ""}`;
   yield "";
   const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = [...activeFirst(index.roots)]
     .reverse()
@@ -73,7 +78,8 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
     const item = stack.pop();
     if (!item) break;
     const { entry, depth } = item;
-    const mark = entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : " ";
+    const mark =
+      entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : archived.has(entry.id) ? "~" : " ";
     const indent = indentFor(depth) + (depth > 0 ? (item.branchStart ? "├─" : "│ ") : "");
     const firstKept = (entry as { firstKeptEntryId?: unknown }).firstKeptEntryId;
     let note =
@@ -84,6 +90,7 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
             keepsFromPath.has(entry.id),
           )
         : "";
+    if (outline.archivedRoots.has(entry.id)) note += " [archived]";
     const keepers = keptBy.get(entry.id);
     if (keepers) note += ` [first kept by ${keepers.join(", ")}]`;
     const label = index.labels.get(entry.id);

@@ -11,7 +11,9 @@ import { buildTreeIndex, type TreeIndex } from "../../core/session/tree.ts";
 import { addUsage, emptyUsageTotals, messageUsage, type UsageTotals } from "../../core/session/usage-totals.ts";
 import { parseLean } from "../../core/text/lean-json.ts";
 import type { Database } from "../store/open.ts";
+import { archivedRoots } from "../store/repos/edits.ts";
 import { forEachEntryNodeSource } from "../store/repos/entries.ts";
+import { subtreeIds } from "./edits.ts";
 import { requireSession, toSessionSummary } from "./load.ts";
 import { sessionFileProblems } from "./session-file-problems.ts";
 import { LEAN_NODE_CHARS } from "./tree-nodes.ts";
@@ -38,6 +40,10 @@ export interface SessionOutline {
   problems: SessionProblem[];
   /** Tokens and cost the agent recorded, all branches (SPEC §2.1), taken in the same pass. */
   usage: UsageTotals;
+  /** Ids of the entries in archived branches (Archive branch, an undone answered edit): hidden in the app. */
+  archived: ReadonlySet<string>;
+  /** The roots of those branches (the entries Restore branch takes). */
+  archivedRoots: ReadonlySet<string>;
 }
 
 type Loose = Record<string, unknown>;
@@ -82,11 +88,15 @@ export function loadSessionOutline(db: Database, sessionId: string): SessionOutl
     });
     stubs.push(stub);
   });
+  const index = buildTreeIndex(stubs);
+  const roots = archivedRoots(db, row.sid);
   return {
     summary: toSessionSummary(row),
-    index: buildTreeIndex(stubs),
+    index,
     facts,
     problems: sessionFileProblems(db, sessionId, row),
     usage,
+    archived: roots.size === 0 ? roots : subtreeIds(index, roots),
+    archivedRoots: new Set([...roots].filter((id) => index.byId.has(id))),
   };
 }

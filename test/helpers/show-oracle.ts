@@ -9,6 +9,8 @@ import type { SessionEntry, SessionHeader } from "../../core/session/entries.ts"
 import { problemText } from "../../core/session/problems.ts";
 import { ancestorTest, buildTreeIndex } from "../../core/session/tree.ts";
 import { usageParts, usageTotals } from "../../core/session/usage-totals.ts";
+import { ARCHIVED_LEGEND } from "../../main/cli/render-tree.ts";
+import { archivedEntryIds } from "../../main/library/edits.ts";
 import { fileProblems } from "../../main/library/import-state.ts";
 import {
   editHistory,
@@ -17,6 +19,7 @@ import {
   toSessionSummary,
 } from "../../main/library/load.ts";
 import type { Database } from "../../main/store/open.ts";
+import { archivedRoots } from "../../main/store/repos/edits.ts";
 import { listEntryRows } from "../../main/store/repos/entries.ts";
 
 /** The usage line (SPEC §2.1) over the parsed entries, none when no reply carried usage. */
@@ -55,7 +58,8 @@ export function oldSessionDetail(db: Database, sessionId: string): SessionDetail
 
 /** The text `canopy show` printed (without the final newline `out` adds). */
 export function oldShowText(db: Database, sessionId: string): string {
-  return oldRenderTree(oldSessionDetail(db, sessionId));
+  const roots = archivedRoots(db, requireSession(db, sessionId).sid);
+  return oldRenderTree(oldSessionDetail(db, sessionId), { ids: archivedEntryIds(db, sessionId), roots });
 }
 
 /** Why a compaction keeps nothing from before it (SPEC §3.1), or "" when its first kept entry is on its path. */
@@ -79,7 +83,11 @@ function indentFor(depth: number): string {
   return `${"  ".repeat(MAX_INDENT_LEVELS - 3)}[${depth}] `.padEnd(MAX_INDENT_LEVELS * 2);
 }
 
-export function oldRenderTree(detail: SessionDetail): string {
+/** Since then, archived branches are marked (`~`, `[archived]` at their start, a legend clause). */
+export function oldRenderTree(
+  detail: SessionDetail,
+  archived: { ids: ReadonlySet<string>; roots: ReadonlySet<string> } = { ids: new Set(), roots: new Set() },
+): string {
   const entries = detail.entries.map((stored) => stored.entry);
   const index = buildTreeIndex(entries, { lines: detail.entries.map((stored) => stored.line) });
   const viewLeaf = detail.summary.viewLeafId;
@@ -104,7 +112,7 @@ export function oldRenderTree(detail: SessionDetail): string {
     `cwd ${summary.cwd} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
       `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`,
     ...usageLine(detail.entries.map((stored) => stored.entry)),
-    "legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries",
+    `legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries${archived.ids.size > 0 ? ARCHIVED_LEGEND : ""}`,
     "",
   ];
   const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = activeFirst(index.roots)
@@ -114,7 +122,8 @@ export function oldRenderTree(detail: SessionDetail): string {
     const item = stack.pop();
     if (!item) break;
     const { entry, depth } = item;
-    const mark = entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : " ";
+    const mark =
+      entry.id === viewLeaf ? "*" : onActivePath.has(entry.id) ? ">" : archived.ids.has(entry.id) ? "~" : " ";
     const indent = indentFor(depth) + (depth > 0 ? (item.branchStart ? "├─" : "│ ") : "");
     const firstKept = (entry as { firstKeptEntryId?: unknown }).firstKeptEntryId;
     let note =
@@ -125,6 +134,7 @@ export function oldRenderTree(detail: SessionDetail): string {
             keepsFromPath.has(entry.id),
           )
         : "";
+    if (archived.roots.has(entry.id)) note += " [archived]";
     const keepers = keptBy.get(entry.id);
     if (keepers) note += ` [first kept by ${keepers.join(", ")}]`;
     const label = index.labels.get(entry.id);
