@@ -20,6 +20,7 @@ import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { ApiCallError, call } from "../api.ts";
 import { treeNode } from "../features/tree/tree-lookup.ts";
 import type { CanopyState } from "./index.ts";
+import { sayRefused } from "./refused-line.ts";
 import {
   COMPACTION_CANCELLED,
   compactionAdded,
@@ -165,6 +166,11 @@ export interface JobsSlice {
   retryNavigation(): Promise<void>;
   /** Cancels the open session's running job (Escape, Cancel), whichever window started it. */
   cancelRunning(): Promise<void>;
+  /**
+   * A control unavailable while a job runs on the open session was used anyway (a click on an
+   * aria-disabled button): the outcome line says "<what>: <why>" (once, refused-line.ts). False: no job runs.
+   */
+  refuseDuringJob(what: string): boolean;
   /** Asks which jobs run (the window opened, reloaded or its event socket came back). */
   loadRunningJobs(): Promise<void>;
   /** This window asks for a job on the session (shown at once, before the main side tells it). */
@@ -229,6 +235,12 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     ]);
   };
   return {
+    refuseDuringJob(what) {
+      const job = selectSessionJob(get());
+      if (job === null) return false;
+      sayRefused(get, (partial) => set(partial), what, sessionBusyText(job.kind));
+      return true;
+    },
     plan: null,
     planError: null,
     planKeepRecentTokens: null,

@@ -11,6 +11,7 @@ import type { EditResultDto } from "../../../core/api/dto.ts";
 import type { CanopyState } from "./index.ts";
 import type { JobMessage } from "./job-messages.ts";
 import { type RunningJob, selectRunning, sessionBusyText } from "./jobs-slice.ts";
+import { sayRefused } from "./refused-line.ts";
 
 export type UndoDirection = "undo" | "redo";
 
@@ -69,12 +70,6 @@ function withDrop(before: JobMessage | null, dropped: readonly Press[], why: str
   return { ...before, text: `${before.text}${/[.!?…]$/.test(before.text) ? "" : "."} ${text}` };
 }
 
-/** Why a press (or a label or title saved) did nothing: a job runs (the same line for every repeat). */
-function refusedLine(what: string, job: RunningJob): JobMessage {
-  const why = sessionBusyText(job.kind);
-  return { kind: "error", text: `${what}: ${why.charAt(0).toLowerCase()}${why.slice(1)}` };
-}
-
 export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesDeps): UndoPresses {
   let queue: Press[] = [];
 
@@ -94,8 +89,7 @@ export function undoPresses({ get, set, target, run, blockingJob }: UndoPressesD
 
   /** Refused while a job runs: a held key's repeats (or Enter again) keep the line shown, not stacked. */
   const refuse = (what: string, job: RunningJob) => {
-    const line = refusedLine(what, job);
-    if (get().jobMessage?.text !== line.text) set({ jobMessage: line });
+    sayRefused(get, set, what, sessionBusyText(job.kind));
     return Promise.resolve(null);
   };
 

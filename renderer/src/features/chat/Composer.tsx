@@ -10,7 +10,7 @@
  */
 import { type KeyboardEvent, type MouseEvent, useRef } from "react";
 import { useCanopy } from "../../store/index.ts";
-import { selectChat, selectRunning } from "../../store/jobs-slice.ts";
+import { selectChat, selectRunning, sessionBusyText } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
 import { WaitingForModel } from "../common/WaitingForModel.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
@@ -25,6 +25,12 @@ export function Composer() {
   const setText = useCanopy((state) => state.setComposerText);
   const chat = useCanopy(selectChat);
   const jobRunning = useCanopy((state) => selectRunning(state) !== null);
+  // Why Send and Continue are unavailable (a compaction or branch summary runs), for their tooltip.
+  const jobReason = useCanopy((state) => {
+    const job = selectRunning(state);
+    return job === null ? null : sessionBusyText(job.kind);
+  });
+  const refuseDuringJob = useCanopy((state) => state.refuseDuringJob);
   const message = useCanopy((state) => state.chatMessage);
   const sendChat = useCanopy((state) => state.sendChat);
   const continueChat = useCanopy((state) => state.continueChat);
@@ -50,6 +56,8 @@ export function Composer() {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
       if (canSend) void sendChat();
+      // The message stays in the box: the outcome line says why it was not sent.
+      else if ((jobRunning || streaming) && text.trim() !== "") refuseDuringJob("Ctrl+Enter sent nothing");
     }
     // Escape bubbles to the window, which cancels the running turn (App.tsx).
   };
@@ -118,7 +126,12 @@ export function Composer() {
             void sendChat();
           }}
           disabled={!canSend}
-          title="Ctrl/Cmd+Enter"
+          title={
+            streaming
+              ? "A reply is being written; Cancel (Escape) stops it"
+              : (jobReason ??
+                (text.trim() === "" ? "Type a message first (Ctrl/Cmd+Enter sends)" : "Ctrl/Cmd+Enter"))
+          }
         >
           Send
         </button>
@@ -130,7 +143,7 @@ export function Composer() {
               void continueChat(answeringText(leafNode, context));
             }}
             disabled={jobRunning}
-            title="Ask the model to answer the message at the view leaf, without a new message"
+            title={jobReason ?? "Ask the model to answer the message at the view leaf, without a new message"}
           >
             Continue from here
           </button>

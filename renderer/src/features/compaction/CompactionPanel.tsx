@@ -14,7 +14,7 @@ import { OFFLINE_WRITING, summaryWriter } from "../../../../core/compaction/summ
 import { counted } from "../../../../core/session/describe.ts";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning, selectSessionJob } from "../../store/jobs-slice.ts";
+import { selectRunning, selectSessionJob, sessionBusyText } from "../../store/jobs-slice.ts";
 import { planFollowsAnswers, planFollowsSession, planFollowsSettings, retryPlan } from "../../store/plan-follow.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { WaitingForModel } from "../common/WaitingForModel.tsx";
@@ -35,6 +35,12 @@ export function CompactionPanel() {
   const running = useCanopy(selectRunning);
   // A chat turn holds the session too: no compaction starts before it ends.
   const busy = useCanopy((state) => selectSessionJob(state) !== null);
+  // Why Compact… and Run compaction are unavailable (their tooltip); a click says it on the outcome line.
+  const busyReason = useCanopy((state) => {
+    const job = selectSessionJob(state);
+    return job === null ? undefined : sessionBusyText(job.kind);
+  });
+  const refuseDuringJob = useCanopy((state) => state.refuseDuringJob);
   const previewCompaction = useCanopy((state) => state.previewCompaction);
   const notify = useCanopy((state) => state.notify);
   const runCompaction = useCanopy((state) => state.runCompaction);
@@ -113,7 +119,7 @@ export function CompactionPanel() {
             onClick={() => {
               // With no session open it says what it needs, as the desktop menu's Compact… does.
               if (sessionId === null) notify({ level: "error", message: "Select a session to compact." });
-              else if (!busy) void previewCompaction();
+              else if (!refuseDuringJob("Compact… did nothing")) void previewCompaction();
             }}
             // The focus stays here once the plan opens: Escape closes it from here too.
             onKeyDown={(event) => {
@@ -124,6 +130,7 @@ export function CompactionPanel() {
             // Busy (a job on the session, maybe another window's): aria-disabled, not disabled,
             // which would drop a keyboard user's focus on the page.
             aria-disabled={busy}
+            title={busyReason}
           >
             Compact…
           </button>
@@ -197,9 +204,11 @@ export function CompactionPanel() {
               type="button"
               ref={runButton}
               onClick={() => {
-                if (!busy && planBlocked === null) void runCompaction(instructions);
+                if (!refuseDuringJob("Run compaction did nothing") && planBlocked === null)
+                  void runCompaction(instructions);
               }}
               aria-disabled={busy || planBlocked !== null}
+              title={busyReason ?? planBlocked ?? undefined}
             >
               Run compaction
             </button>

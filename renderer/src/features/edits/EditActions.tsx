@@ -14,6 +14,7 @@ import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
+import { useEditUnavailable } from "./edit-unavailable.ts";
 import { isUndoRedoKey, useEditFocus } from "./edit-focus.ts";
 import "./edits.css";
 import { operationName } from "./operation-names.ts";
@@ -50,6 +51,8 @@ export function EditActions() {
   // unavailable, aria-disabled rather than disabled, which would drop a keyboard user's focus on
   // the page; a press does nothing meanwhile.
   const jobRunning = useCanopy((state) => selectRunning(state) !== null);
+  // Why the buttons are unavailable (a job, another edit): their tooltip and accessible description.
+  const unavailable = useEditUnavailable() ?? undefined;
   const history = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? state.tree?.history : undefined,
   );
@@ -112,6 +115,11 @@ export function EditActions() {
         : null;
   const redoTitle = history?.redo ? `Redo ${operationName(history.redo)}` : null;
 
+  /** A button's action, or while a job runs the outcome line saying why it did nothing (once). */
+  const unlessJob = (name: string, act: () => void) => () => {
+    if (jobRunning) actions.refuseDuringJob(`${name} did nothing`);
+    else act();
+  };
   const closeEditor = () => {
     refocusEditButton.current = true;
     setEditing(null);
@@ -135,7 +143,11 @@ export function EditActions() {
   };
   const onSave = (event: FormEvent) => {
     event.preventDefault();
-    if (!editing || editing.text.trim() === "" || jobRunning) return;
+    if (!editing || editing.text.trim() === "") return;
+    if (jobRunning) {
+      actions.refuseDuringJob("Save as new branch did nothing");
+      return;
+    }
     const { entryId: target, text } = editing;
     // The box goes with its focused Save button (closed already as the new entry got selected):
     // Save shares Edit's focus key, so Edit takes the focus back once the edit has landed.
@@ -181,9 +193,8 @@ export function EditActions() {
             data-focus-key="edit-message"
             disabled={busy || editing !== null}
             aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void openEditor(node);
-            }}
+            title={unavailable ?? (editing !== null ? "The message is being edited below" : undefined)}
+            onClick={unlessJob("Edit as new branch", () => void openEditor(node))}
           >
             Edit as new branch
           </button>
@@ -194,9 +205,8 @@ export function EditActions() {
             data-focus-key="fork"
             disabled={busy}
             aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void track(() => actions.forkAt(node.id));
-            }}
+            title={unavailable}
+            onClick={unlessJob("Fork to new session", () => void track(() => actions.forkAt(node.id)))}
           >
             Fork to new session
           </button>
@@ -207,9 +217,10 @@ export function EditActions() {
             data-focus-key="undo-summary"
             disabled={busy}
             aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void track(() => actions.undoSummary(node.id));
-            }}
+            title={unavailable}
+            onClick={unlessJob(node.type === "compaction" ? "Undo compaction" : "Undo branch summary", () =>
+              void track(() => actions.undoSummary(node.id)),
+            )}
           >
             {node.type === "compaction" ? "Undo compaction" : "Undo branch summary"}
           </button>
@@ -222,9 +233,10 @@ export function EditActions() {
               data-focus-key="archive"
               disabled={busy}
               aria-disabled={jobRunning}
-              onClick={() => {
-                if (!jobRunning) void track(() => actions.restoreBranch(archivedRoot(nodes, node)));
-              }}
+              title={unavailable}
+              onClick={unlessJob("Restore branch", () =>
+                void track(() => actions.restoreBranch(archivedRoot(nodes, node))),
+              )}
             >
               Restore branch
             </button>
@@ -235,9 +247,8 @@ export function EditActions() {
               data-focus-key="archive"
               disabled={busy}
               aria-disabled={jobRunning}
-              onClick={() => {
-                if (!jobRunning) void track(() => actions.archiveBranch(node.id));
-              }}
+              title={unavailable}
+              onClick={unlessJob("Archive branch", () => void track(() => actions.archiveBranch(node.id)))}
             >
               Archive branch
             </button>
@@ -256,6 +267,15 @@ export function EditActions() {
               data-focus-key="set-label"
               disabled={label.trim() === nodeLabel}
               aria-disabled={jobRunning}
+              title={
+                jobRunning
+                  ? unavailable
+                  : label.trim() === nodeLabel
+                    ? nodeLabel === ""
+                      ? "Type a label first"
+                      : "This is the entry's label already"
+                    : undefined
+              }
             >
               Set label
             </button>
@@ -270,6 +290,7 @@ export function EditActions() {
                 data-focus-key="clear-label"
                 disabled={busy}
                 aria-disabled={jobRunning}
+                title={unavailable}
                 // While a job runs, refused with the reason on the outcome line (edits-slice setLabel).
                 onClick={() => void track(() => actions.setLabel(node.id, null))}
               >
@@ -284,10 +305,8 @@ export function EditActions() {
             data-focus-key="undo"
             disabled={busy || undoTitle === null}
             aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void track(() => actions.undoEdit());
-            }}
-            title={undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`}
+            onClick={unlessJob("Undo", () => void track(() => actions.undoEdit()))}
+            title={unavailable ?? (undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`)}
           >
             Undo
           </button>
@@ -296,10 +315,8 @@ export function EditActions() {
             data-focus-key="redo"
             disabled={busy || redoTitle === null}
             aria-disabled={jobRunning}
-            onClick={() => {
-              if (!jobRunning) void track(() => actions.redoEdit());
-            }}
-            title={redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`}
+            onClick={unlessJob("Redo", () => void track(() => actions.redoEdit()))}
+            title={unavailable ?? (redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`)}
           >
             Redo
           </button>
@@ -334,6 +351,7 @@ export function EditActions() {
               data-focus-key="edit-message"
               disabled={busy || editing.text.trim() === ""}
               aria-disabled={jobRunning}
+              title={unavailable ?? (editing.text.trim() === "" ? "The message is empty" : undefined)}
             >
               Save as new branch
             </button>

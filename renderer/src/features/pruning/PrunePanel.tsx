@@ -25,6 +25,7 @@ function useBusyReason(): string | null {
 export function PruneButton() {
   const busyReason = useBusyReason();
   const previewPrune = useCanopy((state) => state.previewPrune);
+  const refuseDuringJob = useCanopy((state) => state.refuseDuringJob);
   const closePrune = useCanopy((state) => state.closePrune);
   const open = useCanopy(
     (state) => state.prunePlan !== null && state.prunePlan.sessionId === state.selectedSessionId,
@@ -37,7 +38,7 @@ export function PruneButton() {
       type="button"
       ref={button}
       onClick={() => {
-        if (busyReason === null) void previewPrune();
+        if (!refuseDuringJob("Prune… did nothing")) void previewPrune();
       }}
       // The focus stays here once the plan opens: Escape closes it from here too (not while a job
       // runs: Escape then cancels that, App.tsx).

@@ -1,0 +1,128 @@
+// Controls unavailable while a branch summary runs on the session, in Debian's Chromium through
+// browser mode: before, Fork to new session, Archive branch, Undo, Compact… and Prune… were
+// aria-disabled and a click did nothing without a word, and no tooltip said why (Redo, disabled
+// with nothing to redo, said "Nothing to redo" though the job is what holds it). Each now carries
+// the reason as its tooltip (its accessible description), and a click puts one line on the outcome
+// line, left as it is on a second click; Send says why in its tooltip, and Ctrl+Enter in the
+// composer, which sent nothing silently, says why too. The summary's request is held with page.route.
+// Screenshots: test-artifacts/disabled-why/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page, Route } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { artifactsDir } from "../helpers/chromium.ts";
+import type { E2eChatApp } from "../helpers/e2e-app.ts";
+import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
+
+const shots = path.join(artifactsDir(), "disabled-why");
+const REASON = "A branch summary is running on this session; wait for it or cancel it first (Escape).";
+const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
+
+let app: E2eChatApp;
+let page: Page;
+let fake: FakeServer;
+let sessionId: string;
+
+const outcome = () => textOf(page.getByTestId("job-message"));
+const button = (name: string) => page.getByRole("button", { name, exact: true });
+
+/** The accessible description Chromium gives the button (what a screen reader says after its name). */
+async function description(name: string): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await button(name).evaluate((element) => element.setAttribute("data-describe-me", ""));
+    const found = await cdp.send("Runtime.evaluate", { expression: "document.querySelector('[data-describe-me]')" });
+    await button(name).evaluate((element) => element.removeAttribute("data-describe-me"));
+    const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
+      objectId: found.result.objectId,
+      fetchRelatives: false,
+    });
+    return String(nodes[0]?.description?.value ?? "");
+  } finally {
+    await cdp.detach();
+  }
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  ({ app, sessionId } = await startBranchSummaryApp(
+    "disabled-why",
+    {
+      key: { env: "CANOPY_E2E_DISABLED_WHY_KEY", value: "sk-e2e-disabled-why" },
+      model: { id: "fake-branch", contextWindow: 128000 },
+    },
+    { id: "0195f0c2-2222-7000-8000-00000000b1d7", cwd: "/work/disabled-why", file: "disabled-why.jsonl" },
+  ));
+  ({ page, fake } = app);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("controls unavailable while a branch summary runs", () => {
+  it("say why in their tooltip, and a click says why on the outcome line once", async () => {
+    // An edit to undo, so that Undo is held by the job alone; nothing to redo.
+    await apiCall(app.mode, "edits:label", { sessionId, targetId: "u2", label: "kept" });
+    await openSessionShowingAll(page, app.mode, sessionId);
+    fake.enqueue({ type: "reply", text: "The abandoned branch settled the parser." });
+    const sessionsBefore = (await apiCall<unknown[]>(app.mode, "library:list", {})).length;
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isNavigate = (url: URL) => decodeURIComponent(url.pathname) === "/api/navigation:navigate";
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    };
+    await page.route(isNavigate, hold);
+    try {
+      const dialog = await openMoveDialog(page, "a1");
+      await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
+      await dialog.waitFor({ state: "detached" });
+      await page.getByText("Summarizing the branch…", { exact: false }).first().waitFor();
+
+      for (const name of ["Fork to new session", "Archive branch", "Undo", "Redo", "Compact…", "Prune…", "Send"]) {
+        await poll(() => button(name).getAttribute("title")).toBe(REASON);
+        expect(await description(name)).toBe(REASON);
+      }
+      await button("Fork to new session").hover();
+      await page.screenshot({ path: path.join(shots, "01-fork-tooltip.png") });
+
+      for (const name of ["Fork to new session", "Archive branch", "Undo", "Compact…", "Prune…"]) {
+        await button(name).click({ force: true }); // aria-disabled: a real click still lands
+        await poll(outcome).toBe(`${name} did nothing: ${RUNNING}`);
+      }
+      // A second click: the one line stays as it is, not stacked.
+      await button("Prune…").click({ force: true });
+      expect(await page.getByTestId("job-message").count()).toBe(1);
+      expect(await outcome()).toBe(`Prune… did nothing: ${RUNNING}`);
+      await page.screenshot({ path: path.join(shots, "02-click-refused.png") });
+
+      // Ctrl+Enter in the composer: nothing sent, the message stays, the line says why.
+      const composer = page.getByLabel(/^Message from the view leaf/);
+      await composer.fill("Go on");
+      await composer.press("Control+Enter");
+      await poll(outcome).toBe(`Ctrl+Enter sent nothing: ${RUNNING}`);
+      expect(await composer.inputValue()).toBe("Go on");
+
+      const tree = await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId });
+      expect(tree.nodes.find((node) => node.id === "u2")?.label).toBe("kept");
+      expect(tree.nodes.some((node) => node.archived)).toBe(false);
+      expect((await apiCall<unknown[]>(app.mode, "library:list", {})).length).toBe(sessionsBefore);
+    } finally {
+      release();
+      await page.unroute(isNavigate, hold);
+    }
+    await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
+    // The job over: the tooltips are the controls' own again.
+    await poll(() => button("Redo").getAttribute("title")).toBe("Nothing to redo");
+    expect(await button("Fork to new session").getAttribute("title")).toBeNull();
+  });
+});
