@@ -20,6 +20,7 @@ import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 
 const shots = path.join(artifactsDir(), "disabled-why");
 const REASON = "A branch summary is running on this session; wait for it or cancel it first (Escape).";
+const EDIT_BUSY = "Another edit is being saved on this session; available again once it is done.";
 const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
 
 let app: E2eChatApp;
@@ -64,7 +65,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-describe("controls unavailable while a branch summary runs", () => {
+describe("controls unavailable while a job or an edit runs", () => {
   it("say why in their tooltip, and a click says why on the outcome line once", async () => {
     // An edit to undo, so that Undo is held by the job alone; nothing to redo.
     await apiCall(app.mode, "edits:label", { sessionId, targetId: "u2", label: "kept" });
@@ -124,5 +125,35 @@ describe("controls unavailable while a branch summary runs", () => {
     // The job over: the tooltips are the controls' own again.
     await poll(() => button("Redo").getAttribute("title")).toBe("Nothing to redo");
     expect(await button("Fork to new session").getAttribute("title")).toBeNull();
+  });
+
+  it("Rename while another edit is saved opens the title field, as F2 does (the save waits its turn)", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isLabel = (url: URL) => decodeURIComponent(url.pathname) === "/api/edits:label";
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    };
+    await page.route(isLabel, hold);
+    try {
+      const labelField = page.getByLabel("Label", { exact: true });
+      await labelField.fill("during");
+      await labelField.press("Enter");
+      await poll(() => button("Fork to new session").getAttribute("disabled")).toBe("");
+      expect(await button("Fork to new session").getAttribute("title")).toBe(EDIT_BUSY);
+      // Before, Rename was aria-disabled meanwhile and a click did nothing (F2 opened the field).
+      await button("Rename").click({ force: true });
+      await page.getByLabel("Session title").waitFor();
+      await page.screenshot({ path: path.join(shots, "03-rename-during-edit.png") });
+      await page.getByLabel("Session title").press("Escape");
+    } finally {
+      release();
+      await page.unroute(isLabel, hold);
+    }
+    await poll(() => button("Fork to new session").getAttribute("disabled")).toBeNull();
   });
 });

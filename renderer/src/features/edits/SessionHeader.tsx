@@ -113,10 +113,8 @@ export function SessionHeader() {
         <button
           type="button"
           ref={renameButton}
-          aria-disabled={busy}
-          onClick={() => {
-            if (!busy) setDraft(ownTitle);
-          }}
+          // Open while another edit is saved too, as F2 is: the title's save waits its turn.
+          onClick={() => setDraft(ownTitle)}
           title="F2"
         >
           Rename
