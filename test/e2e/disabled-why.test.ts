@@ -145,6 +145,10 @@ describe("controls unavailable while a job or an edit runs", () => {
       await labelField.press("Enter");
       await poll(() => button("Fork to new session").getAttribute("disabled")).toBe("");
       expect(await button("Fork to new session").getAttribute("title")).toBe(EDIT_BUSY);
+      // The library's × (disabled meanwhile) says why too, not only "Delete from the library".
+      const remove = page.getByRole("button", { name: /^Delete “.*” from the library$/ }).first();
+      expect(await remove.isDisabled()).toBe(true);
+      expect(await remove.getAttribute("title")).toBe(EDIT_BUSY);
       // Before, Rename was aria-disabled meanwhile and a click did nothing (F2 opened the field).
       await button("Rename").click({ force: true });
       await page.getByLabel("Session title").waitFor();

@@ -12,6 +12,7 @@ import type { SessionSummary } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
+import { EDIT_BUSY_TEXT } from "../edits/edit-unavailable.ts";
 import { DeleteConfirm } from "./DeleteConfirm.tsx";
 import { loadFoldedProjects, saveFoldedProjects } from "./folded-projects.ts";
 import {
@@ -102,7 +103,7 @@ function DeleteButton({ session }: { session: SessionSummary }) {
       type="button"
       className="session-delete"
       aria-label={`Delete “${title}” from the library`}
-      title="Delete from the library (the file stays)"
+      title={busy ? EDIT_BUSY_TEXT : "Delete from the library (the file stays)"}
       disabled={busy}
       onClick={() => askDelete({ sessionId: session.id, title })}
     >
