@@ -38,7 +38,14 @@ export async function untilWriteLockFree(
   const started = Date.now();
   while (!signal?.aborted) {
     if (!writes.open) {
-      await Promise.race([writes.passed(), pause(limitMs, signal)]);
+      // The pause's timer is cleared when the gate opens first: a timer left running (up to the
+      // limit, minutes for a job) would keep a CLI process alive after its work is done.
+      const gateOpened = new AbortController();
+      const stop = (): void => gateOpened.abort();
+      signal?.addEventListener("abort", stop, { once: true });
+      await Promise.race([writes.passed(), pause(limitMs, gateOpened.signal)]);
+      stop();
+      signal?.removeEventListener("abort", stop);
       continue;
     }
     if (writeIfFree(db, () => undefined) !== null) return true;
