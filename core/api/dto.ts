@@ -148,8 +148,18 @@ export interface ContextView {
   sessionId: string;
   /** The leaf the view was built for (null: empty context). */
   leafId: string | null;
+  /** The thinking level in effect at the leaf (SPEC §3.2; "off" when none is set on the path)… */
   thinkingLevel: string;
+  /** … and whether the path sets it: without, the agent uses its configured default level. */
+  thinkingLevelOnPath: boolean;
+  /** omp's role → "provider/modelId" map from the path (SPEC §3.2). */
   models: Record<string, string>;
+  /**
+   * The model in effect at the leaf, "provider/modelId" (the last model_change of the default
+   * role or assistant reply, both dialects); null when the path names none: the agent uses its
+   * configured default model.
+   */
+  model: string | null;
   /** What the agent holds in memory (SPEC §3.1; absent when asked without: `agentMessages: false`) … */
   agentMessages?: AgentMessage[];
   /**
@@ -179,6 +189,12 @@ export interface ContextView {
   messageEntryIds: (string | null)[];
   /** For each LLM message, its heuristic token estimate. */
   messageTokens: number[];
+  /**
+   * For each LLM message, the role of the agent message it came from: "user", "assistant",
+   * "toolResult", or one sent as a user message ("compactionSummary", "branchSummary",
+   * "bashExecution", "pythonExecution", "custom", "hookMessage", "fileMention").
+   */
+  messageKinds: string[];
   estimatedTokens: number;
   /** Context tokens of the last assistant usage on the path, when known (SPEC §4.2). */
   measuredTokens: number | null;

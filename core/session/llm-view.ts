@@ -16,6 +16,8 @@ export interface LlmView {
   messageEntryIds: (string | null)[];
   /** Heuristic estimate of the agent message each provider message came from (SPEC §4.1). */
   messageTokens: number[];
+  /** Role of the agent message each came from ("compactionSummary", "bashExecution", "user"…). */
+  messageKinds: string[];
   estimatedTokens: number;
 }
 
@@ -32,8 +34,12 @@ export function buildLlmView(
     const source = context.messages[i];
     return source ? estimateTokens(source) : 0;
   });
+  const messageKinds = sources.map((i) => {
+    const role: unknown = context.messages[i]?.role;
+    return typeof role === "string" ? role : "";
+  });
   const estimatedTokens = messageTokens.reduce((sum, t) => sum + t, 0);
-  return { context, messages, messageEntryIds, messageTokens, estimatedTokens };
+  return { context, messages, messageEntryIds, messageTokens, messageKinds, estimatedTokens };
 }
 
 const NO_TEMPLATES: ContextTemplates = { compactionSummary: () => "", branchSummary: () => "" };

@@ -63,13 +63,47 @@ export function modelLabel(message: AssistantMessage): string {
   return joinNames([message.provider, message.model]);
 }
 
-export function messageHeading(message: LlmMessage): string {
+/** What a user message that came from another kind of agent message is (ContextView.messageKinds). */
+const SENT_AS_USER: Readonly<Record<string, string>> = {
+  compactionSummary: "compaction summary",
+  branchSummary: "branch summary",
+  bashExecution: "bash run",
+  pythonExecution: "python run",
+  custom: "custom message",
+  hookMessage: "custom message",
+  fileMention: "file mention",
+};
+
+/** Longest error message a heading shows (on one line); the rest is cut with "…". */
+const HEADING_ERROR_CHARS = 120;
+
+/**
+ * A message's heading on one line: its role, what it came from when that was no user message
+ * (`kind`: the agent message's role, "user · compaction summary"), an assistant's model and,
+ * for a reply that failed, its stop reason and error message ("assistant · … · error: …").
+ */
+export function messageHeading(message: LlmMessage, kind?: string): string {
   if (message.role === "toolResult") return joinNames(["tool result", message.toolName], " · ");
   if (message.role === "assistant") {
     const model = modelLabel(message);
-    return model === "" ? "assistant" : `assistant · ${model}`;
+    const stop: unknown = message.stopReason;
+    const error: unknown = message.errorMessage;
+    const failed =
+      stop === "error" || stop === "aborted"
+        ? typeof error === "string" && error.trim() !== ""
+          ? `${stop}: ${cutLine(error, HEADING_ERROR_CHARS)}`
+          : stop
+        : "";
+    return joinNames(["assistant", model, failed], " · ");
   }
-  return "user";
+  const from = kind === undefined ? undefined : SENT_AS_USER[kind];
+  return from === undefined ? "user" : `user · ${from}`;
+}
+
+/** `text` on one line (runs of white space as one space), cut to `max` characters with "…". */
+function cutLine(text: string, max: number): string {
+  const line = text.replace(/\s+/gu, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** Text blocks of a content field (or the string itself), joined by newlines; other blocks ignored. */

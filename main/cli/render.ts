@@ -70,6 +70,26 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
 }
 
 /**
+ * The model and thinking level in effect at the leaf (SPEC §3.2), and what the agent uses when
+ * the path sets none; omp's other model roles follow.
+ */
+export function settingsLine(
+  view: Pick<ContextView, "model" | "models" | "thinkingLevel" | "thinkingLevelOnPath">,
+): string {
+  const model =
+    view.model === null
+      ? "model: none on this path (the agent uses its default model)"
+      : `model ${view.model}`;
+  const thinking = view.thinkingLevelOnPath
+    ? `thinking ${view.thinkingLevel}`
+    : "thinking: none on this path (the agent uses its default level, off unless configured)";
+  const roles = Object.entries(view.models)
+    .filter(([role]) => role !== "default")
+    .map(([role, name]) => `${oneLine(role)} ${oneLine(name)}`);
+  return [model, thinking, ...(roles.length > 0 ? [`roles: ${roles.join(", ")}`] : [])].join(" · ");
+}
+
+/**
  * The LLM view as text, with what the request does to it (SPEC §3.6): a message the request drops
  * is marked `[not sent]` with the reason, a tool result only the request has is shown in place as
  * `[+]`, and other changes follow the message's heading as `request:` lines. A kind of note on
@@ -82,6 +102,7 @@ export function renderContext(view: ContextView): string {
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`) +
       (view.measuredBeforeCompaction ? " (before the compaction in effect: stale until the next reply)" : ""),
   ];
+  header.push(settingsLine(view));
   if (view.compactionId) {
     header.push(
       `compaction ${view.compactionId} · first kept ${view.firstKeptEntryId ?? "(not on this path)"}`,
@@ -123,7 +144,7 @@ export function renderContext(view: ContextView): string {
       .join("");
     return [
       ...added(index),
-      `── [${index + 1}]${dropped}${marks} ${messageHeading(message)} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
+      `── [${index + 1}]${dropped}${marks} ${messageHeading(message, view.messageKinds[index])} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
     ];
   });
   return [...header, "", ...blocks, ...added(view.messages.length)].join("\n");

@@ -251,7 +251,7 @@ describe("canopy context and the request", () => {
     expect(text.out).toContain(
       "Request as Canopy sends it to the configured model (127.0.0.1:9 · openai-completions · local-model, OpenAI-compatible). It carries 5 messages.",
     );
-    expect(text.out).toContain("── [4] [not sent] assistant · anthropic/claude-test · entry a2 · ~");
+    expect(text.out).toContain("── [4] [not sent] assistant · anthropic/claude-test · aborted · entry a2 · ~");
     expect(text.out).toContain(
       "request: Not sent: a reply that ended in aborted from another provider/API (anthropic · anthropic-messages) is dropped, with its tool results.",
     );

@@ -13,6 +13,7 @@ import type { ContextView } from "../../../core/api/dto.ts";
 import { calculateContextTokens, getLastAssistantUsage } from "../../../core/compaction/tokens.ts";
 import type { LlmMessage, SessionEntry } from "../../../core/session/entries.ts";
 import { buildLlmView } from "../../../core/session/llm-view.ts";
+import { joinNames } from "../../../core/session/message-text.ts";
 import { planRequestFor, sessionRequestTarget } from "../../../core/session/request-messages.ts";
 import { holeLongTexts } from "../../../core/text/text-hole.ts";
 import { contextTemplatesFrom } from "../../../prompts/index.ts";
@@ -109,13 +110,19 @@ export const contextHandlers: AreaHandlers<"context"> = {
       sessionId: input.sessionId,
       leafId,
       thinkingLevel: view.context.thinkingLevel,
+      thinkingLevelOnPath: view.context.hasThinkingLevelChange,
       models: view.context.models,
+      model:
+        view.context.model === null
+          ? null
+          : joinNames([view.context.model.provider, view.context.model.modelId]) || null,
       ...(input.agentMessages === false ? {} : { agentMessages: view.context.messages }),
       ...messagesOf(messages, input.holeLongTexts === true, from),
       ...(answerId === null ? {} : { answerId }),
       ...(blobImages ? { blobImages } : {}),
       messageEntryIds: view.messageEntryIds,
       messageTokens: view.messageTokens,
+      messageKinds: view.messageKinds,
       estimatedTokens: view.estimatedTokens,
       // A usage of all zeros (some providers, aborted replies) is no measurement.
       measuredTokens: measured,
