@@ -7,6 +7,12 @@ import type { RequestChange } from "../../core/session/request-messages.ts";
 import { counted, flatten as truncate, oneLine } from "../../core/session/describe.ts";
 import { messageHeading, messageText } from "../../core/session/message-text.ts";
 import {
+  NO_MODEL_ON_PATH,
+  NO_THINKING_ON_PATH,
+  type PathSettingsSource,
+  pathSettings,
+} from "../../core/session/path-settings.ts";
+import {
   addedResultText,
   requestChangeText,
   requestTargetText,
@@ -69,24 +75,15 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
     .join("\n");
 }
 
-/**
- * The model and thinking level in effect at the leaf (SPEC §3.2), and what the agent uses when
- * the path sets none; omp's other model roles follow.
- */
-export function settingsLine(
-  view: Pick<ContextView, "model" | "models" | "thinkingLevel" | "thinkingLevelOnPath">,
-): string {
-  const model =
-    view.model === null
-      ? "model: none on this path (the agent uses its default model)"
-      : `model ${view.model}`;
-  const thinking = view.thinkingLevelOnPath
-    ? `thinking ${view.thinkingLevel}`
-    : "thinking: none on this path (the agent uses its default level, off unless configured)";
-  const roles = Object.entries(view.models)
-    .filter(([role]) => role !== "default")
-    .map(([role, name]) => `${oneLine(role)} ${oneLine(name)}`);
-  return [model, thinking, ...(roles.length > 0 ? [`roles: ${roles.join(", ")}`] : [])].join(" · ");
+/** The model and thinking level in effect at the leaf, on one line; omp's other model roles follow. */
+export function settingsLine(view: PathSettingsSource): string {
+  const { model, thinking, roles } = pathSettings(view);
+  const parts = [
+    model === null ? `model: ${NO_MODEL_ON_PATH}` : `model ${oneLine(model)}`,
+    thinking === null ? `thinking: ${NO_THINKING_ON_PATH}` : `thinking ${oneLine(thinking)}`,
+  ];
+  if (roles.length > 0) parts.push(`roles: ${roles.map(([role, name]) => `${oneLine(role)} ${oneLine(name)}`).join(", ")}`);
+  return parts.join(" · ");
 }
 
 /**

@@ -15,6 +15,7 @@ import { ContextBar } from "./ContextBar.tsx";
 import { LlmDiff } from "./LlmDiff.tsx";
 import { LlmToolbar, useViewLeafId } from "./LlmToolbar.tsx";
 import { MessageList } from "./MessageList.tsx";
+import { PathSettings } from "./PathSettings.tsx";
 import { RequestLegend } from "./RequestLegend.tsx";
 import { RequestNoteGroups } from "./RequestNoteGroups.tsx";
 import "./llm-view.css";
@@ -132,6 +133,7 @@ export function LlmView() {
           What the model receives <span className="count">{counted(context.messages.length, "message")}</span>
         </h2>
         <LeafLine context={context} />
+        <PathSettings context={context} />
         <ContextBar context={context} />
         <RequestLegend request={context.request} />
         <RequestNoteGroups groups={groups} entryIds={context.messageEntryIds} slot={whichSlot} />

@@ -1,0 +1,45 @@
+/**
+ * The model and thinking level in effect at the view's leaf (SPEC §3.2), under the leaf line:
+ * what the path sets, or that it sets none and what the agent then uses; omp's other roles follow.
+ */
+import type { ContextView } from "../../../../core/api/dto.ts";
+import {
+  NO_MODEL_ON_PATH,
+  NO_THINKING_ON_PATH,
+  pathSettings,
+} from "../../../../core/session/path-settings.ts";
+import { showBidiControls } from "../common/bidi-controls.ts";
+
+export function PathSettings({ context }: { context: ContextView }) {
+  const { model, thinking, roles } = pathSettings(context);
+  return (
+    <p
+      className="path-settings"
+      data-testid="path-settings"
+      data-model={model ?? ""}
+      data-thinking={thinking ?? ""}
+    >
+      {model === null ? (
+        <>Model: {NO_MODEL_ON_PATH}</>
+      ) : (
+        <>
+          Model <code>{showBidiControls(model)}</code>
+        </>
+      )}
+      {" · "}
+      {thinking === null ? (
+        <>thinking: {NO_THINKING_ON_PATH}</>
+      ) : (
+        <>
+          thinking <code>{showBidiControls(thinking)}</code>
+        </>
+      )}
+      {roles.map(([role, name]) => (
+        <span key={role}>
+          {" · "}
+          {showBidiControls(role)} <code>{showBidiControls(name)}</code>
+        </span>
+      ))}
+    </p>
+  );
+}
