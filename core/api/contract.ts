@@ -271,6 +271,11 @@ export interface Events {
   "compaction:retry-ended": { sessionId: string; success: boolean; attempt: number; finalError?: string };
   /** The set of sessions or their summaries changed. */
   "library:changed": { sessionIds: string[] };
+  /**
+   * How many of this process's edits and job saves have waited more than a second for another
+   * process's write lock (a CLI import or prune, a second app), and still wait; 0: none any more.
+   */
+  "library:write-waiting": { waiting: number };
   /** A session's entries or view leaf changed. */
   "session:changed": { sessionId: string; viewLeafId: string | null };
   /** The settings changed: through this process's settings:set, or by another program (the CLI, a second Canopy). */
@@ -411,6 +416,7 @@ export const EVENT_NAMES = [
   "session:changed",
   "settings:changed",
   "library:folders-changed",
+  "library:write-waiting",
   "job:progressed",
   "job:started",
   "job:ended",

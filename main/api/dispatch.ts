@@ -6,6 +6,7 @@ import type { Channel, RequestInput, RequestOutput } from "../../core/api/contra
 import type { ApiResult } from "../../core/api/dto.ts";
 import { describeInputError, inputSchemas } from "../../core/api/schemas.ts";
 import { untilWriteLockFree } from "../library/lock-wait.ts";
+import { tellLockWait } from "../library/lock-wait-told.ts";
 import { LIBRARY_WRITES } from "../library/write-gate.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
 import { ApiFailure, toApiError } from "./errors.ts";
@@ -27,11 +28,11 @@ function isChannel(name: string): name is Channel {
 /**
  * Waits while another process writes the library; past `otherWriterLimitMs`, refuses the request
  * saying what holds the library. SQLite's own wait (busy_timeout, 5 s) held the serving thread,
- * and every other request, up meanwhile.
+ * and every other request, up meanwhile. A long wait is told to the pages (library:write-waiting).
  */
 async function untilLibraryWritable(ctx: AppContext): Promise<void> {
   const limit = ctx.writes.otherWriterLimitMs;
-  if (await untilWriteLockFree(ctx.db, ctx.writes, limit)) return;
+  if (await untilWriteLockFree(ctx.db, ctx.writes, limit, undefined, tellLockWait(ctx.events))) return;
   const seconds = Math.round(limit / 1000);
   throw new ApiFailure(
     "conflict",

@@ -16,6 +16,7 @@ import type { AppContext } from "../api/types.ts";
 import { keepUndoneEditFor } from "../library/edit-history.ts";
 import { effectiveViewLeaf, placeViewLeaf, requireAnySession } from "../library/load.ts";
 import { untilWriteLockFree } from "../library/lock-wait.ts";
+import { tellLockWait } from "../library/lock-wait-told.ts";
 import { appendSessionEntries } from "../library/write.ts";
 import { isBelow } from "../store/repos/edits.ts";
 import { entryIdExists, StoredEntryIds } from "../store/repos/entries.ts";
@@ -33,10 +34,11 @@ const LOCK_WAIT_MS = 5 * 60_000;
  * A save that waited busy_timeout instead held the serving thread up 5 s, then failed and lost
  * what the model wrote. Right before the save, which takes the lock again (a write landing in
  * between waits busy_timeout, as any write does). Ends at once when `signal` aborts (Cancel,
- * Escape, the abort channels): the caller checks it and saves nothing.
+ * Escape, the abort channels): the caller checks it and saves nothing. A long wait is told to
+ * the pages (library:write-waiting), so the job's window can say what its save waits for.
  */
 export async function untilWritable(ctx: AppContext, signal?: AbortSignal): Promise<void> {
-  await untilWriteLockFree(ctx.db, ctx.writes, LOCK_WAIT_MS, signal);
+  await untilWriteLockFree(ctx.db, ctx.writes, LOCK_WAIT_MS, signal, tellLockWait(ctx.events));
 }
 
 /**

@@ -15,6 +15,7 @@ import { useChatEvents } from "./features/chat/use-chat-events.ts";
 import { useFileDrop } from "./features/chat/use-file-drop.ts";
 import { CompactionPanel } from "./features/compaction/CompactionPanel.tsx";
 import { JobMessage } from "./features/compaction/JobMessage.tsx";
+import { WriteWaitLine } from "./features/compaction/WriteWaitLine.tsx";
 import { LibrarySidebar } from "./features/library/LibrarySidebar.tsx";
 import { LlmView } from "./features/llm-view/LlmView.tsx";
 import { SettingsPanel } from "./features/settings/SettingsPanel.tsx";
@@ -99,6 +100,7 @@ export function App() {
             <Notice />
             <CompactionPanel />
             <JobMessage />
+            <WriteWaitLine />
           </div>
         </PaneGuard>
         <TreeGuard>

@@ -152,6 +152,8 @@ export interface JobsSlice {
   /** The running job (chat turn, compaction or branch summary) of each session, by session id. */
   runningJobs: Record<string, RunningJob>;
   jobMessage: JobMessage | null;
+  /** How many edits and job saves wait long for another process's write lock (library:write-waiting). */
+  writeWaiting: number;
   previewCompaction(keepRecentTokens?: number): Promise<void>;
   closePlan(): void;
   runCompaction(customInstructions: string): Promise<void>;
@@ -261,6 +263,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     },
     runningJobs: {},
     jobMessage: null,
+    writeWaiting: 0,
     async previewCompaction(keepRecentTokens) {
       const sessionId = get().selectedSessionId;
       if (!sessionId) return;

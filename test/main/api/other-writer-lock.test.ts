@@ -65,6 +65,32 @@ describe("another process holds the library's write lock", () => {
     expect(JSON.stringify(entries)).toContain("while locked");
   });
 
+  it("a wait of more than a second is told to the pages, and its end too", async () => {
+    const told: number[] = [];
+    h.api.ctx.events.subscribe((name, payload) => {
+      if (name === "library:write-waiting") told.push((payload as { waiting: number }).waiting);
+    });
+    const sessionId = await h.importSession(chainSession(4));
+    await holdLockElsewhere(h.dbPath, 1800);
+    const started = Date.now();
+    const edit = h.call("edits:label", { sessionId, targetId: "a1", label: "told" });
+    await expect.poll(() => told, { timeout: 1500 }).toEqual([1]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    await edit;
+    expect(told).toEqual([1, 0]);
+  });
+
+  it("a short wait is not told", async () => {
+    const told: number[] = [];
+    h.api.ctx.events.subscribe((name) => {
+      if (name === "library:write-waiting") told.push(1);
+    });
+    const sessionId = await h.importSession(chainSession(4));
+    await holdLockElsewhere(h.dbPath, 300);
+    await h.call("edits:label", { sessionId, targetId: "a1", label: "quick" });
+    expect(told).toEqual([]);
+  });
+
   it("past the limit, the edit is refused saying what holds the library; reads go on meanwhile", async () => {
     h.api.ctx.writes.otherWriterLimitMs = 1000;
     const sessionId = await h.importSession(chainSession(4));
