@@ -17,6 +17,8 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 
 // The desktop app asks where to save with its own dialog; browser mode downloads.
 const desktop = transport === "electron";
+/** Why "Resume at the view leaf" is off: a session without entries has no leaf to resume at. */
+const NO_VIEW_LEAF = "The session has no entries: there is no view leaf to resume at";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -65,11 +67,12 @@ export function ExportDialog() {
       >
         <form className="export-dialog" onSubmit={onSubmit}>
           <h2 id="export-dialog-title">Export session</h2>
-          <label>
+          <label title={viewLeafId === null ? NO_VIEW_LEAF : undefined}>
             <input
               type="checkbox"
               checked={options.resumeAtLeaf}
               disabled={viewLeafId === null}
+              title={viewLeafId === null ? NO_VIEW_LEAF : undefined}
               onChange={(event) => setOptions({ resumeAtLeaf: event.target.checked })}
             />
             Resume at the view leaf{viewLeafId ? ` (${viewLeafId})` : ""}

@@ -57,7 +57,12 @@ export function ImportForm() {
           }}
         />
         {/* Busy: aria-disabled, not disabled, which would drop the focus of a keyboard user to the page. */}
-        <button type="submit" disabled={path.trim() === ""} aria-disabled={importing}>
+        <button
+          type="submit"
+          disabled={path.trim() === ""}
+          aria-disabled={importing}
+          title={path.trim() === "" ? "Type the path of a .jsonl file or folder first" : undefined}
+        >
           {importing ? "Importing…" : "Import"}
         </button>
       </div>

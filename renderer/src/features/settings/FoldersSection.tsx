@@ -146,7 +146,12 @@ export function FoldersSection() {
       />
       <div className="row">
         <button type="submit">Save folders</button>
-        <button type="button" disabled={current?.defaults === true} onClick={resetToDefaults}>
+        <button
+          type="button"
+          disabled={current?.defaults === true}
+          title={current?.defaults === true ? "The default folders are in use already" : undefined}
+          onClick={resetToDefaults}
+        >
           Use the defaults
         </button>
       </div>

@@ -65,7 +65,12 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
           Re-collapse
         </button>
       )}
-      <button type="button" onClick={onGoToLeaf} disabled={!hasLeaf}>
+      <button
+        type="button"
+        onClick={onGoToLeaf}
+        disabled={!hasLeaf}
+        title={hasLeaf ? undefined : "The session has no entries: there is no view leaf to go to"}
+      >
         Go to leaf
       </button>
       <span className="tree-counts" data-testid="tree-counts">

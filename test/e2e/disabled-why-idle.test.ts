@@ -1,0 +1,98 @@
+// Controls off for want of something to act on, in Chromium (browser mode): Import with no path
+// typed, Go to leaf and Export's "Resume at the view leaf" on a session without entries, and
+// "Use the defaults" once the default folders are in use. They were greyed with no tooltip, so the
+// user could not tell why; each now carries the reason as its title (its accessible description).
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "../helpers/canvas-page.ts";
+import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
+
+let app: E2eApp;
+let page: Page;
+
+/** The accessible description Chromium gives the control (what a screen reader says after its name). */
+async function description(control: Locator): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await control.evaluate((element) => element.setAttribute("data-describe-me", ""));
+    const found = await cdp.send("Runtime.evaluate", {
+      expression: "document.querySelector('[data-describe-me]')",
+    });
+    await control.evaluate((element) => element.removeAttribute("data-describe-me"));
+    const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
+      objectId: found.result.objectId,
+      fetchRelatives: false,
+    });
+    return String(nodes[0]?.description?.value ?? "");
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** The control is disabled, and its tooltip and accessible description give `why`. */
+async function expectSaysWhy(control: Locator, why: string): Promise<void> {
+  await poll(() => control.isDisabled()).toBe(true);
+  expect(await control.getAttribute("title")).toBe(why);
+  expect(await description(control)).toBe(why);
+}
+
+beforeAll(async () => {
+  app = await startE2eApp("disabled-why-idle");
+  ({ page } = app);
+  await openLibrary(app);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("controls off for want of something to act on", () => {
+  it("Import says a path is needed", async () => {
+    await page.locator("#import-path").fill("");
+    await expectSaysWhy(
+      page.getByRole("button", { name: "Import", exact: true }),
+      "Type the path of a .jsonl file or folder first",
+    );
+  });
+
+  it("Go to leaf and Resume at the view leaf say the session has no entries", async () => {
+    const file = path.join(app.work, "header-only.jsonl");
+    const header = {
+      type: "session",
+      version: 3,
+      id: "header-only-why",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/x",
+    };
+    writeFileSync(file, `${JSON.stringify(header)}\n`);
+    await page.locator("#import-path").fill(file);
+    await page.locator("#import-path").press("Enter");
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe(
+      "header-only-why",
+    );
+    await expectSaysWhy(
+      page.getByRole("button", { name: "Go to leaf", exact: true }),
+      "The session has no entries: there is no view leaf to go to",
+    );
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await expectSaysWhy(
+      dialog.getByRole("checkbox", { name: "Resume at the view leaf" }),
+      "The session has no entries: there is no view leaf to resume at",
+    );
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+  });
+
+  it("Use the defaults says they are in use already", async () => {
+    await page.getByText("Settings and prompts").click();
+    const section = page.getByTestId("agent-folders");
+    await section.waitFor();
+    await expectSaysWhy(
+      section.getByRole("button", { name: "Use the defaults" }),
+      "The default folders are in use already",
+    );
+  });
+});
