@@ -84,6 +84,10 @@ describe("controls unavailable while a job or an edit runs", () => {
     };
     await page.route(isNavigate, hold);
     try {
+      // The compaction plan open before the summary starts: its Close is held by the summary too.
+      await button("Compact…").click();
+      const plan = page.getByRole("region", { name: "Compaction" });
+      await plan.getByRole("button", { name: "Run compaction", exact: true }).waitFor();
       const dialog = await openMoveDialog(page, "a1");
       await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
       await dialog.waitFor({ state: "detached" });
@@ -100,6 +104,10 @@ describe("controls unavailable while a job or an edit runs", () => {
         await button(name).click({ force: true }); // aria-disabled: a real click still lands
         await poll(outcome).toBe(`${name} did nothing: ${RUNNING}`);
       }
+      const closePlan = plan.getByRole("button", { name: "Close", exact: true });
+      expect(await closePlan.getAttribute("title")).toBe(REASON);
+      await closePlan.click({ force: true });
+      await poll(outcome).toBe(`The compaction plan's Close did nothing: ${RUNNING}`);
       // A second click: the one line stays as it is, not stacked.
       await button("Prune…").click({ force: true });
       expect(await page.getByTestId("job-message").count()).toBe(1);

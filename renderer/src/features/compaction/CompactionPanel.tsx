@@ -216,8 +216,10 @@ export function CompactionPanel() {
               type="button"
               onClick={() => {
                 if (running === null) closePlan();
+                else refuseDuringJob("The compaction plan's Close did nothing");
               }}
               aria-disabled={running !== null}
+              title={running === null ? undefined : busyReason}
             >
               Close
             </button>
