@@ -2,9 +2,10 @@
 // typed, Go to leaf and Export's "Resume at the view leaf" on a session without entries, and
 // "Use the defaults" once the default folders are in use. They were greyed with no tooltip, so the
 // user could not tell why; each now carries the reason as its title (its accessible description).
+// Test connection, held while its test runs (aria-disabled), says so in its tooltip too.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Locator, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
@@ -94,5 +95,33 @@ describe("controls off for want of something to act on", () => {
       section.getByRole("button", { name: "Use the defaults" }),
       "The default folders are in use already",
     );
+  });
+
+  it("Test connection says a test is running while it runs", async () => {
+    // Settings are open from the test before. The test's request is held until checked.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isTest = (url: URL) => decodeURIComponent(url.pathname) === "/api/settings:test-connection";
+    const hold = async (route: Route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    };
+    await page.route(isTest, hold);
+    const test = page.getByRole("button", { name: "Test connection" });
+    try {
+      await test.click();
+      await page.getByTestId("connection-test-running").waitFor();
+      const why = "A connection test is running: wait for its answer, or Cancel it (Escape)";
+      expect(await test.getAttribute("aria-disabled")).toBe("true");
+      expect(await test.getAttribute("title")).toBe(why);
+      expect(await description(test)).toBe(why);
+    } finally {
+      release();
+      await page.unroute(isTest, hold);
+    }
+    await page.getByTestId("connection-test-running").waitFor({ state: "detached" });
+    expect(await test.getAttribute("title")).toBeNull();
   });
 });

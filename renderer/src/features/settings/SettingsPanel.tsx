@@ -28,6 +28,9 @@ interface Loaded {
   hooks: HooksDto;
 }
 
+/** Why Test connection is off while its test runs (its tooltip); the test's own line says it below. */
+const TEST_RUNNING = "A connection test is running: wait for its answer, or Cancel it (Escape)";
+
 export function SettingsPanel() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -156,7 +159,12 @@ export function SettingsPanel() {
             )}
           </p>
           {/* Busy: aria-disabled, not disabled, which would drop the focus of a keyboard user to the page. */}
-          <button type="button" onClick={() => void testConnection()} aria-disabled={testRunning}>
+          <button
+            type="button"
+            onClick={() => void testConnection()}
+            aria-disabled={testRunning}
+            title={testRunning ? TEST_RUNNING : undefined}
+          >
             Test connection
           </button>
           {testRunning && (
