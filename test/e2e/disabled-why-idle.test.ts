@@ -2,6 +2,7 @@
 // typed, Go to leaf and Export's "Resume at the view leaf" on a session without entries, and
 // "Use the defaults" once the default folders are in use. They were greyed with no tooltip, so the
 // user could not tell why; each now carries the reason as its title (its accessible description).
+// Expand all and Collapse all, off while a diff replaces the messages, say so too.
 // Test connection, held while its test runs (aria-disabled), says so in its tooltip too.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -123,5 +124,40 @@ describe("controls off for want of something to act on", () => {
     }
     await page.getByTestId("connection-test-running").waitFor({ state: "detached" });
     expect(await test.getAttribute("title")).toBeNull();
+  });
+
+  it("Expand all and Collapse all say a diff is shown instead of the messages", async () => {
+    const file = path.join(app.work, "two-turns.jsonl");
+    const at = (s: number) => new Date(Date.UTC(2026, 3, 1, 8, 0, s)).toISOString();
+    const ask = (id: string, parentId: string | null, text: string) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: at(1),
+        message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
+      });
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "two-turns-why", timestamp: at(0), cwd: "/x" }),
+      ask("u1", null, "First question"),
+      ask("u2", "u1", "Second question"),
+    ];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    await page.locator("#import-path").fill(file);
+    await page.locator("#import-path").press("Enter");
+    await page.locator('[data-testid="llm-view"][data-leaf-id="u2"] li.message').last().waitFor();
+    await page.getByRole("button", { name: "Diff two entries" }).click();
+    await page.getByLabel("Before (leaf id)").fill("u1");
+    await page.getByLabel("After (leaf id)").fill("u2");
+    await page.getByLabel("After (leaf id)").press("Enter");
+    await page.getByTestId("llm-diff").waitFor();
+    for (const name of ["Expand all", "Collapse all"]) {
+      await expectSaysWhy(
+        page.getByRole("button", { name, exact: true }),
+        "A diff is shown instead of the messages: Close diff first",
+      );
+    }
+    await page.getByRole("button", { name: "Close diff" }).click();
+    await poll(() => page.getByTestId("llm-view").getAttribute("data-mode")).toBe("messages");
   });
 });

@@ -8,6 +8,9 @@ import type { ContextView } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
 import { entryLinks } from "./entry-links.ts";
 
+/** Why Expand all / Collapse all are off: the diff replaces the messages they act on. */
+const DIFF_OPEN_TEXT = "A diff is shown instead of the messages: Close diff first";
+
 export function useViewLeafId(): string | null {
   return useCanopy((state) => {
     if (state.tree?.sessionId === state.selectedSessionId && state.tree) return state.tree.viewLeafId;
@@ -91,10 +94,20 @@ export function LlmToolbar({ context }: { context: ContextView }) {
   return (
     <div className="llm-toolbar">
       <div className="row" role="toolbar" aria-label="LLM view actions">
-        <button type="button" onClick={() => setExpandAll(true)} disabled={diffOpen}>
+        <button
+          type="button"
+          onClick={() => setExpandAll(true)}
+          disabled={diffOpen}
+          title={diffOpen ? DIFF_OPEN_TEXT : undefined}
+        >
           Expand all
         </button>
-        <button type="button" onClick={() => setExpandAll(false)} disabled={diffOpen}>
+        <button
+          type="button"
+          onClick={() => setExpandAll(false)}
+          disabled={diffOpen}
+          title={diffOpen ? DIFF_OPEN_TEXT : undefined}
+        >
           Collapse all
         </button>
         <label
