@@ -36,7 +36,7 @@ async function untilLibraryWritable(ctx: AppContext): Promise<void> {
   const seconds = Math.round(limit / 1000);
   throw new ApiFailure(
     "conflict",
-    `The library is busy: another Canopy process on the same library file (a CLI command such as an import or prune, or another Canopy app) has been writing to it for more than ${seconds} second${seconds === 1 ? "" : "s"}; nothing was changed. Try again when it is done`,
+    `The library is busy: another Canopy process on the same library file (a CLI command such as an import or prune, or another Canopy app) has been writing to it for more than ${seconds} second${seconds === 1 ? "" : "s"}. Nothing was changed; try again when it is done.`,
   );
 }
 

@@ -99,7 +99,7 @@ describe("another process holds the library's write lock", () => {
     expect(readMs).toBeLessThan(700);
     const settled = await edit;
     expect(settled.status === "rejected" && String(settled.reason)).toMatch(
-      /another Canopy process on the same library file \(a CLI command such as an import or prune, or another Canopy app\) has been writing to it for more than 1 second; nothing was changed/,
+      /another Canopy process on the same library file \(a CLI command such as an import or prune, or another Canopy app\) has been writing to it for more than 1 second\. Nothing was changed; try again when it is done\.$/,
     );
     const { entries } = await h.call("session:get", { sessionId });
     expect(JSON.stringify(entries)).not.toContain("while locked");
