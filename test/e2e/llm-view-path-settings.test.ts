@@ -76,4 +76,46 @@ describe("the LLM view's header", () => {
     expect(await settings().getAttribute("data-model")).toBe("");
     expect(await settings().getAttribute("data-thinking")).toBe("");
   });
+
+  it("does not split a setting from its value when the line wraps (900 px windows and up)", async () => {
+    await app.page.goto(`${app.mode.url}#/session/${encodeURIComponent(setId)}`);
+    await app.page.locator('[data-testid=llm-view][data-leaf-id="u2"]').waitFor();
+    const before = app.page.viewportSize();
+    const phrases = ["Model openai/gpt-b", "thinking high", "smol openai/gpt-mini"];
+    const split: string[] = [];
+    try {
+      for (let width = 900; width <= 1280; width += 6) {
+        await app.page.setViewportSize({ width, height: 600 });
+        // The lines each phrase's text is drawn on (distinct tops of its range's boxes).
+        const lines = await settings().evaluate((p, words) => {
+          const texts: Text[] = [];
+          const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+          const at = (offset: number): [Text, number] => {
+            let rest = offset;
+            for (const text of texts) {
+              if (rest <= text.length) return [text, rest];
+              rest -= text.length;
+            }
+            throw new Error("offset past the text");
+          };
+          const whole = p.textContent ?? "";
+          return words.map((phrase) => {
+            const start = whole.indexOf(phrase);
+            const range = document.createRange();
+            range.setStart(...at(start));
+            range.setEnd(...at(start + phrase.length));
+            const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+            return tops.size;
+          });
+        }, phrases);
+        lines.forEach((count, i) => {
+          if (count > 1) split.push(`${width}px: ${phrases[i]}`);
+        });
+      }
+    } finally {
+      if (before) await app.page.setViewportSize(before);
+    }
+    expect(split).toEqual([]);
+  });
 });
