@@ -74,30 +74,33 @@ const SENT_AS_USER: Readonly<Record<string, string>> = {
   fileMention: "file mention",
 };
 
-/** Longest error message a heading shows (on one line); the rest is cut with "…". */
-const HEADING_ERROR_CHARS = 120;
+/** Longest error message shown under a failed reply's heading (on one line); the rest is cut with "…". */
+const FAILURE_ERROR_CHARS = 120;
 
 /**
  * A message's heading on one line: its role, what it came from when that was no user message
  * (`kind`: the agent message's role, "user · compaction summary"), an assistant's model and,
- * for a reply that failed, its stop reason and error message ("assistant · … · error: …").
+ * for a reply that failed, its stop reason ("assistant · … · error"; the error message is
+ * messageFailure's, on its own line, so the heading stays short in an 80-column terminal).
  */
 export function messageHeading(message: LlmMessage, kind?: string): string {
   if (message.role === "toolResult") return joinNames(["tool result", message.toolName], " · ");
   if (message.role === "assistant") {
-    const model = modelLabel(message);
     const stop: unknown = message.stopReason;
-    const error: unknown = message.errorMessage;
-    const failed =
-      stop === "error" || stop === "aborted"
-        ? typeof error === "string" && error.trim() !== ""
-          ? `${stop}: ${cutLine(error, HEADING_ERROR_CHARS)}`
-          : stop
-        : "";
-    return joinNames(["assistant", model, failed], " · ");
+    const failed = stop === "error" || stop === "aborted" ? stop : "";
+    return joinNames(["assistant", modelLabel(message), failed], " · ");
   }
   const from = kind === undefined ? undefined : SENT_AS_USER[kind];
   return from === undefined ? "user" : `user · ${from}`;
+}
+
+/** A failed reply's error message, "[error] 529 Overloaded" (one line, cut), or null: none. */
+export function messageFailure(message: LlmMessage): string | null {
+  if (message.role !== "assistant") return null;
+  const stop: unknown = message.stopReason;
+  const error: unknown = message.errorMessage;
+  if (stop !== "error" && stop !== "aborted") return null;
+  return typeof error === "string" && error.trim() !== "" ? `[${stop}] ${cutLine(error, FAILURE_ERROR_CHARS)}` : null;
 }
 
 /** `text` on one line (runs of white space as one space), cut to `max` characters with "…". */

@@ -5,7 +5,7 @@
 import type { ContextView, ImportReport, SearchHit, SessionSummary } from "../../core/api/dto.ts";
 import type { RequestChange } from "../../core/session/request-messages.ts";
 import { counted, flatten as truncate, oneLine } from "../../core/session/describe.ts";
-import { messageHeading, messageText } from "../../core/session/message-text.ts";
+import { messageFailure, messageHeading, messageText } from "../../core/session/message-text.ts";
 import {
   NO_MODEL_ON_PATH,
   NO_THINKING_ON_PATH,
@@ -139,9 +139,10 @@ export function renderContext(view: ContextView): string {
       .filter((change) => !inGroup(change))
       .map((change) => `request: ${requestChangeText(change, message)}\n`)
       .join("");
+    const failure = messageFailure(message);
     return [
       ...added(index),
-      `── [${index + 1}]${dropped}${marks} ${messageHeading(message, view.messageKinds[index])} · entry ${entry} · ~${tokens} tokens\n${notes}${messageText(message)}`,
+      `── [${index + 1}]${dropped}${marks} ${messageHeading(message, view.messageKinds[index])} · entry ${entry} · ~${tokens} tokens\n${failure === null ? "" : `${failure}\n`}${notes}${messageText(message)}`,
     ];
   });
   return [...header, "", ...blocks, ...added(view.messages.length)].join("\n");

@@ -156,9 +156,11 @@ describe("canopy context's header and headings", () => {
     expect(out[1]).toBe(
       "model anthropic/claude-test · thinking: none on this path (the agent uses its default level, off unless configured)",
     );
-    expect(out).toContain(
-      "── [2] [not sent] assistant · anthropic/claude-test · error: 529 Overloaded: try again later · entry a1 · ~0 tokens",
-    );
+    // The error under the heading: in an 80-column terminal a long one pushed the entry and its
+    // tokens two lines down (a real one: 226 characters).
+    const heading = out.indexOf("── [2] [not sent] assistant · anthropic/claude-test · error · entry a1 · ~0 tokens");
+    expect(heading).toBeGreaterThan(0);
+    expect(out[heading + 1]).toBe("[error] 529 Overloaded: try again later");
 
     // --json stays exactly the message array.
     const json = await runCliCaptured(["context", file, "--json", "--db", db]);
