@@ -8,7 +8,7 @@
 // unavailable and say why, and pressing them prunes nothing. Screenshots: test-artifacts/prune-ui/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, ImportReport } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -197,6 +197,61 @@ describe("pruning old tool output from the app", () => {
     await page.screenshot({ path: path.join(shots, "04-restored.png") });
     const restored = await apiCall<ContextView>(app.mode, "context:get", { sessionId });
     expect(JSON.stringify(restored)).toContain("ORIGINAL-r1");
+  });
+
+  it("the plan's Close, held while pruning or restoring, says why (its tooltip, and a click's line)", async () => {
+    // Before, it was greyed (aria-disabled) with no tooltip, and a click did nothing without a word.
+    await openSessionShowingAll(page, app.mode, sessionId);
+    await pruneButton().click();
+    await poll(planText).toContain("Replaces 2 old tool outputs");
+    const plan = page.getByTestId("prune-plan");
+    const close = plan.getByRole("button", { name: "Close", exact: true });
+    // The plan may be open from the case before: Prune… asks it again (Close held meanwhile too).
+    await poll(() => close.getAttribute("aria-disabled")).toBe("false");
+    expect(await close.getAttribute("title")).toBeNull();
+    for (const [endpoint, press, why, done] of [
+      [
+        "pruning:apply",
+        "Prune 2 outputs",
+        "Pruning is being applied; Close is available again once it is done.",
+        "Pruned 2 tool outputs",
+      ],
+      [
+        "pruning:restore",
+        "Restore pruned outputs",
+        "The pruned outputs are being restored; Close is available again once it is done.",
+        "Restored 2 pruned tool outputs",
+      ],
+    ] as const) {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
+      const hold = async (route: Route) => {
+        await held;
+        await route.continue().catch(() => undefined);
+      };
+      await page.route(isHeld, hold);
+      try {
+        await plan.getByRole("button", { name: press, exact: true }).click();
+        await poll(() => close.getAttribute("aria-disabled")).toBe("true");
+        expect(await close.getAttribute("title")).toBe(why);
+        await close.click({ force: true }); // aria-disabled: a real click still lands
+        await poll(outcome).toBe(
+          `The pruning plan's Close did nothing: ${why.charAt(0).toLowerCase()}${why.slice(1)}`,
+        );
+        expect(await plan.count()).toBe(1);
+      } finally {
+        release();
+        await page.unroute(isHeld, hold);
+      }
+      await poll(outcome).toContain(done);
+      await poll(() => close.getAttribute("aria-disabled")).toBe("false");
+      expect(await close.getAttribute("title")).toBeNull();
+    }
+    await close.click();
+    await poll(() => plan.count()).toBe(0);
   });
 
   it("is unavailable, with the reason, while a compaction runs on the session", async () => {

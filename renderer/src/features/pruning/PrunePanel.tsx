@@ -8,12 +8,20 @@ import { type KeyboardEvent, useEffect, useRef } from "react";
 import { onEvent } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectSessionJob, sessionBusyText } from "../../store/jobs-slice.ts";
+import { sayRefused } from "../../store/refused-line.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { useReturnFocus } from "../common/return-focus.ts";
 import { treeLookup } from "../tree/tree-lookup.ts";
 import { applyLabel, planSentence } from "./prune-words.ts";
 
 /** Why pruning cannot start on the open session now (a job runs there), or null. */
+/** Why the plan's Close is held while the plan's own request runs (its tooltip, and a click's line). */
+const PRUNE_BUSY_TEXT = {
+  preview: "The pruning plan is being made; Close is available again once it is shown.",
+  apply: "Pruning is being applied; Close is available again once it is done.",
+  restore: "The pruned outputs are being restored; Close is available again once it is done.",
+} as const;
+
 function useBusyReason(): string | null {
   return useCanopy((state) => {
     const job = selectSessionJob(state);
@@ -170,8 +178,16 @@ export function PrunePlan() {
           type="button"
           onClick={() => {
             if (pruneBusy === null) closePrune();
+            else
+              sayRefused(
+                useCanopy.getState,
+                useCanopy.setState,
+                "The pruning plan's Close did nothing",
+                PRUNE_BUSY_TEXT[pruneBusy],
+              );
           }}
           aria-disabled={pruneBusy !== null}
+          title={pruneBusy === null ? undefined : PRUNE_BUSY_TEXT[pruneBusy]}
         >
           Close
         </button>
