@@ -3,10 +3,11 @@
 // list gave no sign that a session needed attention. And a file the user deleted on purpose
 // said "file gone" for good, with nothing to do about it: the notice now offers to keep the
 // library's copy as the only one (the row then says "only copy", nothing is removed) or to
-// delete the session from the library (asked first).
+// delete the session from the library (asked first). Each, while it waits (Keep on its own
+// request, Delete on an edit being saved), says so in its tooltip instead of its usual one.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport, SessionSummary } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -27,6 +28,26 @@ async function importCopy(name: string): Promise<{ file: string; sessionId: stri
   const sessionId = report.files[0]?.sessionId;
   if (!sessionId) throw new Error(`${name} was not imported`);
   return { file, sessionId };
+}
+
+const EDIT_BUSY = "Another edit is being saved on this session; available again once it is done.";
+
+/** Holds the page's requests to `endpoint` until the returned release is called. */
+async function holdRequests(endpoint: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
+  const hold = async (route: Route) => {
+    await held;
+    await route.continue().catch(() => undefined);
+  };
+  await page.route(isHeld, hold);
+  return async () => {
+    release();
+    await page.unroute(isHeld, hold);
+  };
 }
 
 const row = (sessionId: string) => page.locator(`button.session[data-session-id="${sessionId}"]`);
@@ -59,7 +80,18 @@ describe("a session whose file is gone", () => {
     const problems = page.getByTestId("session-problems");
     await problems.locator("summary").click();
     const gone = problems.locator('li[data-problem-kind="file_missing"]');
-    await gone.getByRole("button", { name: "Keep the library copy" }).click();
+    // Held while its own request runs: its tooltip says so, not what it would do.
+    const keepButton = gone.getByRole("button", { name: "Keep the library copy" });
+    const release = await holdRequests("library:keep-copy");
+    try {
+      await keepButton.click();
+      await poll(() => keepButton.getAttribute("aria-disabled")).toBe("true");
+      expect(await keepButton.getAttribute("title")).toBe(
+        "Keeping the library copy as the only one; available again once it is done.",
+      );
+    } finally {
+      await release();
+    }
 
     await page.getByTestId("kept-copy-note").waitFor();
     expect(await page.getByTestId("kept-copy-note").textContent()).toContain(file);
@@ -87,7 +119,23 @@ describe("a session whose file is gone", () => {
     await poll(() => warnBadge(sessionId).count()).toBe(1);
     const problems = page.getByTestId("session-problems");
     await problems.locator("summary").click();
-    await problems.getByRole("button", { name: "Delete from library…" }).click();
+    // Disabled while an edit (a rename here) is saved: its tooltip says why, as the library's × does.
+    const deleteButton = problems.getByRole("button", { name: "Delete from library…" });
+    const release = await holdRequests("edits:rename");
+    try {
+      await page.getByRole("button", { name: "Rename", exact: true }).click();
+      await page.getByLabel("Session title").fill("Renamed while gone");
+      await page.getByLabel("Session title").press("Enter");
+      await poll(() => deleteButton.isDisabled()).toBe(true);
+      expect(await deleteButton.getAttribute("title")).toBe(EDIT_BUSY);
+    } finally {
+      await release();
+    }
+    await poll(() => deleteButton.isDisabled()).toBe(false);
+    expect(await deleteButton.getAttribute("title")).toBe(
+      "Delete the session from the library too (asked first; Undo brings it back)",
+    );
+    await deleteButton.click();
     const confirm = page.getByRole("alertdialog", { name: "Delete this session from the library?" });
     // Not "its file stays untouched": the file is gone, and the confirmation says what that means.
     expect(await confirm.textContent()).toContain("Its file is gone: this is the only copy of the session.");

@@ -13,11 +13,13 @@ import { problemText } from "../../../../core/session/problems.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
+import { EDIT_BUSY_TEXT } from "../edits/edit-unavailable.ts";
 import "./tree.css";
 import { treeNode } from "./tree-lookup.ts";
 import { namedTitle } from "../library/SessionList.tsx";
 
 const NONE: SessionProblem[] = [];
+export const KEEPING_TEXT = "Keeping the library copy as the only one; available again once it is done.";
 
 /** What the user can do about the open session's file being gone: keep the copy, or delete it. */
 function FileGoneActions({ sessionId }: { sessionId: string }) {
@@ -44,7 +46,11 @@ function FileGoneActions({ sessionId }: { sessionId: string }) {
     <span className="file-gone-actions">
       <button
         type="button"
-        title="The session stays in the library as the only copy of it, and this notice goes; Export… writes it to a file again"
+        title={
+          keeping
+            ? KEEPING_TEXT
+            : "The session stays in the library as the only copy of it, and this notice goes; Export… writes it to a file again"
+        }
         aria-disabled={keeping || undefined}
         onClick={() => {
           if (!keeping) void keep();
@@ -55,7 +61,12 @@ function FileGoneActions({ sessionId }: { sessionId: string }) {
       {summary && (
         <button
           type="button"
-          title="Delete the session from the library too (asked first; Undo brings it back)"
+          // Disabled while an edit is saved (as the library's ×): the tooltip says why.
+          title={
+            busy
+              ? EDIT_BUSY_TEXT
+              : "Delete the session from the library too (asked first; Undo brings it back)"
+          }
           disabled={busy}
           onClick={() => askDelete({ sessionId, title: namedTitle(summary) })}
         >
