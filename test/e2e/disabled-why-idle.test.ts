@@ -4,6 +4,8 @@
 // user could not tell why; each now carries the reason as its title (its accessible description).
 // Expand all and Collapse all, off while a diff replaces the messages, say so too.
 // Test connection, held while its test runs (aria-disabled), says so in its tooltip too.
+// Import and Scan agent folders while an import runs, and Export's Save and Export anyway while it
+// exports, held the same way, say so too (before, only their label changed).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page, Route } from "playwright-core";
@@ -159,5 +161,81 @@ describe("controls off for want of something to act on", () => {
     }
     await page.getByRole("button", { name: "Close diff" }).click();
     await poll(() => page.getByTestId("llm-view").getAttribute("data-mode")).toBe("messages");
+  });
+
+  it("Import and Scan agent folders while an import runs, and Export's button while exporting, say why", async () => {
+    // Before, their label changed ("Importing…", "Exporting…") but no tooltip said why they were held.
+    const hold = async (endpoint: string): Promise<() => Promise<void>> => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
+      const wait = async (route: Route) => {
+        await held;
+        await route.continue().catch(() => undefined);
+      };
+      await page.route(isHeld, wait);
+      return async () => {
+        release();
+        await page.unroute(isHeld, wait);
+      };
+    };
+    const file = path.join(app.work, "busy-why.jsonl");
+    const at = new Date(Date.UTC(2026, 3, 2, 8, 0, 0)).toISOString();
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "busy-why", timestamp: at, cwd: "/x" }),
+      JSON.stringify({
+        type: "message",
+        id: "u1",
+        parentId: null,
+        timestamp: at,
+        message: { role: "user", content: [{ type: "text", text: "Hello" }], timestamp: 1 },
+      }),
+    ];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const importing = "An import is running: wait for it, or Cancel it (Escape)";
+    const importButton = page.locator('.import-form button[type="submit"]');
+    const scan = page.getByRole("button", { name: "Scan agent folders" });
+    let release = await hold("library:import");
+    try {
+      await page.locator("#import-path").fill(file);
+      await page.locator("#import-path").press("Enter");
+      await poll(() => importButton.textContent()).toBe("Importing…");
+      for (const control of [importButton, scan]) {
+        expect(await control.getAttribute("aria-disabled")).toBe("true");
+        expect(await control.getAttribute("title")).toBe(importing);
+        expect(await description(control)).toBe(importing);
+      }
+    } finally {
+      await release();
+    }
+    await poll(() => page.getByTestId("tree-canvas").getAttribute("data-tree-session")).toBe("busy-why");
+    await poll(() => importButton.textContent()).toBe("Import");
+    expect(await importButton.getAttribute("title")).toBeNull();
+    expect(await scan.getAttribute("title")).not.toBe(importing);
+
+    await page.getByRole("button", { name: "Export…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Export session" });
+    await dialog.getByLabel(/^Save to path/).fill(path.join(app.work, "busy-why-out.jsonl"));
+    const save = dialog.locator('button[type="submit"]');
+    // Into the source's own folder, which was just written: the dialog asks first (Export anyway).
+    await save.click();
+    await dialog.getByTestId("export-warning").waitFor();
+    const anyway = dialog.getByRole("button", { name: "Export anyway" });
+    const exporting = "The session is being exported; available again once it is done";
+    release = await hold("session:export");
+    try {
+      await anyway.click();
+      await poll(() => save.textContent()).toBe("Exporting…");
+      for (const control of [save, anyway]) {
+        expect(await control.getAttribute("aria-disabled")).toBe("true");
+        expect(await control.getAttribute("title")).toBe(exporting);
+        expect(await description(control)).toBe(exporting);
+      }
+    } finally {
+      await release();
+    }
+    await dialog.waitFor({ state: "detached" });
   });
 });

@@ -19,6 +19,8 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 const desktop = transport === "electron";
 /** Why "Resume at the view leaf" is off: a session without entries has no leaf to resume at. */
 const NO_VIEW_LEAF = "The session has no entries: there is no view leaf to resume at";
+/** Why the dialog's export buttons are held while it exports (their tooltip). */
+const EXPORT_BUSY_TEXT = "The session is being exported; available again once it is done";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -106,7 +108,12 @@ export function ExportDialog() {
           {warning && (
             <div className="export-warning" role="alert" data-testid="export-warning">
               <p>{warning}</p>
-              <button type="button" aria-disabled={busy} onClick={() => void runExport(true)}>
+              <button
+                type="button"
+                aria-disabled={busy}
+                title={busy ? EXPORT_BUSY_TEXT : undefined}
+                onClick={() => void runExport(true)}
+              >
                 Export anyway
               </button>
             </div>
@@ -117,7 +124,7 @@ export function ExportDialog() {
               disabled button drops the focus to the page, and Escape, Enter and Tab would no longer
               reach the dialog when the export is refused. */}
             {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
-            <button type="submit" autoFocus aria-disabled={busy}>
+            <button type="submit" autoFocus aria-disabled={busy} title={busy ? EXPORT_BUSY_TEXT : undefined}>
               {busy
                 ? "Exporting…"
                 : options.outPath.trim() !== ""

@@ -12,6 +12,8 @@ import { typedPath } from "./typed-path.ts";
 
 /** Files with problems named at first; a button shows the others. */
 const SHOWN_PROBLEMS = 5;
+/** Why Import and Scan agent folders are held while an import runs (their tooltip). */
+const IMPORT_BUSY_TEXT = "An import is running: wait for it, or Cancel it (Escape)";
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -61,7 +63,13 @@ export function ImportForm() {
           type="submit"
           disabled={path.trim() === ""}
           aria-disabled={importing}
-          title={path.trim() === "" ? "Type the path of a .jsonl file or folder first" : undefined}
+          title={
+            path.trim() === ""
+              ? "Type the path of a .jsonl file or folder first"
+              : importing
+                ? IMPORT_BUSY_TEXT
+                : undefined
+          }
         >
           {importing ? "Importing…" : "Import"}
         </button>
@@ -70,7 +78,11 @@ export function ImportForm() {
         type="button"
         className="scan-button"
         aria-disabled={importing}
-        title="Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
+        title={
+          importing
+            ? IMPORT_BUSY_TEXT
+            : "Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
+        }
         onClick={() => {
           if (!importing) void importAgentFolders();
         }}
