@@ -2,6 +2,7 @@
 // reads messages but tool results, custom messages and summaries), in Debian's Chromium through
 // browser mode: the move dialog says so before Summarize is pressed — the summary the agents write
 // then (§8.1) only says "No content to summarize" — instead of promising to cover "1 entry".
+// Its Summarize buttons, off when nothing is left behind or no instructions are typed, say why.
 // Screenshots: test-artifacts/branch-summary-no-messages/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -68,5 +69,37 @@ describe("a branch left with no message in it", () => {
       "The branch you leave has 1 entry, none of them a message: a summary would only say “No content to summarize”.",
     );
     await page.screenshot({ path: path.join(shots, "01-no-messages.png") });
+  });
+
+  it("the Summarize buttons say why they are off: nothing left behind, or no instructions typed", async () => {
+    // Before, they were greyed with no tooltip. The dialog on a1 is open from the case before.
+    const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
+    const summarizeWith = dialog.getByRole("button", { name: "Summarize with instructions…" });
+    await summarizeWith.click();
+    const these = dialog.getByRole("button", { name: "Summarize with these instructions" });
+    expect(await these.isDisabled()).toBe(true);
+    expect(await these.getAttribute("title")).toBe("Type what the summary should focus on first");
+    await page.getByLabel("What the summary should focus on").fill("The model change");
+    await poll(() => these.isDisabled()).toBe(false);
+    expect(await these.getAttribute("title")).toBeNull();
+    await page.getByLabel("What the summary should focus on").press("Escape");
+    // Moved to a1 without a summary, the dialog on m2 (a1's child) leaves nothing behind.
+    await dialog.getByRole("button", { name: "No summary" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await poll(
+      async () => (await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId })).viewLeafId,
+    ).toBe("a1");
+    const again = await openMoveDialog(page, "m2");
+    await poll(() => textOf(page.getByTestId("branch-summary-count"))).toBe(
+      "Nothing to summarize: the branch you leave has no entries of its own.",
+    );
+    const why = "Nothing to summarize: the branch you leave has no entries of its own";
+    for (const name of ["Summarize", "Summarize with instructions…"]) {
+      const control = again.getByRole("button", { name, exact: true });
+      expect(await control.isDisabled()).toBe(true);
+      expect(await control.getAttribute("title")).toBe(why);
+    }
+    await page.keyboard.press("Escape");
+    await again.waitFor({ state: "detached" });
   });
 });

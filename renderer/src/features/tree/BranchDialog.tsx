@@ -14,6 +14,10 @@ import { selectLayout } from "./selectors.ts";
 import { shownSnippet } from "./snippet.ts";
 import { focusTreeNode } from "./use-canvas-viewport.ts";
 
+/** Why the Summarize buttons are off (their tooltip): nothing left behind, or no instructions typed. */
+const NOTHING_TO_SUMMARIZE = "Nothing to summarize: the branch you leave has no entries of its own";
+const NO_INSTRUCTIONS = "Type what the summary should focus on first";
+
 export function BranchDialog() {
   const dialog = useCanopy((state) => state.branchDialog);
   const target = useCanopy((state) =>
@@ -118,7 +122,12 @@ export function BranchDialog() {
         <button type="button" ref={firstButton} onClick={() => void confirm(false)}>
           No summary
         </button>
-        <button type="button" onClick={() => void confirm(true)} disabled={count === 0}>
+        <button
+          type="button"
+          onClick={() => void confirm(true)}
+          disabled={count === 0}
+          title={count === 0 ? NOTHING_TO_SUMMARIZE : undefined}
+        >
           Summarize
         </button>
         <button
@@ -126,6 +135,7 @@ export function BranchDialog() {
           ref={instructionsButton}
           onClick={() => setWithInstructions(true)}
           disabled={count === 0}
+          title={count === 0 ? NOTHING_TO_SUMMARIZE : undefined}
           aria-expanded={withInstructions}
         >
           Summarize with instructions…
@@ -156,6 +166,7 @@ export function BranchDialog() {
             type="button"
             onClick={() => void confirm(true, instructions, replacePrompt)}
             disabled={instructions.trim() === ""}
+            title={instructions.trim() === "" ? NO_INSTRUCTIONS : undefined}
           >
             Summarize with these instructions
           </button>
