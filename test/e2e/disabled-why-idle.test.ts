@@ -8,10 +8,11 @@
 // exports, held the same way, say so too (before, only their label changed).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Locator, Page, Route } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 let app: E2eApp;
 let page: Page;
@@ -102,16 +103,7 @@ describe("controls off for want of something to act on", () => {
 
   it("Test connection says a test is running while it runs", async () => {
     // Settings are open from the test before. The test's request is held until checked.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const isTest = (url: URL) => decodeURIComponent(url.pathname) === "/api/settings:test-connection";
-    const hold = async (route: Route) => {
-      await held;
-      await route.continue().catch(() => undefined);
-    };
-    await page.route(isTest, hold);
+    const release = await holdRequests(page, "settings:test-connection");
     const test = page.getByRole("button", { name: "Test connection" });
     try {
       await test.click();
@@ -121,8 +113,7 @@ describe("controls off for want of something to act on", () => {
       expect(await test.getAttribute("title")).toBe(why);
       expect(await description(test)).toBe(why);
     } finally {
-      release();
-      await page.unroute(isTest, hold);
+      await release();
     }
     await page.getByTestId("connection-test-running").waitFor({ state: "detached" });
     expect(await test.getAttribute("title")).toBeNull();
@@ -165,22 +156,7 @@ describe("controls off for want of something to act on", () => {
 
   it("Import and Scan agent folders while an import runs, and Export's button while exporting, say why", async () => {
     // Before, their label changed ("Importing…", "Exporting…") but no tooltip said why they were held.
-    const hold = async (endpoint: string): Promise<() => Promise<void>> => {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
-      const wait = async (route: Route) => {
-        await held;
-        await route.continue().catch(() => undefined);
-      };
-      await page.route(isHeld, wait);
-      return async () => {
-        release();
-        await page.unroute(isHeld, wait);
-      };
-    };
+    const hold = (endpoint: string) => holdRequests(page, endpoint);
     const file = path.join(app.work, "busy-why.jsonl");
     const at = new Date(Date.UTC(2026, 3, 2, 8, 0, 0)).toISOString();
     const lines = [

@@ -8,7 +8,7 @@
 // Screenshots: test-artifacts/disabled-why/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -17,6 +17,7 @@ import { artifactsDir } from "../helpers/chromium.ts";
 import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
 import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 const shots = path.join(artifactsDir(), "disabled-why");
 const REASON = "A branch summary is running on this session; wait for it or cancel it first (Escape).";
@@ -73,16 +74,7 @@ describe("controls unavailable while a job or an edit runs", () => {
     fake.enqueue({ type: "reply", text: "The abandoned branch settled the parser." });
     const sessionsBefore = (await apiCall<unknown[]>(app.mode, "library:list", {})).length;
 
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const isNavigate = (url: URL) => decodeURIComponent(url.pathname) === "/api/navigation:navigate";
-    const hold = async (route: Route) => {
-      await held;
-      await route.continue().catch(() => undefined);
-    };
-    await page.route(isNavigate, hold);
+    const release = await holdRequests(page, "navigation:navigate");
     try {
       // The compaction plan open before the summary starts: its Close is held by the summary too.
       await button("Compact…").click();
@@ -126,8 +118,7 @@ describe("controls unavailable while a job or an edit runs", () => {
       expect(tree.nodes.some((node) => node.archived)).toBe(false);
       expect((await apiCall<unknown[]>(app.mode, "library:list", {})).length).toBe(sessionsBefore);
     } finally {
-      release();
-      await page.unroute(isNavigate, hold);
+      await release();
     }
     await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
     // The job over: the tooltips are the controls' own again.
@@ -137,16 +128,7 @@ describe("controls unavailable while a job or an edit runs", () => {
 
   it("Rename while another edit is saved opens the title field, as F2 does (the save waits its turn)", async () => {
     await openSessionShowingAll(page, app.mode, sessionId);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const isLabel = (url: URL) => decodeURIComponent(url.pathname) === "/api/edits:label";
-    const hold = async (route: Route) => {
-      await held;
-      await route.continue().catch(() => undefined);
-    };
-    await page.route(isLabel, hold);
+    const release = await holdRequests(page, "edits:label");
     try {
       const labelField = page.getByLabel("Label", { exact: true });
       await labelField.fill("during");
@@ -163,8 +145,7 @@ describe("controls unavailable while a job or an edit runs", () => {
       await page.screenshot({ path: path.join(shots, "03-rename-during-edit.png") });
       await page.getByLabel("Session title").press("Escape");
     } finally {
-      release();
-      await page.unroute(isLabel, hold);
+      await release();
     }
     await poll(() => button("Fork to new session").getAttribute("disabled")).toBeNull();
   });

@@ -7,13 +7,14 @@
 // request, Delete on an edit being saved), says so in its tooltip instead of its usual one.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportReport, SessionSummary } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 let app: E2eApp;
 let page: Page;
@@ -33,22 +34,7 @@ async function importCopy(name: string): Promise<{ file: string; sessionId: stri
 const EDIT_BUSY = "Another edit is being saved on this session; available again once it is done.";
 
 /** Holds the page's requests to `endpoint` until the returned release is called. */
-async function holdRequests(endpoint: string): Promise<() => Promise<void>> {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
-  const hold = async (route: Route) => {
-    await held;
-    await route.continue().catch(() => undefined);
-  };
-  await page.route(isHeld, hold);
-  return async () => {
-    release();
-    await page.unroute(isHeld, hold);
-  };
-}
+const holdRequestsTo = (endpoint: string) => holdRequests(page, endpoint);
 
 const row = (sessionId: string) => page.locator(`button.session[data-session-id="${sessionId}"]`);
 const warnBadge = (sessionId: string) => row(sessionId).locator(".badge.warn");
@@ -82,7 +68,7 @@ describe("a session whose file is gone", () => {
     const gone = problems.locator('li[data-problem-kind="file_missing"]');
     // Held while its own request runs: its tooltip says so, not what it would do.
     const keepButton = gone.getByRole("button", { name: "Keep the library copy" });
-    const release = await holdRequests("library:keep-copy");
+    const release = await holdRequestsTo("library:keep-copy");
     try {
       await keepButton.click();
       await poll(() => keepButton.getAttribute("aria-disabled")).toBe("true");
@@ -121,7 +107,7 @@ describe("a session whose file is gone", () => {
     await problems.locator("summary").click();
     // Disabled while an edit (a rename here) is saved: its tooltip says why, as the library's × does.
     const deleteButton = problems.getByRole("button", { name: "Delete from library…" });
-    const release = await holdRequests("edits:rename");
+    const release = await holdRequestsTo("edits:rename");
     try {
       await page.getByRole("button", { name: "Rename", exact: true }).click();
       await page.getByLabel("Session title").fill("Renamed while gone");

@@ -8,7 +8,7 @@
 // unavailable and say why, and pressing them prunes nothing. Screenshots: test-artifacts/prune-ui/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContextView, ImportReport } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -16,6 +16,7 @@ import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 const shots = path.join(artifactsDir(), "prune-ui");
 
@@ -223,16 +224,7 @@ describe("pruning old tool output from the app", () => {
         "Restored 2 pruned tool outputs",
       ],
     ] as const) {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const isHeld = (url: URL) => decodeURIComponent(url.pathname) === `/api/${endpoint}`;
-      const hold = async (route: Route) => {
-        await held;
-        await route.continue().catch(() => undefined);
-      };
-      await page.route(isHeld, hold);
+      const release = await holdRequests(page, endpoint);
       try {
         await plan.getByRole("button", { name: press, exact: true }).click();
         await poll(() => close.getAttribute("aria-disabled")).toBe("true");
@@ -243,8 +235,7 @@ describe("pruning old tool output from the app", () => {
         );
         expect(await plan.count()).toBe(1);
       } finally {
-        release();
-        await page.unroute(isHeld, hold);
+        await release();
       }
       await poll(outcome).toContain(done);
       await poll(() => close.getAttribute("aria-disabled")).toBe("false");

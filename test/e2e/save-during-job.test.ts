@@ -6,7 +6,7 @@
 // is held at the page (page.route) meanwhile. Screenshots: test-artifacts/save-during-job/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -15,6 +15,7 @@ import { artifactsDir } from "../helpers/chromium.ts";
 import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
 import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 const shots = path.join(artifactsDir(), "save-during-job");
 const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
@@ -54,16 +55,7 @@ describe("Enter in the label or title field while a branch summary runs", () => 
     const titleBefore = await title();
     fake.enqueue({ type: "reply", text: "The abandoned branch settled the parser." });
 
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const isNavigate = (url: URL) => decodeURIComponent(url.pathname) === "/api/navigation:navigate";
-    const hold = async (route: Route) => {
-      await held;
-      await route.continue().catch(() => undefined);
-    };
-    await page.route(isNavigate, hold);
+    const release = await holdRequests(page, "navigation:navigate");
     let labelled: string;
     const titleBox = header.getByRole("textbox", { name: "Session title" });
     try {
@@ -91,8 +83,7 @@ describe("Enter in the label or title field while a branch summary runs", () => 
       expect(now.nodes.find((node) => node.id === labelled)?.label).toBeUndefined();
       expect(await title()).toBe(titleBefore);
     } finally {
-      release();
-      await page.unroute(isNavigate, hold);
+      await release();
     }
     await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
     // Over: Enter in the title field (still open, its text kept) saves it.

@@ -6,7 +6,7 @@
 // the second Enter is pressed. Screenshots: test-artifacts/save-while-editing/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { SessionSummary, SessionTreeDto } from "../../core/api/dto.ts";
 import type { BrowserMode } from "../../main/serve.ts";
@@ -14,6 +14,7 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 const shots = path.join(artifactsDir(), "save-while-editing");
 const STORE_TITLE = "Session store tree";
@@ -30,26 +31,7 @@ const editRunning = () =>
   page.getByTestId("edit-actions").getByRole("button", { name: "Fork to new session", exact: true }).isDisabled();
 
 /** Holds the page's next call to `channel` until the returned function is called. */
-async function holdNext(channel: string): Promise<() => Promise<void>> {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let first = true;
-  const matches = (url: URL) => decodeURIComponent(url.pathname) === `/api/${channel}`;
-  const handler = async (route: Route) => {
-    if (first) {
-      first = false;
-      await held;
-    }
-    await route.continue().catch(() => undefined);
-  };
-  await page.route(matches, handler);
-  return async () => {
-    release();
-    await page.unroute(matches, handler);
-  };
-}
+const holdNext = (channel: string) => holdRequests(page, channel, { firstOnly: true });
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });

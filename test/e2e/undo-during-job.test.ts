@@ -6,7 +6,7 @@
 // Screenshots: test-artifacts/undo-during-job/.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
@@ -15,6 +15,7 @@ import { artifactsDir } from "../helpers/chromium.ts";
 import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
 import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 
 const shots = path.join(artifactsDir(), "undo-during-job");
 const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
@@ -50,16 +51,7 @@ describe("Ctrl+Z while a branch summary runs", () => {
     await openSessionShowingAll(page, app.mode, sessionId);
     fake.enqueue({ type: "reply", text: "The abandoned branch settled the parser." });
 
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const isNavigate = (url: URL) => decodeURIComponent(url.pathname) === "/api/navigation:navigate";
-    const hold = async (route: Route) => {
-      await held;
-      await route.continue().catch(() => undefined);
-    };
-    await page.route(isNavigate, hold);
+    const release = await holdRequests(page, "navigation:navigate");
     try {
       const dialog = await openMoveDialog(page, "a1");
       await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
@@ -82,8 +74,7 @@ describe("Ctrl+Z while a branch summary runs", () => {
       const tree = await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId });
       expect(tree.nodes.find((node) => node.id === "u2")?.label).toBe("kept");
     } finally {
-      release();
-      await page.unroute(isNavigate, hold);
+      await release();
     }
     await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
     expect((await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId })).nodes.find((n) => n.id === "u2")?.label).toBe(
