@@ -27,7 +27,7 @@ import {
   timeIt,
 } from "./bench-utils.ts";
 import { defaultGeneratedPath, writeGeneratedFolder, writeGeneratedSession } from "./generate-session.ts";
-import { measureStoreFloor } from "./store-floor.ts";
+import { measureBareSqliteFloor, measureStoreFloor } from "./store-floor.ts";
 
 const IDLE_THREAD_SECONDS = IDLE_THREAD_MS / 1000;
 
@@ -230,15 +230,22 @@ export function runImportBench(options: { runs?: number; generated?: boolean } =
 }
 
 /**
- * What storing alone costs (see store-floor.ts) next to each import, and the best ratio against
- * JSON.parse that floor leaves: parse + store on one thread, the larger of the two on two.
+ * What storing alone costs (see store-floor.ts) next to each import — in this library's schema,
+ * and bare (any SQLite table) — and the best ratio against JSON.parse each floor leaves: parse +
+ * store on one thread, the larger of the two on two.
  */
 function printStoreFloors(figures: readonly ImportFigures[]): void {
   if (figures.length === 0) return;
-  const rows = figures.map((f) => ({ f, floorMs: measureStoreFloor(filesAt(f.file), 15) }));
+  const rows = figures.map((f) => ({
+    f,
+    floorMs: measureStoreFloor(filesAt(f.file), 15),
+    bareMs: measureBareSqliteFloor(filesAt(f.file), 15),
+  }));
   console.log(
     "\nStorage floor: storing the parsed rows and JSON and committing, nothing else (warm connection)." +
-      " No import into this library can take less, so it bounds the ratio an import can reach.\n",
+      " No import into this library can take less, so it bounds the ratio an import can reach." +
+      " Bare SQLite: the file's lines stored as text in a table with no index (one transaction, same" +
+      " pragmas) — no import into any SQLite library can take less.\n",
   );
   printTable(
     [
@@ -249,8 +256,11 @@ function printStoreFloors(figures: readonly ImportFigures[]): void {
       "ratio vs parse",
       "best possible, one thread",
       "best possible, two threads",
+      "bare SQLite ms",
+      "bare: best, one thread",
+      "bare: best, two threads",
     ],
-    rows.map(({ f, floorMs }) => [
+    rows.map(({ f, floorMs, bareMs }) => [
       fs.statSync(f.file).isDirectory() ? `${path.basename(f.file)}/ (folder)` : path.basename(f.file),
       fmt(f.parseMs, 2),
       fmt(f.importMs, 1),
@@ -258,6 +268,9 @@ function printStoreFloors(figures: readonly ImportFigures[]): void {
       fmt(f.parseMs / f.importMs, 2),
       fmt(f.parseMs / (f.parseMs + floorMs), 2),
       fmt(f.parseMs / Math.max(f.parseMs, floorMs), 2),
+      fmt(bareMs, 2),
+      fmt(f.parseMs / (f.parseMs + bareMs), 2),
+      fmt(f.parseMs / Math.max(f.parseMs, bareMs), 2),
     ]),
   );
 }

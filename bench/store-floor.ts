@@ -80,3 +80,46 @@ export function measureStoreFloor(files: readonly string[], runs: number): numbe
     tmp.cleanup();
   }
 }
+
+/**
+ * Median ms of storing every line of `files`, as unparsed text, in a table with no index, no key
+ * and no other column than where it came from — the least any SQLite library of these sessions can
+ * store — in one transaction with commit, on a warm connection with the library's own pragmas.
+ * Whatever schema Canopy had, an import could not store in less, so this bounds the ratio against
+ * JSON.parse that any import into SQLite (which the product fixes) can reach.
+ */
+export function measureBareSqliteFloor(files: readonly string[], runs: number): number {
+  const lines = files.map((file) =>
+    fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== ""),
+  );
+  const tmp = tempDir("canopy-bare-");
+  const db = openDatabase(path.join(tmp.dir, "library.db"));
+  try {
+    db.exec(
+      "CREATE TABLE bare_lines (file INTEGER NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL) STRICT",
+    );
+    const insert = db.prepare("INSERT INTO bare_lines (file, line, text) VALUES (?, ?, ?)");
+    const storeAll = () =>
+      withoutAutoCheckpoint(db, () =>
+        writeTransaction(db, () => {
+          for (const [f, fileLines] of lines.entries()) {
+            for (const [i, line] of fileLines.entries()) insert.run(f, i, line);
+          }
+        })(),
+      );
+    storeAll();
+    checkpointWal(db);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      times.push(timeIt(storeAll));
+      checkpointWal(db);
+    }
+    return median(times);
+  } finally {
+    db.close();
+    tmp.cleanup();
+  }
+}
