@@ -7,7 +7,7 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../../core/session/entries.ts";
-import { contextFigures, measuredIsStale } from "../../renderer/src/features/llm-view/context-figures.ts";
+import { contextFigures } from "../../renderer/src/features/llm-view/context-figures.ts";
 import {
   base64Bytes,
   formatTokens,
@@ -370,16 +370,5 @@ describe("contextFigures", () => {
       scale: 2300,
     });
     expect(contextFigures({ estimatedTokens: 0, measuredTokens: null }, null).scale).toBe(1);
-  });
-
-  it("calls the measurement stale when no reply after the compaction carries usage", () => {
-    const withUsage = assistant([{ type: "text", text: "ok" }], {
-      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 },
-    });
-    const messages: LlmMessage[] = [user("summary"), withUsage];
-    const view = { messages, messageEntryIds: ["c1", "a1"], measuredTokens: 15, compactionId: "c1" };
-    expect(measuredIsStale(view, (id) => id === "a1")).toBe(true);
-    expect(measuredIsStale(view, () => false)).toBe(false);
-    expect(measuredIsStale({ ...view, compactionId: null }, () => true)).toBe(false);
   });
 });

@@ -2,25 +2,20 @@
  * The context bar (SPEC §4, D10): the estimate of what the model receives and the measured context
  * of the last reply, against the model's window and the compaction threshold. Without a model the
  * window is unknown and the offline summarizer (or, for compactions, the remote endpoint) writes
- * summaries; the bar says so.
+ * summaries; the bar says so. A measurement context:get calls older than the compaction in effect
+ * is shown as stale (SPEC §4.4).
  */
-import { useMemo } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
 import { useCanopy } from "../../store/index.ts";
-import { contextFigures, measuredIsStale } from "./context-figures.ts";
-import { ancestorsOf, entryLinks } from "./entry-links.ts";
+import { contextFigures } from "./context-figures.ts";
 import { formatTokens } from "./message-parts.ts";
 
 export function ContextBar({ context }: { context: ContextView }) {
   const limits = useCanopy((state) => state.limits);
   const limitsError = useCanopy((state) => state.limitsError);
-  const tree = useCanopy((state) => state.tree);
-  const stale = useMemo(() => {
-    if (context.compactionId === null) return false;
-    const before = ancestorsOf(context.compactionId, entryLinks(tree));
-    before.delete(context.compactionId);
-    return measuredIsStale(context, (id) => before.has(id));
-  }, [context, tree]);
+  // The answer says whether its measurement is from a reply before the compaction in effect
+  // (from the leaf's path, as `canopy context` says it): the page's tree may not have come yet.
+  const stale = context.measuredBeforeCompaction === true;
   const figures = contextFigures(context, limits, stale);
   const attr = (value: number | null) => (value === null ? "" : String(value));
 

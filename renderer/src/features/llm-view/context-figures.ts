@@ -85,35 +85,3 @@ export function contextFigures(
     warning: warningFor(level, limits?.compactionEnabled ?? true),
   };
 }
-
-interface UsageLike {
-  totalTokens?: unknown;
-  input?: unknown;
-  output?: unknown;
-  cacheRead?: unknown;
-  cacheWrite?: unknown;
-}
-
-function usageTokens(usage: UsageLike | undefined): number {
-  if (!usage) return 0;
-  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-  return n(usage.totalTokens) || n(usage.input) + n(usage.output) + n(usage.cacheRead) + n(usage.cacheWrite);
-}
-
-/**
- * Right after a compaction the measured figure still comes from a reply older than it (SPEC
- * §4.4 quirk): true when a compaction is in effect and no assistant message after it carries a
- * valid usage. `isBeforeCompaction(entryId)` says whether an entry precedes the compaction.
- */
-export function measuredIsStale(
-  view: Pick<ContextView, "messages" | "messageEntryIds" | "measuredTokens" | "compactionId">,
-  isBeforeCompaction: (entryId: string) => boolean,
-): boolean {
-  if (view.measuredTokens === null || view.compactionId === null) return false;
-  return !view.messages.some((message, i) => {
-    if (message.role !== "assistant") return false;
-    if (message.stopReason === "aborted" || message.stopReason === "error") return false;
-    const entryId = view.messageEntryIds[i];
-    return typeof entryId === "string" && !isBeforeCompaction(entryId) && usageTokens(message.usage) > 0;
-  });
-}

@@ -1,9 +1,9 @@
 /**
  * Parent, type, creation time and (for branch summaries) `fromId` of every entry of the open
- * session, from the tree the canvas uses (repaired parents). The context diff and the
- * stale-measurement check walk these links. Pure; cached per node list (a refresh that changed
- * no node keeps them), and a list grown by an append (tree-growth.ts) layers the appended
- * entries' links on the previous list's instead of parsing 100,000 timestamps again.
+ * session, from the tree the canvas uses (repaired parents). The context diff walks these
+ * links. Pure; cached per node list (a refresh that changed no node keeps them), and a list
+ * grown by an append (tree-growth.ts) layers the appended entries' links on the previous list's
+ * instead of parsing 100,000 timestamps again.
  */
 import type { TreeNodeDto, SessionTreeDto } from "../../../../core/api/dto.ts";
 import type { EntryLink, EntryLinks } from "../../../../core/session/context-diff.ts";
@@ -43,15 +43,4 @@ export function entryLinks(tree: SessionTreeDto | null): EntryLinks {
   }
   cache.set(nodes, made);
   return made.links;
-}
-
-/** The entry and its ancestors (cycle-safe). */
-export function ancestorsOf(entryId: string | null, links: EntryLinks): Set<string> {
-  const out = new Set<string>();
-  let current = entryId;
-  while (current !== null && !out.has(current)) {
-    out.add(current);
-    current = links.get(current)?.parentId ?? null;
-  }
-  return out;
 }
