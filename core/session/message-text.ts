@@ -85,21 +85,29 @@ const FAILURE_ERROR_CHARS = 120;
  */
 export function messageHeading(message: LlmMessage, kind?: string): string {
   if (message.role === "toolResult") return joinNames(["tool result", message.toolName], " · ");
-  if (message.role === "assistant") {
-    const stop: unknown = message.stopReason;
-    const failed = stop === "error" || stop === "aborted" ? stop : "";
-    return joinNames(["assistant", modelLabel(message), failed], " · ");
-  }
+  if (message.role === "assistant")
+    return joinNames(["assistant", modelLabel(message), failedStop(message)], " · ");
   const from = kind === undefined ? undefined : SENT_AS_USER[kind];
   return from === undefined ? "user" : `user · ${from}`;
+}
+
+/**
+ * How a reply failed: its stop reason when that is "error" or "aborted", null for any other
+ * stop reason (a hand-edited one included) and any other role. The heading and the error line
+ * both ask this, so they never disagree about which replies failed.
+ */
+export function failedStop(message: LlmMessage): "error" | "aborted" | null {
+  if (message.role !== "assistant") return null;
+  const stop: unknown = message.stopReason;
+  return stop === "error" || stop === "aborted" ? stop : null;
 }
 
 /** A failed reply's error message, "[error] 529 Overloaded" (one line, cut), or null: none. */
 export function messageFailure(message: LlmMessage): string | null {
   if (message.role !== "assistant") return null;
-  const stop: unknown = message.stopReason;
+  const stop = failedStop(message);
+  if (stop === null) return null;
   const error: unknown = message.errorMessage;
-  if (stop !== "error" && stop !== "aborted") return null;
   return typeof error === "string" && error.trim() !== "" ? `[${stop}] ${cutLine(error, FAILURE_ERROR_CHARS)}` : null;
 }
 
