@@ -12,9 +12,9 @@ import type { ContextView, ImportReport, SessionTreeDto } from "../../core/api/d
 import { apiCall } from "../helpers/browser-mode.ts";
 import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { fixturePath } from "../helpers/fixtures.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
 
-const REAL = "/work/shared/fixtures/real-before-compaction.v1.jsonl";
 const STALE_WORDS = "before the compaction: stale until the next reply";
 
 let app: E2eApp;
@@ -72,7 +72,8 @@ async function open(sessionId: string, leafId: string | null = null): Promise<vo
   const route = `#/session/${encodeURIComponent(sessionId)}${leafId === null ? "" : `?leaf=${leafId}`}`;
   await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
   const expected =
-    leafId ?? (await apiCall<ContextView>(app.mode, "context:get", { sessionId, agentMessages: false })).leafId;
+    leafId ??
+    (await apiCall<ContextView>(app.mode, "context:get", { sessionId, agentMessages: false })).leafId;
   await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(expected ?? "");
 }
 
@@ -85,7 +86,8 @@ async function treeShown(sessionId: string): Promise<boolean> {
 async function shownStale(): Promise<boolean> {
   const flagged = (await bar().getAttribute("data-measured-stale")) === "true";
   const said = ((await bar().textContent()) ?? "").includes(STALE_WORDS);
-  if (flagged !== said) throw new Error(`data-measured-stale ${flagged} but the stale words ${said ? "shown" : "missing"}`);
+  if (flagged !== said)
+    throw new Error(`data-measured-stale ${flagged} but the stale words ${said ? "shown" : "missing"}`);
   return flagged;
 }
 
@@ -139,7 +141,9 @@ describe("the context bar's stale measurement", () => {
     const releaseTree = await holdRequests(page, "session:tree");
     const releaseUpdate = await holdRequests(page, "session:tree-update");
     try {
-      await page.evaluate(`window.location.hash = ${JSON.stringify(`#/session/${encodeURIComponent(sessionId)}`)}`);
+      await page.evaluate(
+        `window.location.hash = ${JSON.stringify(`#/session/${encodeURIComponent(sessionId)}`)}`,
+      );
       await poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe("u2");
       await poll(() => bar().getAttribute("data-measured")).toBe("5000");
       // The tree has not come (its requests are held): the canvas does not show this session.
@@ -154,7 +158,9 @@ describe("the context bar's stale measurement", () => {
   });
 
   it("in a real pi session, is stale after each compaction until the first reply with usage", async () => {
-    const report = await apiCall<ImportReport>(app.mode, "library:import", { path: REAL });
+    const report = await apiCall<ImportReport>(app.mode, "library:import", {
+      path: fixturePath("real-before-compaction.v1.jsonl"),
+    });
     const sessionId = report.files[0]?.sessionId as string;
     const tree = await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId });
     const childOf = (id: string) => tree.nodes.find((node) => node.parentId === id)?.id ?? null;
