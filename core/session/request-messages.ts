@@ -14,6 +14,7 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "./entries.ts";
+import { failedStop } from "./message-text.ts";
 
 export const NO_RESULT_TEXT = "No result provided";
 export const ABORTED_TOOL_TEXT = "Tool execution was aborted";
@@ -95,7 +96,7 @@ function blocksOf(content: unknown): Block[] {
 }
 
 function failed(message: AssistantMessage): boolean {
-  return message.stopReason === "error" || message.stopReason === "aborted";
+  return failedStop(message) !== null;
 }
 
 /** Step 4: images become the notice, consecutive notices collapse into one. */

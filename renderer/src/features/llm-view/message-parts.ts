@@ -5,6 +5,7 @@
  * enough to start collapsed. Pure, so it is unit-tested in Node.
  */
 import type { LlmMessage } from "../../../../core/session/entries.ts";
+import { failedStop } from "../../../../core/session/message-text.ts";
 import { describeOtherBlock } from "../../../../core/session/other-blocks.ts";
 import { countLines, cutForDisplay } from "../../../../core/text/display-cut.ts";
 import { toJson } from "../../../../core/text/json-deep.ts";
@@ -224,10 +225,11 @@ function rawParts(
       const id = typeof call.id === "string" ? call.id : "";
       return { kind: "toolCall", name, id, argumentsJson: prettyJson(call.arguments) };
     });
-    if (message.stopReason === "error" || message.stopReason === "aborted") {
+    const failed = failedStop(message);
+    if (failed !== null) {
       const why =
         typeof message.errorMessage === "string" && message.errorMessage ? `: ${message.errorMessage}` : "";
-      parts.push({ kind: "error", text: `Reply ended with ${message.stopReason}${why}` });
+      parts.push({ kind: "error", text: `Reply ended with ${failed}${why}` });
     }
     return parts;
   }
