@@ -4,6 +4,7 @@
  * migration or check. No import into this library (its schema, its store statements) can take
  * less, which bounds the ratio against JSON.parse an import of the same files can reach.
  */
+import type { Database } from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { emptyContentFacts } from "../main/library/entry-facts.ts";
@@ -36,17 +37,40 @@ function parseForStore(file: string): ParsedFile | null {
 }
 
 /**
+ * Median ms of `runs` calls of `store(db)` on a fresh library's warm connection: an untimed first
+ * call prepares the statements, and the WAL is checkpointed after each call.
+ */
+function medianStoreMs(prefix: string, runs: number, setUp: (db: Database) => () => void): number {
+  const tmp = tempDir(prefix);
+  const db = openDatabase(path.join(tmp.dir, "library.db"));
+  try {
+    const store = setUp(db);
+    store();
+    checkpointWal(db);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      times.push(timeIt(store));
+      checkpointWal(db);
+    }
+    return median(times);
+  } finally {
+    db.close();
+    tmp.cleanup();
+  }
+}
+
+/**
  * Median ms of storing every session file of `files` as new sessions in one transaction, commit
  * included (foreign-key checks and automatic checkpoints off, as importPath has them). The
  * statements are prepared by an untimed first store; the WAL is checkpointed between runs.
  */
 export function measureStoreFloor(files: readonly string[], runs: number): number {
   const parsed = files.map(parseForStore).filter((p): p is ParsedFile => p !== null);
-  const tmp = tempDir("canopy-floor-");
-  const db = openDatabase(path.join(tmp.dir, "library.db"));
-  try {
-    let round = 0;
-    const storeAll = () =>
+  let round = 0;
+  return medianStoreMs(
+    "canopy-floor-",
+    runs,
+    (db) => () =>
       withoutAutoCheckpoint(db, () =>
         withoutForeignKeyChecks(db, () =>
           writeTransaction(db, () => {
@@ -66,19 +90,8 @@ export function measureStoreFloor(files: readonly string[], runs: number): numbe
             }
           })(),
         ),
-      );
-    storeAll();
-    checkpointWal(db);
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      times.push(timeIt(storeAll));
-      checkpointWal(db);
-    }
-    return median(times);
-  } finally {
-    db.close();
-    tmp.cleanup();
-  }
+      ),
+  );
 }
 
 /**
@@ -95,14 +108,12 @@ export function measureBareSqliteFloor(files: readonly string[], runs: number): 
       .split("\n")
       .filter((l) => l.trim() !== ""),
   );
-  const tmp = tempDir("canopy-bare-");
-  const db = openDatabase(path.join(tmp.dir, "library.db"));
-  try {
+  return medianStoreMs("canopy-bare-", runs, (db) => {
     db.exec(
       "CREATE TABLE bare_lines (file INTEGER NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL) STRICT",
     );
     const insert = db.prepare("INSERT INTO bare_lines (file, line, text) VALUES (?, ?, ?)");
-    const storeAll = () =>
+    return () =>
       withoutAutoCheckpoint(db, () =>
         writeTransaction(db, () => {
           for (const [f, fileLines] of lines.entries()) {
@@ -110,16 +121,5 @@ export function measureBareSqliteFloor(files: readonly string[], runs: number): 
           }
         })(),
       );
-    storeAll();
-    checkpointWal(db);
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      times.push(timeIt(storeAll));
-      checkpointWal(db);
-    }
-    return median(times);
-  } finally {
-    db.close();
-    tmp.cleanup();
-  }
+  });
 }
