@@ -34,6 +34,8 @@ import { resolveLibraryPath } from "./store/library-file.ts";
 import { defaultDataFolder } from "./store/open.ts";
 import { writeJsonList } from "./cli/json-out.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
+import { outputColumns } from "./cli/terminal-width.ts";
+import { cutToColumns } from "../core/text/columns.ts";
 import { toJson } from "../core/text/json-deep.ts";
 
 export type { CliIo } from "./cli/context.ts";
@@ -60,7 +62,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
         ? cli.request("library:import", { path: path.resolve(target) })
         : cli.request("library:import-default-folders", {})
       ).finally(stopProgress);
-      cli.io.out(options.json ? toJson(report, 2) : renderImportReport(report));
+      cli.io.out(options.json ? toJson(report, 2) : renderImportReport(report, cli.io.columns));
       if (report.failed > 0 && report.imported + report.updated + report.unchanged === 0) {
         throw new CommandError(`nothing could be imported from ${target ?? "the agent folders"}`);
       }
@@ -81,7 +83,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       cli.io.out(
         options.json
           ? toJson(sessions, 2)
-          : renderSessionList(sessions, options.deleted === true),
+          : renderSessionList(sessions, options.deleted === true, cli.io.columns),
       );
       return true;
     }
@@ -114,7 +116,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       } else if (options.json) {
         await writeJsonList(cli.io, view.messages, "a message of the LLM view", CONTEXT_INSTEAD);
       } else {
-        cli.io.out(renderContext(view));
+        cli.io.out(renderContext(view, cli.io.columns));
       }
       return true;
     }
@@ -149,7 +151,7 @@ async function runLibraryCommand(cli: CliContext, parsed: ParsedCommand): Promis
       if (indexing !== null) cli.io.err(searchIndexingNote(indexing));
       const syntax = searchSyntaxNote(query);
       if (syntax !== null) cli.io.err(syntax);
-      cli.io.out(options.json ? toJson(hits, 2) : renderSearchHits(hits));
+      cli.io.out(options.json ? toJson(hits, 2) : renderSearchHits(hits, cli.io.columns));
       return true;
     }
     default:
@@ -254,6 +256,7 @@ if (invokedDirectly) {
   });
   // Messages that cannot be written (stderr gone or full) leave the exit code as the command set it.
   process.stderr.on("error", () => {});
+  const errColumns = outputColumns(process.stderr, process.env);
   const code = await runCli(process.argv.slice(2), {
     out: lineWriter(process.stdout),
     // Waits for a full pipe to drain; a reader gone (EPIPE) ends the process above.
@@ -262,10 +265,16 @@ if (invokedDirectly) {
       if (process.stdout.write(shown)) return;
       return new Promise<void>((resolve) => process.stdout.once("drain", resolve));
     },
-    err: lineWriter(process.stderr),
-    // Only on a terminal: the summary or reply written so far, made safe.
-    progress: (text) => process.stderr.write(`\r\x1b[2K${terminalText(text)}`),
+    err: lineWriter(process.stderr, errColumns),
+    // Only on a terminal: the summary or reply written so far, made safe, and cut to one line of it
+    // (a line that wrapped would leave its first part behind when the next one is written).
+    progress: (text) => {
+      const shown = terminalText(text);
+      const width = process.stderr.columns ?? 0;
+      process.stderr.write(`\r\x1b[2K${width > 1 ? cutToColumns(shown, width - 1) : shown}`);
+    },
     isTerminal: process.stderr.isTTY === true,
+    columns: outputColumns(process.stdout, process.env),
   });
   process.exitCode = code;
 }

@@ -19,6 +19,11 @@ export interface CliIo {
   /** A transient status line (terminals only). */
   progress(text: string): void;
   isTerminal: boolean;
+  /**
+   * The width `out`'s human-readable text is fitted to (terminal-width.ts): the terminal's, or
+   * COLUMNS. Absent (piped, tests): written as it is. `--json` and session content never are.
+   */
+  columns?: number | undefined;
 }
 
 export type SessionScope = "listed" | "deleted" | "any";

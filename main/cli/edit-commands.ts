@@ -8,6 +8,7 @@ import type { ParsedCommand } from "./args.ts";
 import { UsageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { toJson } from "../../core/text/json-deep.ts";
+import { fitText } from "../../core/text/columns.ts";
 
 function required(value: string | undefined, what: string): string {
   if (value === undefined || value.trim() === "") throw new UsageError(`missing ${what}`);
@@ -15,7 +16,7 @@ function required(value: string | undefined, what: string): string {
 }
 
 function print(cli: CliContext, parsed: ParsedCommand, result: EditResultDto, text: string): void {
-  cli.io.out(parsed.options.json ? toJson(result, 2) : text);
+  cli.io.out(parsed.options.json ? toJson(result, 2) : fitText(text, cli.io.columns, "  "));
 }
 
 /**

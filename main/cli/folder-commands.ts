@@ -5,17 +5,18 @@
  */
 import path from "node:path";
 import type { ConfiguredFolders } from "../../core/api/dto.ts";
+import { fitText } from "../../core/text/columns.ts";
 import { type ParsedCommand, UsageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
-function renderFolders(result: ConfiguredFolders): string {
+function renderFolders(result: ConfiguredFolders, columns?: number): string {
   const heading = result.defaults
     ? "Agent session folders (the defaults; `canopy folders set <dir>…` changes them):"
     : "Agent session folders (set; `canopy folders reset` goes back to the defaults):";
   const lines = result.folders.map(
     (folder) => `  ${folder}${result.missing.includes(folder) ? "  (not there)" : ""}`,
   );
-  return [heading, ...lines].join("\n");
+  return [heading, ...lines].map((line) => fitText(line, columns, "    ")).join("\n");
 }
 
 export async function runFolderCommand(cli: CliContext, parsed: ParsedCommand): Promise<boolean> {
@@ -34,6 +35,6 @@ export async function runFolderCommand(cli: CliContext, parsed: ParsedCommand): 
   } else {
     throw new UsageError(`unknown folders action "${action}" (folders, folders set <dir>…, folders reset)`);
   }
-  cli.io.out(parsed.options.json ? JSON.stringify(result, null, 2) : renderFolders(result));
+  cli.io.out(parsed.options.json ? JSON.stringify(result, null, 2) : renderFolders(result, cli.io.columns));
   return true;
 }

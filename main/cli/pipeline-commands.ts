@@ -23,6 +23,7 @@ import { type CliContext, CommandError } from "./context.ts";
 import { showProgress } from "./progress.ts";
 import { toJson } from "../../core/text/json-deep.ts";
 import { cutOffLine } from "../../core/compaction/cut-off-line.ts";
+import { fitText } from "../../core/text/columns.ts";
 
 /** The plan keys `compact --dry-run --json` prints, in this order (issue contract). */
 export function planAsJson(plan: CompactionPlanDto) {
@@ -41,7 +42,8 @@ export function planAsJson(plan: CompactionPlanDto) {
   };
 }
 
-function renderPlan(plan: CompactionPlanDto): string {
+/** `columns`: the terminal's width; each line is wrapped to it, continued under its value. */
+function renderPlan(plan: CompactionPlanDto, columns?: number): string {
   const lines = [
     `Compaction plan at leaf ${plan.leafId} (summarizer: ${plan.summarizer})`,
     `  first kept entry   ${plan.firstKeptEntryId}${plan.isSplitTurn ? ` (split turn starting at ${plan.turnStartEntryId})` : ""}`,
@@ -55,7 +57,9 @@ function renderPlan(plan: CompactionPlanDto): string {
   if (plan.readFiles.length > 0) lines.push(`  read files         ${plan.readFiles.join(", ")}`);
   if (plan.modifiedFiles.length > 0) lines.push(`  modified files     ${plan.modifiedFiles.join(", ")}`);
   for (const note of plan.notes) lines.push(`  note: ${note}`);
-  return lines.join("\n");
+  return lines
+    .map((line, i) => fitText(line, columns, i === 0 || line.startsWith("  note:") ? "    " : " ".repeat(21)))
+    .join("\n");
 }
 
 /** One line for a hook problem: a module that did not load, a handler that threw or returned a bad result. */
@@ -197,7 +201,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       };
       if (options.dryRun) {
         const plan = await cli.request("compaction:preview", base);
-        cli.io.out(options.json ? toJson(planAsJson(plan), 2) : renderPlan(plan));
+        cli.io.out(options.json ? toJson(planAsJson(plan), 2) : renderPlan(plan, cli.io.columns));
         return true;
       }
       const input = options.instructions === undefined ? base : { ...base, customInstructions: options.instructions };
@@ -212,7 +216,7 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
       cli.io.out(
         options.json
           ? toJson(result, 2)
-          : `Compacted: entry ${result.entryId}, first kept ${result.firstKeptEntryId}, tokens before ${result.tokensBefore}\n\n${result.summary}`,
+          : `${fitText(`Compacted: entry ${result.entryId}, first kept ${result.firstKeptEntryId}, tokens before ${result.tokensBefore}`, cli.io.columns, "  ")}\n\n${result.summary}`,
       );
       if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       return true;
@@ -272,12 +276,14 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         );
       if (result.cutOff) cli.io.err(cutOffLine(result.cutOff));
       if (!options.json && already) {
-        cli.io.out(`Already at this point: the view leaf is ${targetId}; nothing changed.`);
+        const line = `Already at this point: the view leaf is ${targetId}; nothing changed.`;
+        cli.io.out(fitText(line, cli.io.columns, "  "));
       } else if (!options.json) {
         const summary = result.summaryEntryId ? `, branch summary ${result.summaryEntryId}` : "";
         const editor = result.editorText ? `\nEditor text: ${result.editorText}` : "";
         const was = result.newLeafId === result.oldLeafId ? "unchanged" : `was ${result.oldLeafId ?? "(empty)"}`;
-        cli.io.out(`View leaf: ${result.newLeafId ?? "(empty)"} (${was})${summary}${editor}`);
+        const line = `View leaf: ${result.newLeafId ?? "(empty)"} (${was})${summary}`;
+        cli.io.out(`${fitText(line, cli.io.columns, "  ")}${editor}`);
       }
       return true;
     }
@@ -290,7 +296,8 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
         throw new UsageError(`--restore puts back every pruned output of the session; it takes no ${options.dryRun ? "--dry-run" : "--leaf"}`);
       if (options.restore) {
         const result = await cli.request("pruning:restore", { sessionId });
-        cli.io.out(options.json ? toJson(result, 2) : `Restored ${counted(result.prunedCount, "tool output")}.`);
+        const line = `Restored ${counted(result.prunedCount, "tool output")}.`;
+        cli.io.out(options.json ? toJson(result, 2) : fitText(line, cli.io.columns, "  "));
       } else if (options.dryRun) {
         const plan = await cli.request("pruning:preview", { sessionId, ...leaf, listCandidates: true });
         cli.io.out(
@@ -300,7 +307,9 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
                 `${counted(plan.candidateCount, "tool output")} could be pruned, saving ~${plan.tokensSaved} tokens${plan.willPrune ? "" : " (not enough to prune)"}`,
                 ...(plan.candidates ?? []).map((c) => `  ${c.entryId} ${c.toolName} ~${c.tokens} tokens`),
                 ...(plan.reason ? [plan.reason] : []),
-              ].join("\n"),
+              ]
+                .map((line) => fitText(line, cli.io.columns, "    "))
+                .join("\n"),
         );
       } else {
         const result = await cli.request("pruning:apply", { sessionId, ...leaf });
@@ -309,7 +318,11 @@ export async function runPipelineCommand(cli: CliContext, parsed: ParsedCommand)
             ? toJson(result, 2)
             : result.prunedCount === 0
               ? "Nothing pruned (see `prune --dry-run`)."
-              : `Pruned ${counted(result.prunedCount, "tool output")}, ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
+              : fitText(
+                  `Pruned ${counted(result.prunedCount, "tool output")}, ~${result.tokensSaved} tokens saved. Undo with \`prune --restore\`.`,
+                  cli.io.columns,
+                  "  ",
+                ),
         );
       }
       return true;

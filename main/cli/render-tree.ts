@@ -13,6 +13,7 @@ import { problemText } from "../../core/session/problems.ts";
 import { ancestorTest } from "../../core/session/tree.ts";
 import { usageParts } from "../../core/session/usage-totals.ts";
 import type { SessionOutline } from "../library/session-outline.ts";
+import { cutToColumns, textColumns, wrapToColumns } from "../../core/text/columns.ts";
 
 /** Why a compaction keeps nothing from before it (SPEC §3.1), or "" when its first kept entry is on its path. */
 function keptNowhere(firstKept: unknown, exists: boolean, onPath: boolean): string {
@@ -39,8 +40,26 @@ function indentFor(depth: number): string {
   return `${"  ".repeat(MAX_INDENT_LEVELS - 3)}[${depth}] `.padEnd(MAX_INDENT_LEVELS * 2);
 }
 
-/** The lines of `canopy show`, in order (no line breaks). */
-export function* treeLines(outline: SessionOutline): Generator<string> {
+/**
+ * An entry's line fitted to `columns`: its text cut to what is left of the line (down to "…", or
+ * nothing on a line a deep branch's indentation fills); when the tree part itself (indentation,
+ * id, kind, notes) is wider, that is wrapped, its continuation lines keeping the mark column
+ * (`~` of an archived branch) and the branch's indentation.
+ */
+function fitEntryLine(mark: string, indent: string, head: string, text: string, columns: number): string[] {
+  const start = `${mark} ${indent}`;
+  const line = `${start}${head}${text === "" ? "" : ` ${text}`}`;
+  if (textColumns(line) <= columns) return [line];
+  const branch = indent.replace(/├─/g, "│ ").replace(/\[\d+\] /, (depth) => " ".repeat(depth.length));
+  const lines = wrapToColumns(`${start}${head}`, columns, `${mark === "~" ? "~" : " "} ${branch}    `);
+  const last = lines.length - 1;
+  const room = columns - textColumns(lines[last] ?? "") - 1;
+  if (text !== "" && room >= 1) lines[last] = `${lines[last]} ${cutToColumns(text, room)}`;
+  return lines;
+}
+
+/** The lines of `canopy show`, in order (no line breaks); `columns`: fitted to a terminal that wide. */
+export function* treeLines(outline: SessionOutline, columns?: number): Generator<string> {
   const { index, facts } = outline;
   const viewLeaf = outline.summary.viewLeafId;
   const onActivePath = new Set(viewLeaf ? index.pathTo(viewLeaf).map((entry) => entry.id) : []);
@@ -62,14 +81,17 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
       : [...list].sort((a, b) => Number(onActivePath.has(b.id)) - Number(onActivePath.has(a.id)));
 
   const { summary } = outline;
-  // Line breaks in the title (a compaction's short summary, SPEC §10.3) or cwd would split these lines.
-  yield `${summary.id}  ${summary.title === null ? flatten(summary.firstMessage, 60) : oneLine(summary.title)}`;
-  yield `cwd ${oneLine(summary.cwd)} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
-    `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`;
-  const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));
-  if (usage.length > 0) yield `usage (all branches, as the agent recorded it): ${usage.join(" · ")}`;
   const { archived } = outline;
-  yield `legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries${archived.size > 0 ? ARCHIVED_LEGEND : ""}`;
+  const usage = usageParts(outline.usage, (tokens) => tokens.toLocaleString("en-US"));
+  // Line breaks in the title (a compaction's short summary, SPEC §10.3) or cwd would split these lines.
+  const header = [
+    `${summary.id}  ${summary.title === null ? flatten(summary.firstMessage, 60) : oneLine(summary.title)}`,
+    `cwd ${oneLine(summary.cwd)} · ${counted(summary.entryCount, "entry", "entries")} · ${counted(summary.compactionCount, "compaction")} · ` +
+      `view leaf ${viewLeaf ?? "(none)"} · file leaf ${summary.fileLeafId ?? "(none)"}`,
+    ...(usage.length > 0 ? [`usage (all branches, as the agent recorded it): ${usage.join(" · ")}`] : []),
+    `legend: * view leaf, > on the path to it, [first kept by C] where compaction C starts keeping entries${archived.size > 0 ? ARCHIVED_LEGEND : ""}`,
+  ];
+  for (const line of header) yield* columns === undefined ? [line] : wrapToColumns(line, columns, "  ");
   yield "";
   const stack: { entry: SessionEntry; depth: number; branchStart: boolean }[] = [...activeFirst(index.roots)]
     .reverse()
@@ -96,8 +118,14 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
     const label = index.labels.get(entry.id);
     if (label) note += ` [label: ${label}]`;
     const shown = facts.get(entry);
-    const text = entry.type === "compaction" ? "" : ` ${shown?.text ?? ""}`;
-    yield `${mark} ${indent}${entry.id} ${shown?.kind ?? entry.type}${note}${text}`.trimEnd();
+    if (columns === undefined) {
+      const text = entry.type === "compaction" ? "" : ` ${shown?.text ?? ""}`;
+      yield `${mark} ${indent}${entry.id} ${shown?.kind ?? entry.type}${note}${text}`.trimEnd();
+    } else {
+      // The text as the 80-character cut shows it, with more of it on a wider terminal.
+      const text = entry.type === "compaction" ? "" : (shown?.text ?? "");
+      yield* fitEntryLine(mark, indent, `${entry.id} ${shown?.kind ?? entry.type}${note}`, text, columns);
+    }
     const children = activeFirst(index.childrenSorted(entry.id));
     const branching = children.length > 1;
     for (let i = children.length - 1; i >= 0; i--) {
@@ -109,7 +137,10 @@ export function* treeLines(outline: SessionOutline): Generator<string> {
   if (problems.length > 0) {
     yield "";
     yield `${counted(problems.length, "problem")}:`;
-    for (const problem of problems.slice(0, 50)) yield `  ! ${problemText(problem)}`;
+    for (const problem of problems.slice(0, 50)) {
+      const line = `  ! ${problemText(problem)}`;
+      yield* columns === undefined ? [line] : wrapToColumns(line, columns, "    ");
+    }
     if (problems.length > 50) yield `  ! … and ${problems.length - 50} more`;
   }
 }

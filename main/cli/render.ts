@@ -19,6 +19,7 @@ import {
   requestUnchanged,
 } from "../../core/session/request-notes.ts";
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
+import { cutToColumns, fitFields, fitText, wrapToColumns } from "../../core/text/columns.ts";
 import {
   groupRequestNotes,
   messageNumbers,
@@ -30,7 +31,8 @@ import {
 /** Unchanged files listed one by one up to this many; more are counted on one line. */
 const MAX_UNCHANGED_LINES = 20;
 
-export function renderImportReport(report: ImportReport): string {
+/** `columns`: the terminal's width, lines are wrapped to it (none: as they are). */
+export function renderImportReport(report: ImportReport, columns?: number): string {
   if (report.files.length === 0) {
     return report.cancelled
       ? "Cancelled before any file was read: nothing imported."
@@ -56,11 +58,14 @@ export function renderImportReport(report: ImportReport): string {
   }
   if (foldUnchanged) lines.push(`  unchanged ${counted(unchanged.length, "file")} (--json lists them)`);
   if (report.cancelled) lines.push("Cancelled: the files after these were not read.");
-  return lines.join("\n");
+  // Continued lines of a file or problem line indented (a path goes on whole if it can).
+  const hangOf = (line: string, i: number) =>
+    i === 0 ? "  " : line.startsWith("      !") ? "        " : "    ";
+  return lines.map((line, i) => fitText(line, columns, hangOf(line, i))).join("\n");
 }
 
 /** `deleted`: the list is of the deleted sessions (`list --deleted`). */
-export function renderSessionList(sessions: SessionSummary[], deleted = false): string {
+export function renderSessionList(sessions: SessionSummary[], deleted = false, columns?: number): string {
   if (sessions.length === 0) {
     return deleted
       ? "No deleted sessions."
@@ -70,7 +75,8 @@ export function renderSessionList(sessions: SessionSummary[], deleted = false): 
     .map((session) => {
       const name = truncate(session.title ?? session.firstMessage, 60);
       const figures = `${counted(session.entryCount, "entry", "entries")}, ${counted(session.compactionCount, "compaction")}`;
-      return `${session.id}  ${session.modified.slice(0, 19).replace("T", " ")}  ${figures}  ${oneLine(session.cwd)}\n    ${name}`;
+      const fields = [session.id, session.modified.slice(0, 19).replace("T", " "), figures, oneLine(session.cwd)];
+      return `${fitFields(fields, columns)}\n    ${columns === undefined ? name : cutToColumns(name, columns - 4)}`;
     })
     .join("\n");
 }
@@ -92,8 +98,11 @@ export function settingsLine(view: PathSettingsSource): string {
  * `[+]`, and other changes follow the message's heading as `request:` lines. A kind of note on
  * many messages is said once in the header with their numbers; each keeps a short `[mark]`.
  */
-export function renderContext(view: ContextView): string {
+export function renderContext(view: ContextView, columns?: number): string {
   const { request } = view;
+  // On a terminal (`columns`), Canopy's own lines are wrapped to it; the messages' text is not.
+  const fitted = (line: string, hang: string) =>
+    columns === undefined ? line : wrapToColumns(line, columns, hang).join("\n");
   const header = [
     `leaf ${view.leafId ?? "(none)"} · ${counted(view.messages.length, "message")} · ~${view.estimatedTokens} tokens estimated` +
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`) +
@@ -123,7 +132,7 @@ export function renderContext(view: ContextView): string {
       .map((result) => {
         const text = messageText(result.message);
         const heading = `── [+] ${messageHeading(result.message)} · added by the request · answers [${result.callIndex + 1}]`;
-        return `${heading}\n${addedResultText(result)}\n${text}`;
+        return `${fitted(heading, "   ")}\n${fitted(addedResultText(result), "  ")}\n${text}`;
       });
   const blocks = view.messages.flatMap((message, index) => {
     const entry = view.messageEntryIds[index] ?? "?";
@@ -137,23 +146,27 @@ export function renderContext(view: ContextView): string {
       .join("");
     const notes = changes
       .filter((change) => !inGroup(change))
-      .map((change) => `request: ${requestChangeText(change, message)}\n`)
+      .map((change) => `${fitted(`request: ${requestChangeText(change, message)}`, "  ")}\n`)
       .join("");
     const failure = messageFailure(message);
+    const heading = `── [${index + 1}]${dropped}${marks} ${messageHeading(message, view.messageKinds[index])} · entry ${entry} · ~${tokens} tokens`;
     return [
       ...added(index),
-      `── [${index + 1}]${dropped}${marks} ${messageHeading(message, view.messageKinds[index])} · entry ${entry} · ~${tokens} tokens\n${failure === null ? "" : `${failure}\n`}${notes}${messageText(message)}`,
+      `${fitted(heading, "   ")}\n${failure === null ? "" : `${fitted(failure, "  ")}\n`}${notes}${messageText(message)}`,
     ];
   });
-  return [...header, "", ...blocks, ...added(view.messages.length)].join("\n");
+  const shownHeader = header.map((line) => fitted(line, "  "));
+  return [...shownHeader, "", ...blocks, ...added(view.messages.length)].join("\n");
 }
 
-export function renderSearchHits(hits: SearchHit[]): string {
+export function renderSearchHits(hits: SearchHit[], columns?: number): string {
   if (hits.length === 0) return "No matches.";
   return hits
-    .map(
-      (hit) =>
-        `${hit.sessionId} ${hit.entryId} ${hit.role ?? ""}  ${truncate(hit.sessionTitle ?? hit.sessionFirstMessage ?? "", 40)}\n    ${truncate(hit.snippet, 120)}`,
-    )
+    .map((hit) => {
+      const where = `${hit.sessionId} ${hit.entryId} ${hit.role ?? ""}`;
+      const title = truncate(hit.sessionTitle ?? hit.sessionFirstMessage ?? "", 40);
+      const snippet = truncate(hit.snippet, 120);
+      return `${fitFields([where, title], columns)}\n    ${columns === undefined ? snippet : cutToColumns(snippet, columns - 4)}`;
+    })
     .join("\n");
 }

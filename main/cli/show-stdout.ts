@@ -4,7 +4,7 @@
  * and holds every entry). The library is checked in place first, as every API call does.
  */
 import { toApiError } from "../api/errors.ts";
-import { loadSessionOutline, type SessionOutline } from "../library/session-outline.ts";
+import { loadSessionOutline, OUTLINE_TEXT_CHARS, type SessionOutline } from "../library/session-outline.ts";
 import { assertLibraryInPlace } from "../store/library-identity.ts";
 import { type CliContext, CommandError } from "./context.ts";
 import { treeLines } from "./render-tree.ts";
@@ -18,13 +18,14 @@ export async function showToOutput(cli: CliContext, sessionId: string): Promise<
   let outline: SessionOutline;
   try {
     assertLibraryInPlace(ctx.db, ctx.libraryFile);
-    outline = loadSessionOutline(ctx.db, sessionId);
+    // On a terminal as wide as that, a line may show more of its entry's text than 80 characters.
+    outline = loadSessionOutline(ctx.db, sessionId, Math.max(OUTLINE_TEXT_CHARS, io.columns ?? 0));
   } catch (error) {
     throw new CommandError(toApiError(error).message);
   }
   // An output without `write` (a test's recorder) gets the text whole, in one `out`.
   if (!io.write) {
-    io.out([...treeLines(outline)].join("\n"));
+    io.out([...treeLines(outline, io.columns)].join("\n"));
     return;
   }
   // The same bytes as `out(text)`: each line and its break written together (a line ending in
@@ -32,7 +33,7 @@ export async function showToOutput(cli: CliContext, sessionId: string): Promise<
   let chunk = "";
   let count = 0;
   let last = "";
-  for (const line of treeLines(outline)) {
+  for (const line of treeLines(outline, io.columns)) {
     if (chunk.length >= SHOW_CHUNK_CHARS) {
       await io.write(chunk);
       chunk = "";

@@ -6,6 +6,7 @@
  * "x\u202Efdp.exe" would read "xexe.pdf"). Output that is piped or redirected is written as it
  * is, byte for byte (`export` to a file, `--json` to jq).
  */
+import { wrapToColumns } from "../../core/text/columns.ts";
 
 /**
  * C0 controls but "\t" and "\n", DEL, the C1 controls (U+009B is CSI on some terminals), and the
@@ -32,10 +33,16 @@ export interface OutputStream {
   write(text: string): unknown;
 }
 
-/** Writes one line (a newline added when missing) to `stream`, made safe when it is a terminal. */
-export function lineWriter(stream: OutputStream): (text: string) => void {
+/**
+ * Writes one line (a newline added when missing) to `stream`, made safe when it is a terminal;
+ * with `columns` (the terminal's width, terminal-width.ts), word-wrapped to it, each line after
+ * the first indented by two spaces.
+ */
+export function lineWriter(stream: OutputStream, columns?: number): (text: string) => void {
   return (text) => {
-    const shown = stream.isTTY === true ? terminalText(text) : text;
+    const safe = stream.isTTY === true ? terminalText(text) : text;
+    const shown =
+      columns === undefined ? safe : wrapToColumns(safe.replace(/\n$/, ""), columns, "  ").join("\n");
     stream.write(shown.endsWith("\n") ? shown : `${shown}\n`);
   };
 }

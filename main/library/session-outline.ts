@@ -24,7 +24,7 @@ export const OUTLINE_TEXT_CHARS = 80;
 /** What a line shows of its entry besides the tree: its kind and the start of its text. */
 export interface OutlineFacts {
   kind: string;
-  /** flatten(entryText(entry), OUTLINE_TEXT_CHARS); "" for compactions (they show their fields). */
+  /** flatten(entryText(entry), OUTLINE_TEXT_CHARS or the textChars asked for); "" for compactions (they show their fields). */
   text: string;
 }
 
@@ -72,7 +72,12 @@ function parseEntry(type: string, json: string): Loose {
   return (type === "message" && json.length > LEAN_NODE_CHARS ? parseLean(json) : JSON.parse(json)) as Loose;
 }
 
-export function loadSessionOutline(db: Database, sessionId: string): SessionOutline {
+/** `textChars`: how much of each entry's text is kept (a wide terminal shows more of it). */
+export function loadSessionOutline(
+  db: Database,
+  sessionId: string,
+  textChars = OUTLINE_TEXT_CHARS,
+): SessionOutline {
   const row = requireSession(db, sessionId);
   const stubs: SessionEntry[] = [];
   const facts = new Map<SessionEntry, OutlineFacts>();
@@ -84,7 +89,7 @@ export function loadSessionOutline(db: Database, sessionId: string): SessionOutl
     const compaction = entry.type === "compaction";
     facts.set(stub, {
       kind: entryKind(entry),
-      text: compaction ? "" : entrySnippet(entry, OUTLINE_TEXT_CHARS),
+      text: compaction ? "" : entrySnippet(entry, textChars),
     });
     stubs.push(stub);
   });
