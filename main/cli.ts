@@ -35,7 +35,7 @@ import { defaultDataFolder } from "./store/open.ts";
 import { writeJsonList } from "./cli/json-out.ts";
 import { lineWriter, terminalText } from "./cli/terminal-text.ts";
 import { outputColumns } from "./cli/terminal-width.ts";
-import { cutToColumns } from "../core/text/columns.ts";
+import { cutToColumns, fitText } from "../core/text/columns.ts";
 import { toJson } from "../core/text/json-deep.ts";
 
 export type { CliIo } from "./cli/context.ts";
@@ -196,7 +196,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   if (parsed.options.help || parsed.command === "help") {
-    io.out(USAGE);
+    // Written for 80 columns; a narrower terminal gets each line wrapped under its own indent.
+    const lines = USAGE.split("\n").map((line) => {
+      const indent = /^ */.exec(line)?.[0] ?? "";
+      return fitText(line, io.columns, indent.length >= 6 ? indent : `${indent}  `);
+    });
+    io.out(lines.join("\n"));
     return 0;
   }
   let api: Api | undefined;

@@ -241,63 +241,78 @@ function parse(argv: readonly string[]) {
   return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
 }
 
+/**
+ * What `canopy help` prints: at most 79 columns (an 80-column terminal), each command's usage
+ * form (continued on lines indented by 4) with its description below it, indented by 6.
+ */
 export const USAGE = `Usage: canopy <command> [arguments] [--db <path>]
 
 Commands:
-  import <file|dir> [--json]              Import a session file or every .jsonl below a folder
-  import --agent-folders [--json]         Import the agent session folders (see folders)
+  import <file|dir> [--json]
+      Import a session file or every .jsonl below a folder
+  import --agent-folders [--json]
+      Import the agent session folders (see folders)
   folders [--json] | folders set <dir>… | folders reset
-                                          The agent session folders scanned and watched (default
-                                          ~/.pi/agent/sessions and ~/.omp/agent/sessions)
-  list [--deleted] [--json]               Sessions in the library, newest first (--deleted: the
-                                          ones deleted from it, which undelete brings back)
-  show <session>                          The session tree as text (leaf, compactions, first kept entries)
+      The agent session folders scanned and watched (default
+      ~/.pi/agent/sessions and ~/.omp/agent/sessions)
+  list [--deleted] [--json]
+      Sessions in the library, newest first (--deleted: the ones deleted from
+      it, which undelete brings back)
+  show <session>
+      The session tree as text (leaf, compactions, first kept entries)
   context <session> [--leaf <id>] [--json [--request]]
-                                          What the model receives at a leaf (default: the view leaf),
-                                          with what the request adds or drops marked;
-                                          --json prints exactly the message array the agent builds,
-                                          --json --request the request's message list
-  export <session> [--out <file>] [--leaf <id>] [--without-archived] [--originals] [--force]
-                                          Lossless JSONL; --leaf makes the agent resume at that entry;
-                                          --originals writes pruned tool outputs as they were;
-                                          --force writes into the folder of a file its agent is
-                                          still writing, or over an earlier export an agent has
-                                          written to since (refused otherwise)
-  search <query> [--limit N] [--json]     Full-text search over all sessions' messages
-  compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N] [--dry-run] [--json]
-                                          Compact at a leaf (default: the view leaf); --dry-run
-                                          prints the plan without calling a model
-  navigate <session> <entryId> [--summarize] [--instructions "…"] [--replace-prompt] [--json]
-                                          Move the view leaf; --summarize writes a branch summary
-                                          of the abandoned branch at the destination
+      What the model receives at a leaf (default: the view leaf), with what the
+      request adds or drops marked; --json prints exactly the message array the
+      agent builds, --json --request the request's message list
+  export <session> [--out <file>] [--leaf <id>] [--without-archived]
+    [--originals] [--force]
+      Lossless JSONL; --leaf makes the agent resume at that entry; --originals
+      writes pruned tool outputs as they were; --force writes into the folder
+      of a file its agent is still writing, or over an earlier export an agent
+      has written to since (refused otherwise)
+  search <query> [--limit N] [--json]
+      Full-text search over all sessions' messages
+  compact <session> [--leaf <id>] [--instructions "…"] [--keep-recent-tokens N]
+    [--dry-run] [--json]
+      Compact at a leaf (default: the view leaf); --dry-run prints the plan
+      without calling a model
+  navigate <session> <entryId> [--summarize] [--instructions "…"]
+    [--replace-prompt] [--json]
+      Move the view leaf; --summarize writes a branch summary of the abandoned
+      branch at the destination
   prune <session> [--leaf <id>] [--dry-run] [--restore] [--json]
-                                          Replace old tool outputs by a notice (reversible:
-                                          --restore puts every original back)
+      Replace old tool outputs by a notice (reversible: --restore puts every
+      original back)
   chat <session> "text" [--leaf <id>] [--json]
-                                          Continue the conversation from the view leaf (or --leaf,
-                                          which becomes the view leaf) with the configured model;
-                                          automatic compaction runs after the reply
+      Continue the conversation from the view leaf (or --leaf, which becomes
+      the view leaf) with the configured model; automatic compaction runs after
+      the reply
   chat <session> --continue [--leaf <id>] [--json]
-                                          The reply to the user message at the view leaf (e.g. one
-                                          edited as a new branch), without a new message
-  fork <session> <entryId> [--json]       A new library session holding the path to the entry
-                                          (labels carried, parentSession set); prints its id
-  archive <session> <entryId> [--yes] [--json] | unarchive <session> <entryId> [--json]
-                                          Archive the branch below an entry (--yes when it holds
-                                          the view leaf) / restore it
-  rename <session> ["title"] [--json]     Rename in the library (written on export only); no
-                                          title clears the rename
+      The reply to the user message at the view leaf (e.g. one edited as a new
+      branch), without a new message
+  fork <session> <entryId> [--json]
+      A new library session holding the path to the entry (labels carried,
+      parentSession set); prints its id
+  archive <session> <entryId> [--yes] [--json]
+    | unarchive <session> <entryId> [--json]
+      Archive the branch below an entry (--yes when it holds the view leaf) /
+      restore it
+  rename <session> ["title"] [--json]
+      Rename in the library (written on export only); no title clears the
+      rename
   label <session> <entryId> ["text"] [--json]
-                                          Set an entry's label (no text clears it)
+      Set an entry's label (no text clears it)
   undo <session> [--json] | redo <session> [--json]
-                                          Revert the session's last Canopy edit / re-apply the
-                                          last undone one (undo of a delete restores the session)
-  delete <session> [--json]               Delete from the library (the file is not touched)
-  undelete <session-id> [--json]          Bring a deleted session back (see list --deleted)
+      Revert the session's last Canopy edit / re-apply the last undone one
+      (undo of a delete restores the session)
+  delete <session> [--json]
+      Delete from the library (the file is not touched)
+  undelete <session-id> [--json]
+      Bring a deleted session back (see list --deleted)
   settings get [key] | settings set <key> <value> [--json]
-                                          Show or change a setting (value: JSON or plain text;
-                                          set --json prints the new value as JSON)
+      Show or change a setting (value: JSON or plain text; set --json prints
+      the new value as JSON)
 
-<session> is a session id (or a unique prefix of one) or the path of a .jsonl file, which is
-imported first. --db <path> picks the library database (default: $CANOPY_DB, else the user's
-data folder).`;
+<session> is a session id (or a unique prefix of one) or the path of a .jsonl
+file, which is imported first. --db <path> picks the library database (default:
+$CANOPY_DB, else the user's data folder).`;

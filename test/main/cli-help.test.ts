@@ -9,10 +9,14 @@ import { COMMAND_OPTIONS, USAGE } from "../../main/cli/args.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
 import { repoRoot } from "../helpers/fixtures.ts";
 
-/** The usage forms of `command`: "<command> …" at a line's start or after " | ", up to its description. */
+/**
+ * The usage forms of `command`: "<command> …" at a line's start or after " | ", up to its
+ * description (a form continued on the next lines, indented by 4, is read as one line).
+ */
 function formsOf(command: string): string[] {
   const forms: string[] = [];
-  for (const match of USAGE.matchAll(/(?:^ {2}| \| )([a-z-]+)((?: (?!\| )\S+)*)/gm)) {
+  const joined = USAGE.replace(/\n {4}(?=[[|-])/g, " ");
+  for (const match of joined.matchAll(/(?:^ {2}| \| )([a-z-]+)((?: (?!\| )\S+)*)/gm)) {
     if (match[1] === command) forms.push(`${match[1]}${match[2] ?? ""}`);
   }
   return forms;

@@ -188,12 +188,13 @@ describe("other commands at a terminal's width", () => {
     ["folders"],
     ["compact", "d703a1a9", "--dry-run"],
     ["prune", "d703a1a9", "--dry-run"],
+    ["help"],
     ["show", "no-such-session"],
     ["shw"],
     ["export", "--leaf"],
   ];
   for (const width of [60, 80]) {
-    it(`fit list, search, import, folders, compact and prune dry runs and errors in ${width} columns`, () => {
+    it(`fit list, search, import, folders, compact and prune dry runs, help and errors in ${width} columns`, () => {
       for (const args of commands) {
         const run = canopy(args, width);
         expect(overflowing(run.stdout, width), `${args.join(" ")}: stdout`).toEqual([]);
@@ -205,6 +206,10 @@ describe("other commands at a terminal's width", () => {
       expect(overflowing(other.stdout, width)).toEqual([]);
     });
   }
+
+  it("prints help in at most 79 columns whatever the width (it is static text)", () => {
+    expect(overflowing(canopy(["help"]).stdout, 79)).toEqual([]);
+  });
 });
 
 describe("COLUMNS and --json", () => {
