@@ -29,8 +29,13 @@ const WIDE: readonly (readonly [number, number])[] = [
 
 const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Variation_Selector}|[\u200b-\u200f\u2060-\u2064\ufeff])$/u;
 const EMOJI = /\p{Emoji_Presentation}|\ufe0f|\p{Regional_Indicator}/u;
-/** Printable ASCII only: every character one column, no segmentation needed (the common case). */
-const PLAIN = /^[\x20-\x7e]*$/;
+/**
+ * Characters one column wide each that never join a grapheme cluster with their neighbours:
+ * printable ASCII and Latin-1 to IPA (below the combining marks at U+0300), the dashes, quotes and
+ * "…" of General Punctuation, "·", and box drawing ("├─", "│"). Text of these only (most of the
+ * CLI's lines) is measured and cut by its length, without segmentation.
+ */
+const SIMPLE = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2500-\u257f]*$/;
 /** C0 controls (a tab aside), DEL and C1: shown on a terminal as a symbol (␛) or `\u009b`. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: measuring control characters is the point here.
 const CONTROL = /^[\u0000-\u0008\u000a-\u001f\u007f]$/;
@@ -66,7 +71,7 @@ function graphemes(text: string): string[] {
 
 /** Columns `text` takes on one line of a terminal. */
 export function textColumns(text: string): number {
-  if (PLAIN.test(text)) return text.length;
+  if (SIMPLE.test(text)) return text.length;
   let columns = 0;
   for (const grapheme of graphemes(text)) columns += graphemeColumns(grapheme);
   return columns;
@@ -76,6 +81,7 @@ export function textColumns(text: string): number {
 export function cutToColumns(text: string, columns: number): string {
   if (textColumns(text) <= columns) return text;
   if (columns <= 0) return "";
+  if (SIMPLE.test(text)) return `${text.slice(0, columns - 1).trimEnd()}…`;
   let used = 0;
   let kept = "";
   for (const grapheme of graphemes(text)) {

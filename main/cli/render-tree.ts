@@ -48,8 +48,11 @@ function indentFor(depth: number): string {
  */
 function fitEntryLine(mark: string, indent: string, head: string, text: string, columns: number): string[] {
   const start = `${mark} ${indent}`;
-  const line = `${start}${head}${text === "" ? "" : ` ${text}`}`;
-  if (textColumns(line) <= columns) return [line];
+  const headColumns = textColumns(`${start}${head}`);
+  if (headColumns <= columns) {
+    const room = columns - headColumns - 1;
+    return [`${start}${head}${text === "" || room < 1 ? "" : ` ${cutToColumns(text, room)}`}`];
+  }
   const branch = indent.replace(/├─/g, "│ ").replace(/\[\d+\] /, (depth) => " ".repeat(depth.length));
   const lines = wrapToColumns(`${start}${head}`, columns, `${mark === "~" ? "~" : " "} ${branch}    `);
   const last = lines.length - 1;
