@@ -6,6 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../main/cli.ts";
+import { textColumns } from "../../core/text/columns.ts";
 import { cliRecorder } from "../helpers/cli.ts";
 
 let dir: string;
@@ -74,5 +76,32 @@ describe("canopy show and archived branches", () => {
 
     expect(await cli.run("unarchive", ID, "u3")).toBe(0);
     expect(await show(cli)).toEqual(before);
+  });
+
+  it("keeps the ~ on every line of an archived entry fitted to a narrow terminal", async () => {
+    const file = path.join(dir, "s.jsonl");
+    fs.writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const db = path.join(dir, "library.db");
+    const cli = cliRecorder(db);
+    expect(await cli.run("import", file)).toBe(0);
+    expect(await cli.run("archive", ID, "u3", "--yes")).toBe(0);
+    expect(await cli.run("label", ID, "u3", "a label long enough to wrap on a narrow terminal")).toBe(0);
+    const out: string[] = [];
+    const io = {
+      out: (text: string) => out.push(text),
+      err: () => {},
+      progress: () => {},
+      isTerminal: true,
+      columns: 30,
+    };
+    expect(await runCli(["show", ID, "--db", db], io)).toBe(0);
+    const shown = out.join("\n").split("\n");
+    const archived = shown.slice(shown.findIndex((line) => /u3 user/.test(line)));
+    // The branch comes last (the one holding the view leaf first): its entries' lines and their continuations.
+    expect(archived.length).toBeGreaterThan(3);
+    for (const line of archived) {
+      expect(line, line).toMatch(/^~ /);
+      expect(textColumns(line), line).toBeLessThanOrEqual(30);
+    }
   });
 });
