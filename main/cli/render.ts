@@ -19,7 +19,7 @@ import {
   requestUnchanged,
 } from "../../core/session/request-notes.ts";
 import { inFileOrder, problemText } from "../../core/session/problems.ts";
-import { cutToColumns, fitFields, fitText, wrapToColumns } from "../../core/text/columns.ts";
+import { cutToColumns, fitFields, fitText } from "../../core/text/columns.ts";
 import {
   groupRequestNotes,
   messageNumbers,
@@ -101,8 +101,7 @@ export function settingsLine(view: PathSettingsSource): string {
 export function renderContext(view: ContextView, columns?: number): string {
   const { request } = view;
   // On a terminal (`columns`), Canopy's own lines are wrapped to it; the messages' text is not.
-  const fitted = (line: string, hang: string) =>
-    columns === undefined ? line : wrapToColumns(line, columns, hang).join("\n");
+  const fitted = (line: string, hang: string) => fitText(line, columns, hang);
   const header = [
     `leaf ${view.leafId ?? "(none)"} · ${counted(view.messages.length, "message")} · ~${view.estimatedTokens} tokens estimated` +
       (view.measuredTokens === null ? "" : ` · ${view.measuredTokens} measured`) +
