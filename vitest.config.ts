@@ -11,6 +11,9 @@ export default defineConfig({
     // first page load can take longer than expect.poll's 1 s default.
     expect: { poll: { timeout: 10_000 } },
     pool: "forks",
+    // The CLI fits its text to COLUMNS when set (README); tests that spawn it read the unfitted
+    // output unless they set it themselves, whatever the shell running `npm test` exports.
+    env: { COLUMNS: "" },
     // One renderer build per run, made when a browser test first asks for it and shared read-only.
     globalSetup: ["test/setup/global-renderer.ts"],
     // The JSON report lets .ci/run print a plain "N passed, N failed" line.
