@@ -9,7 +9,7 @@
  * A button's edit (or Ctrl+Z on a button) gives the keyboard focus back once done (edit-focus.ts).
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import type { TreeNodeDto } from "../../../../core/api/dto.ts";
+import type { EditResultDto, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { call } from "../../api.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
@@ -120,6 +120,33 @@ export function EditActions() {
     if (jobRunning) actions.refuseDuringJob(`${name} did nothing`);
     else act();
   };
+  /**
+   * A button of one edit of the entry, named `name`: off while an edit runs; while a job runs,
+   * unavailable (the reason its title) and a press says it did nothing (`refusedBy: "edit"`: the
+   * edit itself refuses, with its own line). The archive button is the one the archive question
+   * (ArchiveConfirm) gives the focus back to.
+   */
+  const entryButton = (
+    focusKey: string,
+    name: string,
+    edit: () => Promise<EditResultDto | null>,
+    options: { refusedBy?: "edit" } = {},
+  ) => {
+    const press = () => void track(edit);
+    return (
+      <button
+        type="button"
+        data-archive-button={focusKey === "archive" || undefined}
+        data-focus-key={focusKey}
+        disabled={busy}
+        aria-disabled={jobRunning}
+        title={unavailable}
+        onClick={options.refusedBy === "edit" ? press : unlessJob(name, press)}
+      >
+        {name}
+      </button>
+    );
+  };
   const closeEditor = () => {
     refocusEditButton.current = true;
     setEditing(null);
@@ -199,60 +226,17 @@ export function EditActions() {
             Edit as new branch
           </button>
         )}
-        {node && (
-          <button
-            type="button"
-            data-focus-key="fork"
-            disabled={busy}
-            aria-disabled={jobRunning}
-            title={unavailable}
-            onClick={unlessJob("Fork to new session", () => void track(() => actions.forkAt(node.id)))}
-          >
-            Fork to new session
-          </button>
-        )}
-        {(node?.type === "compaction" || node?.type === "branch_summary") && (
-          <button
-            type="button"
-            data-focus-key="undo-summary"
-            disabled={busy}
-            aria-disabled={jobRunning}
-            title={unavailable}
-            onClick={unlessJob(node.type === "compaction" ? "Undo compaction" : "Undo branch summary", () =>
-              void track(() => actions.undoSummary(node.id)),
-            )}
-          >
-            {node.type === "compaction" ? "Undo compaction" : "Undo branch summary"}
-          </button>
-        )}
+        {node && entryButton("fork", "Fork to new session", () => actions.forkAt(node.id))}
+        {(node?.type === "compaction" || node?.type === "branch_summary") &&
+          entryButton(
+            "undo-summary",
+            node.type === "compaction" ? "Undo compaction" : "Undo branch summary",
+            () => actions.undoSummary(node.id),
+          )}
         {node &&
-          (node.archived ? (
-            <button
-              type="button"
-              data-archive-button
-              data-focus-key="archive"
-              disabled={busy}
-              aria-disabled={jobRunning}
-              title={unavailable}
-              onClick={unlessJob("Restore branch", () =>
-                void track(() => actions.restoreBranch(archivedRoot(nodes, node))),
-              )}
-            >
-              Restore branch
-            </button>
-          ) : (
-            <button
-              type="button"
-              data-archive-button
-              data-focus-key="archive"
-              disabled={busy}
-              aria-disabled={jobRunning}
-              title={unavailable}
-              onClick={unlessJob("Archive branch", () => void track(() => actions.archiveBranch(node.id)))}
-            >
-              Archive branch
-            </button>
-          ))}
+          (node.archived
+            ? entryButton("archive", "Restore branch", () => actions.restoreBranch(archivedRoot(nodes, node)))
+            : entryButton("archive", "Archive branch", () => actions.archiveBranch(node.id)))}
         {node && (
           <form className="edit-label" onSubmit={onLabel}>
             <input
@@ -284,19 +268,11 @@ export function EditActions() {
                 Set once the edit running now is done…
               </span>
             )}
-            {nodeLabel !== "" && (
-              <button
-                type="button"
-                data-focus-key="clear-label"
-                disabled={busy}
-                aria-disabled={jobRunning}
-                title={unavailable}
-                // While a job runs, refused with the reason on the outcome line (edits-slice setLabel).
-                onClick={() => void track(() => actions.setLabel(node.id, null))}
-              >
-                Clear label
-              </button>
-            )}
+            {nodeLabel !== "" &&
+              // While a job runs, refused with the reason on the outcome line (edits-slice setLabel).
+              entryButton("clear-label", "Clear label", () => actions.setLabel(node.id, null), {
+                refusedBy: "edit",
+              })}
           </form>
         )}
         <span className="edit-history">
