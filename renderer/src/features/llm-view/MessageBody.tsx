@@ -7,7 +7,7 @@
  * a text that came without its middle gets it from `wholeParts` (the message asked for whole).
  */
 import { formatSize } from "../library/library-format.ts";
-import { LongText } from "./LongText.tsx";
+import { LongText, type LongTextProps } from "./LongText.tsx";
 import type { MessagePart } from "./message-parts.ts";
 
 type WholeParts = () => Promise<readonly MessagePart[]>;
@@ -30,24 +30,43 @@ const textOf = (part: MessagePart) => ("text" in part ? (part.copy ?? part.text)
 const summaryOf = (part: MessagePart) =>
   part.kind === "summary" ? (part.copy ?? part.summary) : textOf(part);
 
-function Part({
+type Whole = (pick: (part: MessagePart) => string) => (() => Promise<string>) | undefined;
+
+/**
+ * A text of a part that may have come without its middle: `copy` is what the model receives, the
+ * whole text is read from the whole message with `pick`.
+ */
+function HoledText({
+  text,
   part,
+  pick,
   whole,
+  render,
+  className,
 }: {
-  part: MessagePart;
-  whole: (pick: (part: MessagePart) => string) => (() => Promise<string>) | undefined;
+  text: string;
+  part: { hole?: LongTextProps["hole"]; copy?: string | undefined };
+  pick: (part: MessagePart) => string;
+  whole: Whole;
+  render: LongTextProps["render"];
+  className?: string;
 }) {
+  return (
+    <LongText
+      text={text}
+      copyText={part.copy}
+      render={render}
+      className={className}
+      hole={part.hole}
+      wholeText={whole(pick)}
+    />
+  );
+}
+
+function Part({ part, whole }: { part: MessagePart; whole: Whole }) {
   switch (part.kind) {
     case "markdown":
-      return (
-        <LongText
-          text={part.text}
-          copyText={part.copy}
-          render="markdown"
-          hole={part.hole}
-          wholeText={whole(textOf)}
-        />
-      );
+      return <HoledText text={part.text} part={part} pick={textOf} whole={whole} render="markdown" />;
     case "summary":
       return (
         <div className="summary-part">
@@ -58,13 +77,7 @@ function Part({
           )}
           <div className="summary-tag">{"<summary>"}</div>
           <div className="summary-text">
-            <LongText
-              text={part.summary}
-              copyText={part.copy}
-              render="markdown"
-              hole={part.hole}
-              wholeText={whole(summaryOf)}
-            />
+            <HoledText text={part.summary} part={part} pick={summaryOf} whole={whole} render="markdown" />
           </div>
           <div className="summary-tag">{"</summary>"}</div>
           {part.after && <LongText text={part.after} render="markdown" />}
@@ -74,13 +87,7 @@ function Part({
       return (
         <div className="thinking-part">
           <div className="part-label">thinking</div>
-          <LongText
-            text={part.text}
-            copyText={part.copy}
-            render="markdown"
-            hole={part.hole}
-            wholeText={whole(textOf)}
-          />
+          <HoledText text={part.text} part={part} pick={textOf} whole={whole} render="markdown" />
         </div>
       );
     case "toolCall":
@@ -102,13 +109,13 @@ function Part({
       );
     case "output":
       return (
-        <LongText
+        <HoledText
           text={part.text}
-          copyText={part.copy}
+          part={part}
+          pick={textOf}
+          whole={whole}
           render="pre"
           className="tool-output"
-          hole={part.hole}
-          wholeText={whole(textOf)}
         />
       );
     case "image": {
