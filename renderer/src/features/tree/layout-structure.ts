@@ -131,20 +131,7 @@ function buildStructure(nodes: readonly TreeNodeDto[], viewLeafId: string | null
     const p = parent[i] as number;
     if (p >= 0) subtreeSize[p] = (subtreeSize[p] as number) + (subtreeSize[i] as number);
   }
-  const isAbove = (k: number, c: number) =>
-    k !== c &&
-    (position[k] as number) < (position[c] as number) &&
-    (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
-
-  // A first kept entry counts only above its compaction: one on another branch (or missing)
-  // keeps nothing (§3.1).
-  const keptPairs: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const node = nodes[i] as TreeNodeDto;
-    if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
-    const kept = indexOf.get(node.firstKeptEntryId);
-    if (kept !== undefined && isAbove(kept, i)) keptPairs.push(i, kept);
-  }
+  const keptPairs = keptPairsFrom(nodes, 0, indexOf, position, subtreeSize);
 
   const activePath = new Set<string>();
   for (let i = 0; i < n; i++) if (active[i] === 1) activePath.add((nodes[i] as TreeNodeDto).id);
@@ -161,6 +148,32 @@ function buildStructure(nodes: readonly TreeNodeDto[], viewLeafId: string | null
     missingParents,
     layers: 1,
   };
+}
+
+/**
+ * The kept pairs (compaction index, first kept index) of the compactions from index `from` on. A
+ * first kept entry counts only above its compaction (in its subtree by preorder position): one on
+ * another branch (or missing) keeps nothing (§3.1).
+ */
+function keptPairsFrom(
+  nodes: readonly TreeNodeDto[],
+  from: number,
+  indexOf: IndexLookup,
+  position: Int32Array,
+  subtreeSize: Int32Array,
+): number[] {
+  const isAbove = (k: number, c: number) =>
+    k !== c &&
+    (position[k] as number) < (position[c] as number) &&
+    (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
+  const pairs: number[] = [];
+  for (let i = from; i < nodes.length; i++) {
+    const node = nodes[i] as TreeNodeDto;
+    if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
+    const kept = indexOf.get(node.firstKeptEntryId);
+    if (kept !== undefined && isAbove(kept, i)) pairs.push(i, kept);
+  }
+  return pairs;
 }
 
 /** At most this many appended nodes are placed one by one; more are laid out from scratch. */
@@ -247,17 +260,8 @@ function growStructure(
     for (let a = p; a >= 0; a = parent[a] as number) subtreeSize[a] = (subtreeSize[a] as number) + 1;
   }
 
-  const isAbove = (k: number, c: number) =>
-    k !== c &&
-    (position[k] as number) < (position[c] as number) &&
-    (position[c] as number) < (position[k] as number) + (subtreeSize[k] as number);
-  let keptPairs = previous.keptPairs;
-  for (let i = old; i < n; i++) {
-    const node = nodes[i] as TreeNodeDto;
-    if (node.type !== "compaction" || !node.firstKeptEntryId) continue;
-    const kept = indexOf.get(node.firstKeptEntryId);
-    if (kept !== undefined && isAbove(kept, i)) keptPairs = [...keptPairs, i, kept];
-  }
+  const newPairs = keptPairsFrom(nodes, old, indexOf, position, subtreeSize);
+  const keptPairs = newPairs.length === 0 ? previous.keptPairs : [...previous.keptPairs, ...newPairs];
   return {
     indexOf,
     parent,
