@@ -4,7 +4,6 @@
 // no ancestors to walk and showed the measurement as current. It now says what context:get's
 // measuredBeforeCompaction says, which `canopy context` says too: the tests alter that answer,
 // hold the tree, and walk the leaves after the two compactions of a real pi session.
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +13,7 @@ import { poll } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
 import { fixturePath } from "../helpers/fixtures.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
+import { writeStaleMeasureSession } from "../helpers/stale-measure-session.ts";
 
 const STALE_WORDS = "before the compaction: stale until the next reply";
 
@@ -22,45 +22,9 @@ let page: Page;
 /** Changes the next context:get answers' value (null: they pass unchanged). */
 let alter: ((view: Record<string, unknown>) => void) | null = null;
 
-const at = "2026-03-01T09:00:00.000Z";
-const reply = (text: string, totalTokens: number) => ({
-  role: "assistant",
-  content: [{ type: "text", text }],
-  api: "anthropic-messages",
-  provider: "anthropic",
-  model: "claude-test",
-  usage: { input: totalTokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens },
-  stopReason: "stop",
-  timestamp: 2,
-});
-const line = (id: string, parentId: string | null, message: object) => ({
-  type: "message",
-  id,
-  parentId,
-  timestamp: at,
-  message,
-});
-
-/** u1 → a1 (measured 5000) → compaction c1 keeping a1 → u2 [→ a2 (measured 900)]; its session id. */
+/** The stale-measure session (u1 → a1 → c1 → u2 [→ a2]) as `bar-<name>`, imported; its session id. */
 async function importSession(name: string, replyAfter: boolean): Promise<string> {
-  const lines: object[] = [
-    { type: "session", version: 3, id: `bar-${name}`, timestamp: at, cwd: "/w" },
-    line("u1", null, { role: "user", content: "Start", timestamp: 1 }),
-    line("a1", "u1", reply("Done a lot", 5000)),
-    {
-      type: "compaction",
-      id: "c1",
-      parentId: "a1",
-      timestamp: at,
-      summary: "Did a lot.",
-      firstKeptEntryId: "a1",
-      tokensBefore: 5000,
-    },
-    line("u2", "c1", { role: "user", content: "Go on", timestamp: 3 }),
-  ];
-  if (replyAfter) lines.push(line("a2", "u2", reply("Going on", 900)));
-  const file = path.join(app.work, `${name}.jsonl`);
-  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  const file = writeStaleMeasureSession(path.join(app.work, `${name}.jsonl`), `bar-${name}`, replyAfter);
   const report = await apiCall<ImportReport>(app.mode, "library:import", { path: file });
   return report.files[0]?.sessionId as string;
 }

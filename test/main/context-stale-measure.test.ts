@@ -1,13 +1,14 @@
 // Right after a compaction the last measured usage comes from a reply older than it (SPEC §4.4):
 // the app's context bar said "stale until the next reply", `canopy context` printed the figure
 // bare. context:get now says so (measuredBeforeCompaction) and the CLI's header with it.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Api, createApi } from "../../main/api/dispatch.ts";
 import { createAppContext } from "../../main/app-context.ts";
 import { runCliCaptured } from "../helpers/cli.ts";
+import { writeStaleMeasureSession } from "../helpers/stale-measure-session.ts";
 
 let dir: string;
 let db: string;
@@ -24,47 +25,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const at = "2026-03-01T09:00:00.000Z";
-const reply = (text: string, totalTokens: number) => ({
-  role: "assistant",
-  content: [{ type: "text", text }],
-  api: "anthropic-messages",
-  provider: "anthropic",
-  model: "claude-test",
-  usage: { input: totalTokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens },
-  stopReason: "stop",
-  timestamp: 2,
-});
-const line = (id: string, parentId: string | null, message: object) => ({
-  type: "message",
-  id,
-  parentId,
-  timestamp: at,
-  message,
-});
-
-/** u1 → a1 (measured 5000) → compaction c1 → u2 [→ a2 (measured 900)]. */
-function writeSession(name: string, replyAfter: boolean): string {
-  const lines: object[] = [
-    { type: "session", version: 3, id: `stale-${name}`, timestamp: at, cwd: "/w" },
-    line("u1", null, { role: "user", content: "Start", timestamp: 1 }),
-    line("a1", "u1", reply("Done a lot", 5000)),
-    {
-      type: "compaction",
-      id: "c1",
-      parentId: "a1",
-      timestamp: at,
-      summary: "Did a lot.",
-      firstKeptEntryId: "a1",
-      tokensBefore: 5000,
-    },
-    line("u2", "c1", { role: "user", content: "Go on", timestamp: 3 }),
-  ];
-  if (replyAfter) lines.push(line("a2", "u2", reply("Going on", 900)));
-  const file = path.join(dir, `${name}.jsonl`);
-  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-  return file;
-}
+/** The stale-measure session (u1 → a1 → c1 → u2 [→ a2]) as `stale-<name>`, written out; its file. */
+const writeSession = (name: string, replyAfter: boolean): string =>
+  writeStaleMeasureSession(path.join(dir, `${name}.jsonl`), `stale-${name}`, replyAfter);
 
 describe("a measurement from before the compaction in effect", () => {
   it("is said to be stale by context:get and canopy context; a reply after the compaction is not", async () => {
