@@ -6,35 +6,32 @@
 // line, left as it is on a second click; Send says why in its tooltip, and Ctrl+Enter in the
 // composer, which sent nothing silently, says why too. The summary's request is held with page.route.
 // Screenshots: test-artifacts/disabled-why/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { branchSummarySuite } from "../helpers/branch-summary-suite.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import type { E2eChatApp } from "../helpers/e2e-app.ts";
-import type { FakeServer } from "../helpers/fake-openai-server.ts";
-import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
+import { summarizeBranchTo } from "../helpers/job-page.ts";
 
 const shots = path.join(artifactsDir(), "disabled-why");
 const REASON = "A branch summary is running on this session; wait for it or cancel it first (Escape).";
 const EDIT_BUSY = "Another edit is being saved on this session; available again once it is done.";
 const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
 
-let app: E2eChatApp;
-let page: Page;
-let fake: FakeServer;
-let sessionId: string;
-
-const outcome = () => textOf(page.getByTestId("job-message"));
-const button = (name: string) => page.getByRole("button", { name, exact: true });
+const suite = branchSummarySuite("disabled-why", shots, {
+  id: "0195f0c2-2222-7000-8000-00000000b1d7",
+  cwd: "/work/disabled-why",
+  file: "disabled-why.jsonl",
+});
+const { outcome } = suite;
+const button = (name: string) => suite.page.getByRole("button", { name, exact: true });
 
 /** The accessible description Chromium gives the button (what a screen reader says after its name). */
 async function description(name: string): Promise<string> {
-  const cdp = await page.context().newCDPSession(page);
+  const cdp = await suite.page.context().newCDPSession(suite.page);
   try {
     await button(name).evaluate((element) => element.setAttribute("data-describe-me", ""));
     const found = await cdp.send("Runtime.evaluate", { expression: "document.querySelector('[data-describe-me]')" });
@@ -49,25 +46,9 @@ async function description(name: string): Promise<string> {
   }
 }
 
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ app, sessionId } = await startBranchSummaryApp(
-    "disabled-why",
-    {
-      key: { env: "CANOPY_E2E_DISABLED_WHY_KEY", value: "sk-e2e-disabled-why" },
-      model: { id: "fake-branch", contextWindow: 128000 },
-    },
-    { id: "0195f0c2-2222-7000-8000-00000000b1d7", cwd: "/work/disabled-why", file: "disabled-why.jsonl" },
-  ));
-  ({ page, fake } = app);
-}, 120_000);
-
-afterAll(async () => {
-  await app?.stop();
-});
-
 describe("controls unavailable while a job or an edit runs", () => {
   it("say why in their tooltip, and a click says why on the outcome line once", async () => {
+    const { app, page, fake, sessionId } = suite;
     // An edit to undo, so that Undo is held by the job alone; nothing to redo.
     await apiCall(app.mode, "edits:label", { sessionId, targetId: "u2", label: "kept" });
     await openSessionShowingAll(page, app.mode, sessionId);
@@ -80,10 +61,7 @@ describe("controls unavailable while a job or an edit runs", () => {
       await button("Compact…").click();
       const plan = page.getByRole("region", { name: "Compaction" });
       await plan.getByRole("button", { name: "Run compaction", exact: true }).waitFor();
-      const dialog = await openMoveDialog(page, "a1");
-      await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
-      await dialog.waitFor({ state: "detached" });
-      await page.getByText("Summarizing the branch…", { exact: false }).first().waitFor();
+      await summarizeBranchTo(page, "a1");
 
       for (const name of ["Fork to new session", "Archive branch", "Undo", "Redo", "Compact…", "Prune…", "Send"]) {
         await poll(() => button(name).getAttribute("title")).toBe(REASON);
@@ -127,6 +105,7 @@ describe("controls unavailable while a job or an edit runs", () => {
   });
 
   it("Rename while another edit is saved opens the title field, as F2 does (the save waits its turn)", async () => {
+    const { app, page, sessionId } = suite;
     await openSessionShowingAll(page, app.mode, sessionId);
     const release = await holdRequests(page, "edits:label");
     try {

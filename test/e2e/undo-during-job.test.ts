@@ -4,48 +4,29 @@
 // not stack), and the summary's own outcome replaces it once the job ends. The summary's request
 // is held at the page (page.route) until the presses are made, so it is running meanwhile.
 // Screenshots: test-artifacts/undo-during-job/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { branchSummarySuite } from "../helpers/branch-summary-suite.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
-import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
+import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import type { E2eChatApp } from "../helpers/e2e-app.ts";
-import type { FakeServer } from "../helpers/fake-openai-server.ts";
-import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
+import { summarizeBranchTo } from "../helpers/job-page.ts";
 
 const shots = path.join(artifactsDir(), "undo-during-job");
 const RUNNING = "a branch summary is running on this session; wait for it or cancel it first (Escape).";
 
-let app: E2eChatApp;
-let page: Page;
-let fake: FakeServer;
-let sessionId: string;
-
-const outcome = () => textOf(page.getByTestId("job-message"));
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ app, sessionId } = await startBranchSummaryApp(
-    "undo-during-job",
-    {
-      key: { env: "CANOPY_E2E_UNDO_DURING_JOB_KEY", value: "sk-e2e-undo-during-job" },
-      model: { id: "fake-branch", contextWindow: 128000 },
-    },
-    { id: "0195f0c2-2222-7000-8000-00000000b1c1", cwd: "/work/undo-during-job", file: "undo-job.jsonl" },
-  ));
-  ({ page, fake } = app);
-}, 120_000);
-
-afterAll(async () => {
-  await app?.stop();
+const suite = branchSummarySuite("undo-during-job", shots, {
+  id: "0195f0c2-2222-7000-8000-00000000b1c1",
+  cwd: "/work/undo-during-job",
+  file: "undo-job.jsonl",
 });
+const { outcome } = suite;
 
 describe("Ctrl+Z while a branch summary runs", () => {
   it("does nothing and says why, once however long the key is held", async () => {
+    const { app, page, fake, sessionId } = suite;
     // An edit to undo: were the press not refused, it would undo this label.
     await apiCall(app.mode, "edits:label", { sessionId, targetId: "u2", label: "kept" });
     await openSessionShowingAll(page, app.mode, sessionId);
@@ -53,10 +34,7 @@ describe("Ctrl+Z while a branch summary runs", () => {
 
     const release = await holdRequests(page, "navigation:navigate");
     try {
-      const dialog = await openMoveDialog(page, "a1");
-      await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
-      await dialog.waitFor({ state: "detached" });
-      await page.getByText("Summarizing the branch…", { exact: false }).first().waitFor();
+      await summarizeBranchTo(page, "a1");
 
       await page.keyboard.press("Control+z");
       await poll(outcome).toBe(`Ctrl+Z did nothing: ${RUNNING}`);

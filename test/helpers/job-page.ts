@@ -1,7 +1,8 @@
 /**
  * What the browser tests of summaries (compaction, branch summary) share: the running line's
- * texts recorded as they come, the "Move the view leaf" dialog opened from a tree node, and the
- * chat app holding a three-turn plan session with branch summaries turned on.
+ * texts recorded as they come, the "Move the view leaf" dialog opened from a tree node (and a
+ * branch summary started from it), and the chat app holding a three-turn plan session with branch
+ * summaries turned on.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -37,6 +38,17 @@ export async function openMoveDialog(page: Page, entryId: string): Promise<Locat
   const dialog = page.getByRole("dialog", { name: "Move the view leaf" });
   await dialog.waitFor();
   return dialog;
+}
+
+/**
+ * Moves the view leaf to `entryId` with a branch summary (the move dialog's Summarize, no
+ * instructions) and waits until the summary runs.
+ */
+export async function summarizeBranchTo(page: Page, entryId: string): Promise<void> {
+  const dialog = await openMoveDialog(page, entryId);
+  await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
+  await dialog.waitFor({ state: "detached" });
+  await page.getByText("Summarizing the branch…", { exact: false }).first().waitFor();
 }
 
 /** The plan session to import: its id, cwd and the name of its file in the app's folder. */
