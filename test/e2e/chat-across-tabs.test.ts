@@ -5,36 +5,19 @@
 // the next chunk) and stops it from there; a reply that finishes shows in page B's tree, LLM view
 // and outcome line without a reload; page A reloaded while the turn compacts automatically says
 // so, as page B does. Screenshots: test-artifacts/chat-across-tabs/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ListedJobDto } from "../../core/api/dto-jobs.ts";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
-import { apiCall } from "../helpers/browser-mode.ts";
 import { poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import {
-  type E2eChatApp,
-  openInBothTabs,
-  startTwoTabs,
-  type TwoTabs,
-  treeIds as sessionTreeIds,
-} from "../helpers/e2e-app.ts";
-import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { twoTabsSuite } from "../helpers/two-tabs-suite.ts";
 
 const shots = path.join(artifactsDir(), "chat-across-tabs");
-const KEY_ENV = "CANOPY_E2E_CHAT_TABS_KEY";
 
-let tabs: TwoTabs;
-let app: E2eChatApp;
-let pageA: Page;
-let pageB: Page;
-let fake: FakeServer;
-let sessionId: string;
-
-const api = <T>(channel: string, input: unknown) => apiCall<T>(app.mode, channel, input);
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+const suite = twoTabsSuite("chat-tabs", shots, "chat:abort", { defaultText: "## Goal\nunused" });
+const { api, shot, treeIds } = suite;
 /** The streaming reply box of the composer (absent when no reply is being written). */
 const stream = (page: Page) => page.getByTestId("chat-stream");
 const replyText = (page: Page) => textOf(page.getByTestId("chat-reply"));
@@ -43,7 +26,7 @@ const cancelButton = (page: Page) => page.getByRole("button", { name: "Cancel", 
 
 /** A reply whose first chunk comes at once and whose rest comes after `pauseMs`. */
 function enqueueReply(first: string, rest: string, pauseMs: number): void {
-  fake.enqueue({ type: "reply", chunks: [first, rest], chunkDelayMs: pauseMs });
+  suite.fake.enqueue({ type: "reply", chunks: [first, rest], chunkDelayMs: pauseMs });
 }
 
 async function send(page: Page, text: string): Promise<void> {
@@ -51,36 +34,9 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole("button", { name: "Send" }).click();
 }
 
-const treeIds = () => sessionTreeIds(app.mode, sessionId);
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  tabs = await startTwoTabs(
-    "chat-tabs",
-    {
-      server: { defaultText: "## Goal\nunused" },
-      key: { env: KEY_ENV, value: "sk-e2e-chat-tabs" },
-      model: { id: "fake-chat-tabs", contextWindow: 128000 },
-    },
-    "Refactor the parser",
-  );
-  ({ app, pageA, pageB, sessionId } = tabs);
-  fake = app.fake;
-});
-
-beforeEach(() => openInBothTabs(tabs));
-
-afterEach(async () => {
-  // A test that failed half-way leaves nothing running for the next one.
-  await api("chat:abort", { sessionId });
-});
-
-afterAll(async () => {
-  await app?.stop();
-});
-
 describe("a chat reply seen from two tabs", () => {
   it("asked for in page A, page B shows it streaming and stops it; both pages clear", async () => {
+    const { pageA, pageB, fake } = suite;
     const before = await treeIds();
     const requestsBefore = fake.requests.length;
     enqueueReply("The parser now", " never sent", 60_000);
@@ -115,6 +71,7 @@ describe("a chat reply seen from two tabs", () => {
   });
 
   it("page A reloaded mid-reply shows the text so far, and stops it from there; page B clears too", async () => {
+    const { pageA, pageB, sessionId } = suite;
     const before = await treeIds();
     enqueueReply("Half of the answer", " and the rest, much later", 60_000);
     await send(pageA, "Go on");
@@ -146,6 +103,7 @@ describe("a chat reply seen from two tabs", () => {
   });
 
   it("one that finishes in page A shows its reply in page B, without a reload", async () => {
+    const { pageA, pageB, fake, sessionId } = suite;
     // The rest comes once page B has shown the start (1.5 s later raced a loaded machine).
     let releaseRest = () => {};
     const holdRest = new Promise<void>((resolve) => {
@@ -175,6 +133,7 @@ describe("a chat reply seen from two tabs", () => {
   });
 
   it("page A reloaded while the turn compacts automatically shows that, as page B does, and stops it", async () => {
+    const { pageA, pageB, fake, sessionId } = suite;
     // A reply past contextWindow − reserveTokens starts the threshold compaction; its summary
     // requests (those with an output cap) wait.
     const isChat = (body: Record<string, unknown>) => !("max_tokens" in body);

@@ -4,25 +4,15 @@
 // while one runs still shows it with the summary streamed so far and can cancel it; one that
 // finishes shows its result in page B. (Chat replies: chat-across-tabs.test.ts.)
 // Screenshots: test-artifacts/jobs-across-tabs/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
-import { apiCall } from "../helpers/browser-mode.ts";
 import { poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import {
-  type E2eChatApp,
-  openInBothTabs,
-  startTwoTabs,
-  type TwoTabs,
-  treeIds as sessionTreeIds,
-} from "../helpers/e2e-app.ts";
-import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { twoTabsSuite } from "../helpers/two-tabs-suite.ts";
 
 const shots = path.join(artifactsDir(), "jobs-across-tabs");
-const KEY_ENV = "CANOPY_E2E_JOBS_KEY";
 const COMPACTION_PROMPT = "about to be removed from the assistant's working context";
 /** The demo session's cut splits a turn: its prefix is summarized by a second call in parallel. */
 const TURN_PREFIX_PROMPT = "only the first part of a single turn";
@@ -30,15 +20,8 @@ const SUMMARY_TEXT = "## Goal\nE2E-JOBS-SUMMARY: keep refactoring the parser.";
 /** The two slow summaries' first chunks, shown together as the summary will read. */
 const STREAMED = "## Goal\n\n---\n\n**Turn Context (split turn):**\n\n## Goal";
 
-let tabs: TwoTabs;
-let app: E2eChatApp;
-let pageA: Page;
-let pageB: Page;
-let fake: FakeServer;
-let sessionId: string;
-
-const api = <T>(channel: string, input: unknown) => apiCall<T>(app.mode, channel, input);
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+const suite = twoTabsSuite("jobs", shots, "compaction:abort", { defaultText: SUMMARY_TEXT });
+const { api, shot, treeIds } = suite;
 /** The running compaction's status line in the compaction panel (absent when none runs). */
 const runningLine = (page: Page) => page.locator(".compaction-panel .running");
 const runningText = (page: Page) => textOf(runningLine(page));
@@ -50,7 +33,7 @@ const asks = (prompt: string) => (body: Record<string, unknown>) => JSON.stringi
 /** The summary requests never finish by themselves: their first chunk comes, then a long pause. */
 function enqueueSlowSummary(): void {
   for (const prompt of [COMPACTION_PROMPT, TURN_PREFIX_PROMPT]) {
-    fake.enqueue({
+    suite.fake.enqueue({
       type: "reply",
       chunks: ["## Goal", "\nToo late."],
       chunkDelayMs: 60_000,
@@ -66,36 +49,9 @@ async function startCompaction(page: Page): Promise<void> {
   await poll(() => runningText(page)).toContain("Compacting…");
 }
 
-const treeIds = () => sessionTreeIds(app.mode, sessionId);
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  tabs = await startTwoTabs(
-    "jobs",
-    {
-      server: { defaultText: SUMMARY_TEXT },
-      key: { env: KEY_ENV, value: "sk-e2e-jobs" },
-      model: { id: "fake-jobs", contextWindow: 128000 },
-    },
-    "Refactor the parser",
-  );
-  ({ app, pageA, pageB, sessionId } = tabs);
-  fake = app.fake;
-});
-
-beforeEach(() => openInBothTabs(tabs));
-
-afterEach(async () => {
-  // A test that failed half-way leaves nothing running for the next one.
-  await api("compaction:abort", { sessionId });
-});
-
-afterAll(async () => {
-  await app?.stop();
-});
-
 describe("a compaction seen from two tabs", () => {
   it("started in page A, page B shows it running with its text and cancels it; both pages clear", async () => {
+    const { pageA, pageB, fake } = suite;
     const before = await treeIds();
     const requestsBefore = fake.requests.length;
     enqueueSlowSummary();
@@ -121,6 +77,7 @@ describe("a compaction seen from two tabs", () => {
   });
 
   it("page A reloaded while it runs still shows it, and cancels it from there; page B clears too", async () => {
+    const { pageA, pageB, fake, sessionId } = suite;
     const before = await treeIds();
     const requestsBefore = fake.requests.length;
     enqueueSlowSummary();
@@ -152,6 +109,7 @@ describe("a compaction seen from two tabs", () => {
   });
 
   it("one that finishes in page A shows its compaction in page B, without a reload", async () => {
+    const { pageA, pageB, fake, sessionId } = suite;
     fake.enqueue({
       type: "reply",
       text: SUMMARY_TEXT,
