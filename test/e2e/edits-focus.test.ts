@@ -9,36 +9,29 @@
 // renaming by keyboard leaves it on Rename; Ctrl+Z pressed twice, then another session opened, undoes
 // once and says the second press was dropped.
 // Screenshots: test-artifacts/edits-focus/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Route } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { SessionSummary, SessionTreeDto, TreeNodeDto } from "../../core/api/dto.ts";
-import type { BrowserMode } from "../../main/serve.ts";
-import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, pathTo, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
+import { demoAppSuite } from "../helpers/demo-app-suite.ts";
+import { demoSessionId } from "../helpers/e2e-app.ts";
 
 const shots = path.join(artifactsDir(), "edits-focus");
 const STORE_TITLE = "Session store tree";
 const PARSER_TITLE = "Refactor the parser (omp dialect copy of tree-01)";
 
-let app: E2eApp;
-let mode: BrowserMode;
-let page: Page;
-
-const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
-const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
-const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
-const labelBox = () => page.getByRole("textbox", { name: "Label", exact: true });
-const button = (name: string) => page.getByTestId("edit-actions").getByRole("button", { name, exact: true });
-const entry = (id: string) => page.locator(`.tree-node[data-entry-id="${id}"]`);
-const editTarget = () => page.getByTestId("edit-target").textContent();
+const suite = demoAppSuite("edits-focus", shots);
+const { api, shot, tree } = suite;
+const labelBox = () => suite.page.getByRole("textbox", { name: "Label", exact: true });
+const button = (name: string) => suite.page.getByTestId("edit-actions").getByRole("button", { name, exact: true });
+const entry = (id: string) => suite.page.locator(`.tree-node[data-entry-id="${id}"]`);
+const editTarget = () => suite.page.getByTestId("edit-target").textContent();
 
 /** What has the focus: "body", "tree", `entry:<id>`, or a control's text. */
 const focused = () =>
-  page.evaluate(() => {
+  suite.page.evaluate(() => {
     const active = document.activeElement;
     if (active === null || active === document.body) return "body";
     if (active.getAttribute("role") === "tree") return "tree";
@@ -61,8 +54,8 @@ async function slowDown(channels: string[], ms: number): Promise<() => Promise<v
     await new Promise((resolve) => setTimeout(resolve, ms));
     await route.continue().catch(() => undefined);
   };
-  await page.route(matches, handler);
-  return () => page.unroute(matches, handler);
+  await suite.page.route(matches, handler);
+  return () => suite.page.unroute(matches, handler);
 }
 
 /** Entries on the canvas, with parents on it too: one on the active path (not the leaf), one off it. */
@@ -70,7 +63,7 @@ async function entriesToEdit(sessionId: string) {
   const before = await tree(sessionId);
   const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
   const byId = new Map(before.nodes.map((node) => [node.id, node]));
-  const rendered = await page
+  const rendered = await suite.page
     .getByTestId("tree-canvas")
     .locator(".tree-node[data-entry-id]")
     .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-entry-id") ?? ""));
@@ -87,18 +80,9 @@ async function entriesToEdit(sessionId: string) {
   return { before, byId, onId, offId };
 }
 
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  app = await startE2eApp("edits-focus");
-  ({ mode, page } = app);
-});
-
-afterAll(async () => {
-  await app?.stop();
-});
-
 describe("edit buttons keep the keyboard focus", () => {
   it("Set label, Clear label, Undo, Redo and Ctrl+Z / Ctrl+Shift+Z on them: the button, its neighbour, or the selected entry", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const { byId, onId } = await entriesToEdit(sessionId);
@@ -153,6 +137,7 @@ describe("edit buttons keep the keyboard focus", () => {
   });
 
   it("Archive branch, Restore branch, Fork (and Ctrl+Z on them) and Undo compaction", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const { offId } = await entriesToEdit(sessionId);
@@ -220,6 +205,7 @@ describe("edit buttons keep the keyboard focus", () => {
   });
 
   it("with the server slow to answer the edit and the refreshed tree, Undo and Redo still get the focus back", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const { onId } = await entriesToEdit(sessionId);
@@ -257,6 +243,7 @@ describe("edit buttons keep the keyboard focus", () => {
   }, 60_000);
 
   it("a click elsewhere while the edit runs keeps its focus: the button does not take it back", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const { onId } = await entriesToEdit(sessionId);
@@ -287,6 +274,7 @@ describe("edit buttons keep the keyboard focus", () => {
   });
 
   it("Save as new branch gives the focus back to Edit as new branch once the branch has landed, not after a click elsewhere", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     const before = await tree(sessionId);
     const user = pathTo(before.nodes, before.viewLeafId)
@@ -338,6 +326,7 @@ describe("edit buttons keep the keyboard focus", () => {
   }, 60_000);
 
   it("Save as new branch refused (the request fails): the box stays and Save keeps the focus, to try again", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     const before = await tree(sessionId);
     const user = pathTo(before.nodes, before.viewLeafId)
@@ -369,6 +358,7 @@ describe("edit buttons keep the keyboard focus", () => {
   });
 
   it("an edit that ends after another session was opened: its outcome line names the session edited", async () => {
+    const { mode, page } = suite;
     const store = await demoSessionId(mode, STORE_TITLE);
     const parser = await demoSessionId(mode, PARSER_TITLE);
     await openSessionShowingAll(page, mode, store);
@@ -395,6 +385,7 @@ describe("edit buttons keep the keyboard focus", () => {
   }, 60_000);
 
   it("Ctrl+Z pressed twice, then another session opened while the first undo runs: the second is dropped, and the line says so", async () => {
+    const { mode, page } = suite;
     const store = await demoSessionId(mode, STORE_TITLE);
     const parser = await demoSessionId(mode, PARSER_TITLE);
     await openSessionShowingAll(page, mode, store);
@@ -425,6 +416,7 @@ describe("edit buttons keep the keyboard focus", () => {
   });
 
   it("the archive question answered after another session was opened: not asked there, the line names the session", async () => {
+    const { mode, page } = suite;
     const store = await demoSessionId(mode, STORE_TITLE);
     const parser = await demoSessionId(mode, PARSER_TITLE);
     await openSessionShowingAll(page, mode, store);
@@ -450,6 +442,7 @@ describe("edit buttons keep the keyboard focus", () => {
   }, 60_000);
 
   it("renaming by keyboard (F2 or Rename, type, Enter or Escape), with the server slow: the title field, then Rename, has the focus", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const header = page.getByTestId("session-header");

@@ -7,43 +7,26 @@
 // Ctrl+Z works with the focus on a checkbox or a select; F2 selects the whole title; a session
 // opened while an edit of another one runs gets its LLM view.
 // Screenshots: test-artifacts/edits-qa/.
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionTreeDto } from "../../core/api/dto.ts";
-import type { BrowserMode } from "../../main/serve.ts";
-import { apiCall } from "../helpers/browser-mode.ts";
+import type { Route } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { openSessionShowingAll, pathTo, poll } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
-import { demoSessionId, type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
+import { demoAppSuite } from "../helpers/demo-app-suite.ts";
+import { demoSessionId, openPage } from "../helpers/e2e-app.ts";
 
 const shots = path.join(artifactsDir(), "edits-qa");
 const PARSER_TITLE = "Refactor the parser (omp dialect copy of tree-01)";
 const STORE_TITLE = "Session store tree";
 
-let app: E2eApp;
-let mode: BrowserMode;
-let page: Page;
-
-const api = <T>(channel: string, input: unknown) => apiCall<T>(mode, channel, input);
-const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
-const tree = (sessionId: string) => api<SessionTreeDto>("session:tree", { sessionId });
-const labelBox = () => page.getByRole("textbox", { name: "Label", exact: true });
-const undoButton = () => page.getByTestId("edit-actions").getByRole("button", { name: "Undo", exact: true });
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  app = await startE2eApp("edits-qa");
-  ({ mode, page } = app);
-});
-
-afterAll(async () => {
-  await app?.stop();
-});
+const suite = demoAppSuite("edits-qa", shots);
+const { api, shot, tree } = suite;
+const labelBox = () => suite.page.getByRole("textbox", { name: "Label", exact: true });
+const undoButton = () => suite.page.getByTestId("edit-actions").getByRole("button", { name: "Undo", exact: true });
 
 describe("editing flows, as a demanding user", () => {
   it("a delete undone elsewhere is no longer offered by the notice or Ctrl+Z, which would undo the session's last edit", async () => {
+    const { mode, page } = suite;
     const parser = await demoSessionId(mode, PARSER_TITLE);
     const store = await demoSessionId(mode, STORE_TITLE);
     const before = await tree(parser);
@@ -87,6 +70,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("typing a label, then selecting another entry: the box shows that entry's label and Set label cannot give it the text typed for the first", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const labelled = new Set(
@@ -113,6 +97,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("Ctrl+Z right after a fork, in the new session it opened, undoes the fork and goes back to the original", async () => {
+    const { mode, page } = suite;
     const parser = await demoSessionId(mode, PARSER_TITLE);
     const before = await tree(parser);
     await openSessionShowingAll(page, mode, parser);
@@ -142,6 +127,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("archiving the branch of the view leaf asks with the focus on the question: Escape keeps it, Enter archives, the focus comes back", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const archived = async () => (await tree(sessionId)).nodes.filter((node) => node.archived).length;
@@ -172,6 +158,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("a session deleted in another tab is left in this one too, with Undo, instead of a tree and an LLM view that cannot load", async () => {
+    const { app, mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     const other = await openPage(app);
     try {
@@ -203,6 +190,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("after dragging the leaf marker and answering the branch dialog, the focus is on the entry moved to and the arrow keys go on", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     const before = await tree(sessionId);
@@ -245,6 +233,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("saving an edit as a new branch gives the focus back to Edit as new branch, as Cancel does", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, PARSER_TITLE);
     const before = await tree(sessionId);
     const user = pathTo(before.nodes, before.viewLeafId)
@@ -262,6 +251,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("Ctrl+Z works with the focus on a checkbox or a select (Show archived, Filter), not only on the page", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     const before = await tree(sessionId);
     const onPath = new Set(pathTo(before.nodes, before.viewLeafId).map((node) => node.id));
@@ -286,6 +276,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("opening another session while an edit still runs: that session's LLM view loads, not left waiting for the edit's refresh", async () => {
+    const { mode, page } = suite;
     const parser = await demoSessionId(mode, PARSER_TITLE);
     const store = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, parser);
@@ -322,6 +313,7 @@ describe("editing flows, as a demanding user", () => {
   });
 
   it("F2 opens the title field with the whole title selected: typing replaces it", async () => {
+    const { mode, page } = suite;
     const sessionId = await demoSessionId(mode, STORE_TITLE);
     await openSessionShowingAll(page, mode, sessionId);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
