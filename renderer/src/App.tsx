@@ -95,18 +95,21 @@ export function App() {
         </PaneGuard>
       </aside>
       <main className="center">
-        <PaneGuard failure="The messages above the tree could not be drawn.">
-          <div className="actions">
-            <Notice />
-            <CompactionPanel />
-            <JobMessage />
-            <WriteWaitLine />
-          </div>
-        </PaneGuard>
-        <TreeGuard>
-          <EditActions />
-          <TreePanel />
-        </TreeGuard>
+        {/* No taller than the column (styles.css): a line above the tree leaves the canvas in the window. */}
+        <div className="center-main">
+          <PaneGuard failure="The messages above the tree could not be drawn.">
+            <div className="actions">
+              <Notice />
+              <CompactionPanel />
+              <JobMessage />
+              <WriteWaitLine />
+            </div>
+          </PaneGuard>
+          <TreeGuard>
+            <EditActions />
+            <TreePanel />
+          </TreeGuard>
+        </div>
         <PaneGuard failure="The message box could not be drawn.">
           <Composer />
         </PaneGuard>
