@@ -5,17 +5,20 @@
 // Expand all and Collapse all, off while a diff replaces the messages, say so too.
 // Test connection, held while its test runs (aria-disabled), says so in its tooltip too.
 // Import and Scan agent folders while an import runs, and Export's Save and Export anyway while it
-// exports, held the same way, say so too (before, only their label changed).
+// exports, held the same way, say so too (before, only their label changed); a click on them says
+// why in one line (the outcome line; in the dialog for Export's), where before nothing visible happened.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poll } from "../helpers/canvas-page.ts";
+import { poll, textOf } from "../helpers/canvas-page.ts";
 import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
 
 let app: E2eApp;
 let page: Page;
+
+const outcome = () => textOf(page.getByTestId("job-message"));
 
 /** The accessible description Chromium gives the control (what a screen reader says after its name). */
 async function description(control: Locator): Promise<string> {
@@ -183,6 +186,15 @@ describe("controls off for want of something to act on", () => {
         expect(await control.getAttribute("title")).toBe(importing);
         expect(await description(control)).toBe(importing);
       }
+      // A click says why on the outcome line (before, nothing visible happened); a second leaves it.
+      const said = `an import is running: wait for it, or Cancel it (Escape)`;
+      await importButton.click({ force: true }); // aria-disabled: a real click still lands
+      await poll(outcome).toBe(`Import did nothing: ${said}`);
+      await scan.click({ force: true });
+      await poll(outcome).toBe(`Scan agent folders did nothing: ${said}`);
+      await scan.click({ force: true });
+      expect(await page.getByTestId("job-message").count()).toBe(1);
+      expect(await outcome()).toBe(`Scan agent folders did nothing: ${said}`);
     } finally {
       await release();
     }
@@ -209,6 +221,15 @@ describe("controls off for want of something to act on", () => {
         expect(await control.getAttribute("title")).toBe(exporting);
         expect(await description(control)).toBe(exporting);
       }
+      // A click says why in the dialog (the outcome line is behind it), once.
+      const said = "the session is being exported; available again once it is done";
+      const line = dialog.getByRole("alert").filter({ hasText: "did nothing" });
+      await save.click({ force: true });
+      await poll(() => textOf(line)).toBe(`Save did nothing: ${said}`);
+      await anyway.click({ force: true });
+      await poll(() => textOf(line)).toBe(`Export anyway did nothing: ${said}`);
+      await anyway.click({ force: true });
+      expect(await line.count()).toBe(1);
     } finally {
       await release();
     }

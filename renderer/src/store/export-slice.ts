@@ -9,6 +9,10 @@ import type { ExportResult } from "../../../core/api/dto.ts";
 import { counted } from "../../../core/session/describe.ts";
 import { ApiCallError, call, exportForDownload, transport } from "../api.ts";
 import type { CanopyState } from "./index.ts";
+import { refusedLine } from "./refused-line.ts";
+
+/** Why the dialog's export buttons are held while it exports (their tooltip, and a click's line). */
+export const EXPORT_BUSY_TEXT = "The session is being exported; available again once it is done";
 
 export interface ExportOptions {
   /** Append the resume marker at the view leaf, so the agent resumes there (default on). */
@@ -27,6 +31,10 @@ export interface ExportSlice {
   /** Why the main side asks before writing (the folder of a file its agent is still writing). */
   exportWarning: string | null;
   exportError: string | null;
+  /** Why a click on a button held by the running export did nothing (one line, gone when it ends). */
+  exportRefused: string | null;
+  /** Says in the dialog that `what` did nothing while the export runs. */
+  refuseExport(what: string): void;
   openExport(): void;
   closeExport(): void;
   setExportOptions(patch: Partial<ExportOptions>): void;
@@ -62,15 +70,20 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
   exportBusy: false,
   exportWarning: null,
   exportError: null,
+  exportRefused: null,
+  refuseExport(what) {
+    const text = refusedLine(what, EXPORT_BUSY_TEXT).text;
+    if (get().exportRefused !== text) set({ exportRefused: text });
+  },
   openExport() {
     if (!get().selectedSessionId) {
       set({ notice: { level: "error", message: "Select a session to export." } });
       return;
     }
-    set({ exportOpen: true, exportWarning: null, exportError: null });
+    set({ exportOpen: true, exportWarning: null, exportError: null, exportRefused: null });
   },
   closeExport() {
-    set({ exportOpen: false, exportWarning: null, exportError: null });
+    set({ exportOpen: false, exportWarning: null, exportError: null, exportRefused: null });
   },
   setExportOptions(patch) {
     // A changed choice is a new question: an earlier warning no longer applies.
@@ -120,7 +133,7 @@ export const createExportSlice: StateCreator<CanopyState, [], [], ExportSlice> =
         set({ exportWarning: error.message });
       else set({ exportError: (error as Error).message });
     } finally {
-      set({ exportBusy: false });
+      set({ exportBusy: false, exportRefused: null });
     }
   },
 });

@@ -7,6 +7,7 @@
  */
 import type { FormEvent, KeyboardEvent } from "react";
 import { transport } from "../../api.ts";
+import { EXPORT_BUSY_TEXT } from "../../store/export-slice.ts";
 import { useCanopy } from "../../store/index.ts";
 import "../common/modal.css";
 import "./export.css";
@@ -19,8 +20,6 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 const desktop = transport === "electron";
 /** Why "Resume at the view leaf" is off: a session without entries has no leaf to resume at. */
 const NO_VIEW_LEAF = "The session has no entries: there is no view leaf to resume at";
-/** Why the dialog's export buttons are held while it exports (their tooltip). */
-const EXPORT_BUSY_TEXT = "The session is being exported; available again once it is done";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -28,6 +27,8 @@ export function ExportDialog() {
   const busy = useCanopy((state) => state.exportBusy);
   const warning = useCanopy((state) => state.exportWarning);
   const error = useCanopy((state) => state.exportError);
+  const refused = useCanopy((state) => state.exportRefused);
+  const refuseExport = useCanopy((state) => state.refuseExport);
   const viewLeafId = useCanopy((state) =>
     state.tree?.sessionId === state.selectedSessionId ? (state.tree?.viewLeafId ?? null) : null,
   );
@@ -39,9 +40,15 @@ export function ExportDialog() {
   useReturnFocus(open);
   if (!open) return null;
 
+  const submitName = options.outPath.trim() !== "" ? "Save" : desktop ? "Save as…" : "Download";
+  /** Exports, or, while the export runs, says that `what` did nothing and why. */
+  const exportOrSay = (what: string, confirmLiveFolder: boolean) => {
+    if (busy) refuseExport(what);
+    else void runExport(confirmLiveFolder);
+  };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    void runExport(false);
+    exportOrSay(`${submitName} did nothing`, false);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     keepTabInside(event);
@@ -53,7 +60,7 @@ export function ExportDialog() {
     // Enter exports from anywhere in the dialog (checkboxes too); buttons keep their own Enter.
     if (event.key === "Enter" && !(event.target instanceof HTMLButtonElement)) {
       event.preventDefault();
-      void runExport(false);
+      exportOrSay("Enter did nothing", false);
     }
   };
 
@@ -112,26 +119,21 @@ export function ExportDialog() {
                 type="button"
                 aria-disabled={busy}
                 title={busy ? EXPORT_BUSY_TEXT : undefined}
-                onClick={() => void runExport(true)}
+                onClick={() => exportOrSay("Export anyway did nothing", true)}
               >
                 Export anyway
               </button>
             </div>
           )}
           <ErrorLine message={error} />
+          <ErrorLine message={refused} />
           <div className="row">
             {/* While busy the buttons are aria-disabled, not disabled (runExport ignores them then): a
               disabled button drops the focus to the page, and Escape, Enter and Tab would no longer
               reach the dialog when the export is refused. */}
             {/* biome-ignore lint/a11y/noAutofocus: the dialog takes the focus so Enter and Escape answer it */}
             <button type="submit" autoFocus aria-disabled={busy} title={busy ? EXPORT_BUSY_TEXT : undefined}>
-              {busy
-                ? "Exporting…"
-                : options.outPath.trim() !== ""
-                  ? "Save"
-                  : desktop
-                    ? "Save as…"
-                    : "Download"}
+              {busy ? "Exporting…" : submitName}
             </button>
             <button type="button" onClick={close}>
               Cancel

@@ -6,6 +6,7 @@ import { type FormEvent, useState } from "react";
 import type { ImportReport } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { useCanopy } from "../../store/index.ts";
+import { sayRefused } from "../../store/refused-line.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { reportPath } from "./library-format.ts";
 import { typedPath } from "./typed-path.ts";
@@ -14,6 +15,11 @@ import { typedPath } from "./typed-path.ts";
 const SHOWN_PROBLEMS = 5;
 /** Why Import and Scan agent folders are held while an import runs (their tooltip). */
 const IMPORT_BUSY_TEXT = "An import is running: wait for it, or Cancel it (Escape)";
+
+/** A click (or Enter) on a control held by the running import says why on the outcome line. */
+function refuseWhileImporting(what: string): void {
+  sayRefused(useCanopy.getState, useCanopy.setState, what, IMPORT_BUSY_TEXT);
+}
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -38,7 +44,11 @@ export function ImportForm() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!path.trim() || importing) return;
+    if (!path.trim()) return;
+    if (importing) {
+      refuseWhileImporting("Import did nothing");
+      return;
+    }
     const typed = typedPath(path);
     setTypedError("error" in typed ? typed.error : null);
     if ("path" in typed) void importPath(typed.path);
@@ -84,7 +94,8 @@ export function ImportForm() {
             : "Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
         }
         onClick={() => {
-          if (!importing) void importAgentFolders();
+          if (importing) refuseWhileImporting("Scan agent folders did nothing");
+          else void importAgentFolders();
         }}
       >
         Scan agent folders
