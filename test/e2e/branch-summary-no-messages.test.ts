@@ -78,7 +78,7 @@ describe("a branch left with no message in it", () => {
     await summarizeWith.click();
     const these = dialog.getByRole("button", { name: "Summarize with these instructions" });
     expect(await these.isDisabled()).toBe(true);
-    expect(await these.getAttribute("title")).toBe("Type what the summary should focus on first");
+    expect(await these.getAttribute("title")).toBe("Type what the summary should focus on first.");
     await page.getByLabel("What the summary should focus on").fill("The model change");
     await poll(() => these.isDisabled()).toBe(false);
     expect(await these.getAttribute("title")).toBeNull();
@@ -93,7 +93,7 @@ describe("a branch left with no message in it", () => {
     await poll(() => textOf(page.getByTestId("branch-summary-count"))).toBe(
       "Nothing to summarize: the branch you leave has no entries of its own.",
     );
-    const why = "Nothing to summarize: the branch you leave has no entries of its own";
+    const why = "Nothing to summarize: the branch you leave has no entries of its own.";
     for (const name of ["Summarize", "Summarize with instructions…"]) {
       const control = again.getByRole("button", { name, exact: true });
       expect(await control.isDisabled()).toBe(true);

@@ -61,7 +61,7 @@ describe("controls off for want of something to act on", () => {
     await page.locator("#import-path").fill("");
     await expectSaysWhy(
       page.getByRole("button", { name: "Import", exact: true }),
-      "Type the path of a .jsonl file or folder first",
+      "Type the path of a .jsonl file or folder first.",
     );
   });
 
@@ -82,13 +82,13 @@ describe("controls off for want of something to act on", () => {
     );
     await expectSaysWhy(
       page.getByRole("button", { name: "Go to leaf", exact: true }),
-      "The session has no entries: there is no view leaf to go to",
+      "The session has no entries: there is no view leaf to go to.",
     );
     await page.getByRole("button", { name: "Export…" }).click();
     const dialog = page.getByRole("dialog", { name: "Export session" });
     await expectSaysWhy(
       dialog.getByRole("checkbox", { name: "Resume at the view leaf" }),
-      "The session has no entries: there is no view leaf to resume at",
+      "The session has no entries: there is no view leaf to resume at.",
     );
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
@@ -100,7 +100,7 @@ describe("controls off for want of something to act on", () => {
     await section.waitFor();
     await expectSaysWhy(
       section.getByRole("button", { name: "Use the defaults" }),
-      "The default folders are in use already",
+      "The default folders are in use already.",
     );
   });
 
@@ -111,7 +111,7 @@ describe("controls off for want of something to act on", () => {
     try {
       await test.click();
       await page.getByTestId("connection-test-running").waitFor();
-      const why = "A connection test is running: wait for its answer, or Cancel it (Escape)";
+      const why = "A connection test is running: wait for its answer, or Cancel it (Escape).";
       expect(await test.getAttribute("aria-disabled")).toBe("true");
       expect(await test.getAttribute("title")).toBe(why);
       expect(await description(test)).toBe(why);
@@ -150,7 +150,7 @@ describe("controls off for want of something to act on", () => {
     for (const name of ["Expand all", "Collapse all"]) {
       await expectSaysWhy(
         page.getByRole("button", { name, exact: true }),
-        "A diff is shown instead of the messages: Close diff first",
+        "A diff is shown instead of the messages: Close diff first.",
       );
     }
     await page.getByRole("button", { name: "Close diff" }).click();
@@ -173,7 +173,7 @@ describe("controls off for want of something to act on", () => {
       }),
     ];
     writeFileSync(file, `${lines.join("\n")}\n`);
-    const importing = "An import is running: wait for it, or Cancel it (Escape)";
+    const importing = "An import is running: wait for it, or Cancel it (Escape).";
     const importButton = page.locator('.import-form button[type="submit"]');
     const scan = page.getByRole("button", { name: "Scan agent folders" });
     let release = await hold("library:import");
@@ -187,7 +187,7 @@ describe("controls off for want of something to act on", () => {
         expect(await description(control)).toBe(importing);
       }
       // A click says why on the outcome line (before, nothing visible happened); a second leaves it.
-      const said = `an import is running: wait for it, or Cancel it (Escape)`;
+      const said = "an import is running: wait for it, or Cancel it (Escape).";
       await importButton.click({ force: true }); // aria-disabled: a real click still lands
       await poll(outcome).toBe(`Import did nothing: ${said}`);
       await scan.click({ force: true });
@@ -211,7 +211,7 @@ describe("controls off for want of something to act on", () => {
     await save.click();
     await dialog.getByTestId("export-warning").waitFor();
     const anyway = dialog.getByRole("button", { name: "Export anyway" });
-    const exporting = "The session is being exported; available again once it is done";
+    const exporting = "The session is being exported; available again once it is done.";
     release = await hold("session:export");
     try {
       await anyway.click();
@@ -222,7 +222,7 @@ describe("controls off for want of something to act on", () => {
         expect(await description(control)).toBe(exporting);
       }
       // A click says why in the dialog (the outcome line is behind it), once.
-      const said = "the session is being exported; available again once it is done";
+      const said = "the session is being exported; available again once it is done.";
       const line = dialog.getByRole("alert").filter({ hasText: "did nothing" });
       await save.click({ force: true });
       await poll(() => textOf(line)).toBe(`Save did nothing: ${said}`);

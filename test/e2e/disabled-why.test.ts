@@ -100,7 +100,7 @@ describe("controls unavailable while a job or an edit runs", () => {
     }
     await poll(outcome).toMatch(/^Moved to a1's branch with branch summary \S+\.$/);
     // The job over: the tooltips are the controls' own again.
-    await poll(() => button("Redo").getAttribute("title")).toBe("Nothing to redo");
+    await poll(() => button("Redo").getAttribute("title")).toBe("Nothing to redo.");
     expect(await button("Fork to new session").getAttribute("title")).toBeNull();
   });
 

@@ -89,7 +89,7 @@ describe("finishing issue 6 in the app", () => {
     const session = await byTitle(PARSER_TITLE);
     await openSession(session.id);
     await poll(() => undoButton().isDisabled()).toBe(true);
-    expect(await undoButton().getAttribute("title")).toBe("Nothing to undo");
+    expect(await undoButton().getAttribute("title")).toBe("Nothing to undo.");
     expect(await redoButton().isDisabled()).toBe(true);
 
     await page.getByTestId("session-header").getByRole("button", { name: "Rename" }).click();

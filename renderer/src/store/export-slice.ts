@@ -9,10 +9,8 @@ import type { ExportResult } from "../../../core/api/dto.ts";
 import { counted } from "../../../core/session/describe.ts";
 import { ApiCallError, call, exportForDownload, transport } from "../api.ts";
 import type { CanopyState } from "./index.ts";
+import { EXPORT_BUSY_TEXT } from "./disabled-reasons.ts";
 import { refusedLine } from "./refused-line.ts";
-
-/** Why the dialog's export buttons are held while it exports (their tooltip, and a click's line). */
-export const EXPORT_BUSY_TEXT = "The session is being exported; available again once it is done";
 
 export interface ExportOptions {
   /** Append the resume marker at the view leaf, so the agent resumes there (default on). */

@@ -20,6 +20,7 @@ import { failureLine } from "../../../core/compaction/failure-line.ts";
 import { ApiCallError, call } from "../api.ts";
 import { treeNode } from "../features/tree/tree-lookup.ts";
 import type { CanopyState } from "./index.ts";
+import { sessionBusyText } from "./disabled-reasons.ts";
 import { sayRefused } from "./refused-line.ts";
 import {
   COMPACTION_CANCELLED,
@@ -93,11 +94,8 @@ export function selectChat(state: CanopyState): RunningJob | null {
   return job?.kind === "chat" ? job : null;
 }
 
-/** Why nothing else starts on a session while a job of `kind` runs there (a refusal, a disabled button's reason). */
-export function sessionBusyText(kind: JobKind): string {
-  const what = kind === "chat" ? "A reply is being written" : kind === "compaction" ? "A compaction is running" : "A branch summary is running";
-  return `${what} on this session; wait for it or cancel it first (Escape).`;
-}
+/** Why nothing else starts on a session while a job runs there (disabled-reasons.ts holds every such reason). */
+export { sessionBusyText };
 
 /** The running job as a window that hears of it keeps it (`auto`: as job:list names it). */
 function heardJob(job: RunningJobDto, text: string, auto?: ChatAutoCompactionDto): NewJob {

@@ -9,6 +9,7 @@
  * their keyboard focus (Escape there cancels the reply), and has it back when the reply ends.
  */
 import { type KeyboardEvent, type MouseEvent, useRef } from "react";
+import { NO_MESSAGE_TYPED, REPLY_STREAMING } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectChat, selectRunning, sessionBusyText } from "../../store/jobs-slice.ts";
 import { AutoCompactionStatus } from "./AutoCompactionStatus.tsx";
@@ -128,9 +129,8 @@ export function Composer() {
           disabled={!canSend}
           title={
             streaming
-              ? "A reply is being written; Cancel (Escape) stops it"
-              : (jobReason ??
-                (text.trim() === "" ? "Type a message first (Ctrl/Cmd+Enter sends)" : "Ctrl/Cmd+Enter"))
+              ? REPLY_STREAMING
+              : (jobReason ?? (text.trim() === "" ? NO_MESSAGE_TYPED : "Ctrl/Cmd+Enter"))
           }
         >
           Send

@@ -11,6 +11,14 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { EditResultDto, TreeNodeDto } from "../../../../core/api/dto.ts";
 import { call } from "../../api.ts";
+import {
+  MESSAGE_BEING_EDITED,
+  MESSAGE_EMPTY,
+  NO_LABEL_TYPED,
+  NOTHING_TO_REDO,
+  NOTHING_TO_UNDO,
+  SAME_LABEL,
+} from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectRunning } from "../../store/jobs-slice.ts";
 import { ArchiveConfirm } from "./ArchiveConfirm.tsx";
@@ -220,7 +228,7 @@ export function EditActions() {
             data-focus-key="edit-message"
             disabled={busy || editing !== null}
             aria-disabled={jobRunning}
-            title={unavailable ?? (editing !== null ? "The message is being edited below" : undefined)}
+            title={unavailable ?? (editing !== null ? MESSAGE_BEING_EDITED : undefined)}
             onClick={unlessJob("Edit as new branch", () => void openEditor(node))}
           >
             Edit as new branch
@@ -256,8 +264,8 @@ export function EditActions() {
                   ? unavailable
                   : label.trim() === nodeLabel
                     ? nodeLabel === ""
-                      ? "Type a label first"
-                      : "This is the entry's label already"
+                      ? NO_LABEL_TYPED
+                      : SAME_LABEL
                     : undefined
               }
             >
@@ -282,7 +290,7 @@ export function EditActions() {
             disabled={busy || undoTitle === null}
             aria-disabled={jobRunning}
             onClick={unlessJob("Undo", () => void track(() => actions.undoEdit()))}
-            title={unavailable ?? (undoTitle === null ? "Nothing to undo" : `${undoTitle} (Ctrl+Z)`)}
+            title={unavailable ?? (undoTitle === null ? NOTHING_TO_UNDO : `${undoTitle} (Ctrl+Z)`)}
           >
             Undo
           </button>
@@ -292,7 +300,7 @@ export function EditActions() {
             disabled={busy || redoTitle === null}
             aria-disabled={jobRunning}
             onClick={unlessJob("Redo", () => void track(() => actions.redoEdit()))}
-            title={unavailable ?? (redoTitle === null ? "Nothing to redo" : `${redoTitle} (Ctrl+Shift+Z)`)}
+            title={unavailable ?? (redoTitle === null ? NOTHING_TO_REDO : `${redoTitle} (Ctrl+Shift+Z)`)}
           >
             Redo
           </button>
@@ -327,7 +335,7 @@ export function EditActions() {
               data-focus-key="edit-message"
               disabled={busy || editing.text.trim() === ""}
               aria-disabled={jobRunning}
-              title={unavailable ?? (editing.text.trim() === "" ? "The message is empty" : undefined)}
+              title={unavailable ?? (editing.text.trim() === "" ? MESSAGE_EMPTY : undefined)}
             >
               Save as new branch
             </button>

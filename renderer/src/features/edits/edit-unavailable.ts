@@ -4,10 +4,11 @@
  * runs on the session (aria-disabled: a click says so on the outcome line), or another edit is
  * being saved (disabled until it is done). Null: nothing stands in their way.
  */
+import { EDIT_BUSY_TEXT, sessionBusyText } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
-import { selectRunning, sessionBusyText } from "../../store/jobs-slice.ts";
+import { selectRunning } from "../../store/jobs-slice.ts";
 
-export const EDIT_BUSY_TEXT = "Another edit is being saved on this session; available again once it is done.";
+export { EDIT_BUSY_TEXT };
 
 export function useEditUnavailable(): string | null {
   return useCanopy((state) => {

@@ -7,7 +7,12 @@
  */
 import type { FormEvent, KeyboardEvent } from "react";
 import { transport } from "../../api.ts";
-import { EXPORT_BUSY_TEXT } from "../../store/export-slice.ts";
+import {
+  EXPORT_BUSY_TEXT,
+  NO_ARCHIVED_BRANCH,
+  NO_PRUNED_OUTPUT,
+  NO_VIEW_LEAF_TO_RESUME,
+} from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import "../common/modal.css";
 import "./export.css";
@@ -18,8 +23,6 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 
 // The desktop app asks where to save with its own dialog; browser mode downloads.
 const desktop = transport === "electron";
-/** Why "Resume at the view leaf" is off: a session without entries has no leaf to resume at. */
-const NO_VIEW_LEAF = "The session has no entries: there is no view leaf to resume at";
 
 export function ExportDialog() {
   const open = useCanopy((state) => state.exportOpen);
@@ -76,17 +79,17 @@ export function ExportDialog() {
       >
         <form className="export-dialog" onSubmit={onSubmit}>
           <h2 id="export-dialog-title">Export session</h2>
-          <label title={viewLeafId === null ? NO_VIEW_LEAF : undefined}>
+          <label title={viewLeafId === null ? NO_VIEW_LEAF_TO_RESUME : undefined}>
             <input
               type="checkbox"
               checked={options.resumeAtLeaf}
               disabled={viewLeafId === null}
-              title={viewLeafId === null ? NO_VIEW_LEAF : undefined}
+              title={viewLeafId === null ? NO_VIEW_LEAF_TO_RESUME : undefined}
               onChange={(event) => setOptions({ resumeAtLeaf: event.target.checked })}
             />
             Resume at the view leaf{viewLeafId ? ` (${viewLeafId})` : ""}
           </label>
-          <label title={hasArchived ? undefined : "This session has no archived branch"}>
+          <label title={hasArchived ? undefined : NO_ARCHIVED_BRANCH}>
             <input
               type="checkbox"
               checked={options.withoutArchived}
@@ -94,7 +97,7 @@ export function ExportDialog() {
             />
             Without archived branches
           </label>
-          <label title={hasPruned ? undefined : "No tool output of this session is pruned"}>
+          <label title={hasPruned ? undefined : NO_PRUNED_OUTPUT}>
             <input
               type="checkbox"
               checked={options.originals}

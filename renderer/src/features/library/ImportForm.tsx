@@ -5,6 +5,7 @@
 import { type FormEvent, useState } from "react";
 import type { ImportReport } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
+import { IMPORT_BUSY_TEXT, NO_IMPORT_PATH } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { sayRefused } from "../../store/refused-line.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
@@ -13,8 +14,6 @@ import { typedPath } from "./typed-path.ts";
 
 /** Files with problems named at first; a button shows the others. */
 const SHOWN_PROBLEMS = 5;
-/** Why Import and Scan agent folders are held while an import runs (their tooltip). */
-const IMPORT_BUSY_TEXT = "An import is running: wait for it, or Cancel it (Escape)";
 
 /** A click (or Enter) on a control held by the running import says why on the outcome line. */
 function refuseWhileImporting(what: string): void {
@@ -75,7 +74,7 @@ export function ImportForm() {
           aria-disabled={importing}
           title={
             path.trim() === ""
-              ? "Type the path of a .jsonl file or folder first"
+              ? NO_IMPORT_PATH
               : importing
                 ? IMPORT_BUSY_TEXT
                 : undefined

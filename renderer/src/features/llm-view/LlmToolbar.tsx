@@ -5,11 +5,9 @@
  */
 import { type FormEvent, useRef, useState } from "react";
 import type { ContextView } from "../../../../core/api/dto.ts";
+import { DIFF_OPEN_TEXT, NO_COMPACTION_ON_PATH, NO_OTHER_ENTRY } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { entryLinks } from "./entry-links.ts";
-
-/** Why Expand all / Collapse all are off: the diff replaces the messages they act on. */
-const DIFF_OPEN_TEXT = "A diff is shown instead of the messages: Close diff first";
 
 export function useViewLeafId(): string | null {
   return useCanopy((state) => {
@@ -131,7 +129,7 @@ export function LlmToolbar({ context }: { context: ContextView }) {
           title={
             canCompareLeaf
               ? "What changes between the view leaf and the selected entry"
-              : "Select an entry other than the view leaf first"
+              : NO_OTHER_ENTRY
           }
           onClick={() =>
             void openLeafDiff(
@@ -148,7 +146,7 @@ export function LlmToolbar({ context }: { context: ContextView }) {
           type="button"
           disabled={compactionId === null}
           aria-label="Diff compaction"
-          title={compactionId ? `Before and after compaction ${compactionId}` : "No compaction on this path"}
+          title={compactionId ? `Before and after compaction ${compactionId}` : NO_COMPACTION_ON_PATH}
           onClick={() => compactionId && void openCompactionDiff(compactionId)}
         >
           compaction

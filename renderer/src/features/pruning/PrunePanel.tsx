@@ -6,6 +6,7 @@
  */
 import { type KeyboardEvent, useEffect, useRef } from "react";
 import { onEvent } from "../../api.ts";
+import { PRUNE_BUSY_TEXT } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { selectSessionJob, sessionBusyText } from "../../store/jobs-slice.ts";
 import { sayRefused } from "../../store/refused-line.ts";
@@ -15,13 +16,6 @@ import { treeLookup } from "../tree/tree-lookup.ts";
 import { applyLabel, planSentence } from "./prune-words.ts";
 
 /** Why pruning cannot start on the open session now (a job runs there), or null. */
-/** Why the plan's Close is held while the plan's own request runs (its tooltip, and a click's line). */
-const PRUNE_BUSY_TEXT = {
-  preview: "The pruning plan is being made; Close is available again once it is shown.",
-  apply: "Pruning is being applied; Close is available again once it is done.",
-  restore: "The pruned outputs are being restored; Close is available again once it is done.",
-} as const;
-
 function useBusyReason(): string | null {
   return useCanopy((state) => {
     const job = selectSessionJob(state);

@@ -9,6 +9,7 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import type { ConfiguredFolders } from "../../../../core/api/dto.ts";
 import { ApiCallError, call, onEvent } from "../../api.ts";
+import { DEFAULT_FOLDERS_IN_USE } from "../../store/disabled-reasons.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { typedPath } from "../library/typed-path.ts";
 
@@ -149,7 +150,7 @@ export function FoldersSection() {
         <button
           type="button"
           disabled={current?.defaults === true}
-          title={current?.defaults === true ? "The default folders are in use already" : undefined}
+          title={current?.defaults === true ? DEFAULT_FOLDERS_IN_USE : undefined}
           onClick={resetToDefaults}
         >
           Use the defaults

@@ -10,6 +10,7 @@ import type { ConnectionTestDto, HooksDto, PromptTemplateDto } from "../../../..
 import { counted } from "../../../../core/session/describe.ts";
 import type { Settings } from "../../../../core/settings/schema.ts";
 import { ApiCallError, call, onEvent } from "../../api.ts";
+import { CONNECTION_TEST_RUNNING } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { FoldersSection } from "./FoldersSection.tsx";
@@ -27,9 +28,6 @@ interface Loaded {
   prompts: PromptTemplateDto[];
   hooks: HooksDto;
 }
-
-/** Why Test connection is off while its test runs (its tooltip); the test's own line says it below. */
-const TEST_RUNNING = "A connection test is running: wait for its answer, or Cancel it (Escape)";
 
 export function SettingsPanel() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -163,7 +161,7 @@ export function SettingsPanel() {
             type="button"
             onClick={() => void testConnection()}
             aria-disabled={testRunning}
-            title={testRunning ? TEST_RUNNING : undefined}
+            title={testRunning ? CONNECTION_TEST_RUNNING : undefined}
           >
             Test connection
           </button>

@@ -7,16 +7,13 @@
  * (closed, cancelled, failed) until its branch summary is added.
  */
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { NO_INSTRUCTIONS, NOTHING_TO_SUMMARIZE } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { keepTabInside } from "../common/focus-trap.ts";
 import { kindLabel } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
 import { shownSnippet } from "./snippet.ts";
 import { focusTreeNode } from "./use-canvas-viewport.ts";
-
-/** Why the Summarize buttons are off (their tooltip): nothing left behind, or no instructions typed. */
-const NOTHING_TO_SUMMARIZE = "Nothing to summarize: the branch you leave has no entries of its own";
-const NO_INSTRUCTIONS = "Type what the summary should focus on first";
 
 export function BranchDialog() {
   const dialog = useCanopy((state) => state.branchDialog);

@@ -11,6 +11,7 @@ import type { SessionProblem } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { problemText } from "../../../../core/session/problems.ts";
 import { call } from "../../api.ts";
+import { KEEPING_LIBRARY_COPY } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 import { EDIT_BUSY_TEXT } from "../edits/edit-unavailable.ts";
@@ -19,7 +20,6 @@ import { treeNode } from "./tree-lookup.ts";
 import { namedTitle } from "../library/SessionList.tsx";
 
 const NONE: SessionProblem[] = [];
-export const KEEPING_TEXT = "Keeping the library copy as the only one; available again once it is done.";
 
 /** What the user can do about the open session's file being gone: keep the copy, or delete it. */
 function FileGoneActions({ sessionId }: { sessionId: string }) {
@@ -48,7 +48,7 @@ function FileGoneActions({ sessionId }: { sessionId: string }) {
         type="button"
         title={
           keeping
-            ? KEEPING_TEXT
+            ? KEEPING_LIBRARY_COPY
             : "The session stays in the library as the only copy of it, and this notice goes; Export… writes it to a file again"
         }
         aria-disabled={keeping || undefined}

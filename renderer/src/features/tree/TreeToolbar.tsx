@@ -2,6 +2,7 @@
  * Above the canvas: the filter (SPEC §10.4), archived branches, chain collapsing, "Go to leaf", and what is shown.
  */
 import type { MouseEvent } from "react";
+import { NO_ARCHIVED_BRANCH, NO_VIEW_LEAF_TO_GO } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
 import { TREE_FILTERS, type TreeFilter } from "./filter.ts";
 import { selectLayout } from "./selectors.ts";
@@ -51,7 +52,7 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
       </label>
       <label
         className="tree-show-archived"
-        title={hasArchived ? undefined : "This session has no archived branch"}
+        title={hasArchived ? undefined : NO_ARCHIVED_BRANCH}
       >
         <input
           type="checkbox"
@@ -69,7 +70,7 @@ export function TreeToolbar({ onGoToLeaf }: { onGoToLeaf: () => void }) {
         type="button"
         onClick={onGoToLeaf}
         disabled={!hasLeaf}
-        title={hasLeaf ? undefined : "The session has no entries: there is no view leaf to go to"}
+        title={hasLeaf ? undefined : NO_VIEW_LEAF_TO_GO}
       >
         Go to leaf
       </button>
