@@ -15,8 +15,10 @@ import { mergeImportReports } from "../../../core/api/import-report.ts";
 import { call } from "../api.ts";
 import { dropNotice, fileName } from "../features/chat/file-drop.ts";
 import { MATCH_END, MATCH_START } from "../features/library/library-format.ts";
+import { IMPORT_BUSY_TEXT } from "./disabled-reasons.ts";
 import type { CanopyState } from "./index.ts";
 import { loadLastSession } from "./last-session.ts";
+import { refusedLine, sayRefused } from "./refused-line.ts";
 import { keepTree } from "./tree-slice.ts";
 
 export interface LibrarySlice {
@@ -45,6 +47,11 @@ export interface LibrarySlice {
   importDropped(paths: readonly string[], notOnDisk: number): Promise<void>;
   /** Imports the configured agent session folders (~/.pi and ~/.omp by default). */
   importAgentFolders(): Promise<void>;
+  /**
+   * While the form's import runs: says on the outcome line that `what` (Import, Scan agent
+   * folders) did nothing and why, and is true; the line goes when the import ends. False otherwise.
+   */
+  refuseDuringImport(what: string): boolean;
   /** A progress event of an import (any import: the form's, the menu's, a file opened from the OS). */
   importProgressed(job: Events["job:progressed"]): void;
   /** Stops the running import after the file it is at (what it stored stays). */
@@ -156,6 +163,9 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
     } catch (error) {
       // The previous import's report would read as this one's outcome: only the error stays.
       set({ importing: false, importProgress: null, importError: (error as Error).message, lastImport: null });
+    } finally {
+      // "Import did nothing: an import is running…" is no longer true.
+      if (get().jobMessage?.text.endsWith(refusedLine("", IMPORT_BUSY_TEXT).text)) set({ jobMessage: null });
     }
   };
 
@@ -263,6 +273,11 @@ export const createLibrarySlice: StateCreator<CanopyState, [], [], LibrarySlice>
       get().notify(dropNotice({ report, errors, notOnDisk }, paths.length));
     },
     importAgentFolders: () => runImport(() => call("library:import-default-folders", {})),
+    refuseDuringImport(what) {
+      if (!get().importing) return false;
+      sayRefused(get, (partial) => set(partial), what, IMPORT_BUSY_TEXT);
+      return true;
+    },
     async cancelImport() {
       // The form's own import, or one it shows the progress of (the menu, files opened from the OS).
       if (!get().importing && get().importProgress === null) return;

@@ -7,18 +7,12 @@ import type { ImportReport } from "../../../../core/api/dto.ts";
 import { counted } from "../../../../core/session/describe.ts";
 import { IMPORT_BUSY_TEXT, NO_IMPORT_PATH } from "../../store/disabled-reasons.ts";
 import { useCanopy } from "../../store/index.ts";
-import { sayRefused } from "../../store/refused-line.ts";
 import { ErrorLine } from "../common/ErrorLine.tsx";
 import { reportPath } from "./library-format.ts";
 import { typedPath } from "./typed-path.ts";
 
 /** Files with problems named at first; a button shows the others. */
 const SHOWN_PROBLEMS = 5;
-
-/** A click (or Enter) on a control held by the running import says why on the outcome line. */
-function refuseWhileImporting(what: string): void {
-  sayRefused(useCanopy.getState, useCanopy.setState, what, IMPORT_BUSY_TEXT);
-}
 
 export function ImportForm() {
   const [path, setPath] = useState("");
@@ -29,6 +23,8 @@ export function ImportForm() {
   const importPath = useCanopy((state) => state.importPath);
   const importAgentFolders = useCanopy((state) => state.importAgentFolders);
   const cancelImport = useCanopy((state) => state.cancelImport);
+  // A click (or Enter) on Import or Scan agent folders while the import runs says why.
+  const refuseDuringImport = useCanopy((state) => state.refuseDuringImport);
 
   /** Why the typed path was not imported (not a whole path), before main is asked. */
   const [typedError, setTypedError] = useState<string | null>(null);
@@ -44,10 +40,7 @@ export function ImportForm() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!path.trim()) return;
-    if (importing) {
-      refuseWhileImporting("Import did nothing");
-      return;
-    }
+    if (refuseDuringImport("Import did nothing")) return;
     const typed = typedPath(path);
     setTypedError("error" in typed ? typed.error : null);
     if ("path" in typed) void importPath(typed.path);
@@ -93,8 +86,7 @@ export function ImportForm() {
             : "Imports every session under the agent folders (~/.pi/agent/sessions and ~/.omp/agent/sessions unless configured otherwise); they are then watched for new lines"
         }
         onClick={() => {
-          if (importing) refuseWhileImporting("Scan agent folders did nothing");
-          else void importAgentFolders();
+          if (!refuseDuringImport("Scan agent folders did nothing")) void importAgentFolders();
         }}
       >
         Scan agent folders
