@@ -1,5 +1,5 @@
 /**
- * `npm run serve [-- --port N] [--db path]`: builds the renderer if it changed, then runs
+ * `npm run serve [-- [--port N] [--db path]]`: builds the renderer if it changed, then runs
  * browser mode and prints the URL (with its access token).
  */
 import path from "node:path";

@@ -116,3 +116,27 @@ describe("README's keyboard shortcuts", () => {
     }
   });
 });
+
+describe("README's npm run commands", () => {
+  it("give the script's own options after `--` (npm keeps those before it for itself)", () => {
+    // `npm run serve --db x` hands serve `x` alone: npm takes `--db` as its own flag. An option is
+    // given right when a `--` comes before it in its own [optional part] or one around it.
+    const runs = [...readme.matchAll(/npm run(?: --?[a-z-]+)* ([a-z]+)([^`\n#|]*)/g)];
+    expect(runs.length).toBeGreaterThan(5);
+    for (const [command, , rest] of runs) {
+      const misplaced: string[] = [];
+      const parts: boolean[] = [false]; // per open [part]: whether its `--` came
+      const words = (rest ?? "")
+        .replace(/([[\]])/g, " $1 ")
+        .split(/\s+/)
+        .filter(Boolean);
+      for (const word of words) {
+        if (word === "[") parts.push(false);
+        else if (word === "]") parts.pop();
+        else if (word === "--") parts[parts.length - 1] = true;
+        else if (word.startsWith("-") && !parts.includes(true)) misplaced.push(word);
+      }
+      expect(misplaced, command).toEqual([]);
+    }
+  });
+});
