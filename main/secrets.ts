@@ -3,11 +3,12 @@
  * Electron's `safeStorage` into `secrets.json` in the data folder (never plain text on disk);
  * browser mode and the CLI read them from the environment variable the model names.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { SecretsStatusDto } from "../core/api/dto-app.ts";
 import { ApiFailure } from "./api/errors.ts";
+import { replaceOwnFile } from "./library/output-file.ts";
 
 /** The part of Electron's `safeStorage` the store uses (injected, so tests pass a fake). */
 export interface SafeStorageLike {
@@ -118,9 +119,7 @@ export async function createElectronSecretStore(options: ElectronSecretStoreOpti
 
   const write = () => {
     const payload = { version: 1, keys: Object.fromEntries(encrypted) };
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(payload, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, file);
+    replaceOwnFile(file, `${JSON.stringify(payload, null, 2)}\n`, 0o600);
   };
 
   return {

@@ -3,8 +3,9 @@
  * `window-state.json` in the data folder — validated when read, and clamped to the screens that
  * exist now (a monitor may have gone), so the window never opens off-screen.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { replaceOwnFile } from "./library/output-file.ts";
 
 export const WINDOW_STATE_FILE = "window-state.json";
 export const DEFAULT_SIZE = { width: 1400, height: 900 } as const;
@@ -87,9 +88,7 @@ export function readWindowState(file: string, workAreas: readonly Rect[]): Windo
 }
 
 export function writeWindowState(file: string, state: WindowState): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`);
-  renameSync(temp, file);
+  replaceOwnFile(file, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** The parts of a BrowserWindow the tracker uses. */

@@ -5,6 +5,8 @@
  * written to as it is, never replaced; a folder is refused. Failures name the path. The temp
  * files an export killed before its rename left for the same target are removed (output-temp.ts).
  * The content is a string or a writer that hands it over in chunks (an export as it reads rows).
+ * The temp file is flushed to disk before the rename and the folder after it, so a power cut
+ * leaves the old file or the new one, never an empty or partial one (Canopy's own files too).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -48,14 +50,29 @@ function writeInPlace(file: string, content: OutputContent): void {
   }
 }
 
-function replaceAtomically(target: string, content: OutputContent): void {
+/** Flushes the folder's entry for a file just renamed into it (not possible on Windows: skipped). */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(folder, "r");
+    fs.fsyncSync(fd);
+  } catch (error) {
+    // Windows cannot open a folder; some file systems refuse fsync on one: the rename stands.
+    void error;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** `fileMode`: the new file's permissions whatever the old one had (else the old file's are kept). */
+function replaceAtomically(target: string, content: OutputContent, fileMode?: number): void {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   removeStaleTemps(target);
   const temp = tempPathFor(target);
   // A file replaced keeps its permissions (an export kept private stays private).
-  const mode = fs.statSync(target, { throwIfNoEntry: false })?.mode;
+  const mode = fileMode ?? fs.statSync(target, { throwIfNoEntry: false })?.mode;
   try {
-    const fd = fs.openSync(temp, "w");
+    const fd = fs.openSync(temp, "w", fileMode ?? 0o666);
     try {
       writeContent(fd, content);
       fs.fsyncSync(fd);
@@ -68,6 +85,16 @@ function replaceAtomically(target: string, content: OutputContent): void {
     fs.rmSync(temp, { force: true });
     throw error;
   }
+  syncFolder(path.dirname(target));
+}
+
+/**
+ * Replaces Canopy's own small file (the stored keys, the window's state) atomically as an export
+ * is: a process killed or a power cut part-way leaves the old text whole, and the temp file it
+ * left is removed by the next write. `fileMode`: the file's permissions. Throws the file system's error.
+ */
+export function replaceOwnFile(file: string, text: string, fileMode?: number): void {
+  replaceAtomically(renameTarget(path.resolve(file)), text, fileMode);
 }
 
 /**
