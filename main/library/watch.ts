@@ -8,7 +8,8 @@
  * rewritten large file imported by the import runner's thread, never on this one — and
  * announced as `library:changed` plus
  * `session:changed` for each session that gained entries. Sessions deleted from the library
- * are not re-imported (nor re-added as new ones). A known file that goes away (moved, deleted) and
+ * are not re-imported (nor re-added as new ones). At start, a file that changed while no watcher
+ * ran (the app closed, or killed mid re-import) is re-imported as if it had just changed. A known file that goes away (moved, deleted) and
  * comes back is announced as `session:changed`, so that windows say so (session-file-problems.ts);
  * so is one that reads as no session any more (emptied, overwritten), and its return.
  */
@@ -234,10 +235,32 @@ export function startLibraryWatcher(ctx: AppContext, options: WatchOptions = {})
     for (const [folder, recursive] of wanted) watch(folder, recursive);
   };
 
+  /**
+   * Files that changed while no watcher ran — the app was closed, or killed part-way through their
+   * re-import (which then stored nothing): their size or time differs from what the library
+   * recorded, and they are re-imported as a change is, instead of waiting for the agent's next write.
+   */
+  const catchUp = () => {
+    for (const row of listSessionRows(ctx.db)) {
+      if (row.source_path === null || row.is_demo === 1 || row.deleted_at !== null) continue;
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.statSync(row.source_path, { throwIfNoEntry: false });
+      } catch (error) {
+        // Unreadable now (permissions): left to the next change event, as before.
+        void error;
+      }
+      if (stat?.isFile() && (stat.size !== row.file_size || stat.mtimeMs !== row.file_mtime_ms)) {
+        schedule(row.source_path);
+      }
+    }
+  };
+
   const unsubscribe = ctx.events.subscribe((name) => {
     if (name === "library:changed" || name === "library:folders-changed") refresh();
   });
   refresh();
+  catchUp();
 
   return {
     refresh,

@@ -123,6 +123,16 @@ describe("library watcher", () => {
     expect(summary?.messageCount).toBe(4);
   });
 
+  it("at start, takes the lines appended while no watcher ran (the app closed, or killed mid re-import)", async () => {
+    // What a browser-mode server SIGKILLed during a live re-import leaves: the library as before
+    // it (one transaction), the file grown. Restarted, the session must not stay short until the
+    // agent happens to write again.
+    fs.appendFileSync(sessionFile, `${userLine("u2", "a1", "asked while Canopy was down", 3)}\n`);
+    start();
+    await sessionChanged();
+    expect(listSessions(ctx.db)[0]?.entryCount).toBe(3);
+  });
+
   it("waits for an import that is running before it re-imports a file", async () => {
     start();
     let endImport = () => {};
