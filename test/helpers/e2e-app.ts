@@ -46,9 +46,27 @@ export async function openPage(
   options: BrowserContextOptions = {},
 ): Promise<Page> {
   const page = await app.browser.newPage({ viewport: VIEWPORT, ...options });
+  await jitterAnswers(page);
   // A step that cannot happen fails with the locator it waited for, well inside the test timeout.
   page.setDefaultTimeout(10_000);
   return page;
+}
+
+/**
+ * With CANOPY_TEST_JITTER_MS=<n> set, each API request of the page waits a random 0–n ms first, so
+ * answers and server events arrive in orders a loaded machine makes rare (a flake hunt's tool;
+ * a test's own page.route, added later, takes precedence). Unset: nothing is routed.
+ */
+async function jitterAnswers(page: Page): Promise<void> {
+  const most = Number(process.env.CANOPY_TEST_JITTER_MS ?? 0);
+  if (!(most > 0)) return;
+  await page.route(
+    (url) => url.pathname.startsWith("/api/"),
+    async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * most));
+      await route.fallback().catch(() => undefined);
+    },
+  );
 }
 
 /** `name`: a short word for the temp folder (which test file left it, if one is left). */
