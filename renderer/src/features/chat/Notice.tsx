@@ -21,7 +21,8 @@ export function Notice() {
   const canUndoDelete = useCanopy(
     (state) => state.notice?.undoDeleteOf !== undefined && state.notice.undoDeleteOf === state.lastDeleted?.sessionId,
   );
-  const undoDelete = useCanopy((state) => state.undoDelete);
+  // As Ctrl+Z: clicked while the delete still updates the list (or another edit runs), it waits its turn.
+  const pressUndo = useCanopy((state) => state.pressUndoRedo);
   const dismiss = useRef<HTMLButtonElement>(null);
   // Dismiss takes the notice away with the focus: it goes back where it was (else the open session's row).
   useReturnFocus(notice !== null, openSessionRow);
@@ -42,7 +43,7 @@ export function Notice() {
           <button
             type="button"
             className="link-button"
-            onClick={() => void undoDelete()}
+            onClick={() => void pressUndo("undo")}
             aria-label="Undo the delete"
             title="Ctrl+Z"
           >
