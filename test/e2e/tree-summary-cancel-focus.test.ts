@@ -1,12 +1,16 @@
 // Cancelling a slow branch summary with its own "Cancel summary" button (Debian's Chromium,
 // browser mode, a local fake OpenAI-compatible server that never answers in time): the button
 // goes away with the progress box, and the keyboard focus it had must stay in the tree, so the
-// arrow keys go on instead of being lost on <body>.
+// arrow keys go on instead of being lost on <body>. A cancel whose request gets to the main side
+// before the one that starts the summary (held with page.route) cancels it once it starts.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
+import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { apiCall } from "../helpers/browser-mode.ts";
+import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import type { E2eChatApp } from "../helpers/e2e-app.ts";
 import type { FakeServer } from "../helpers/fake-openai-server.ts";
+import { holdRequests } from "../helpers/held-requests.ts";
 import { openMoveDialog, startBranchSummaryApp } from "../helpers/job-page.ts";
 
 let app: E2eChatApp;
@@ -52,5 +56,29 @@ describe("cancelling a branch summary with its button", () => {
     expect(await selected()).toBe(null);
     await page.keyboard.press("ArrowUp");
     await poll(selected).toBe("u3");
+  });
+
+  it("cancels it when the cancel gets to the main side before the request that starts it", async () => {
+    await openSessionShowingAll(page, app.mode, sessionId);
+    fake.enqueue({ type: "reply", text: "Too late.", headersDelayMs: 60_000 });
+    const dialog = await openMoveDialog(page, "a1");
+    const release = await holdRequests(page, "navigation:navigate");
+    try {
+      await dialog.getByRole("button", { name: "Summarize", exact: true }).click();
+      // The window shows the summary at once; its cancel is answered while nothing runs yet.
+      const answered = page.waitForResponse(
+        (response) => decodeURIComponent(new URL(response.url()).pathname) === "/api/navigation:abort",
+      );
+      await page.getByRole("button", { name: "Cancel summary" }).click();
+      await answered;
+    } finally {
+      await release();
+    }
+    await poll(() => textOf(page.getByTestId("job-message"))).toBe(
+      "Branch summarization cancelled; nothing changed.",
+    );
+    await poll(() => page.getByTestId("branch-progress").count()).toBe(0);
+    expect((await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId })).viewLeafId).toBe("a3");
+    expect(await apiCall(app.mode, "job:list", {})).toEqual([]);
   });
 });

@@ -194,6 +194,20 @@ export interface JobsSlice {
 export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (set, get) => {
   let learnt = 0;
   const endedIds = new Set<string>();
+  /**
+   * Sessions whose own job this window cancelled before the main side had started it (the
+   * cancel's request got there first): it is cancelled as soon as it is heard start.
+   */
+  const cancelOnStart = new Set<string>();
+  const abortChannel = (kind: RunningJob["kind"]) =>
+    kind === "chat" ? "chat:abort" : kind === "compaction" ? "compaction:abort" : "navigation:abort";
+  /** Cancels the session's own job once more, now that it runs (an error is the outcome line's). */
+  const abortStarted = (job: RunningJob) => {
+    call(abortChannel(job.kind), { sessionId: job.sessionId }).catch((error: unknown) => {
+      const message = { kind: "error" as const, text: `Could not cancel: ${(error as Error).message}` };
+      set(job.kind === "chat" ? { chatMessage: message } : { jobMessage: message });
+    });
+  };
   const putJob = (job: NewJob) =>
     set((state) => {
       const seen = ++learnt;
@@ -428,12 +442,17 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     async cancelRunning() {
       const running = selectSessionJob(get());
       if (!running) return;
-      const abort =
-        running.kind === "chat" ? "chat:abort" : running.kind === "compaction" ? "compaction:abort" : "navigation:abort";
       try {
-        const { aborted } = await call(abort, { sessionId: running.sessionId });
+        const { aborted } = await call(abortChannel(running.kind), { sessionId: running.sessionId });
+        const now = get().runningJobs[running.sessionId];
+        if (!aborted && running.here && running.jobId === null && now?.here) {
+          // This window's own request, not started on the main side when the cancel got there
+          // (it overtook the request): cancelled once it starts, or now if it started meanwhile.
+          if (now.jobId === null) cancelOnStart.add(running.sessionId);
+          else abortStarted(now);
+        }
         // Nothing runs there: its end went unheard (the events dropped meanwhile); ask afresh.
-        if (!aborted) await get().loadRunningJobs();
+        else if (!aborted) await get().loadRunningJobs();
         // Stopped there, yet no end heard a while later (events lost): ask afresh then.
         else if (running.jobId !== null && !running.here) {
           const { sessionId, jobId } = running;
@@ -492,6 +511,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
     ownJobOver(sessionId, error) {
       // Its job is over (the main side may still be telling so).
       dropJob(sessionId, (job) => job.here);
+      cancelOnStart.delete(sessionId);
       // Refused because another window's job holds the session: show that one.
       if (error instanceof ApiCallError && error.code === "conflict") void get().loadRunningJobs();
     },
@@ -502,6 +522,7 @@ export const createJobsSlice: StateCreator<CanopyState, [], [], JobsSlice> = (se
       if (known?.here && known.jobId === null && known.kind === job.kind) {
         // Its hooks run first: their seconds count from now.
         putJob({ ...known, jobId: job.jobId, ...(job.chat ? { chat: job.chat } : {}), ...(job.hooks ? { hooks: job.hooks } : {}) });
+        if (cancelOnStart.delete(job.sessionId)) abortStarted(known);
         return;
       }
       putJob(heardJob(job, ""));
