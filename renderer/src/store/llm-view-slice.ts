@@ -6,7 +6,11 @@
 import type { StateCreator } from "zustand";
 import { mergeContextAnswer } from "../../../core/api/context-answer.ts";
 import type { ContextView } from "../../../core/api/dto.ts";
-import { type ContextDiff, diffContextsWithLinks } from "../../../core/session/context-diff.ts";
+import {
+  type ContextDiff,
+  diffContextsWithLinks,
+  type EntryLink,
+} from "../../../core/session/context-diff.ts";
 import { call } from "../api.ts";
 import type { ContextLimits } from "../features/llm-view/context-figures.ts";
 import { entryLinks } from "../features/llm-view/entry-links.ts";
@@ -112,6 +116,15 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
     CONTEXT_SETTLE_MS,
   );
 
+  /**
+   * The entries' links of the open session: its tree's, or asked for when the tree shown is still
+   * another session's (a session just opened whose LLM view came before its tree).
+   */
+  const linksOf = async (sessionId: string) => {
+    const tree = get().tree;
+    return entryLinks(tree?.sessionId === sessionId ? tree : await call("session:tree", { sessionId }));
+  };
+
   const runDiff = async (
     beforeLeafId: string | null,
     afterLeafId: string | null,
@@ -123,12 +136,19 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
     const request = ++diffRequest;
     set({ diffLoading: true, diffError: null });
     try {
-      const [before, after] = await Promise.all([
+      const [before, after, links] = await Promise.all([
         fetchView(sessionId, beforeLeafId),
         fetchView(sessionId, afterLeafId),
+        linksOf(sessionId),
       ]);
       if (request !== diffRequest || get().selectedSessionId !== sessionId) return;
-      const result = diffContextsWithLinks(before, after, entryLinks(get().tree));
+      // The tree as it is now, if it is this session's by now (it may have grown meanwhile).
+      const tree = get().tree;
+      const result = diffContextsWithLinks(
+        before,
+        after,
+        tree?.sessionId === sessionId ? entryLinks(tree) : links,
+      );
       set({ diff: { title, kind, before, after, result }, diffLoading: false });
     } catch (error) {
       if (request === diffRequest) set({ diffLoading: false, diffError: (error as Error).message });
@@ -216,8 +236,16 @@ export const createLlmViewSlice: StateCreator<CanopyState, [], [], LlmViewSlice>
       );
     },
     async openCompactionDiff(compactionId) {
-      const links = entryLinks(get().tree);
-      const link = links.get(compactionId);
+      const sessionId = get().selectedSessionId;
+      if (!sessionId) return;
+      let link: EntryLink | undefined;
+      try {
+        link = (await linksOf(sessionId)).get(compactionId);
+      } catch (error) {
+        set({ diffError: (error as Error).message });
+        return;
+      }
+      if (get().selectedSessionId !== sessionId) return;
       if (link?.type !== "compaction") {
         set({ diffError: `${compactionId} is not a compaction of this session` });
         return;
