@@ -89,6 +89,11 @@ describe("a branch left with no message in it", () => {
     await poll(
       async () => (await apiCall<SessionTreeDto>(app.mode, "session:tree", { sessionId })).viewLeafId,
     ).toBe("a1");
+    // And the page has the move's answer: before it, m2 is still the view leaf there and Enter on
+    // it opens no dialog.
+    await poll(() => page.locator('.tree-node[data-entry-id="a1"]').getAttribute("data-view-leaf")).toBe(
+      "true",
+    );
     const again = await openMoveDialog(page, "m2");
     await poll(() => textOf(page.getByTestId("branch-summary-count"))).toBe(
       "Nothing to summarize: the branch you leave has no entries of its own.",

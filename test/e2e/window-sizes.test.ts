@@ -210,18 +210,20 @@ describe("selecting on the tree with the LLM view below it (200% zoom)", () => {
       if (!target) throw new Error("no tree node on screen");
       await page.locator(`.tree-node[data-entry-id="${target}"]`).click();
       const current = page.getByTestId("llm-view").locator('[aria-current="true"]');
-      await current.waitFor();
-      // The selected message came into view in the LLM view's own scroll; the window stayed.
-      await page.evaluate(
-        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-      );
+      // The LLM view scrolls to the selection once the view of the selected entry has come (the
+      // message can be marked before, in the view it replaces): wait for that view, then for it.
+      await expect.poll(() => page.getByTestId("llm-view").getAttribute("data-leaf-id")).toBe(target);
+      const inPane = () =>
+        current.evaluate((element) => {
+          const pane = document.querySelector(".app > .right")?.getBoundingClientRect();
+          const box = element.getBoundingClientRect();
+          return pane !== undefined && box.top >= pane.top - 1 && box.top < pane.bottom;
+        });
+      await expect
+        .poll(inPane, { message: "the selected message is in the LLM view's visible part" })
+        .toBe(true);
+      // It came into view in the LLM view's own scroll; the window stayed.
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
-      const inPane = await current.evaluate((element) => {
-        const pane = document.querySelector(".app > .right")?.getBoundingClientRect();
-        const box = element.getBoundingClientRect();
-        return pane !== undefined && box.top >= pane.top - 1 && box.top < pane.bottom;
-      });
-      expect(inPane, "the selected message is in the LLM view's visible part").toBe(true);
     } finally {
       await page.close();
     }
