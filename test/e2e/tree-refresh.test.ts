@@ -12,8 +12,17 @@ import { fixturePath } from "../helpers/fixtures.ts";
 let app: E2eApp;
 let file: string;
 let sessionId: string;
-/** The tree requests the page made (channel and the answer's bytes). */
-const treeRequests: { channel: string; bytes: number }[] = [];
+/**
+ * The tree requests the page made, in the order their answers came: the channel at once, the
+ * answer's bytes once this process has read them (null until then: that can come after the page
+ * has painted the answer).
+ */
+const treeRequests: { channel: string; bytes: number | null }[] = [];
+/** Every answer's bytes, once read. */
+async function treeBytes(): Promise<number[]> {
+  await expect.poll(() => treeRequests.every((request) => request.bytes !== null)).toBe(true);
+  return treeRequests.map((request) => request.bytes ?? 0);
+}
 
 beforeAll(async () => {
   app = await startE2eApp("tree-refresh");
@@ -24,7 +33,9 @@ beforeAll(async () => {
   app.page.on("response", async (response) => {
     const channel = decodeURIComponent(new URL(response.url()).pathname).replace("/api/", "");
     if (channel !== "session:tree" && channel !== "session:tree-update") return;
-    treeRequests.push({ channel, bytes: (await response.body()).length });
+    const request: (typeof treeRequests)[number] = { channel, bytes: null };
+    treeRequests.push(request);
+    request.bytes = (await response.body()).length;
   });
   await app.page.goto(`${app.mode.url}#/session/${encodeURIComponent(sessionId)}`);
 }, 120_000);
@@ -39,7 +50,7 @@ describe("the open tree after an agent append", () => {
     const leaf = tree.fileLeafId as string;
     await app.page.locator(`.tree-node[data-entry-id="${leaf}"]`).waitFor();
     expect(treeRequests.map((r) => r.channel)).toEqual(["session:tree"]);
-    const whole = treeRequests[0]?.bytes as number;
+    const [whole = 0] = await treeBytes();
 
     fs.appendFileSync(
       file,
@@ -55,7 +66,7 @@ describe("the open tree after an agent append", () => {
     const after = treeRequests.slice(1);
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((r) => r.channel === "session:tree-update")).toBe(true);
-    expect(Math.max(...after.map((r) => r.bytes))).toBeLessThan(whole / 4);
+    expect(Math.max(...(await treeBytes()).slice(1))).toBeLessThan(whole / 4);
     expect(await appended.getAttribute("aria-label")).toContain("one more thing");
   });
 });
