@@ -7,9 +7,7 @@
 // window (33 px with the write-wait line). The canvas now gives up room to the line (down to 96 px
 // high) and the composer goes below instead; under an open compaction plan (plan and tree do not fit
 // together at 900×600) it keeps its 210 px. Screenshots: test-artifacts/small-window-canvas/.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -18,15 +16,15 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eApp, openPage, startE2eApp } from "../helpers/e2e-app.ts";
+import { holdLockElsewhere, type LockHolder } from "../helpers/lock-holder.ts";
 
 const shots = path.join(artifactsDir(), "small-window-canvas");
-const betterSqlite = createRequire(import.meta.url).resolve("better-sqlite3");
 /** What the server answers an edit after 30 seconds of another process writing (main/api/dispatch.ts). */
 const REFUSED =
   "The library is busy: another Canopy process on the same library file (a CLI command such as an import or prune, or another Canopy app) has been writing to it for more than 30 seconds. Nothing was changed; try again when it is done.";
 
 let app: E2eApp;
-let holder: ChildProcess | undefined;
+let holder: LockHolder | undefined;
 let sessionId: string;
 let entryId: string;
 
@@ -47,7 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterEach(() => {
-  holder?.kill();
+  holder?.stop();
   holder = undefined;
 });
 
@@ -55,23 +53,6 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** Another process takes the write lock and keeps it until the returned function is called. */
-async function holdLockElsewhere(): Promise<() => void> {
-  const script = `const Database = require(${JSON.stringify(betterSqlite)});
-const db = new Database(${JSON.stringify(app.dbPath)});
-db.exec("BEGIN IMMEDIATE");
-process.stdout.write("held\\n");
-process.stdin.on("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
-  holder = child;
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("held")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`the lock holder exited (${code})`)));
-  });
-  return () => child.stdin?.write("go\n");
-}
 
 /** Where the canvas, its frame and zoom controls, and the composer are, against the window. */
 function measure(page: Page) {
@@ -129,7 +110,8 @@ describe("a line above the tree in a small window", () => {
         await page.locator(".react-flow .tree-node").first().waitFor();
         await expectCanvasInWindow(page, "no line", path.join(shots, `${name}-1-no-line.png`));
 
-        const release = await holdLockElsewhere();
+        holder = await holdLockElsewhere(app.dbPath);
+        const release = holder.release;
         await page.getByLabel("Label", { exact: true }).fill(`${name}-waited`);
         await page.getByRole("button", { name: "Set label" }).click();
         await poll(() => textOf(page.getByTestId("write-wait"))).toContain(

@@ -3,9 +3,7 @@
 // reply is saved. After a second, the page says what the edit or reply waits for; once the other
 // process lets go, the line goes and the label or reply is saved.
 // Screenshots: test-artifacts/write-wait-line/.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,14 +12,14 @@ import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { artifactsDir } from "../helpers/chromium.ts";
 import { type E2eChatApp, startE2eChatApp } from "../helpers/e2e-app.ts";
+import { holdLockElsewhere, type LockHolder } from "../helpers/lock-holder.ts";
 
 const shots = path.join(artifactsDir(), "write-wait-line");
-const betterSqlite = createRequire(import.meta.url).resolve("better-sqlite3");
 const WAITING = "Waiting for another Canopy process writing the library (a CLI import?) before saving";
 
 let app: E2eChatApp;
 let page: Page;
-let holder: ChildProcess | undefined;
+let holder: LockHolder | undefined;
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
@@ -30,7 +28,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterEach(() => {
-  holder?.kill();
+  holder?.stop();
   holder = undefined;
 });
 
@@ -38,23 +36,6 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** Another process takes the write lock and keeps it until the returned function is called. */
-async function holdLockElsewhere(): Promise<() => void> {
-  const script = `const Database = require(${JSON.stringify(betterSqlite)});
-const db = new Database(${JSON.stringify(app.dbPath)});
-db.exec("BEGIN IMMEDIATE");
-process.stdout.write("held\\n");
-process.stdin.on("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
-  holder = child;
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("held")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`the lock holder exited (${code})`)));
-  });
-  return () => child.stdin?.write("go\n");
-}
 
 const waitLine = () => page.getByTestId("write-wait");
 
@@ -73,7 +54,8 @@ describe("another process holds the library's write lock", () => {
   it("a label waiting for it says so, then is set once it is free", async () => {
     const { sessionId, userId } = await firstSession();
     await openSessionShowingAll(page, app.mode, sessionId, userId);
-    const release = await holdLockElsewhere();
+    holder = await holdLockElsewhere(app.dbPath);
+    const release = holder.release;
     await page.getByLabel("Label", { exact: true }).fill("while-locked");
     await page.getByRole("button", { name: "Set label" }).click();
     await poll(() => textOf(waitLine())).toContain(WAITING);
@@ -100,7 +82,8 @@ describe("another process holds the library's write lock", () => {
     await page.locator("#composer").fill("Anything new?");
     await page.locator("#composer").press("Control+Enter");
     await expect.poll(() => app.fake.requests.length, { timeout: 15_000 }).toBe(asked + 1);
-    const release = await holdLockElsewhere();
+    holder = await holdLockElsewhere(app.dbPath);
+    const release = holder.release;
     letReplyEnd();
     await poll(() => textOf(waitLine())).toContain(WAITING);
     await page.screenshot({ path: path.join(shots, "02-reply-waiting.png") });

@@ -3,43 +3,24 @@
 // is refused saying what holds the library. The lock is held by a real second process (a child
 // node process on the library file): a connection in this process could not let go while
 // SQLite's own wait held the thread.
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { holdLockElsewhere, type LockHolder } from "../../helpers/lock-holder.ts";
 import { createHarness, type Harness, removeDir } from "../pipelines/harness.ts";
 import { chainSession } from "../pipelines/sessions.ts";
 
-const betterSqlite = createRequire(import.meta.url).resolve("better-sqlite3");
-
 let h: Harness;
-let holder: ChildProcess | undefined;
+let holder: LockHolder | undefined;
 
 beforeEach(() => {
   h = createHarness();
 });
 afterEach(() => {
-  holder?.kill();
+  holder?.stop();
   holder = undefined;
   h.close();
   removeDir(h.dir);
 });
 
-/** Another process takes the write lock and keeps it `ms`; resolves once it holds it. */
-function holdLockElsewhere(dbPath: string, ms: number): Promise<void> {
-  const script = `const Database = require(${JSON.stringify(betterSqlite)});
-const db = new Database(${JSON.stringify(dbPath)});
-db.exec("BEGIN IMMEDIATE");
-process.stdout.write("held\\n");
-setTimeout(() => { db.exec("COMMIT"); db.close(); }, ${ms});`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  holder = child;
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("held")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`the lock holder exited (${code})`)));
-  });
-}
 
 /** Starts an edit, then times a read made right after it. */
 async function readWhileEditing(
@@ -57,7 +38,7 @@ async function readWhileEditing(
 describe("another process holds the library's write lock", () => {
   it("an edit waits without holding reads up, then is made", async () => {
     const sessionId = await h.importSession(chainSession(4));
-    await holdLockElsewhere(h.dbPath, 1500);
+    holder = await holdLockElsewhere(h.dbPath, { forMs: 1500 });
     const { edit, readMs } = await readWhileEditing(sessionId);
     expect(readMs).toBeLessThan(700);
     expect((await edit).status).toBe("fulfilled");
@@ -71,7 +52,7 @@ describe("another process holds the library's write lock", () => {
       if (name === "library:write-waiting") told.push((payload as { waiting: number }).waiting);
     });
     const sessionId = await h.importSession(chainSession(4));
-    await holdLockElsewhere(h.dbPath, 1800);
+    holder = await holdLockElsewhere(h.dbPath, { forMs: 1800 });
     const started = Date.now();
     const edit = h.call("edits:label", { sessionId, targetId: "a1", label: "told" });
     await expect.poll(() => told, { timeout: 1500 }).toEqual([1]);
@@ -86,7 +67,7 @@ describe("another process holds the library's write lock", () => {
       if (name === "library:write-waiting") told.push(1);
     });
     const sessionId = await h.importSession(chainSession(4));
-    await holdLockElsewhere(h.dbPath, 300);
+    holder = await holdLockElsewhere(h.dbPath, { forMs: 300 });
     await h.call("edits:label", { sessionId, targetId: "a1", label: "quick" });
     expect(told).toEqual([]);
   });
@@ -94,7 +75,7 @@ describe("another process holds the library's write lock", () => {
   it("past the limit, the edit is refused saying what holds the library; reads go on meanwhile", async () => {
     h.api.ctx.writes.otherWriterLimitMs = 1000;
     const sessionId = await h.importSession(chainSession(4));
-    await holdLockElsewhere(h.dbPath, 4000);
+    holder = await holdLockElsewhere(h.dbPath, { forMs: 4000 });
     const { edit, readMs } = await readWhileEditing(sessionId);
     expect(readMs).toBeLessThan(700);
     const settled = await edit;
