@@ -1,7 +1,8 @@
 /**
  * Holding the page's API requests in browser-mode e2e tests (page.route): a channel's requests
  * wait until the test releases them, so the work they start is still running while the test
- * looks at the page. One helper for what several tests wrote out by hand.
+ * looks at the page. One helper for what several tests wrote out by hand; and one that keeps the
+ * page's interception on while such routes come and go.
  */
 import type { Page, Route } from "playwright-core";
 
@@ -36,4 +37,19 @@ export async function holdRequests(
     released = true;
     await page.unroute(matches, hold);
   };
+}
+
+/**
+ * Keeps the page's request interception on from now until the page closes (a route that lets
+ * every API request through). Without it, a test's last route going away (unrouted, or a
+ * `times: 1` route used up) turns interception off in Chromium (Fetch.disable), and a request the
+ * page sends at that very moment is never answered: Chromium neither pauses nor lets it go. A
+ * page that sends its next request as the held one answers (a plan followed again) then waits
+ * for good. Routes added later still come first.
+ */
+export async function keepInterceptionOn(page: Page): Promise<void> {
+  await page.route(
+    (url) => url.pathname.startsWith("/api/"),
+    (route) => route.fallback(),
+  );
 }
