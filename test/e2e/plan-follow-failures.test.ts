@@ -14,7 +14,6 @@ import type { CompactionPlanDto, EditResultDto, ImportReport, SessionTreeDto } f
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll, textOf } from "../helpers/canvas-page.ts";
 import { type E2eApp, startE2eApp } from "../helpers/e2e-app.ts";
-import { keepInterceptionOn } from "../helpers/held-requests.ts";
 import { cliOn, quietFor } from "../helpers/outside-writer.ts";
 import { planSession } from "../helpers/plan-session.ts";
 
@@ -68,9 +67,6 @@ async function previewsFail(): Promise<() => Promise<void>> {
 
 beforeAll(async () => {
   app = await startE2eApp("plan-failures", { serve: { watch: true } });
-  // The routes below come and go while the page asks for plans: a re-plan sent just as the last
-  // one went away (interception turned off) was never answered, and the page followed nothing more.
-  await keepInterceptionOn(app.page);
   const folder = path.join(app.work, "agent", "--home-dev-failures--");
   mkdirSync(folder, { recursive: true });
   file = path.join(folder, "live.jsonl");

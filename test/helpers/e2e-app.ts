@@ -14,6 +14,7 @@ import { apiCall } from "./browser-mode.ts";
 import { openSessionShowingAll } from "./canvas-page.ts";
 import { launchChromium } from "./chromium.ts";
 import { type FakeServer, type FakeServerOptions, startFakeOpenAiServer } from "./fake-openai-server.ts";
+import { keepInterceptionOn } from "./held-requests.ts";
 import { sharedRenderer } from "./shared-renderer.ts";
 
 export interface E2eApp {
@@ -46,7 +47,10 @@ export async function openPage(
   options: BrowserContextOptions = {},
 ): Promise<Page> {
   const page = await app.browser.newPage({ viewport: VIEWPORT, ...options });
-  await jitterAnswers(page);
+  // Interception stays on for the page's life (jitter's route or one letting everything through):
+  // a test's routes then come and go without turning it off, which can strand a request sent at
+  // that moment (keepInterceptionOn).
+  if (!(await jitterAnswers(page))) await keepInterceptionOn(page);
   // A step that cannot happen fails with the locator it waited for, well inside the test timeout.
   page.setDefaultTimeout(10_000);
   return page;
@@ -55,11 +59,11 @@ export async function openPage(
 /**
  * With CANOPY_TEST_JITTER_MS=<n> set, each API request of the page waits a random 0–n ms first, so
  * answers and server events arrive in orders a loaded machine makes rare (a flake hunt's tool;
- * a test's own page.route, added later, takes precedence). Unset: nothing is routed.
+ * a test's own page.route, added later, takes precedence). False when unset: nothing routed here.
  */
-async function jitterAnswers(page: Page): Promise<void> {
+async function jitterAnswers(page: Page): Promise<boolean> {
   const most = Number(process.env.CANOPY_TEST_JITTER_MS ?? 0);
-  if (!(most > 0)) return;
+  if (!(most > 0)) return false;
   await page.route(
     (url) => url.pathname.startsWith("/api/"),
     async (route) => {
@@ -67,6 +71,7 @@ async function jitterAnswers(page: Page): Promise<void> {
       await route.fallback().catch(() => undefined);
     },
   );
+  return true;
 }
 
 /** `name`: a short word for the temp folder (which test file left it, if one is left). */

@@ -50,6 +50,7 @@ export async function holdRequests(
 export async function keepInterceptionOn(page: Page): Promise<void> {
   await page.route(
     (url) => url.pathname.startsWith("/api/"),
-    (route) => route.fallback(),
+    // A request of a page closing meanwhile: nothing to let through.
+    (route) => route.fallback().catch(() => undefined),
   );
 }
