@@ -11,6 +11,23 @@ import {
 } from "../../../../core/session/path-settings.ts";
 import { showBidiControls } from "../common/bidi-controls.ts";
 
+/** One setting, "<label> <value>" (wrapping as a unit), or "<label>: <missing>" when the path sets none. */
+function PathSetting({ label, value, missing }: { label: string; value: string | null; missing?: string }) {
+  return (
+    <span className="path-setting">
+      {value === null ? (
+        <>
+          {label}: {missing}
+        </>
+      ) : (
+        <>
+          {label} <code>{showBidiControls(value)}</code>
+        </>
+      )}
+    </span>
+  );
+}
+
 export function PathSettings({ context }: { context: ContextView }) {
   const { model, thinking, roles } = pathSettings(context);
   return (
@@ -20,31 +37,13 @@ export function PathSettings({ context }: { context: ContextView }) {
       data-model={model ?? ""}
       data-thinking={thinking ?? ""}
     >
-      <span className="path-setting">
-        {model === null ? (
-          <>Model: {NO_MODEL_ON_PATH}</>
-        ) : (
-          <>
-            Model <code>{showBidiControls(model)}</code>
-          </>
-        )}
-      </span>
+      <PathSetting label="Model" value={model} missing={NO_MODEL_ON_PATH} />
       {" · "}
-      <span className="path-setting">
-        {thinking === null ? (
-          <>thinking: {NO_THINKING_ON_PATH}</>
-        ) : (
-          <>
-            thinking <code>{showBidiControls(thinking)}</code>
-          </>
-        )}
-      </span>
+      <PathSetting label="thinking" value={thinking} missing={NO_THINKING_ON_PATH} />
       {roles.map(([role, name]) => (
         <span key={role}>
           {" · "}
-          <span className="path-setting">
-            {showBidiControls(role)} <code>{showBidiControls(name)}</code>
-          </span>
+          <PathSetting label={showBidiControls(role)} value={name} />
         </span>
       ))}
     </p>
