@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessibleDescription } from "../helpers/accessible-description.ts";
 import { poll, textOf } from "../helpers/canvas-page.ts";
 import { type E2eApp, openLibrary, startE2eApp } from "../helpers/e2e-app.ts";
 import { holdRequests } from "../helpers/held-requests.ts";
@@ -20,30 +21,11 @@ let page: Page;
 
 const outcome = () => textOf(page.getByTestId("job-message"));
 
-/** The accessible description Chromium gives the control (what a screen reader says after its name). */
-async function description(control: Locator): Promise<string> {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    await control.evaluate((element) => element.setAttribute("data-describe-me", ""));
-    const found = await cdp.send("Runtime.evaluate", {
-      expression: "document.querySelector('[data-describe-me]')",
-    });
-    await control.evaluate((element) => element.removeAttribute("data-describe-me"));
-    const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
-      objectId: found.result.objectId,
-      fetchRelatives: false,
-    });
-    return String(nodes[0]?.description?.value ?? "");
-  } finally {
-    await cdp.detach();
-  }
-}
-
 /** The control is disabled, and its tooltip and accessible description give `why`. */
 async function expectSaysWhy(control: Locator, why: string): Promise<void> {
   await poll(() => control.isDisabled()).toBe(true);
   expect(await control.getAttribute("title")).toBe(why);
-  expect(await description(control)).toBe(why);
+  expect(await accessibleDescription(control)).toBe(why);
 }
 
 beforeAll(async () => {
@@ -114,7 +96,7 @@ describe("controls off for want of something to act on", () => {
       const why = "A connection test is running: wait for its answer, or Cancel it (Escape).";
       expect(await test.getAttribute("aria-disabled")).toBe("true");
       expect(await test.getAttribute("title")).toBe(why);
-      expect(await description(test)).toBe(why);
+      expect(await accessibleDescription(test)).toBe(why);
     } finally {
       await release();
     }
@@ -184,7 +166,7 @@ describe("controls off for want of something to act on", () => {
       for (const control of [importButton, scan]) {
         expect(await control.getAttribute("aria-disabled")).toBe("true");
         expect(await control.getAttribute("title")).toBe(importing);
-        expect(await description(control)).toBe(importing);
+        expect(await accessibleDescription(control)).toBe(importing);
       }
       // A click says why on the outcome line (before, nothing visible happened); a second leaves it.
       const said = "an import is running: wait for it, or Cancel it (Escape).";
@@ -219,7 +201,7 @@ describe("controls off for want of something to act on", () => {
       for (const control of [save, anyway]) {
         expect(await control.getAttribute("aria-disabled")).toBe("true");
         expect(await control.getAttribute("title")).toBe(exporting);
-        expect(await description(control)).toBe(exporting);
+        expect(await accessibleDescription(control)).toBe(exporting);
       }
       // A click says why in the dialog (the outcome line is behind it), once.
       const said = "the session is being exported; available again once it is done.";

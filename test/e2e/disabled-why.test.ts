@@ -9,6 +9,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SessionTreeDto } from "../../core/api/dto.ts";
+import { accessibleDescription } from "../helpers/accessible-description.ts";
 import { branchSummarySuite } from "../helpers/branch-summary-suite.ts";
 import { apiCall } from "../helpers/browser-mode.ts";
 import { openSessionShowingAll, poll } from "../helpers/canvas-page.ts";
@@ -29,23 +30,6 @@ const suite = branchSummarySuite("disabled-why", shots, {
 const { outcome } = suite;
 const button = (name: string) => suite.page.getByRole("button", { name, exact: true });
 
-/** The accessible description Chromium gives the button (what a screen reader says after its name). */
-async function description(name: string): Promise<string> {
-  const cdp = await suite.page.context().newCDPSession(suite.page);
-  try {
-    await button(name).evaluate((element) => element.setAttribute("data-describe-me", ""));
-    const found = await cdp.send("Runtime.evaluate", { expression: "document.querySelector('[data-describe-me]')" });
-    await button(name).evaluate((element) => element.removeAttribute("data-describe-me"));
-    const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
-      objectId: found.result.objectId,
-      fetchRelatives: false,
-    });
-    return String(nodes[0]?.description?.value ?? "");
-  } finally {
-    await cdp.detach();
-  }
-}
-
 describe("controls unavailable while a job or an edit runs", () => {
   it("say why in their tooltip, and a click says why on the outcome line once", async () => {
     const { app, page, fake, sessionId } = suite;
@@ -65,7 +49,7 @@ describe("controls unavailable while a job or an edit runs", () => {
 
       for (const name of ["Fork to new session", "Archive branch", "Undo", "Redo", "Compact…", "Prune…", "Send"]) {
         await poll(() => button(name).getAttribute("title")).toBe(REASON);
-        expect(await description(name)).toBe(REASON);
+        expect(await accessibleDescription(button(name))).toBe(REASON);
       }
       await button("Fork to new session").hover();
       await page.screenshot({ path: path.join(shots, "01-fork-tooltip.png") });
